@@ -1,0 +1,780 @@
+/*
+  NAME
+    bench_vbjacobi - setup and apply of PCVBJACOBI on the GPU against PETSc's vpbjacobi, pbjacobi and jacobi
+
+  SYNOPSIS
+    bench_vbjacobi [-n ROWS] [-maxbs LIST] [-patterns LIST] [-reps N] [-warmup N] [-resetup_reps N]
+                   [-baijksparse <bool>] [-triad_n N] [-f FILE[:BS],...] [-matrices DIR] [-o CSV] [-host]
+
+  DESCRIPTION
+    For each of the paper's four sparsity patterns, at about ROWS rows (default 1000000) and for each maximum
+    block size m of LIST (default 1,2,4,8,12,16,24,32), builds a matrix (aijcusparse) whose diagonal blocks are
+    dense and have sizes 1..m:
+      arrow      block diagonal with random block sizes in [1, m], plus a full first row and column (row 0 is a
+                 block of its own): the longest possible row
+      tridiag    block tridiagonal, dense blocks, every block of size m
+      blockdiag  block diagonal, random block sizes in [1, m]
+      laplace    2-D 5-point Laplace on a square grid with m unknowns per grid point (dense m x m couplings)
+    Then, in the same process and on the same matrix and blocks:
+      vbjacobi   -pc_type vbjacobi, the blocks found by its own supervariable detection (capped at m)
+      vpbjacobi  PETSc's PCVPBJACOBI with the same blocks given by MatSetVariableBlockSizes()
+      pbjacobi   PETSc's PCPBJACOBI with the matrix block size m (uniform patterns only)
+      jacobi     PETSc's PCJACOBI
+    and, for the uniform patterns, vbjacobi again on the same matrix as baijksparse (block size m).
+    Timed: the first PCSetUp() (vbjacobi: detection + extraction + inversion), a re-setup after new values
+    (MatScale(), the best of -resetup_reps), and PCApply(): the median of -reps applies after -warmup ones, each
+    between CUDA events on PETSc's stream, and the mean of -reps applies queued back to back.
+    Reported: the apply bandwidth, counting 8*sum(k^2) bytes of inverses plus 16*n bytes of vectors (x read, y
+    written; jacobi: 8n of inverse diagonal), its fraction of the triad bandwidth that VecWAXPY reaches on
+    CUDA vectors of -triad_n entries (default 2^25, far beyond the L2 cache) in this run, the setup speedups of
+    vbjacobi over vpbjacobi, the apply speed of each PC relative to vpbjacobi, the blocks vbjacobi found against
+    the blocks built, and the largest relative difference between the outputs of vbjacobi and vpbjacobi.
+    With -f (a comma-separated list of PETSc binary files, each optionally :BS) or -matrices DIR (the
+    MANIFEST.tsv of conf/fetch-matrices.sh), the same on real matrices: vbjacobi's blocks (matrix block size
+    when BS > 1, else supervariables) are then given to vpbjacobi.
+    A table goes to stdout and, with -o, every measurement to a CSV file; bench/plot_vbjacobi.py plots it.
+    With -host, everything runs on the host (aij/baij, host vectors, PetscTime): a check of the program on a
+    machine without GPU, not a benchmark.
+
+  EXAMPLES
+    bench_vbjacobi -o bench/results/vbjacobi.csv -matrices tests/data/matrices
+    bench_vbjacobi -n 200000 -maxbs 8,32 -patterns laplace -reps 50
+*/
+static char help[] = "Benchmark of PCVBJACOBI (GPU) against PETSc's vpbjacobi, pbjacobi and jacobi.\n"
+                     "  -n <rows>              rows of the synthetic matrices (default 1000000)\n"
+                     "  -maxbs <list>          maximum block sizes (default 1,2,4,8,12,16,24,32)\n"
+                     "  -patterns <list>       arrow,tridiag,blockdiag,laplace (default all)\n"
+                     "  -reps <n>              timed applies (default 30); -warmup <n> (default 3)\n"
+                     "  -resetup_reps <n>      re-setups after new values, the best is reported (default 2)\n"
+                     "  -baijksparse <bool>    also vbjacobi on baijksparse for uniform patterns (default true)\n"
+                     "  -triad_n <n>           entries of the VecWAXPY triad vectors (default 33554432)\n"
+                     "  -f <file[:bs],...>     real matrices (PETSc binary); -matrices <dir> reads DIR/MANIFEST.tsv\n"
+                     "  -o <file.csv>          write every measurement as CSV\n"
+                     "  -host                  run on the host (a functional check without GPU)\n\n";
+
+#include <petscksp.h>
+#include <petscdevice_cuda.h>
+#include <petscblockgpu.h>
+#include <cuda_runtime.h>
+
+#define MAXLIST 64
+
+typedef struct {
+  PetscBool    gpu;
+  cudaStream_t stream;
+  cudaEvent_t  e0, e1;
+  double       t0;
+} Timer;
+
+typedef struct {
+  /* what is measured */
+  char      pattern[64];
+  PetscInt  maxbs;
+  char      matrix[32];
+  char      pc[32];
+  /* the problem */
+  PetscInt  n, nblocks, nblocks_found;
+  PetscInt64 nnz, inv_bytes;
+  /* results */
+  double    setup, resetup, apply, apply_batched, gbs, frac, maxdiff;
+  PetscBool blocks_ok, has_diff;
+} Row;
+
+typedef struct {
+  PetscBool  gpu;
+  char       device[256];
+  PetscInt   reps, warmup, resetup_reps;
+  double     triad_gbs, triad_small_gbs;
+  PetscInt64 triad_n;
+  FILE      *csv;
+  Timer      timer;
+  Row        rows[8];
+  PetscInt   nrows;
+} Bench;
+
+static PetscErrorCode CheckCuda(cudaError_t err, const char *what)
+{
+  PetscFunctionBegin;
+  PetscCheck(err == cudaSuccess, PETSC_COMM_SELF, PETSC_ERR_GPU, "%s: %s", what, cudaGetErrorString(err));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode Sync(Bench *b)
+{
+  PetscFunctionBegin;
+  if (b->gpu) PetscCall(CheckCuda(cudaDeviceSynchronize(), "cudaDeviceSynchronize"));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode TimerStart(Bench *b)
+{
+  PetscFunctionBegin;
+  if (b->gpu) {
+    PetscCall(PetscGetCurrentCUDAStream(&b->timer.stream));
+    PetscCall(CheckCuda(cudaEventRecord(b->timer.e0, b->timer.stream), "cudaEventRecord"));
+  } else PetscCall(PetscTime(&b->timer.t0));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode TimerStop(Bench *b, double *sec)
+{
+  PetscFunctionBegin;
+  if (b->gpu) {
+    float ms;
+
+    PetscCall(CheckCuda(cudaEventRecord(b->timer.e1, b->timer.stream), "cudaEventRecord"));
+    PetscCall(CheckCuda(cudaEventSynchronize(b->timer.e1), "cudaEventSynchronize"));
+    PetscCall(CheckCuda(cudaEventElapsedTime(&ms, b->timer.e0, b->timer.e1), "cudaEventElapsedTime"));
+    *sec = 1e-3 * ms;
+  } else {
+    PetscLogDouble t;
+
+    PetscCall(PetscTime(&t));
+    *sec = t - b->timer.t0;
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static double Median(PetscInt n, PetscReal *v)
+{
+  if (PetscSortReal(n, v)) return -1.0;
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+/* ---------------------------------------------------------------------------------------- triad */
+static PetscErrorCode MeasureTriad(Bench *b, PetscInt64 N, double *gbs)
+{
+  Vec        x, y, w;
+  PetscReal *t;
+  PetscInt   reps = PetscMax(b->reps, 20);
+  double     s;
+
+  PetscFunctionBegin;
+  PetscCall(VecCreate(PETSC_COMM_SELF, &x));
+  PetscCall(VecSetSizes(x, (PetscInt)N, (PetscInt)N));
+  PetscCall(VecSetType(x, b->gpu ? VECCUDA : VECSTANDARD));
+  PetscCall(VecDuplicate(x, &y));
+  PetscCall(VecDuplicate(x, &w));
+  PetscCall(VecSet(x, 1.0));
+  PetscCall(VecSet(y, 2.0));
+  PetscCall(VecSet(w, 0.0));
+  PetscCall(PetscMalloc1(reps, &t));
+  for (PetscInt i = 0; i < b->warmup; i++) PetscCall(VecWAXPY(w, 0.5, x, y));
+  PetscCall(Sync(b));
+  for (PetscInt i = 0; i < reps; i++) {
+    PetscCall(TimerStart(b));
+    PetscCall(VecWAXPY(w, 0.5, x, y));
+    PetscCall(TimerStop(b, &s));
+    t[i] = s;
+  }
+  *gbs = 24.0 * (double)N / Median(reps, t) / 1e9;
+  PetscCall(PetscFree(t));
+  PetscCall(VecDestroy(&x));
+  PetscCall(VecDestroy(&y));
+  PetscCall(VecDestroy(&w));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* ---------------------------------------------------------------------------------------- problems */
+static inline PetscReal Hash01(PetscInt64 a, PetscInt64 c)
+{
+  PetscInt64 h = (a * 0x9E3779B97F4A7C15LL) ^ (c + 0x632BE59BD9B4E019LL + (a << 6) + (a >> 2));
+
+  h ^= (PetscInt64)((unsigned long long)h >> 31);
+  h *= 0x7FB5D329728EA185LL;
+  h ^= (PetscInt64)((unsigned long long)h >> 27);
+  return (PetscReal)((unsigned long long)h >> 11) * (1.0 / 9007199254740992.0);
+}
+
+typedef struct {
+  char       pattern[32];
+  PetscInt   m, n, nblocks, nx; /* nx: grid points per direction (laplace) */
+  PetscInt  *sizes, *starts;    /* nblocks, nblocks + 1 */
+  PetscBool  uniform;
+  PetscInt64 nnz, inv_bytes;
+} Problem;
+
+/* the blocks that block b couples to, ascending (nbr must hold 5 entries, or nblocks for the arrow's row 0) */
+static PetscInt Neighbours(const Problem *p, PetscInt b, PetscInt *nbr)
+{
+  PetscInt k = 0;
+
+  if (!strcmp(p->pattern, "arrow")) {
+    if (b == 0) {
+      for (PetscInt c = 0; c < p->nblocks; c++) nbr[k++] = c;
+    } else {
+      nbr[k++] = 0;
+      nbr[k++] = b;
+    }
+  } else if (!strcmp(p->pattern, "tridiag")) {
+    if (b > 0) nbr[k++] = b - 1;
+    nbr[k++] = b;
+    if (b < p->nblocks - 1) nbr[k++] = b + 1;
+  } else if (!strcmp(p->pattern, "blockdiag")) {
+    nbr[k++] = b;
+  } else { /* laplace: grid point b = j * nx + i */
+    PetscInt i = b % p->nx, j = b / p->nx;
+
+    if (j > 0) nbr[k++] = b - p->nx;
+    if (i > 0) nbr[k++] = b - 1;
+    nbr[k++] = b;
+    if (i < p->nx - 1) nbr[k++] = b + 1;
+    if (j < p->nx - 1) nbr[k++] = b + p->nx;
+  }
+  return k;
+}
+
+static PetscErrorCode ProblemCreate(const char pattern[], PetscInt ntarget, PetscInt m, PetscInt seed, Problem *p)
+{
+  PetscInt nb = 0, cap, rows = 0;
+
+  PetscFunctionBegin;
+  PetscCall(PetscMemzero(p, sizeof(*p)));
+  PetscCall(PetscStrncpy(p->pattern, pattern, sizeof(p->pattern)));
+  p->m       = m;
+  p->uniform = (PetscBool)(!strcmp(pattern, "tridiag") || !strcmp(pattern, "laplace"));
+  if (!strcmp(pattern, "laplace")) {
+    p->nx = (PetscInt)PetscFloorReal(PetscSqrtReal((PetscReal)ntarget / (PetscReal)m));
+    p->nx = PetscMax(p->nx, 2);
+    nb    = p->nx * p->nx;
+    PetscCall(PetscMalloc1(nb, &p->sizes));
+    for (PetscInt b = 0; b < nb; b++) p->sizes[b] = m;
+    rows = nb * m;
+  } else {
+    cap = ntarget + 1;
+    PetscCall(PetscMalloc1(cap, &p->sizes));
+    if (!strcmp(pattern, "arrow")) { /* row 0, the arrow's full row, is a block of its own */
+      p->sizes[nb++] = 1;
+      rows           = 1;
+    }
+    if (p->uniform) ntarget = PetscMax(ntarget / m, 1) * m; /* every block of size m */
+    while (rows < ntarget) {
+      PetscInt k = p->uniform ? m : 1 + (PetscInt)(Hash01(seed * 1000003 + nb, 17) * m);
+
+      k               = PetscMin(PetscMin(k, m), ntarget - rows);
+      p->sizes[nb++] = k;
+      rows += k;
+    }
+  }
+  p->n       = rows;
+  p->nblocks = nb;
+  PetscCall(PetscMalloc1(nb + 1, &p->starts));
+  p->starts[0] = 0;
+  for (PetscInt b = 0; b < nb; b++) {
+    p->starts[b + 1] = p->starts[b] + p->sizes[b];
+    p->inv_bytes += 8 * (PetscInt64)p->sizes[b] * p->sizes[b];
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode ProblemDestroy(Problem *p)
+{
+  PetscFunctionBegin;
+  PetscCall(PetscFree(p->sizes));
+  PetscCall(PetscFree(p->starts));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* value of entry (r, c); the diagonal dominates its row (rowlen entries, all others in [-1, 0)) */
+static inline PetscScalar Value(PetscInt r, PetscInt c, PetscInt rowlen)
+{
+  return r == c ? (PetscScalar)(rowlen + 1) : (PetscScalar)(-Hash01(r, c));
+}
+
+/* the CSR arrays of the problem (PetscMalloc'ed) */
+static PetscErrorCode ProblemCSR(Problem *p, PetscInt **ia, PetscInt **ja, PetscScalar **va)
+{
+  PetscInt  *i, *j, *nbr, maxn = strcmp(p->pattern, "arrow") ? 5 : p->nblocks;
+  PetscInt64 nnz = 0;
+
+  PetscFunctionBegin;
+  PetscCall(PetscMalloc1(maxn, &nbr));
+  PetscCall(PetscMalloc1(p->n + 1, &i));
+  i[0] = 0;
+  for (PetscInt b = 0; b < p->nblocks; b++) {
+    PetscInt nn = Neighbours(p, b, nbr), len = 0;
+
+    for (PetscInt q = 0; q < nn; q++) len += p->sizes[nbr[q]];
+    for (PetscInt r = p->starts[b]; r < p->starts[b + 1]; r++) {
+      nnz += len;
+      PetscCheck(nnz < PETSC_INT_MAX, PETSC_COMM_SELF, PETSC_ERR_SUP, "%s with m = %" PetscInt_FMT " has too many nonzeros for 32-bit indices; use a smaller -n", p->pattern, p->m);
+      i[r + 1] = (PetscInt)nnz;
+    }
+  }
+  p->nnz = nnz;
+  PetscCall(PetscMalloc1(nnz, &j));
+  PetscCall(PetscMalloc1(nnz, va));
+  for (PetscInt b = 0; b < p->nblocks; b++) {
+    PetscInt nn = Neighbours(p, b, nbr);
+
+    for (PetscInt r = p->starts[b]; r < p->starts[b + 1]; r++) {
+      PetscInt k = i[r], len = i[r + 1] - i[r];
+
+      for (PetscInt q = 0; q < nn; q++)
+        for (PetscInt c = p->starts[nbr[q]]; c < p->starts[nbr[q] + 1]; c++) {
+          j[k]       = c;
+          (*va)[k++] = Value(r, c, len);
+        }
+    }
+  }
+  PetscCall(PetscFree(nbr));
+  *ia = i;
+  *ja = j;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* the same matrix as block CSR (uniform patterns): blocks row-major, as MatSeqBAIJSetPreallocationCSR() takes them */
+static PetscErrorCode ProblemBSR(Problem *p, PetscInt **ia, PetscInt **ja, PetscScalar **va)
+{
+  PetscInt  m = p->m, *i, *j, nbr[5];
+  PetscInt64 nnzb = 0, k = 0;
+
+  PetscFunctionBegin;
+  PetscCall(PetscMalloc1(p->nblocks + 1, &i));
+  i[0] = 0;
+  for (PetscInt b = 0; b < p->nblocks; b++) {
+    nnzb += Neighbours(p, b, nbr);
+    i[b + 1] = (PetscInt)nnzb;
+  }
+  PetscCall(PetscMalloc1(nnzb, &j));
+  PetscCall(PetscMalloc1(nnzb * m * m, va));
+  for (PetscInt b = 0; b < p->nblocks; b++) {
+    PetscInt nn = Neighbours(p, b, nbr), len = nn * m;
+
+    for (PetscInt q = 0; q < nn; q++) {
+      j[i[b] + q] = nbr[q];
+      for (PetscInt rr = 0; rr < m; rr++)
+        for (PetscInt cc = 0; cc < m; cc++) (*va)[k++] = Value(b * m + rr, nbr[q] * m + cc, len);
+    }
+  }
+  *ia = i;
+  *ja = j;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* ---------------------------------------------------------------------------------------- one PC */
+static const char *Fmt(double v, char buf[], size_t len, const char *fmt)
+{
+  if (v < 0) PetscCallAbort(PETSC_COMM_SELF, PetscSNPrintf(buf, len, "-"));
+  else PetscCallAbort(PETSC_COMM_SELF, PetscSNPrintf(buf, len, fmt, v));
+  return buf;
+}
+
+/* Sets up and applies PC type `type` on A; its output for x goes to y. For vbjacobi, maxbs and blocking are set
+   and the number of blocks found is returned in nfound (and the blocks in starts, when asked for). */
+static PetscErrorCode RunPC(Bench *b, Mat A, const char type[], const char matrix[], PetscInt maxbs, PCVBJacobiBlocking blocking, Vec x, Vec y, Row *row, PetscInt *nfound, PetscInt **starts)
+{
+  PC             pc;
+  PetscReal     *t;
+  PetscLogDouble t0, t1;
+  double         s, best = -1;
+  PetscBool      isvb;
+
+  PetscFunctionBegin;
+  PetscCall(PetscMemzero(row, sizeof(*row)));
+  PetscCall(PetscStrncpy(row->pc, type, sizeof(row->pc)));
+  PetscCall(PetscStrncpy(row->matrix, matrix, sizeof(row->matrix)));
+  PetscCall(PetscStrcmp(type, PCVBJACOBI, &isvb));
+  PetscCall(PCCreate(PETSC_COMM_SELF, &pc));
+  PetscCall(PCSetType(pc, type));
+  PetscCall(PCSetOperators(pc, A, A));
+  if (isvb) {
+    PetscCall(PCVBJacobiSetMaxBlockSize(pc, maxbs));
+    PetscCall(PCVBJacobiSetBlocking(pc, blocking));
+  }
+  PetscCall(PetscObjectSetOptionsPrefix((PetscObject)pc, "bench_")); /* e.g. -bench_pc_vbjacobi_extraction shared */
+  PetscCall(PCSetFromOptions(pc));
+
+  PetscCall(Sync(b));
+  PetscCall(PetscTime(&t0));
+  PetscCall(PCSetUp(pc));
+  PetscCall(Sync(b));
+  PetscCall(PetscTime(&t1));
+  row->setup = t1 - t0;
+  for (PetscInt k = 0; k < b->resetup_reps; k++) { /* new values, same pattern */
+    PetscCall(MatScale(A, k % 2 ? 1.0 / 1.001 : 1.001));
+    PetscCall(Sync(b));
+    PetscCall(PetscTime(&t0));
+    PetscCall(PCSetUp(pc));
+    PetscCall(Sync(b));
+    PetscCall(PetscTime(&t1));
+    if (best < 0 || t1 - t0 < best) best = t1 - t0;
+  }
+  row->resetup = best;
+  if (b->resetup_reps % 2) { /* back to the original values, so that every PC sees the same matrix */
+    PetscCall(MatScale(A, 1.0 / 1.001));
+    PetscCall(PCSetUp(pc));
+  }
+  if (isvb) {
+    PetscInt        nb;
+    const PetscInt *st;
+
+    PetscCall(PCVBJacobiGetBlocks(pc, &nb, &st));
+    if (nfound) *nfound = nb;
+    if (starts) {
+      PetscCall(PetscMalloc1(nb + 1, starts));
+      PetscCall(PetscArraycpy(*starts, st, nb + 1));
+    }
+  }
+
+  for (PetscInt k = 0; k < b->warmup; k++) PetscCall(PCApply(pc, x, y));
+  PetscCall(Sync(b));
+  PetscCall(PetscMalloc1(b->reps, &t));
+  for (PetscInt k = 0; k < b->reps; k++) {
+    PetscCall(TimerStart(b));
+    PetscCall(PCApply(pc, x, y));
+    PetscCall(TimerStop(b, &s));
+    t[k] = s;
+  }
+  row->apply = Median(b->reps, t);
+  PetscCall(PetscFree(t));
+  PetscCall(Sync(b));
+  PetscCall(PetscTime(&t0));
+  for (PetscInt k = 0; k < b->reps; k++) PetscCall(PCApply(pc, x, y));
+  PetscCall(Sync(b));
+  PetscCall(PetscTime(&t1));
+  row->apply_batched = (t1 - t0) / b->reps;
+  PetscCall(PCDestroy(&pc));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode RelDiff(Vec a, Vec ref, Vec work, double *d)
+{
+  PetscReal nd, nr;
+
+  PetscFunctionBegin;
+  PetscCall(VecWAXPY(work, -1.0, ref, a));
+  PetscCall(VecNorm(work, NORM_INFINITY, &nd));
+  PetscCall(VecNorm(ref, NORM_INFINITY, &nr));
+  *d = nr > 0 ? nd / nr : nd;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* fills in the derived columns of the rows measured on one problem and prints them */
+static PetscErrorCode Report(Bench *b, const char pattern[], PetscInt maxbs, PetscInt n, PetscInt nblocks, PetscInt64 nnz, PetscInt64 inv_bytes, PetscBool built)
+{
+  Row *vp = NULL;
+  char a[32], c[32], d[32], e[32], f[32], g[32], h[64];
+
+  PetscFunctionBegin;
+  for (PetscInt r = 0; r < b->nrows; r++)
+    if (!strcmp(b->rows[r].pc, PCVPBJACOBI)) vp = &b->rows[r];
+  PetscCall(PetscPrintf(PETSC_COMM_SELF, "\n%s, max block size %" PetscInt_FMT ": %" PetscInt_FMT " rows, %" PetscInt_FMT " blocks, %" PetscInt64_FMT " nonzeros, inverses %.1f MB\n", pattern, maxbs, n, nblocks, nnz, inv_bytes / 1e6));
+  PetscCall(PetscPrintf(PETSC_COMM_SELF, "  %-10s %-14s %10s %10s %10s %10s %8s %7s %8s %8s %7s %9s  %s\n", "pc", "matrix", "setup ms", "resetup ms", "apply us", "batched us", "GB/s", "triad", "setup x", "resetup x", "apply x", "diff", "blocks"));
+  for (PetscInt r = 0; r < b->nrows; r++) {
+    Row       *w     = &b->rows[r];
+    PetscInt64 bytes = !strcmp(w->pc, PCJACOBI) ? 24 * (PetscInt64)n : inv_bytes + 16 * (PetscInt64)n;
+    double     sx = -1, rx = -1, ax = -1;
+
+    PetscCall(PetscStrncpy(w->pattern, pattern, sizeof(w->pattern)));
+    w->maxbs     = maxbs;
+    w->n         = n;
+    w->nblocks   = nblocks;
+    w->nnz       = nnz;
+    w->inv_bytes = inv_bytes;
+    w->gbs       = w->apply > 0 ? bytes / w->apply / 1e9 : -1;
+    w->frac      = b->triad_gbs > 0 && w->gbs > 0 ? w->gbs / b->triad_gbs : -1;
+    if (vp && vp != w) {
+      sx = w->setup > 0 ? vp->setup / w->setup : -1;
+      rx = w->resetup > 0 && vp->resetup > 0 ? vp->resetup / w->resetup : -1;
+    }
+    if (vp) ax = w->apply > 0 ? vp->apply / w->apply : -1;
+    h[0] = 0;
+    if (!strcmp(w->pc, PCVBJACOBI)) PetscCall(PetscSNPrintf(h, sizeof(h), "%" PetscInt_FMT "%s", w->nblocks_found, !built ? "" : w->blocks_ok ? " (as built)" : " (DIFFER from those built)"));
+    PetscCall(PetscPrintf(PETSC_COMM_SELF, "  %-10s %-14s %10.3f %10s %10.2f %10.2f %8.1f %7s %8s %8s %7s %9s  %s\n", w->pc, w->matrix, 1e3 * w->setup, Fmt(1e3 * w->resetup, a, sizeof(a), "%.3f"), 1e6 * w->apply, 1e6 * w->apply_batched, w->gbs, Fmt(100 * w->frac, c, sizeof(c), "%.0f%%"),
+                          Fmt(sx, d, sizeof(d), "%.1f"), Fmt(rx, e, sizeof(e), "%.1f"), Fmt(ax, f, sizeof(f), "%.2f"), w->has_diff ? Fmt(w->maxdiff, g, sizeof(g), "%.1e") : "-", h));
+    if (b->csv)
+      PetscCall(PetscFPrintf(PETSC_COMM_SELF, b->csv, "\"%s\",%s,%" PetscInt_FMT ",%" PetscInt_FMT ",%" PetscInt_FMT ",%" PetscInt64_FMT ",%" PetscInt64_FMT ",%s,%s,%.6e,%.6e,%.6e,%.6e,%.3f,%.4f,%.3f,%.3f,%.4f,%" PetscInt_FMT ",%d,%.3e,%.1f,%.1f\n", b->device, w->pattern, w->maxbs, w->n, w->nblocks, w->nnz, w->inv_bytes, w->matrix, w->pc,
+                             w->setup, w->resetup, w->apply, w->apply_batched, w->gbs, w->frac, sx, rx, ax, w->nblocks_found, (int)w->blocks_ok, w->has_diff ? w->maxdiff : -1.0, b->triad_gbs, b->triad_small_gbs));
+  }
+  if (b->csv) fflush(b->csv);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* all PCs on one matrix A (aijcusparse; with the variable block sizes `sizes` and, if uniform, block size m); Ab the
+   same matrix as baijksparse or NULL. expect: the block starts that vbjacobi should find, or NULL */
+static PetscErrorCode RunAll(Bench *b, Mat A, Mat Ab, PetscInt m, PetscBool uniform, PCVBJacobiBlocking blocking, PetscInt nb, const PetscInt *expect, PetscInt **found)
+{
+  Vec      x, y, yvp, yvb, w;
+  PetscInt nfound = 0;
+  MatType  ta, tb = NULL;
+
+  PetscFunctionBegin;
+  PetscCall(MatGetType(A, &ta));
+  if (Ab) PetscCall(MatGetType(Ab, &tb));
+  PetscCall(MatCreateVecs(A, &x, &y));
+  PetscCall(VecDuplicate(y, &yvp));
+  PetscCall(VecDuplicate(y, &yvb));
+  PetscCall(VecDuplicate(y, &w));
+  {
+    PetscRandom rnd;
+
+    PetscCall(PetscRandomCreate(PETSC_COMM_SELF, &rnd));
+    PetscCall(PetscRandomSetSeed(rnd, 42));
+    PetscCall(PetscRandomSeed(rnd));
+    PetscCall(VecSetRandom(x, rnd));
+    PetscCall(PetscRandomDestroy(&rnd));
+  }
+  b->nrows = 0;
+  PetscCall(RunPC(b, A, PCVBJACOBI, ta, m, blocking, x, yvb, &b->rows[b->nrows], &nfound, found));
+  b->rows[b->nrows].nblocks_found = nfound;
+  b->rows[b->nrows].blocks_ok     = (PetscBool)(nfound == nb);
+  if (expect && found && nfound == nb) {
+    PetscBool same;
+
+    PetscCall(PetscArraycmp(expect, *found, nb + 1, &same));
+    b->rows[b->nrows].blocks_ok = same;
+  }
+  b->nrows++;
+  if (found && !expect) { /* real matrices: vpbjacobi gets the blocks vbjacobi found */
+    PetscInt *sz;
+
+    PetscCall(PetscMalloc1(nfound, &sz));
+    for (PetscInt k = 0; k < nfound; k++) sz[k] = (*found)[k + 1] - (*found)[k];
+    PetscCall(MatSetVariableBlockSizes(A, nfound, sz));
+    PetscCall(PetscFree(sz));
+  }
+  PetscCall(RunPC(b, A, PCVPBJACOBI, ta, m, blocking, x, yvp, &b->rows[b->nrows++], NULL, NULL));
+  PetscCall(RelDiff(yvb, yvp, w, &b->rows[0].maxdiff));
+  b->rows[0].has_diff = PETSC_TRUE;
+  if (uniform) PetscCall(RunPC(b, A, PCPBJACOBI, ta, m, blocking, x, y, &b->rows[b->nrows++], NULL, NULL));
+  PetscCall(RunPC(b, A, PCJACOBI, ta, m, blocking, x, y, &b->rows[b->nrows++], NULL, NULL));
+  if (Ab) {
+    Vec xb, yb;
+
+    PetscCall(MatCreateVecs(Ab, &xb, &yb));
+    PetscCall(VecCopy(x, xb));
+    PetscCall(RunPC(b, Ab, PCVBJACOBI, tb, m, uniform ? PC_VBJACOBI_BLOCKING_MATRIX : blocking, xb, yb, &b->rows[b->nrows], &nfound, NULL));
+    b->rows[b->nrows].nblocks_found = nfound;
+    b->rows[b->nrows].blocks_ok     = (PetscBool)(nfound == nb);
+    PetscCall(RelDiff(yb, yvp, w, &b->rows[b->nrows].maxdiff));
+    b->rows[b->nrows].has_diff = PETSC_TRUE;
+    b->nrows++;
+    PetscCall(VecDestroy(&xb));
+    PetscCall(VecDestroy(&yb));
+  }
+  PetscCall(VecDestroy(&x));
+  PetscCall(VecDestroy(&y));
+  PetscCall(VecDestroy(&yvp));
+  PetscCall(VecDestroy(&yvb));
+  PetscCall(VecDestroy(&w));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode RunPattern(Bench *b, const char pattern[], PetscInt ntarget, PetscInt m, PetscBool withbaij)
+{
+  Problem      p;
+  Mat          A, Ab = NULL;
+  PetscInt    *ia = NULL, *ja = NULL, *found = NULL;
+  PetscScalar *va = NULL;
+
+  PetscFunctionBegin;
+  PetscCall(ProblemCreate(pattern, ntarget, m, 1 + m, &p));
+  PetscCall(ProblemCSR(&p, &ia, &ja, &va));
+  PetscCall(MatCreate(PETSC_COMM_SELF, &A));
+  PetscCall(MatSetSizes(A, p.n, p.n, p.n, p.n));
+  if (p.uniform) PetscCall(MatSetBlockSize(A, m));
+  PetscCall(MatSetType(A, b->gpu ? MATSEQAIJCUSPARSE : MATSEQAIJ));
+  PetscCall(MatSeqAIJSetPreallocationCSR(A, ia, ja, va));
+  PetscCall(PetscFree(ia));
+  PetscCall(PetscFree(ja));
+  PetscCall(PetscFree(va));
+  PetscCall(MatSetVariableBlockSizes(A, p.nblocks, p.sizes));
+  if (withbaij && p.uniform) {
+    Mat B;
+
+    PetscCall(ProblemBSR(&p, &ia, &ja, &va));
+    PetscCall(MatCreate(PETSC_COMM_SELF, &B));
+    PetscCall(MatSetSizes(B, p.n, p.n, p.n, p.n));
+    PetscCall(MatSetBlockSize(B, m));
+    PetscCall(MatSetType(B, MATSEQBAIJ));
+    PetscCall(MatSeqBAIJSetPreallocationCSR(B, m, ia, ja, va));
+    PetscCall(PetscFree(ia));
+    PetscCall(PetscFree(ja));
+    PetscCall(PetscFree(va));
+    if (b->gpu) PetscCall(MatConvert(B, MATSEQBAIJKSPARSE, MAT_INITIAL_MATRIX, &Ab));
+    else PetscCall(PetscObjectReference((PetscObject)(Ab = B)));
+    PetscCall(MatDestroy(&B));
+  }
+  PetscCall(RunAll(b, A, Ab, m, p.uniform, PC_VBJACOBI_BLOCKING_SUPERVARIABLE, p.nblocks, p.starts, &found));
+  PetscCall(Report(b, pattern, m, p.n, p.nblocks, p.nnz, p.inv_bytes, PETSC_TRUE));
+  PetscCall(PetscFree(found));
+  PetscCall(MatDestroy(&Ab));
+  PetscCall(MatDestroy(&A));
+  PetscCall(ProblemDestroy(&p));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode LoadMat(Bench *b, const char file[], MatType type, PetscInt bs, Mat *A)
+{
+  PetscViewer v;
+
+  PetscFunctionBegin;
+  PetscCall(PetscViewerBinaryOpen(PETSC_COMM_SELF, file, FILE_MODE_READ, &v));
+  PetscCall(MatCreate(PETSC_COMM_SELF, A));
+  if (bs > 1) PetscCall(MatSetBlockSize(*A, bs));
+  PetscCall(MatSetType(*A, type));
+  PetscCall(MatLoad(*A, v));
+  PetscCall(PetscViewerDestroy(&v));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode RunFile(Bench *b, const char file[], PetscInt bs, PetscBool withbaij)
+{
+  Mat         A, Ab = NULL;
+  PetscInt    n, nfound, *found = NULL;
+  MatInfo     info;
+  PetscInt64  inv = 0;
+  const char *base = strrchr(file, '/') ? strrchr(file, '/') + 1 : file;
+  char        name[128];
+
+  PetscFunctionBegin;
+  PetscCall(PetscStrncpy(name, base, sizeof(name)));
+  if (strstr(name, ".petsc")) *strstr(name, ".petsc") = 0;
+  PetscCall(LoadMat(b, file, b->gpu ? MATSEQAIJCUSPARSE : MATSEQAIJ, bs, &A));
+  if (withbaij && bs > 1) PetscCall(LoadMat(b, file, b->gpu ? MATSEQBAIJKSPARSE : MATSEQBAIJ, bs, &Ab));
+  PetscCall(MatGetSize(A, &n, NULL));
+  PetscCall(MatGetInfo(A, MAT_LOCAL, &info));
+  PetscCall(RunAll(b, A, Ab, bs > 1 ? bs : PC_VBJACOBI_MAX_BLOCK_SIZE, (PetscBool)(bs > 1), bs > 1 ? PC_VBJACOBI_BLOCKING_MATRIX : PC_VBJACOBI_BLOCKING_SUPERVARIABLE, -1, NULL, &found));
+  nfound = b->rows[0].nblocks_found;
+  for (PetscInt k = 0; k < nfound; k++) inv += 8 * (PetscInt64)(found[k + 1] - found[k]) * (found[k + 1] - found[k]);
+  for (PetscInt r = 0; r < b->nrows; r++) b->rows[r].blocks_ok = PETSC_TRUE;
+  PetscCall(Report(b, name, bs > 1 ? bs : PC_VBJACOBI_MAX_BLOCK_SIZE, n, nfound, (PetscInt64)info.nz_used, inv, PETSC_FALSE));
+  PetscCall(PetscFree(found));
+  PetscCall(MatDestroy(&Ab));
+  PetscCall(MatDestroy(&A));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+int main(int argc, char **argv)
+{
+  Bench          b;
+  PetscInt       n = 1000000, maxbs[MAXLIST] = {1, 2, 4, 8, 12, 16, 24, 32}, nmaxbs = 8, npat = 4, nfiles = MAXLIST, triad_n = 1 << 25;
+  char          *patterns[MAXLIST], *files[MAXLIST], csvname[PETSC_MAX_PATH_LEN] = "", mdir[PETSC_MAX_PATH_LEN] = "";
+  const char    *defpat[4] = {"arrow", "tridiag", "blockdiag", "laplace"};
+  PetscBool      flg, fflg, host = PETSC_FALSE, withbaij = PETSC_TRUE;
+  PetscLogDouble tstart, tend;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscInitialize(&argc, &argv, NULL, help));
+  PetscCall(PetscBlockGPUInitializePackage());
+  PetscCall(PetscTime(&tstart));
+  PetscCall(PetscMemzero(&b, sizeof(b)));
+  b.reps         = 30;
+  b.warmup       = 3;
+  b.resetup_reps = 2;
+  for (PetscInt k = 0; k < 4; k++) PetscCall(PetscStrallocpy(defpat[k], &patterns[k]));
+  PetscOptionsBegin(PETSC_COMM_WORLD, NULL, "bench_vbjacobi options", "bench_vbjacobi");
+  PetscCall(PetscOptionsInt("-n", "rows of the synthetic matrices", "bench_vbjacobi", n, &n, NULL));
+  {
+    PetscInt given[MAXLIST], ng = MAXLIST;
+
+    PetscCall(PetscOptionsIntArray("-maxbs", "maximum block sizes", "bench_vbjacobi", given, &ng, &flg));
+    if (flg) {
+      for (PetscInt k = 0; k < ng; k++) maxbs[k] = given[k];
+      nmaxbs = ng;
+    }
+  }
+  {
+    char    *given[MAXLIST];
+    PetscInt ng = MAXLIST;
+
+    PetscCall(PetscOptionsStringArray("-patterns", "arrow,tridiag,blockdiag,laplace", "bench_vbjacobi", given, &ng, &flg));
+    if (flg) {
+      for (PetscInt k = 0; k < npat; k++) PetscCall(PetscFree(patterns[k]));
+      for (PetscInt k = 0; k < ng; k++) patterns[k] = given[k];
+      npat = ng;
+    }
+  }
+  PetscCall(PetscOptionsInt("-reps", "timed applies", "bench_vbjacobi", b.reps, &b.reps, NULL));
+  PetscCall(PetscOptionsInt("-warmup", "untimed applies first", "bench_vbjacobi", b.warmup, &b.warmup, NULL));
+  PetscCall(PetscOptionsInt("-resetup_reps", "re-setups after new values", "bench_vbjacobi", b.resetup_reps, &b.resetup_reps, NULL));
+  PetscCall(PetscOptionsBool("-baijksparse", "also vbjacobi on baijksparse (uniform blocks)", "bench_vbjacobi", withbaij, &withbaij, NULL));
+  PetscCall(PetscOptionsInt("-triad_n", "entries of the triad vectors", "bench_vbjacobi", triad_n, &triad_n, NULL));
+  PetscCall(PetscOptionsStringArray("-f", "real matrices, FILE[:BS]", "bench_vbjacobi", files, &nfiles, &fflg));
+  PetscCall(PetscOptionsString("-matrices", "directory with MANIFEST.tsv (conf/fetch-matrices.sh)", "bench_vbjacobi", mdir, mdir, sizeof(mdir), NULL));
+  PetscCall(PetscOptionsString("-o", "CSV output file", "bench_vbjacobi", csvname, csvname, sizeof(csvname), NULL));
+  PetscCall(PetscOptionsBool("-host", "run on the host (functional check)", "bench_vbjacobi", host, &host, NULL));
+  PetscOptionsEnd();
+  if (!fflg) nfiles = 0;
+  PetscCheck(b.reps >= 1 && b.warmup >= 0 && b.resetup_reps >= 0 && n >= 2, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "need -reps >= 1, -warmup >= 0, -resetup_reps >= 0, -n >= 2");
+  for (PetscInt k = 0; k < nmaxbs; k++) PetscCheck(maxbs[k] >= 1 && maxbs[k] <= PC_VBJACOBI_MAX_BLOCK_SIZE, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-maxbs entries must lie in 1..%d", PC_VBJACOBI_MAX_BLOCK_SIZE);
+  for (PetscInt k = 0; k < npat; k++) {
+    PetscBool ok = PETSC_FALSE;
+
+    for (PetscInt q = 0; q < 4; q++) ok = (PetscBool)(ok || !strcmp(patterns[k], defpat[q]));
+    PetscCheck(ok, PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG, "unknown pattern %s: use arrow, tridiag, blockdiag, laplace", patterns[k]);
+  }
+
+  b.gpu = (PetscBool)!host;
+  if (b.gpu) {
+    struct cudaDeviceProp prop;
+    int                   dev = 0, ndev = 0;
+
+    if (cudaGetDeviceCount(&ndev) != cudaSuccess || ndev < 1) {
+      (void)cudaGetLastError();
+      SETERRQ(PETSC_COMM_WORLD, PETSC_ERR_GPU, "no CUDA device; this is a GPU benchmark (-host runs it on the host as a check)");
+    }
+    PetscCall(CheckCuda(cudaGetDevice(&dev), "cudaGetDevice"));
+    PetscCall(CheckCuda(cudaGetDeviceProperties(&prop, dev), "cudaGetDeviceProperties"));
+    PetscCall(PetscSNPrintf(b.device, sizeof(b.device), "%s (sm_%d%d, %.0f GB, %d SMs)", prop.name, prop.major, prop.minor, prop.totalGlobalMem / 1e9, prop.multiProcessorCount));
+    PetscCall(CheckCuda(cudaEventCreate(&b.timer.e0), "cudaEventCreate"));
+    PetscCall(CheckCuda(cudaEventCreate(&b.timer.e1), "cudaEventCreate"));
+    PetscCall(PetscDeviceInitialize(PETSC_DEVICE_CUDA));
+  } else PetscCall(PetscSNPrintf(b.device, sizeof(b.device), "host (no GPU: a functional check, not a benchmark)"));
+  PetscCall(PetscPrintf(PETSC_COMM_SELF, "bench_vbjacobi: device %s\n", b.device));
+  PetscCall(PetscPrintf(PETSC_COMM_SELF, "  apply: median of %" PetscInt_FMT " PCApply after %" PetscInt_FMT " warm-up (CUDA events), and the mean of %" PetscInt_FMT " queued back to back; setup: first PCSetUp, then the best of %" PetscInt_FMT " after MatScale\n", b.reps, b.warmup, b.reps, b.resetup_reps));
+  PetscCall(PetscPrintf(PETSC_COMM_SELF, "  GB/s counts 8*sum(k^2) bytes of inverses + 16 n of vectors (jacobi: 24 n); x: ratio of vpbjacobi's time to this one's (> 1: faster than vpbjacobi)\n"));
+  if (b.gpu) PetscCall(MeasureTriad(&b, triad_n, &b.triad_gbs));
+  else PetscCall(MeasureTriad(&b, PetscMin(triad_n, 1 << 22), &b.triad_gbs));
+  PetscCall(MeasureTriad(&b, n, &b.triad_small_gbs));
+  PetscCall(PetscPrintf(PETSC_COMM_SELF, "  VecWAXPY triad: %.1f GB/s on %" PetscInt64_FMT " entries (the reference for 'triad'), %.1f GB/s on %" PetscInt_FMT " entries (the vector length of the problems; cache effects)\n", b.triad_gbs, (PetscInt64)(b.gpu ? triad_n : PetscMin(triad_n, 1 << 22)), b.triad_small_gbs, n));
+
+  if (csvname[0]) {
+    PetscCall(PetscFOpen(PETSC_COMM_SELF, csvname, "w", &b.csv));
+    PetscCall(PetscFPrintf(PETSC_COMM_SELF, b.csv, "device,pattern,maxbs,n,nblocks,nnz,inv_bytes,matrix,pc,setup_s,resetup_s,apply_s,apply_batched_s,apply_GBs,frac_triad,setup_speedup_vs_vpbjacobi,resetup_speedup_vs_vpbjacobi,apply_speed_vs_vpbjacobi,blocks_found,blocks_ok,maxdiff_vs_vpbjacobi,triad_GBs,triad_small_GBs\n"));
+  }
+
+  for (PetscInt q = 0; q < npat; q++)
+    for (PetscInt k = 0; k < nmaxbs; k++) PetscCall(RunPattern(&b, patterns[q], n, maxbs[k], withbaij));
+
+  for (PetscInt k = 0; k < nfiles; k++) {
+    char    *colon = strrchr(files[k], ':');
+    PetscInt bs    = 1;
+
+    if (colon && colon[1] && !strchr(colon, '/')) {
+      *colon = 0;
+      bs     = (PetscInt)atoi(colon + 1);
+    }
+    PetscCall(RunFile(&b, files[k], bs, withbaij));
+  }
+  if (mdir[0]) {
+    char  path[PETSC_MAX_PATH_LEN], line[4096];
+    FILE *fp;
+
+    PetscCall(PetscSNPrintf(path, sizeof(path), "%s/MANIFEST.tsv", mdir));
+    PetscCall(PetscFOpen(PETSC_COMM_SELF, path, "r", &fp));
+    while (fgets(line, sizeof(line), fp)) {
+      char    *name = strtok(line, "\t"), *rows = strtok(NULL, "\t"), *nnz = strtok(NULL, "\t"), *bss = strtok(NULL, "\t");
+      PetscInt bs;
+
+      if (!name || !bss || !rows || !nnz || !strcmp(name, "name")) continue;
+      bs = (PetscInt)atoi(bss);
+      PetscCall(PetscSNPrintf(path, sizeof(path), "%s/%s.petsc", mdir, name));
+      PetscCall(RunFile(&b, path, bs, withbaij));
+    }
+    PetscCall(PetscFClose(PETSC_COMM_SELF, fp));
+  }
+
+  if (b.csv) PetscCall(PetscFClose(PETSC_COMM_SELF, b.csv));
+  PetscCall(PetscTime(&tend));
+  PetscCall(PetscPrintf(PETSC_COMM_SELF, "\nbench_vbjacobi: done in %.1f s%s%s\n", tend - tstart, csvname[0] ? ", CSV in " : "", csvname));
+  if (b.gpu) {
+    PetscCall(CheckCuda(cudaEventDestroy(b.timer.e0), "cudaEventDestroy"));
+    PetscCall(CheckCuda(cudaEventDestroy(b.timer.e1), "cudaEventDestroy"));
+  }
+  for (PetscInt k = 0; k < npat; k++) PetscCall(PetscFree(patterns[k]));
+  for (PetscInt k = 0; k < nfiles; k++) PetscCall(PetscFree(files[k]));
+  PetscCall(PetscFinalize());
+  return 0;
+}

@@ -1,0 +1,124 @@
+#!/usr/bin/env python3
+"""Plot the CSV of bench_vbjacobi (bench_vbjacobi -o FILE.csv) as a PNG.
+
+Usage: plot_vbjacobi.py FILE.csv [-o FILE.png]
+
+One row of panels per sparsity pattern: the apply bandwidth (GB/s, with the triad bandwidth of the same run as
+a dashed line) and the setup time (first setup and re-setup, log scale) against the maximum block size, for
+each preconditioner and matrix type. Real matrices, when the CSV has them, get a last row: apply bandwidth and
+setup time per matrix. Needs matplotlib (pip install matplotlib); runs anywhere, no GPU needed.
+"""
+import argparse
+import csv
+import os
+import sys
+from collections import OrderedDict
+
+PATTERNS = ['arrow', 'tridiag', 'blockdiag', 'laplace']
+STYLE = {  # (pc, matrix kind) -> colour, marker
+    ('vbjacobi', 'aij'): ('tab:red', 'o'),
+    ('vbjacobi', 'baij'): ('tab:purple', 's'),
+    ('vpbjacobi', 'aij'): ('tab:blue', '^'),
+    ('pbjacobi', 'aij'): ('tab:green', 'v'),
+    ('jacobi', 'aij'): ('tab:gray', 'x'),
+}
+
+
+def kind(matrix):
+    return 'baij' if 'baij' in matrix else 'aij'
+
+
+def label(pc, matrix):
+    return f'{pc} ({matrix})'
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument('csv')
+    ap.add_argument('-o', '--output')
+    args = ap.parse_args()
+    try:
+        import matplotlib
+        matplotlib.use('Agg')
+        import matplotlib.pyplot as plt
+    except ImportError:
+        sys.exit('plot_vbjacobi.py needs matplotlib: pip install matplotlib')
+
+    rows = list(csv.DictReader(open(args.csv)))
+    if not rows:
+        sys.exit(f'{args.csv}: no data')
+    out = args.output or os.path.splitext(args.csv)[0] + '.png'
+    device = rows[0]['device']
+    triad = float(rows[0]['triad_GBs'])
+    pats = [p for p in PATTERNS if any(r['pattern'] == p for r in rows)]
+    real = OrderedDict((r['pattern'], None) for r in rows if r['pattern'] not in PATTERNS)
+
+    nseries = {p: len({(r['pc'], r['matrix']) for r in rows if r['pattern'] == p}) for p in pats}
+    legend_row = max(pats, key=lambda p: nseries[p]) if pats else None
+    nrow = len(pats) + (1 if real else 0)
+    fig, axes = plt.subplots(nrow, 2, figsize=(13, 3.4 * nrow), squeeze=False)
+    for i, pat in enumerate(pats):
+        sel = [r for r in rows if r['pattern'] == pat]
+        series = OrderedDict()
+        for r in sel:
+            series.setdefault((r['pc'], r['matrix']), []).append(r)
+        ax_bw, ax_su = axes[i]
+        for (pc, matrix), rs in series.items():
+            rs.sort(key=lambda r: int(r['maxbs']))
+            bs = [int(r['maxbs']) for r in rs]
+            colour, marker = STYLE.get((pc, kind(matrix)), ('black', '.'))
+            ax_bw.plot(bs, [float(r['apply_GBs']) for r in rs], marker=marker, color=colour, label=label(pc, matrix))
+            if pc != 'jacobi':
+                ax_su.plot(bs, [1e3 * float(r['setup_s']) for r in rs], marker=marker, color=colour, label=label(pc, matrix) + ' setup')
+                rs2 = [r for r in rs if float(r['resetup_s']) > 0]
+                if rs2:
+                    ax_su.plot([int(r['maxbs']) for r in rs2], [1e3 * float(r['resetup_s']) for r in rs2], marker=marker, color=colour,
+                               linestyle=':', label=label(pc, matrix) + ' re-setup')
+        ax_bw.axhline(triad, color='black', linestyle='--', linewidth=1, label=f'VecWAXPY triad {triad:.0f} GB/s')
+        n = int(sel[0]['n'])
+        ax_bw.set_title(f'{pat}, {n:,} rows: PCApply bandwidth')
+        ax_bw.set_xlabel('maximum block size')
+        ax_bw.set_ylabel('GB/s (inverses + 2 vectors)')
+        ax_bw.set_ylim(bottom=0)
+        ax_su.set_title(f'{pat}: PCSetUp time')
+        ax_su.set_xlabel('maximum block size')
+        ax_su.set_ylabel('ms')
+        ax_su.set_yscale('log')
+        for ax in (ax_bw, ax_su):
+            ax.grid(True, alpha=0.3)
+        if pat == legend_row:
+            ax_bw.legend(fontsize=7, loc='lower right')
+            ax_su.legend(fontsize=6, loc='best', ncol=2)
+
+    if real:
+        ax_bw, ax_su = axes[-1]
+        names = list(real)
+        combos = OrderedDict()
+        for r in rows:
+            if r['pattern'] in real:
+                combos.setdefault((r['pc'], r['matrix']), {})[r['pattern']] = r
+        width = 0.8 / max(1, len(combos))
+        for k, ((pc, matrix), byname) in enumerate(combos.items()):
+            colour, _ = STYLE.get((pc, kind(matrix)), ('black', '.'))
+            xs = [j + k * width for j, nm in enumerate(names) if nm in byname]
+            ax_bw.bar(xs, [float(byname[nm]['apply_GBs']) for nm in names if nm in byname], width, color=colour, label=label(pc, matrix))
+            if pc != 'jacobi':
+                ax_su.bar(xs, [1e3 * float(byname[nm]['setup_s']) for nm in names if nm in byname], width, color=colour, label=label(pc, matrix))
+        for ax, title, ylabel in ((ax_bw, 'real matrices: PCApply bandwidth', 'GB/s'), (ax_su, 'real matrices: first PCSetUp', 'ms')):
+            ax.set_xticks([j + 0.4 - width / 2 for j in range(len(names))])
+            ax.set_xticklabels(names, rotation=30, ha='right', fontsize=8)
+            ax.set_title(title)
+            ax.set_ylabel(ylabel)
+            ax.grid(True, axis='y', alpha=0.3)
+        ax_su.set_yscale('log')
+        ax_bw.axhline(triad, color='black', linestyle='--', linewidth=1)
+        ax_bw.legend(fontsize=7)
+
+    fig.suptitle(f'bench_vbjacobi on {device}', fontsize=12)
+    fig.tight_layout(rect=(0, 0, 1, 0.98))
+    fig.savefig(out, dpi=110)
+    print(f'wrote {out}')
+
+
+if __name__ == '__main__':
+    main()

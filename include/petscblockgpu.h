@@ -1,0 +1,99 @@
+/* petscblockgpu: GPU block preconditioner and block-sparse matrix types for PETSc.
+
+   Load at run time with -dll_append /path/to/libpetscblockgpu.so, or link the library and call
+   PetscBlockGPUInitializePackage() after PetscInitialize(). */
+#pragma once
+
+#include <petscpc.h>
+#include <petscmat.h>
+
+#define PETSCBLOCKGPU_VERSION_MAJOR 0
+#define PETSCBLOCKGPU_VERSION_MINOR 1
+
+PETSC_EXTERN PetscErrorCode PetscBlockGPUInitializePackage(void);
+PETSC_EXTERN PetscErrorCode PetscBlockGPUFinalizePackage(void);
+
+/* ---------------------------------------------------------------- PCVBJACOBI */
+#define PCVBJACOBI "vbjacobi"
+
+/*E
+  PCVBJacobiBlocking - where the diagonal blocks of `PCVBJACOBI` come from
+
+  Values:
++ `PC_VBJACOBI_BLOCKING_AUTO`          - variable block sizes of the matrix if set, else its block size if > 1, else supervariables
+. `PC_VBJACOBI_BLOCKING_SUPERVARIABLE` - runs of consecutive rows with identical column patterns, cut at the maximum block size
+. `PC_VBJACOBI_BLOCKING_MATRIX`        - the block size of the matrix (`MatSetBlockSize()`, BAIJ)
+- `PC_VBJACOBI_BLOCKING_VARIABLE`      - the sizes given with `MatSetVariableBlockSizes()`
+
+  Level: intermediate
+
+.seealso: `PCVBJACOBI`, `PCVBJacobiSetBlocking()`
+E*/
+typedef enum {
+  PC_VBJACOBI_BLOCKING_AUTO,
+  PC_VBJACOBI_BLOCKING_SUPERVARIABLE,
+  PC_VBJACOBI_BLOCKING_MATRIX,
+  PC_VBJACOBI_BLOCKING_VARIABLE
+} PCVBJacobiBlocking;
+PETSC_EXTERN const char *const PCVBJacobiBlockings[];
+
+/*E
+  PCVBJacobiSingularPolicy - what `PCVBJACOBI` does with a diagonal block that has a zero or tiny pivot
+
+  Values:
++ `PC_VBJACOBI_SINGULAR_ERROR`    - the setup fails with `PC_SETUP_ERROR` (the KSP reports `KSP_DIVERGED_PC_FAILED`)
+- `PC_VBJACOBI_SINGULAR_IDENTITY` - the block's inverse is replaced by the identity and the setup goes on
+
+  Level: intermediate
+
+.seealso: `PCVBJACOBI`, `PCVBJacobiSetSingularPolicy()`
+E*/
+typedef enum {
+  PC_VBJACOBI_SINGULAR_ERROR,
+  PC_VBJACOBI_SINGULAR_IDENTITY
+} PCVBJacobiSingularPolicy;
+PETSC_EXTERN const char *const PCVBJacobiSingularPolicies[];
+
+/*E
+  PCVBJacobiExtraction - how the GPU setup of `PCVBJACOBI` reads a diagonal block out of the sparse matrix
+
+  Values:
++ `PC_VBJACOBI_EXTRACTION_AUTO`   - chosen from the row lengths of the matrix
+. `PC_VBJACOBI_EXTRACTION_CACHED` - each thread scans its own row
+- `PC_VBJACOBI_EXTRACTION_SHARED` - the (sub-)warp reads each row coalesced into shared memory and takes the block transposed
+
+  Level: advanced
+
+.seealso: `PCVBJACOBI`
+E*/
+typedef enum {
+  PC_VBJACOBI_EXTRACTION_AUTO,
+  PC_VBJACOBI_EXTRACTION_CACHED,
+  PC_VBJACOBI_EXTRACTION_SHARED
+} PCVBJacobiExtraction;
+PETSC_EXTERN const char *const PCVBJacobiExtractions[];
+
+/* Largest diagonal block that PCVBJACOBI inverts (one warp per block on the GPU). */
+#define PC_VBJACOBI_MAX_BLOCK_SIZE 32
+
+PETSC_EXTERN PetscErrorCode PCVBJacobiSetMaxBlockSize(PC, PetscInt);
+PETSC_EXTERN PetscErrorCode PCVBJacobiGetMaxBlockSize(PC, PetscInt *);
+PETSC_EXTERN PetscErrorCode PCVBJacobiSetBlocking(PC, PCVBJacobiBlocking);
+PETSC_EXTERN PetscErrorCode PCVBJacobiGetBlocking(PC, PCVBJacobiBlocking *);
+PETSC_EXTERN PetscErrorCode PCVBJacobiSetSingularPolicy(PC, PCVBJacobiSingularPolicy);
+PETSC_EXTERN PetscErrorCode PCVBJacobiGetSingularPolicy(PC, PCVBJacobiSingularPolicy *);
+PETSC_EXTERN PetscErrorCode PCVBJacobiGetBlocks(PC, PetscInt *, const PetscInt *[]);
+PETSC_EXTERN PetscErrorCode PCVBJacobiGetInverses(PC, const PetscScalar *[]);
+
+/* Batched inversion of variable-size blocks already on the GPU (see its manual page in src/pc/vbjacobi/cuda). */
+PETSC_EXTERN PetscErrorCode PetscBlockGPUInvertBatched(PetscInt, PetscInt, const PetscInt[], const PetscInt64[], PetscScalar[], PetscInt[]);
+
+/* ---------------------------------------------------------------- MATBAIJKSPARSE */
+/* BAIJ whose products run on the GPU (KSPARSE kernels K1/K2/K3, balanced rows, tuning table); options
+   -mat_baijksparse_kernel auto|scalar|k1|k2|k3, -mat_baijksparse_balance auto|on|off, -mat_baijksparse_lambda,
+   -mat_baijksparse_ept/_warps/_teams/_lanes, -mat_baijksparse_tuning_file (see the MATSEQBAIJKSPARSE manual page) */
+#define MATBAIJKSPARSE    "baijksparse"
+#define MATSEQBAIJKSPARSE "seqbaijksparse"
+#define MATMPIBAIJKSPARSE "mpibaijksparse"
+
+PETSC_EXTERN PetscErrorCode MatCreateBAIJKSPARSE(MPI_Comm, PetscInt, PetscInt, PetscInt, PetscInt, PetscInt, PetscInt, const PetscInt[], PetscInt, const PetscInt[], Mat *);

@@ -1,0 +1,60 @@
+/* Device side of PCVBJACOBI: what vbjacobi.c (host logic) asks of src/pc/vbjacobi/cuda/vbjacobi_kernels.cu.
+   All pointers named d_* are device pointers; every routine runs on PETSc's default CUDA stream
+   (PetscGetCurrentCUDAStream) and returns with its results ready for that stream. */
+#pragma once
+
+#include <petscblockgpu/private/vbjacobiimpl.h>
+
+/* The local rows of the Pmat as the device holds them, with 32-bit indices (as cuSPARSE and baijksparse
+   store them). bs = 1: CSR of a seqaijcusparse (or the diagonal part of an mpiaijcusparse). bs > 1: BSR
+   of a baijksparse, blocks of bs x bs column-major (PETSc's layout), rowptr/colidx counting block rows
+   and block columns. Column indices are local to the diagonal part. The o_* arrays give the pattern of
+   the off-diagonal part of an MPI matrix (same bs, compressed column numbering), NULL when there is none:
+   supervariable detection compares whole rows, as the host path does. */
+typedef struct {
+  PetscInt           nrows; /* scalar rows (= scalar columns of the diagonal part) */
+  PetscInt           bs;
+  const int         *d_rowptr, *d_colidx;
+  const PetscScalar *d_values;
+  const int         *d_o_rowptr, *d_o_colidx;
+} PCVBJacobiDeviceMat;
+
+/* Blocks and inverses on the device. */
+typedef struct {
+  PetscInt             nblocks, maxk;       /* number of blocks, largest block */
+  PetscInt            *d_starts;            /* [nblocks+1] first local row of each block */
+  PetscInt64          *d_inv_offsets;       /* [nblocks+1] offset of each inverse in d_inv (sum of k^2) */
+  PetscScalar         *d_inv;               /* inverses, each k x k column-major, one after the other */
+  PetscInt            *d_info;              /* [nblocks] 0, pivot column + 1, or -1 (NaN/Inf), as the host path */
+  PetscInt64           inv_len;             /* entries of d_inv */
+  PetscLogDouble       setup_flops;         /* 2 k^3 summed over the blocks */
+  size_t               cap_blocks, cap_inv; /* allocated lengths, so a new setup reuses memory */
+  PCVBJacobiExtraction extraction_used;     /* never AUTO after a setup */
+  char                 kernel[96];          /* the setup kernel that ran, for -pc_view */
+  char                 apply_kernel[96];    /* the apply kernel, for -pc_view */
+} PCVBJacobiDevice;
+
+/* Supervariable detection on the device: runs of consecutive rows with identical column patterns (whole
+   rows, off-diagonal pattern included), cut greedily into chunks of at most maxbs rows: exactly the blocks of
+   the host path. Fills dev->nblocks, dev->maxk and dev->d_starts; *h_starts (PetscMalloc'ed by the
+   callee, freed by the caller) receives a host copy of the starts. */
+PETSC_INTERN PetscErrorCode PCVBJacobiDetectSupervariables_CUDA(const PCVBJacobiDeviceMat *, PetscInt maxbs, PCVBJacobiDevice *, PetscInt **h_starts);
+
+/* Blocks found on the host (matrix or variable blocking): copies starts[0..nblocks] to dev. */
+PETSC_INTERN PetscErrorCode PCVBJacobiSetBlocks_CUDA(PetscInt nblocks, const PetscInt *h_starts, PCVBJacobiDevice *);
+
+/* Merged setup: extraction of each diagonal block from A, Gauss-Jordan inversion with implicit pivoting and
+   insertion of the inverse, one launch per size class. Computes d_inv_offsets and allocates d_inv as needed.
+   Under PC_VBJACOBI_SINGULAR_IDENTITY a singular block (info > 0) is stored as the identity (NaN/Inf blocks
+   are always failures). Returns the number of such replaced blocks, and the first failing block (-1 when none)
+   with its info. extraction AUTO picks from the row lengths. */
+PETSC_INTERN PetscErrorCode PCVBJacobiSetup_CUDA(const PCVBJacobiDeviceMat *, PCVBJacobiExtraction, PCVBJacobiSingularPolicy, PCVBJacobiDevice *, PetscInt *nsingular, PetscInt *bad_block, PetscInt *bad_info);
+
+/* y = D^{-1} x, or D^{-T} x when transpose, with x and y device arrays of the local rows. */
+PETSC_INTERN PetscErrorCode PCVBJacobiApply_CUDA(const PCVBJacobiDevice *, const PetscScalar *d_x, PetscScalar *d_y, PetscBool transpose);
+
+/* Copies the device inverses into h_inv (dev->inv_len entries), for PCVBJacobiGetInverses() and views. */
+PETSC_INTERN PetscErrorCode PCVBJacobiCopyInversesToHost_CUDA(const PCVBJacobiDevice *, PetscScalar *h_inv);
+
+/* Frees the device arrays and zeroes dev. */
+PETSC_INTERN PetscErrorCode PCVBJacobiDeviceReset_CUDA(PCVBJacobiDevice *);

@@ -1,0 +1,125 @@
+# petscblockgpu: PETSc plugin with a GPU variable-block Jacobi PC and a GPU block-CSR matrix.
+#
+# PETSc is taken from PETSC_DIR / PETSC_ARCH (environment or command line). When none is given,
+# conf/bootstrap-petsc.sh builds PETSc 3.26 with CUDA and MPI once into a cache outside the checkout
+# and records it in conf/petsc.mk.
+#
+# Targets: all (library, examples, tests, benchmarks), demo, check, bench, bundle, install, clean.
+.DEFAULT_GOAL := all
+.SUFFIXES:
+.DELETE_ON_ERROR:
+
+NO_PETSC_GOALS := clean distclean help
+ifneq ($(filter-out $(NO_PETSC_GOALS),$(or $(MAKECMDGOALS),all)),)
+  # PETSC_DIR from the command line or environment wins; otherwise the bootstrap's record. On a fresh
+  # clone conf/petsc.mk is missing (or names a PETSc that is gone): make runs its rule below, which
+  # builds or finds PETSc, then re-reads this makefile, so nothing PETSc-dependent is checked before.
+  ifeq ($(PETSC_DIR),)
+    -include conf/petsc.mk
+    PBG_PETSC_FROM_RECORD := 1
+  endif
+  ifneq ($(wildcard $(PETSC_DIR)/lib/petsc/conf/variables),)
+    include $(PETSC_DIR)/lib/petsc/conf/variables
+    ifeq ($(shell grep -s 'define PETSC_HAVE_CUDA 1' $(PETSCCONF_H)),)
+      $(error PETSc at PETSC_DIR=$(PETSC_DIR) PETSC_ARCH=$(PETSC_ARCH) was not configured with CUDA; unset PETSC_DIR to build one)
+    endif
+  else ifeq ($(PBG_PETSC_FROM_RECORD),)
+    $(error PETSC_DIR=$(PETSC_DIR) is not a PETSc installation or source tree (no lib/petsc/conf/variables); unset it to let conf/bootstrap-petsc.sh build one)
+  endif
+endif
+
+# Recorded by the bootstrap; remade (PETSc built, or found in the cache) when missing or stale.
+PBG_PETSC_STALE := $(if $(wildcard $(PETSC_DIR)/lib/petsc/conf/variables),,FORCE)
+conf/petsc.mk: conf/bootstrap-petsc.sh $(PBG_PETSC_STALE)
+	env -u PETSC_DIR -u PETSC_ARCH bash conf/bootstrap-petsc.sh > /dev/null
+.PHONY: FORCE
+FORCE:
+
+PREFIX  ?= /usr/local
+MPIEXEC ?= $(or $(wildcard $(PETSC_DIR)/$(PETSC_ARCH)/bin/mpiexec),mpiexec)
+
+LIBNAME  := lib/libpetscblockgpu.so
+OBJDIR   := build/obj
+LIB_C    := $(sort $(wildcard src/*/*.c src/*/*/*.c))
+LIB_CU   := $(sort $(wildcard src/*/cuda/*.cu src/*/*/cuda/*.cu src/*/*/*/cuda/*.cu))
+LIB_OBJ  := $(LIB_C:%.c=$(OBJDIR)/%.o) $(LIB_CU:%.cu=$(OBJDIR)/%.o)
+TESTS    := $(patsubst tests/%.c,tests/bin/%,$(wildcard tests/*.c)) tests/bin/ex2
+EXAMPLES := $(patsubst examples/%.c,examples/bin/%,$(wildcard examples/*.c))
+BENCHES  := $(patsubst bench/%.c,bench/bin/%,$(wildcard bench/*.c)) $(patsubst bench/%.cu,bench/bin/%,$(wildcard bench/*.cu))
+
+PBG_INCLUDES := -Iinclude
+PBG_CFLAGS   := $(PCC_FLAGS) $(CFLAGS) $(CCPPFLAGS) $(PBG_INCLUDES) -MMD -MP
+PBG_CUFLAGS  := $(CUDAC_FLAGS) $(CUDAFLAGS) $(CUDACPPFLAGS) $(MPICXX_INCLUDES) $(PBG_INCLUDES) -Xcompiler -fPIC --compiler-options="$(CXXCPPFLAGS)" -MMD -MP
+PBG_CUDA_LIBS := -lcublas -lcusparse -lcudart
+PBG_LINK_LIB := -L$(CURDIR)/lib -lpetscblockgpu $(CC_LINKER_SLFLAG)$(CURDIR)/lib $(PETSC_LIB) $(PBG_CUDA_LIBS)
+
+.PHONY: all lib examples tests bench demo check bundle install clean distclean help matrices
+all: lib examples tests bench
+lib: $(LIBNAME)
+examples: $(EXAMPLES)
+tests: $(TESTS)
+bench: $(BENCHES)
+
+$(LIBNAME): $(LIB_OBJ)
+	@mkdir -p $(@D)
+	$(PCC_LINKER) -shared -Wl,--no-undefined $(PCC_LINKER_FLAGS) -o $@ $^ $(PETSC_LIB) $(PBG_CUDA_LIBS)
+
+$(OBJDIR)/%.o: %.c
+	@mkdir -p $(@D)
+	$(PCC) -o $@ -c $(PBG_CFLAGS) $<
+
+$(OBJDIR)/%.o: %.cu
+	@mkdir -p $(@D)
+	$(CUDAC) -o $@ -c $(PBG_CUFLAGS) $<
+
+# Programs link the library by path; the bundle's run script sets LD_LIBRARY_PATH instead.
+tests/bin/%: $(OBJDIR)/tests/%.o $(LIBNAME)
+	@mkdir -p $(@D)
+	$(PCC_LINKER) $(PCC_LINKER_FLAGS) -o $@ $< $(PBG_LINK_LIB)
+examples/bin/%: $(OBJDIR)/examples/%.o $(LIBNAME)
+	@mkdir -p $(@D)
+	$(PCC_LINKER) $(PCC_LINKER_FLAGS) -o $@ $< $(PBG_LINK_LIB)
+bench/bin/%: $(OBJDIR)/bench/%.o $(LIBNAME)
+	@mkdir -p $(@D)
+	$(PCC_LINKER) $(PCC_LINKER_FLAGS) -o $@ $< $(PBG_LINK_LIB)
+
+# PETSc's own tutorial, unmodified: proves that -dll_append registers our types.
+PETSC_EX2 := $(firstword $(wildcard $(PETSC_DIR)/share/petscblockgpu-tutorials/ex2.c $(PETSC_DIR)/src/ksp/ksp/tutorials/ex2.c))
+$(OBJDIR)/petsc-tutorials/ex2.o: $(PETSC_EX2)
+	@mkdir -p $(@D)
+	$(PCC) -o $@ -c $(PCC_FLAGS) $(CFLAGS) $(CCPPFLAGS) $<
+tests/bin/ex2: $(OBJDIR)/petsc-tutorials/ex2.o
+	@mkdir -p $(@D)
+	$(PCC_LINKER) $(PCC_LINKER_FLAGS) -o $@ $< $(PETSC_LIB)
+
+demo: examples/bin/demo lib
+	@PBG_ROOT=$(CURDIR) MPIEXEC="$(MPIEXEC)" bash examples/demo.sh
+
+check: lib tests examples matrices
+	@PBG_ROOT=$(CURDIR) MPIEXEC="$(MPIEXEC)" bash tests/run.sh
+
+bundle: all matrices
+	@PETSC_DIR=$(PETSC_DIR) PETSC_ARCH=$(PETSC_ARCH) MPIEXEC="$(MPIEXEC)" bash conf/bundle.sh
+
+# Real matrices (Debian/PyPI package data, PETSc tutorial Jacobians) for the end-to-end cases: fetched once into the
+# cache outside the checkout, installed in tests/data/matrices.
+matrices:
+	@bash conf/fetch-matrices.sh
+
+install: lib
+	install -d $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include/petscblockgpu $(DESTDIR)$(PREFIX)/lib/pkgconfig
+	install -m 755 $(LIBNAME) $(DESTDIR)$(PREFIX)/lib/
+	install -m 644 include/petscblockgpu.h $(DESTDIR)$(PREFIX)/include/
+	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@PETSC_DIR@|$(PETSC_DIR)|g' -e 's|@PETSC_ARCH@|$(PETSC_ARCH)|g' \
+	    conf/petscblockgpu.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/petscblockgpu.pc
+
+clean:
+	rm -rf build lib tests/bin examples/bin bench/bin bundle
+
+distclean: clean
+	rm -f conf/petsc.mk
+
+help:
+	@echo "targets: all demo check bench bundle install clean distclean; PETSC_DIR/PETSC_ARCH select an existing PETSc with CUDA"
+
+-include $(LIB_OBJ:.o=.d) $(wildcard $(OBJDIR)/tests/*.d $(OBJDIR)/examples/*.d $(OBJDIR)/bench/*.d)

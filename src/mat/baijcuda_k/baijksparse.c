@@ -1,0 +1,1241 @@
+/* MATSEQBAIJKSPARSE: MATSEQBAIJ subclassed in place (the way PETSc's MATSEQBAIJMKL is), plus what the
+   sequential and parallel types share: the root type MATBAIJKSPARSE, MatCreateBAIJKSPARSE(), the general
+   converter MatConvert_Any_BAIJKSPARSE(), the options, the tuning table and the block-row statistics printed by
+   MatView().
+
+   Host logic of the GPU path: the lazy copy of the BSR arrays to the device (tracked with A->offloadmask and the
+   object state), the choice of kernel and parameters (options, tuning table, built-in defaults), the segments of
+   balanced rows, and MatMult(), MatMultAdd(), MatMultTranspose(), MatMultTransposeAdd() on device vectors. The
+   kernels are in cuda/ (baijksparsecuda.h). Without a device, when bound to the CPU, or with host vectors, the
+   products are BAIJ's own host kernels. Every other operation is BAIJ's on the host copy, which is always
+   current: the device copy is never written, only refreshed when the host changed. */
+#if !defined(_GNU_SOURCE)
+  #define _GNU_SOURCE /* dladdr() */
+#endif
+#include <dlfcn.h>
+#include <petscblockgpu/private/baijksparsecuda.h> /*I "petscblockgpu.h" I*/
+#include <petscdevice_cuda.h>
+
+const char *const MatBAIJKSPARSEKernels[]       = {"auto", "host", "scalar", "K1", "K2", "K3"};
+const char *const MatBAIJKSPARSEKernelOptions[] = {"auto", "scalar", "k1", "k2", "k3"};
+const char *const MatBAIJKSPARSEBalances[]      = {"auto", "on", "off"};
+
+/* ---------------------------------------------------------------------------------------------- tuning table */
+#define PBG_TABLE_MAX_BS 256
+static PetscBool            PBGTableLoaded = PETSC_FALSE;
+static char                 PBGTableFile[PETSC_MAX_PATH_LEN] = ""; /* -mat_baijksparse_tuning_file, or "" */
+static char                 PBGTableUsed[PETSC_MAX_PATH_LEN] = ""; /* the file read, or "" */
+static PetscBool            PBGTableHas[PBG_TABLE_MAX_BS + 1];
+static MatBAIJKSPARSEParams PBGTable[PBG_TABLE_MAX_BS + 1];
+
+static PetscErrorCode ParseKernelName(const char *name, MatBAIJKSPARSEKernel *kernel, PetscBool *ok)
+{
+  PetscBool flg;
+
+  PetscFunctionBegin;
+  *ok = PETSC_FALSE;
+  for (int i = MAT_BAIJKSPARSE_KERNEL_SCALAR; i <= MAT_BAIJKSPARSE_KERNEL_K3; i++) {
+    PetscCall(PetscStrcasecmp(name, MatBAIJKSPARSEKernels[i], &flg));
+    if (flg) {
+      *kernel = (MatBAIJKSPARSEKernel)i;
+      *ok     = PETSC_TRUE;
+    }
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The table of this device's architecture: -mat_baijksparse_tuning_file, else $PETSCBLOCKGPU_TUNING_FILE, else
+   conf/baijksparse_tuning_sm<XY>.txt next to the library's directory (lib/../conf, as in the source tree and the
+   bundle). Lines "bs kernel ept warps teams [lanes]", '#' starts a comment. A missing file means built-in
+   defaults; a malformed line is an error. "none" disables the table. */
+static PetscErrorCode MatBAIJKSPARSETableLoad(void)
+{
+  char        path[PETSC_MAX_PATH_LEN] = "", line[512];
+  const char *env;
+  FILE       *fp;
+  PetscBool   none;
+  int         lineno = 0;
+
+  PetscFunctionBegin;
+  if (PBGTableLoaded) PetscFunctionReturn(PETSC_SUCCESS);
+  PBGTableLoaded = PETSC_TRUE;
+  PetscCall(PetscArrayzero(PBGTableHas, PBG_TABLE_MAX_BS + 1));
+  env = getenv("PETSCBLOCKGPU_TUNING_FILE");
+  if (PBGTableFile[0]) PetscCall(PetscStrncpy(path, PBGTableFile, sizeof(path)));
+  else if (env && env[0]) PetscCall(PetscStrncpy(path, env, sizeof(path)));
+  else {
+    Dl_info info;
+    int     dev = 0, major = 0, minor = 0;
+
+    PetscCallCUDA(cudaGetDevice(&dev));
+    PetscCallCUDA(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev));
+    PetscCallCUDA(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev));
+    if (dladdr((void *)MatBAIJKSPARSETableLoad, &info) && info.dli_fname) {
+      char  dir[PETSC_MAX_PATH_LEN];
+      char *slash;
+
+      PetscCall(PetscStrncpy(dir, info.dli_fname, sizeof(dir)));
+      slash = strrchr(dir, '/');
+      if (slash) *slash = 0;
+      else PetscCall(PetscStrncpy(dir, ".", sizeof(dir)));
+      PetscCall(PetscSNPrintf(path, sizeof(path), "%s/../conf/baijksparse_tuning_sm%d%d.txt", dir, major, minor));
+    }
+  }
+  PetscCall(PetscStrcmp(path, "none", &none));
+  if (!path[0] || none) PetscFunctionReturn(PETSC_SUCCESS);
+  fp = fopen(path, "r");
+  if (!fp) PetscFunctionReturn(PETSC_SUCCESS);
+  while (fgets(line, sizeof(line), fp)) {
+    char                 kname[32];
+    int                  bs, ept, warps, teams, lanes = 0, n;
+    char                *hash = strchr(line, '#');
+    MatBAIJKSPARSEKernel kernel = MAT_BAIJKSPARSE_KERNEL_AUTO;
+    PetscBool            ok;
+
+    lineno++;
+    if (hash) *hash = 0;
+    n = sscanf(line, "%d %31s %d %d %d %d", &bs, kname, &ept, &warps, &teams, &lanes);
+    if (n <= 0) continue;
+    if (n >= 5) PetscCall(ParseKernelName(kname, &kernel, &ok));
+    else ok = PETSC_FALSE;
+    if (!ok || bs < 1) {
+      (void)fclose(fp);
+      SETERRQ(PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "Tuning table %s, line %d: expected \"bs kernel ept warps teams [lanes]\" with kernel scalar, K1, K2 or K3", path, lineno);
+    }
+    if (bs > PBG_TABLE_MAX_BS) continue;
+    PBGTable[bs].kernel = kernel;
+    PBGTable[bs].ept    = ept;
+    PBGTable[bs].warps  = warps;
+    PBGTable[bs].teams  = teams;
+    PBGTable[bs].lanes  = lanes;
+    PBGTableHas[bs]     = PETSC_TRUE;
+  }
+  (void)fclose(fp);
+  PetscCall(PetscStrncpy(PBGTableUsed, path, sizeof(PBGTableUsed)));
+  PetscCall(PetscInfo(NULL, "baijksparse: read the tuning table %s\n", path));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Built-in parameters of each kernel for block size bs (used when the table has no line for bs) */
+static void DefaultParams(MatBAIJKSPARSEKernel kernel, int bs, MatBAIJKSPARSEParams *p)
+{
+  p->kernel = kernel;
+  p->ept    = 1;
+  p->warps  = 4;
+  p->teams  = 1;
+  p->lanes  = 0;
+  switch (kernel) {
+  case MAT_BAIJKSPARSE_KERNEL_K2:
+    /* N_tg = ceil(bs/ept) between 6 and 15, so that a one-warp team holds nb = 2..5 groups */
+    p->ept   = bs < 6 ? 1 : (bs <= 11 ? 1 : (bs <= 23 ? 2 : 3));
+    p->warps = ((bs + p->ept - 1) / p->ept + 31) / 32;
+    p->teams = 4;
+    break;
+  case MAT_BAIJKSPARSE_KERNEL_K3:
+    p->ept   = 1;
+    p->warps = 4;
+    break;
+  default:
+    break;
+  }
+}
+
+static MatBAIJKSPARSEKernel DefaultKernel(int bs)
+{
+  if (bs == 1) return MAT_BAIJKSPARSE_KERNEL_SCALAR;
+  if (bs <= MAT_BAIJKSPARSE_K1_MAX_BS) return MAT_BAIJKSPARSE_KERNEL_K1;
+  if (bs <= MAT_BAIJKSPARSE_K2_MAX_BS) return MAT_BAIJKSPARSE_KERNEL_K2;
+  return MAT_BAIJKSPARSE_KERNEL_K3;
+}
+
+/* ---------------------------------------------------------------------------------------------- options */
+PetscErrorCode MatBAIJKSPARSEOptionsRead_Private(Mat A, PetscOptionItems PetscOptionsObject, MatBAIJKSPARSEOptions *o)
+{
+  PetscInt    kidx = o->kernel == MAT_BAIJKSPARSE_KERNEL_AUTO ? 0 : (PetscInt)o->kernel - 1, bidx = (PetscInt)o->balance;
+  char        file[PETSC_MAX_PATH_LEN] = "";
+  PetscBool   fset                      = PETSC_FALSE;
+  const char *prefix;
+
+  PetscFunctionBegin;
+  if (PetscOptionsObject) {
+    PetscCall(PetscOptionsEList("-mat_baijksparse_kernel", "MatMult kernel on the GPU (auto: tuning table, else scalar for bs 1, k1 for bs 2-5, k2 for bs 6-45, k3 above)", "MATBAIJKSPARSE", MatBAIJKSPARSEKernelOptions, 5, MatBAIJKSPARSEKernelOptions[kidx], &kidx, NULL));
+    PetscCall(PetscOptionsEList("-mat_baijksparse_balance", "Split long block rows into segments (auto: when the longest row exceeds lambda)", "MATBAIJKSPARSE", MatBAIJKSPARSEBalances, 3, MatBAIJKSPARSEBalances[bidx], &bidx, NULL));
+    PetscCall(PetscOptionsInt("-mat_baijksparse_lambda", "Longest segment of a balanced block row, in blocks (0: max(32, 4 x mean row length))", "MATBAIJKSPARSE", o->lambda, &o->lambda, NULL));
+    PetscCall(PetscOptionsInt("-mat_baijksparse_ept", "K2/K3: rows of a block per thread, 1-4 (0: table or default)", "MATBAIJKSPARSE", o->ept, &o->ept, NULL));
+    PetscCall(PetscOptionsInt("-mat_baijksparse_warps", "Warps per block row (K2) or per thread block (scalar, K1, K3) (0: table or default)", "MATBAIJKSPARSE", o->warps, &o->warps, NULL));
+    PetscCall(PetscOptionsInt("-mat_baijksparse_teams", "K2: block rows per thread block, 1-15 (0: table or default)", "MATBAIJKSPARSE", o->teams, &o->teams, NULL));
+    PetscCall(PetscOptionsInt("-mat_baijksparse_lanes", "Scalar kernel (bs 1): lanes per row, 2-32; K1: lanes per block row, 8, 16 or 32 (0: from the mean row length)", "MATBAIJKSPARSE", o->lanes, &o->lanes, NULL));
+    PetscCall(PetscOptionsString("-mat_baijksparse_tuning_file", "Tuning table of the kernels (none: built-in defaults)", "MATBAIJKSPARSE", PBGTableFile, file, sizeof(file), &fset));
+  } else {
+    PetscOptions options = ((PetscObject)A)->options;
+
+    PetscCall(MatGetOptionsPrefix(A, &prefix));
+    PetscCall(PetscOptionsGetEList(options, prefix, "-mat_baijksparse_kernel", MatBAIJKSPARSEKernelOptions, 5, &kidx, NULL));
+    PetscCall(PetscOptionsGetEList(options, prefix, "-mat_baijksparse_balance", MatBAIJKSPARSEBalances, 3, &bidx, NULL));
+    PetscCall(PetscOptionsGetInt(options, prefix, "-mat_baijksparse_lambda", &o->lambda, NULL));
+    PetscCall(PetscOptionsGetInt(options, prefix, "-mat_baijksparse_ept", &o->ept, NULL));
+    PetscCall(PetscOptionsGetInt(options, prefix, "-mat_baijksparse_warps", &o->warps, NULL));
+    PetscCall(PetscOptionsGetInt(options, prefix, "-mat_baijksparse_teams", &o->teams, NULL));
+    PetscCall(PetscOptionsGetInt(options, prefix, "-mat_baijksparse_lanes", &o->lanes, NULL));
+    PetscCall(PetscOptionsGetString(options, prefix, "-mat_baijksparse_tuning_file", file, sizeof(file), &fset));
+  }
+  PetscCheck(o->lambda >= 0 && o->ept >= 0 && o->warps >= 0 && o->teams >= 0 && o->lanes >= 0, PetscObjectComm((PetscObject)A), PETSC_ERR_ARG_OUTOFRANGE, "-mat_baijksparse_lambda, _ept, _warps, _teams and _lanes take values >= 0 (0: automatic)");
+  o->kernel  = kidx == 0 ? MAT_BAIJKSPARSE_KERNEL_AUTO : (MatBAIJKSPARSEKernel)(kidx + 1);
+  o->balance = (MatBAIJKSPARSEBalance)bidx;
+  o->read    = PETSC_TRUE;
+  if (fset) {
+    PetscBool same;
+
+    PetscCall(PetscStrcmp(file, PBGTableFile, &same));
+    if (!same) {
+      PetscCall(PetscStrncpy(PBGTableFile, file, sizeof(PBGTableFile)));
+      PBGTableLoaded  = PETSC_FALSE; /* read again at the next use */
+      PBGTableUsed[0] = 0;
+    }
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode MatSeqBAIJKSPARSESetOptions_Private(Mat A, const MatBAIJKSPARSEOptions *o)
+{
+  Mat_SeqBAIJKSPARSE *k = (Mat_SeqBAIJKSPARSE *)A->spptr;
+
+  PetscFunctionBegin;
+  PetscCheck(k, PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s matrix without its private data", MATSEQBAIJKSPARSE);
+  k->opts = *o;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatSetFromOptions_SeqBAIJKSPARSE(Mat A, PetscOptionItems PetscOptionsObject)
+{
+  Mat_SeqBAIJKSPARSE *k = (Mat_SeqBAIJKSPARSE *)A->spptr;
+
+  PetscFunctionBegin;
+  if (k->setfromoptions) PetscCall((*k->setfromoptions)(A, PetscOptionsObject));
+  PetscOptionsHeadBegin(PetscOptionsObject, "MATSEQBAIJKSPARSE options");
+  PetscCall(MatBAIJKSPARSEOptionsRead_Private(A, PetscOptionsObject, &k->opts));
+  PetscOptionsHeadEnd();
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode MatBAIJKSPARSEUseDevice_Private(Mat A, PetscBool *use)
+{
+  PetscBool avail;
+
+  PetscFunctionBegin;
+  PetscCall(PetscBlockGPUDeviceAvailable(&avail));
+  *use = (PetscBool)(avail && !A->boundtocpu);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* ---------------------------------------------------------------------------------------------- kernel choice */
+typedef struct {
+  MatBAIJKSPARSEParams p;
+  PetscBool            balanced;
+  PetscInt             lambda, maxlen, mbs, nz;
+  const char          *source; /* where the parameters came from */
+} Choice;
+
+/* Kernel, parameters and balancing of A for its current pattern (ia: BAIJ's block row pointers) */
+static PetscErrorCode MatSeqBAIJKSPARSEChoose(Mat A, PetscInt mbs, const PetscInt *ia, Choice *c)
+{
+  Mat_SeqBAIJKSPARSE          *k = (Mat_SeqBAIJKSPARSE *)A->spptr;
+  const MatBAIJKSPARSEOptions *o = &k->opts;
+  const int                    bs = (int)A->rmap->bs;
+  PetscReal                    mean;
+  char                         msg[256];
+
+  PetscFunctionBegin;
+  if (!o->read) PetscCall(MatBAIJKSPARSEOptionsRead_Private(A, NULL, &k->opts));
+  PetscCall(MatBAIJKSPARSETableLoad());
+  c->mbs    = mbs;
+  c->nz     = mbs ? ia[mbs] : 0;
+  c->maxlen = 0;
+  for (PetscInt r = 0; r < mbs; r++) c->maxlen = PetscMax(c->maxlen, ia[r + 1] - ia[r]);
+  mean = mbs ? (PetscReal)c->nz / (PetscReal)mbs : 0;
+
+  if (o->kernel == MAT_BAIJKSPARSE_KERNEL_AUTO && bs <= PBG_TABLE_MAX_BS && PBGTableHas[bs]) {
+    c->p      = PBGTable[bs];
+    c->source = "tuning table";
+  } else {
+    MatBAIJKSPARSEKernel kern = o->kernel == MAT_BAIJKSPARSE_KERNEL_AUTO ? DefaultKernel(bs) : o->kernel;
+
+    if (bs <= PBG_TABLE_MAX_BS && PBGTableHas[bs] && PBGTable[bs].kernel == kern) {
+      c->p      = PBGTable[bs];
+      c->source = "tuning table";
+    } else {
+      DefaultParams(kern, bs, &c->p);
+      c->source = "built-in defaults";
+    }
+  }
+  if (o->ept || o->warps || o->teams || o->lanes) c->source = "options";
+  if (o->ept) c->p.ept = (int)o->ept;
+  if (o->warps) c->p.warps = (int)o->warps;
+  if (o->teams) c->p.teams = (int)o->teams;
+  if (o->lanes) c->p.lanes = (int)o->lanes;
+  if (c->p.kernel == MAT_BAIJKSPARSE_KERNEL_SCALAR && c->p.lanes == 0) {
+    c->p.lanes = 2;
+    while (c->p.lanes < 32 && c->p.lanes < mean) c->p.lanes *= 2;
+  }
+  if (c->p.kernel == MAT_BAIJKSPARSE_KERNEL_K1 && c->p.lanes == 0) {
+    /* the smallest sub-warp holding a block whose two loads in flight cover a mean row */
+    c->p.lanes = 8;
+    while (c->p.lanes < 32 && (c->p.lanes < bs * bs || 2 * (c->p.lanes / (bs * bs)) < mean)) c->p.lanes *= 2;
+  }
+  PetscCheck(MatBAIJKSPARSEParamsValid(&c->p, bs, msg, sizeof(msg)), PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "%s: kernel %s (%s) cannot run this matrix: %s", MATSEQBAIJKSPARSE, MatBAIJKSPARSEKernels[c->p.kernel], c->source, msg);
+
+  c->lambda = o->lambda ? o->lambda : PetscMax(32, 4 * (PetscInt)PetscCeilReal(mean));
+  switch (o->balance) {
+  case MAT_BAIJKSPARSE_BALANCE_ON:
+    c->balanced = PETSC_TRUE;
+    break;
+  case MAT_BAIJKSPARSE_BALANCE_OFF:
+    c->balanced = PETSC_FALSE;
+    break;
+  default:
+    c->balanced = (PetscBool)(c->maxlen > c->lambda);
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* ---------------------------------------------------------------------------------------------- device copy */
+static PetscErrorCode DeviceRealloc(void **ptr, size_t *cap, size_t n, size_t size)
+{
+  PetscFunctionBegin;
+  if (n > *cap || !*ptr) {
+    if (*ptr) PetscCallCUDA(cudaFree(*ptr));
+    *ptr = NULL;
+    PetscCallCUDA(cudaMalloc(ptr, PetscMax(n, 1) * size));
+    *cap = PetscMax(n, 1);
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatSeqBAIJKSPARSEDeviceDestroy(MatBAIJKSPARSEDevice **pd)
+{
+  MatBAIJKSPARSEDevice *d = *pd;
+
+  PetscFunctionBegin;
+  if (!d) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCallCUDA(cudaFree(d->rowptr));
+  PetscCallCUDA(cudaFree(d->colidx));
+  PetscCallCUDA(cudaFree(d->val));
+  PetscCallCUDA(cudaFree(d->segptr));
+  PetscCallCUDA(cudaFree(d->segrow));
+  PetscCallCUDA(cudaFree(d->splitrow));
+  PetscCallCUDA(cudaFree(d->splitslot));
+  PetscCallCUDA(cudaFree(d->work));
+  PetscCall(PetscFree(*pd));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Uploads n PetscInt as int (checked to fit) */
+static PetscErrorCode UploadInt(int *dst, const PetscInt *src, PetscInt n, cudaStream_t stream, int **tmp)
+{
+  PetscFunctionBegin;
+  if (!n) PetscFunctionReturn(PETSC_SUCCESS);
+#if defined(PETSC_USE_64BIT_INDICES)
+  PetscCall(PetscMalloc1(n, tmp));
+  for (PetscInt i = 0; i < n; i++) {
+    PetscCheck(src[i] <= PETSC_INT32_MAX && src[i] >= 0, PETSC_COMM_SELF, PETSC_ERR_SUP, "%s: index %" PetscInt_FMT " does not fit in 32 bits", MATSEQBAIJKSPARSE, src[i]);
+    (*tmp)[i] = (int)src[i];
+  }
+  PetscCallCUDA(cudaMemcpyAsync(dst, *tmp, n * sizeof(int), cudaMemcpyHostToDevice, stream));
+#else
+  *tmp = NULL;
+  PetscCallCUDA(cudaMemcpyAsync(dst, src, n * sizeof(int), cudaMemcpyHostToDevice, stream));
+#endif
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Segments of balanced rows (see MatBAIJKSPARSEDevice), built on the host and uploaded */
+static PetscErrorCode BuildSegments(MatBAIJKSPARSEDevice *d, PetscInt mbs, const PetscInt *ia, PetscInt lambda, cudaStream_t stream, PetscInt64 *bytes)
+{
+  PetscInt nseg = 0, nsplit = 0, nslots = 0, s = 0, t = 0, q = 0;
+  int     *segptr, *segrow, *splitrow, *splitslot;
+
+  PetscFunctionBegin;
+  for (PetscInt r = 0; r < mbs; r++) {
+    PetscInt len = ia[r + 1] - ia[r], parts = len > lambda ? (len + lambda - 1) / lambda : 1;
+
+    nseg += parts;
+    if (parts > 1) {
+      nsplit++;
+      nslots += parts;
+    }
+  }
+  PetscCheck(nseg <= PETSC_INT32_MAX && nslots * d->bs <= PETSC_INT32_MAX * (PetscInt64)1, PETSC_COMM_SELF, PETSC_ERR_SUP, "%s: too many segments", MATSEQBAIJKSPARSE);
+  PetscCall(PetscMalloc4(nseg + 1, &segptr, nseg, &segrow, nsplit, &splitrow, nsplit + 1, &splitslot));
+  for (PetscInt r = 0; r < mbs; r++) {
+    PetscInt len = ia[r + 1] - ia[r], parts = len > lambda ? (len + lambda - 1) / lambda : 1;
+
+    if (parts == 1) {
+      segptr[s] = (int)ia[r];
+      segrow[s] = (int)r;
+      s++;
+    } else {
+      splitrow[t]  = (int)r;
+      splitslot[t] = (int)q;
+      t++;
+      for (PetscInt p = 0; p < parts; p++) { /* equal pieces of at most lambda blocks */
+        segptr[s] = (int)(ia[r] + (PetscInt)(((PetscInt64)len * p) / parts));
+        segrow[s] = (int)(-(q + 1));
+        s++;
+        q++;
+      }
+    }
+  }
+  segptr[nseg]      = (int)(mbs ? ia[mbs] : 0);
+  splitslot[nsplit] = (int)nslots;
+  d->nseg           = (int)nseg;
+  d->nsplit         = (int)nsplit;
+  d->nslots         = (int)nslots;
+  PetscCall(DeviceRealloc((void **)&d->segptr, &d->cap_seg, nseg + 1, sizeof(int)));
+  { /* segrow shares the capacity of segptr (one fewer) */
+    size_t cap = d->cap_seg;
+
+    if (d->segrow) PetscCallCUDA(cudaFree(d->segrow));
+    PetscCallCUDA(cudaMalloc((void **)&d->segrow, cap * sizeof(int)));
+  }
+  PetscCall(DeviceRealloc((void **)&d->splitrow, &d->cap_split, nsplit + 1, sizeof(int)));
+  {
+    size_t cap = d->cap_split;
+
+    if (d->splitslot) PetscCallCUDA(cudaFree(d->splitslot));
+    PetscCallCUDA(cudaMalloc((void **)&d->splitslot, cap * sizeof(int)));
+  }
+  PetscCall(DeviceRealloc((void **)&d->work, &d->cap_work, (size_t)nslots * d->bs, sizeof(PetscScalar)));
+  PetscCallCUDA(cudaMemcpyAsync(d->segptr, segptr, (nseg + 1) * sizeof(int), cudaMemcpyHostToDevice, stream));
+  if (nseg) PetscCallCUDA(cudaMemcpyAsync(d->segrow, segrow, nseg * sizeof(int), cudaMemcpyHostToDevice, stream));
+  if (nsplit) PetscCallCUDA(cudaMemcpyAsync(d->splitrow, splitrow, nsplit * sizeof(int), cudaMemcpyHostToDevice, stream));
+  PetscCallCUDA(cudaMemcpyAsync(d->splitslot, splitslot, (nsplit + 1) * sizeof(int), cudaMemcpyHostToDevice, stream));
+  PetscCallCUDA(cudaStreamSynchronize(stream)); /* before the host arrays go */
+  *bytes += (PetscInt64)(2 * nseg + 2 * nsplit + 2) * (PetscInt64)sizeof(int);
+  PetscCall(PetscFree4(segptr, segrow, splitrow, splitslot));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscBool ConfigChanged(const MatBAIJKSPARSEDevice *d, const MatBAIJKSPARSEOptions *o)
+{
+  return (PetscBool)(d->cfg_balance != (PetscInt)o->balance || d->cfg_lambda != o->lambda || d->cfg_kernel != (PetscInt)o->kernel || d->cfg_ept != o->ept || d->cfg_warps != o->warps || d->cfg_teams != o->teams || d->cfg_lanes != o->lanes);
+}
+
+/*
+  MatSeqBAIJKSPARSECopyToGPU - Brings the device copy of a `MATSEQBAIJKSPARSE` matrix up to date: the pattern (and the
+  kernel choice and segments that depend on it) when the nonzero state or the options changed, the values when the
+  host is newer (`A->offloadmask` is `PETSC_OFFLOAD_CPU` or `PETSC_OFFLOAD_UNALLOCATED`, or the object state moved since
+  the last copy). Afterwards `A->offloadmask` is `PETSC_OFFLOAD_BOTH`.
+*/
+PetscErrorCode MatSeqBAIJKSPARSECopyToGPU(Mat A)
+{
+  Mat_SeqBAIJKSPARSE   *k = (Mat_SeqBAIJKSPARSE *)A->spptr;
+  MatBAIJKSPARSEDevice *d;
+  const PetscInt       *ia, *ja;
+  PetscInt              mbs, nz, bs = A->rmap->bs, nbs;
+  PetscBool             done, pattern, choose, values;
+  cudaStream_t          stream;
+  PetscInt64            bytes = 0;
+
+  PetscFunctionBegin;
+  PetscCheck(k, PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s matrix without its private data", MATSEQBAIJKSPARSE);
+  PetscCheck(A->assembled, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE, "%s: the matrix must be assembled before it goes to the GPU", MATSEQBAIJKSPARSE);
+  if (!k->opts.read) PetscCall(MatBAIJKSPARSEOptionsRead_Private(A, NULL, &k->opts));
+  d       = k->dev;
+  pattern = (PetscBool)(!d || !d->pattern_valid || d->nzstate != A->nonzerostate || d->bs != bs);
+  choose  = (PetscBool)(pattern || ConfigChanged(d, &k->opts));
+  values  = (PetscBool)(pattern || A->offloadmask != PETSC_OFFLOAD_BOTH || d->state != ((PetscObject)A)->state);
+  if (!values && !choose) PetscFunctionReturn(PETSC_SUCCESS);
+
+  PetscCall(PetscDeviceInitialize(PETSC_DEVICE_CUDA)); /* PETSc picks this rank's GPU before we allocate */
+  PetscCall(PetscGetCurrentCUDAStream(&stream));
+  PetscCall(PetscLogEventBegin(PBG_BAIJKCopyToGPU, A, 0, 0, 0));
+  if (!d) {
+    PetscCall(PetscNew(&k->dev));
+    d = k->dev;
+  }
+  PetscCall(MatGetRowIJ(A, 0, PETSC_FALSE, PETSC_TRUE, &mbs, &ia, &ja, &done));
+  PetscCheck(done, PETSC_COMM_SELF, PETSC_ERR_PLIB, "Cannot get the block rows of the %s matrix", MATSEQBAIJKSPARSE);
+  nz  = mbs ? ia[mbs] : 0;
+  nbs = A->cmap->n / bs;
+  PetscCheck(nz <= PETSC_INT32_MAX && mbs * bs <= PETSC_INT32_MAX && nbs * bs <= PETSC_INT32_MAX, PETSC_COMM_SELF, PETSC_ERR_SUP, "%s: %" PetscInt_FMT " blocks, %" PetscInt_FMT " rows or %" PetscInt_FMT " columns do not fit the 32-bit device indices", MATSEQBAIJKSPARSE, nz, mbs * bs, nbs * bs);
+  if (pattern) { /* the BSR indices */
+    int *tmp = NULL;
+
+    d->bs  = (int)bs;
+    d->mbs = (int)mbs;
+    d->nbs = (int)nbs;
+    d->nz  = (int)nz;
+    PetscCall(DeviceRealloc((void **)&d->rowptr, &d->cap_rows, mbs + 1, sizeof(int)));
+    if ((size_t)PetscMax(nz, 1) > d->cap_nz || !d->colidx || !d->val || d->cap_bs != (int)bs) {
+      PetscCallCUDA(cudaFree(d->colidx));
+      PetscCallCUDA(cudaFree(d->val));
+      d->colidx = NULL;
+      d->val    = NULL;
+      d->cap_nz = (size_t)PetscMax(nz, 1);
+      d->cap_bs = (int)bs;
+      PetscCallCUDA(cudaMalloc((void **)&d->colidx, d->cap_nz * sizeof(int)));
+      PetscCallCUDA(cudaMalloc((void **)&d->val, d->cap_nz * bs * bs * sizeof(PetscScalar)));
+    }
+    PetscCall(UploadInt(d->rowptr, ia, mbs + 1, stream, &tmp));
+    PetscCallCUDA(cudaStreamSynchronize(stream));
+    PetscCall(PetscFree(tmp));
+    PetscCall(UploadInt(d->colidx, ja, nz, stream, &tmp));
+    PetscCallCUDA(cudaStreamSynchronize(stream));
+    PetscCall(PetscFree(tmp));
+    bytes += (PetscInt64)(mbs + 1 + nz) * (PetscInt64)sizeof(int);
+    d->nzstate       = A->nonzerostate;
+    d->pattern_valid = PETSC_TRUE;
+  }
+  if (choose) { /* kernel, parameters and segments: from the pattern and the options */
+    Choice c;
+
+    PetscCall(MatSeqBAIJKSPARSEChoose(A, mbs, ia, &c));
+    if (pattern || c.balanced != d->balanced || (c.balanced && c.lambda != d->lambda)) {
+      if (c.balanced) PetscCall(BuildSegments(d, mbs, ia, c.lambda, stream, &bytes));
+      else d->nseg = d->nsplit = d->nslots = 0;
+    }
+    d->params      = c.p;
+    d->maxlen      = (int)c.maxlen;
+    d->lambda      = (int)c.lambda;
+    d->balanced    = c.balanced;
+    d->cfg_balance = (PetscInt)k->opts.balance;
+    d->cfg_lambda  = k->opts.lambda;
+    d->cfg_kernel  = (PetscInt)k->opts.kernel;
+    d->cfg_ept     = k->opts.ept;
+    d->cfg_warps   = k->opts.warps;
+    d->cfg_teams   = k->opts.teams;
+    d->cfg_lanes   = k->opts.lanes;
+  }
+  if (values && nz) {
+    PetscScalar *a = NULL;
+    PetscErrorCode (*getarray)(Mat, PetscScalar **) = NULL, (*restorearray)(Mat, PetscScalar **) = NULL;
+
+    /* BAIJ's own accessors: MatSeqBAIJRestoreArray() would advance the object state (and so make every PC think the
+       matrix changed) after a mere read */
+    PetscCall(PetscObjectQueryFunction((PetscObject)A, "MatSeqBAIJGetArray_C", &getarray));
+    PetscCall(PetscObjectQueryFunction((PetscObject)A, "MatSeqBAIJRestoreArray_C", &restorearray));
+    PetscCheck(getarray && restorearray, PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s matrix without MatSeqBAIJGetArray_C", MATSEQBAIJKSPARSE);
+    PetscCall((*getarray)(A, &a));
+    PetscCallCUDA(cudaMemcpyAsync(d->val, a, (size_t)nz * bs * bs * sizeof(PetscScalar), cudaMemcpyHostToDevice, stream));
+    PetscCallCUDA(cudaStreamSynchronize(stream));
+    PetscCall((*restorearray)(A, &a));
+    bytes += (PetscInt64)nz * bs * bs * (PetscInt64)sizeof(PetscScalar);
+  }
+  PetscCall(MatRestoreRowIJ(A, 0, PETSC_FALSE, PETSC_TRUE, &mbs, &ia, &ja, &done));
+  if (values) d->ncopies++;
+  d->state       = ((PetscObject)A)->state;
+  A->offloadmask = PETSC_OFFLOAD_BOTH;
+  PetscCall(PetscLogCpuToGpu((PetscLogDouble)bytes));
+  PetscCall(PetscLogEventEnd(PBG_BAIJKCopyToGPU, A, 0, 0, 0));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode MatBAIJKSPARSEGetDeviceBSR_Private(Mat A, PetscInt *bs, PetscInt *mbs, const int **rowptr, const int **colidx, const PetscScalar **values)
+{
+  PetscBool             isk;
+  MatBAIJKSPARSEDevice *d;
+
+  PetscFunctionBegin;
+  PetscCall(PetscObjectTypeCompare((PetscObject)A, MATSEQBAIJKSPARSE, &isk));
+  PetscCheck(isk, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "Expected a %s matrix, not %s", MATSEQBAIJKSPARSE, ((PetscObject)A)->type_name);
+  PetscCall(MatSeqBAIJKSPARSECopyToGPU(A));
+  d = ((Mat_SeqBAIJKSPARSE *)A->spptr)->dev;
+  if (bs) *bs = d->bs;
+  if (mbs) *mbs = d->mbs;
+  if (rowptr) *rowptr = d->rowptr;
+  if (colidx) *colidx = d->colidx;
+  if (values) *values = d->val;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* ---------------------------------------------------------------------------------------------- products */
+static PetscErrorCode MatSeqBAIJKSPARSEUseDevice(Mat A, PetscBool *use)
+{
+  PetscFunctionBegin;
+  PetscCall(MatBAIJKSPARSEUseDevice_Private(A, use));
+  if (!*use) ((Mat_SeqBAIJKSPARSE *)A->spptr)->kernel = MAT_BAIJKSPARSE_KERNEL_HOST;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* y = A x (zz NULL), y = A x + z, or the transposed products; device vectors, else BAIJ's host kernels */
+static PetscErrorCode MatProduct_SeqBAIJKSPARSE(Mat A, Vec xx, Vec zz, Vec yy, PetscBool trans)
+{
+  Mat_SeqBAIJKSPARSE   *k = (Mat_SeqBAIJKSPARSE *)A->spptr;
+  MatBAIJKSPARSEDevice *d;
+  const PetscScalar    *x, *z = NULL;
+  PetscScalar          *y;
+  PetscMemType          mx, mz = PETSC_MEMTYPE_DEVICE, my;
+  PetscBool             use;
+  PetscInt              ny = trans ? A->cmap->n : A->rmap->n;
+  cudaStream_t          stream;
+  PetscLogDouble        flops;
+
+  PetscFunctionBegin;
+  PetscCall(MatSeqBAIJKSPARSEUseDevice(A, &use));
+  if (use && ny > 0) {
+    PetscCall(VecGetArrayReadAndMemType(xx, &x, &mx));
+    if (zz && zz != yy) PetscCall(VecGetArrayReadAndMemType(zz, &z, &mz));
+    if (zz == yy) PetscCall(VecGetArrayAndMemType(yy, &y, &my));
+    else PetscCall(VecGetArrayWriteAndMemType(yy, &y, &my));
+    if (zz == yy) z = y;
+    use = (PetscBool)(PetscMemTypeDevice(mx) && PetscMemTypeDevice(mz) && PetscMemTypeDevice(my));
+    if (!use) { /* host vectors: no copies, host kernels */
+      PetscCall(VecRestoreArrayReadAndMemType(xx, &x));
+      if (zz && zz != yy) PetscCall(VecRestoreArrayReadAndMemType(zz, &z));
+      if (zz == yy) PetscCall(VecRestoreArrayAndMemType(yy, &y));
+      else PetscCall(VecRestoreArrayWriteAndMemType(yy, &y));
+      k->kernel = MAT_BAIJKSPARSE_KERNEL_HOST;
+    }
+  } else if (use) PetscFunctionReturn(PETSC_SUCCESS); /* no entries in y */
+  if (!use) {
+    if (trans) {
+      if (zz) PetscCall((*k->multtransposeadd)(A, xx, zz, yy));
+      else PetscCall((*k->multtranspose)(A, xx, yy));
+    } else if (zz) PetscCall((*k->multadd)(A, xx, zz, yy));
+    else {
+      /* BAIJ's generic MatMult_SeqBAIJ_N (bs >= 8 except 9, 11, 12, 15, and every bs after MatDuplicate()) leaves the
+         entries of empty block rows unset when it does not use compressed rows (its BLAS gemv returns at once for
+         0 columns) */
+      PetscScalar *h;
+      PetscInt     n;
+
+      PetscCall(VecGetLocalSize(yy, &n));
+      PetscCall(VecGetArrayWrite(yy, &h)); /* the host array that the host kernel writes into */
+      PetscCall(PetscArrayzero(h, n));
+      PetscCall(VecRestoreArrayWrite(yy, &h));
+      PetscCall((*k->mult)(A, xx, yy));
+    }
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+
+  PetscCall(MatSeqBAIJKSPARSECopyToGPU(A));
+  d = k->dev;
+  PetscCall(PetscGetCurrentCUDAStream(&stream));
+  PetscCall(PetscLogEventBegin(PBG_BAIJKMult, A, xx, yy, 0));
+  PetscCall(PetscLogGpuTimeBegin());
+  if (!trans) {
+    MatBAIJKSPARSEMultArgs args;
+
+    args.bs     = d->bs;
+    args.mbs    = d->mbs;
+    args.nwork  = d->balanced ? d->nseg : d->mbs;
+    args.rowptr = d->rowptr;
+    args.colidx = d->colidx;
+    args.segptr = d->balanced ? d->segptr : NULL;
+    args.segrow = d->balanced ? d->segrow : NULL;
+    args.val    = d->val;
+    args.x      = x;
+    args.z      = zz ? z : NULL;
+    args.y      = y;
+    args.work   = d->work;
+    PetscCall(MatBAIJKSPARSEMult_CUDA(&d->params, &args, stream));
+    if (d->balanced && d->nsplit) PetscCall(MatBAIJKSPARSEReduce_CUDA(d->bs, d->nsplit, d->splitrow, d->splitslot, d->work, zz ? z : NULL, y, stream));
+    k->kernel = d->params.kernel;
+  } else {
+    if (!zz) PetscCallCUDA(cudaMemsetAsync(y, 0, (size_t)ny * sizeof(PetscScalar), stream));
+    else if (zz != yy) PetscCallCUDA(cudaMemcpyAsync(y, z, (size_t)ny * sizeof(PetscScalar), cudaMemcpyDeviceToDevice, stream));
+    PetscCall(MatBAIJKSPARSEMultTransposeAtomic_CUDA(d->bs, d->mbs, d->rowptr, d->colidx, d->val, x, y, stream));
+  }
+  PetscCall(PetscLogGpuTimeEnd());
+  flops = 2.0 * (PetscLogDouble)d->nz * d->bs * d->bs;
+  if (!zz) flops = PetscMax(0.0, flops - (PetscLogDouble)(trans ? 0 : d->mbs) * d->bs);
+  PetscCall(PetscLogGpuFlops(flops));
+  PetscCall(PetscLogEventEnd(PBG_BAIJKMult, A, xx, yy, 0));
+  PetscCall(VecRestoreArrayReadAndMemType(xx, &x));
+  if (zz && zz != yy) PetscCall(VecRestoreArrayReadAndMemType(zz, &z));
+  if (zz == yy) PetscCall(VecRestoreArrayAndMemType(yy, &y));
+  else PetscCall(VecRestoreArrayWriteAndMemType(yy, &y));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatMult_SeqBAIJKSPARSE(Mat A, Vec x, Vec y)
+{
+  PetscFunctionBegin;
+  PetscCall(MatProduct_SeqBAIJKSPARSE(A, x, NULL, y, PETSC_FALSE));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatMultAdd_SeqBAIJKSPARSE(Mat A, Vec x, Vec z, Vec y)
+{
+  PetscFunctionBegin;
+  PetscCall(MatProduct_SeqBAIJKSPARSE(A, x, z, y, PETSC_FALSE));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatMultTranspose_SeqBAIJKSPARSE(Mat A, Vec x, Vec y)
+{
+  PetscFunctionBegin;
+  PetscCall(MatProduct_SeqBAIJKSPARSE(A, x, NULL, y, PETSC_TRUE));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatMultTransposeAdd_SeqBAIJKSPARSE(Mat A, Vec x, Vec z, Vec y)
+{
+  PetscFunctionBegin;
+  PetscCall(MatProduct_SeqBAIJKSPARSE(A, x, z, y, PETSC_TRUE));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* ---------------------------------------------------------------------------------------------- host changes */
+static inline void MarkHostNewer(Mat A)
+{
+  if (A->offloadmask != PETSC_OFFLOAD_UNALLOCATED) A->offloadmask = PETSC_OFFLOAD_CPU;
+}
+
+static PetscErrorCode MatAssemblyEnd_SeqBAIJKSPARSE(Mat A, MatAssemblyType mode)
+{
+  Mat_SeqBAIJKSPARSE *k = (Mat_SeqBAIJKSPARSE *)A->spptr;
+
+  PetscFunctionBegin;
+  PetscCall((*k->assemblyend)(A, mode));
+  A->offloadmask = PETSC_OFFLOAD_CPU;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatSetValues_SeqBAIJKSPARSE(Mat A, PetscInt m, const PetscInt im[], PetscInt n, const PetscInt in[], const PetscScalar v[], InsertMode is)
+{
+  Mat_SeqBAIJKSPARSE *k = (Mat_SeqBAIJKSPARSE *)A->spptr;
+
+  PetscFunctionBegin;
+  PetscCall((*k->setvalues)(A, m, im, n, in, v, is));
+  MarkHostNewer(A);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatSetValuesBlocked_SeqBAIJKSPARSE(Mat A, PetscInt m, const PetscInt im[], PetscInt n, const PetscInt in[], const PetscScalar v[], InsertMode is)
+{
+  Mat_SeqBAIJKSPARSE *k = (Mat_SeqBAIJKSPARSE *)A->spptr;
+
+  PetscFunctionBegin;
+  PetscCall((*k->setvaluesblocked)(A, m, im, n, in, v, is));
+  MarkHostNewer(A);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatBindToCPU_SeqBAIJKSPARSE(Mat A, PetscBool flg)
+{
+  Mat_SeqBAIJKSPARSE *k = (Mat_SeqBAIJKSPARSE *)A->spptr;
+
+  PetscFunctionBegin;
+  /* the host copy is always current: binding only switches the products (checked at each call) */
+  if (flg) k->kernel = MAT_BAIJKSPARSE_KERNEL_HOST;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* ---------------------------------------------------------------------------------------------- the subclass */
+/* BAIJ conversions that keep working on the subclass (they only read A->data) and are re-exported under the
+   subclass name, so that MatConvert(A, MATAIJ, ...) does not fall back to MatConvert_Basic() */
+static const char *const SeqForwardedTargets[] = {MATSEQAIJ, MATSEQSBAIJ};
+
+static PetscErrorCode MatSeqBAIJSetPreallocation_SeqBAIJKSPARSE(Mat, PetscInt, PetscInt, const PetscInt[]);
+
+static PetscErrorCode MatSeqBAIJKSPARSEComposeFunctions(Mat B, PetscBool set)
+{
+  Mat_SeqBAIJKSPARSE *k = (Mat_SeqBAIJKSPARSE *)B->spptr;
+  char                name[128], base[128];
+
+  PetscFunctionBegin;
+  PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatConvert_seqbaijksparse_seqbaij_C", set ? MatConvert_SeqBAIJKSPARSE_SeqBAIJ : NULL));
+  PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatConvert_seqaij_seqbaijksparse_C", set ? MatConvert_Any_BAIJKSPARSE : NULL));
+  PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatConvert_seqbaij_seqbaijksparse_C", set ? MatConvert_Any_BAIJKSPARSE : NULL));
+  PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatSeqBAIJSetPreallocation_C", set ? MatSeqBAIJSetPreallocation_SeqBAIJKSPARSE : k->setpreallocation));
+  for (size_t i = 0; i < PETSC_STATIC_ARRAY_LENGTH(SeqForwardedTargets); i++) {
+    PetscErrorCode (*f)(Mat, MatType, MatReuse, Mat *) = NULL;
+
+    PetscCall(PetscSNPrintf(name, sizeof(name), "MatConvert_%s_%s_C", MATSEQBAIJKSPARSE, SeqForwardedTargets[i]));
+    if (set) {
+      PetscCall(PetscSNPrintf(base, sizeof(base), "MatConvert_%s_%s_C", MATSEQBAIJ, SeqForwardedTargets[i]));
+      PetscCall(PetscObjectQueryFunction((PetscObject)B, base, &f));
+    }
+    PetscCall(PetscObjectComposeFunction((PetscObject)B, name, f));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Installs our methods, saving BAIJ's; called again after BAIJ's preallocation, which picks bs-specific products */
+#define PBG_OVERRIDE(op, ours) \
+  do { \
+    if (B->ops->op != ours) { \
+      k->op        = B->ops->op; \
+      B->ops->op = ours; \
+    } \
+  } while (0)
+static PetscErrorCode MatSeqBAIJKSPARSEInstallOps(Mat B)
+{
+  Mat_SeqBAIJKSPARSE *k = (Mat_SeqBAIJKSPARSE *)B->spptr;
+
+  PetscFunctionBegin;
+  PBG_OVERRIDE(mult, MatMult_SeqBAIJKSPARSE);
+  PBG_OVERRIDE(multadd, MatMultAdd_SeqBAIJKSPARSE);
+  PBG_OVERRIDE(multtranspose, MatMultTranspose_SeqBAIJKSPARSE);
+  PBG_OVERRIDE(multtransposeadd, MatMultTransposeAdd_SeqBAIJKSPARSE);
+  PBG_OVERRIDE(assemblyend, MatAssemblyEnd_SeqBAIJKSPARSE);
+  PBG_OVERRIDE(setvalues, MatSetValues_SeqBAIJKSPARSE);
+  PBG_OVERRIDE(setvaluesblocked, MatSetValuesBlocked_SeqBAIJKSPARSE);
+  PBG_OVERRIDE(setfromoptions, MatSetFromOptions_SeqBAIJKSPARSE);
+  PBG_OVERRIDE(bindtocpu, MatBindToCPU_SeqBAIJKSPARSE);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+#undef PBG_OVERRIDE
+
+static PetscErrorCode MatSeqBAIJSetPreallocation_SeqBAIJKSPARSE(Mat B, PetscInt bs, PetscInt nz, const PetscInt nnz[])
+{
+  Mat_SeqBAIJKSPARSE *k = (Mat_SeqBAIJKSPARSE *)B->spptr;
+
+  PetscFunctionBegin;
+  PetscCall((*k->setpreallocation)(B, bs, nz, nnz));
+  PetscCall(MatSeqBAIJKSPARSEInstallOps(B));
+  B->offloadmask = PETSC_OFFLOAD_CPU;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatDestroy_SeqBAIJKSPARSE(Mat A)
+{
+  Mat_SeqBAIJKSPARSE *k = (Mat_SeqBAIJKSPARSE *)A->spptr;
+  PetscErrorCode (*destroy)(Mat);
+
+  PetscFunctionBegin;
+  PetscCheck(k, PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s matrix without its private data", MATSEQBAIJKSPARSE);
+  destroy = k->destroy;
+  PetscCall(MatSeqBAIJKSPARSEComposeFunctions(A, PETSC_FALSE));
+  PetscCall(MatSeqBAIJKSPARSEDeviceDestroy(&k->dev));
+  PetscCall(PetscFree(A->spptr));
+  /* what remains is a MATSEQBAIJ: let BAIJ free it */
+  PetscCall(PetscObjectChangeTypeName((PetscObject)A, MATSEQBAIJ));
+  PetscCall((*destroy)(A));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* BAIJ's duplicate creates a MATSEQBAIJ: subclass the result in place, with the same options */
+static PetscErrorCode MatDuplicate_SeqBAIJKSPARSE(Mat A, MatDuplicateOption op, Mat *M)
+{
+  Mat_SeqBAIJKSPARSE *k = (Mat_SeqBAIJKSPARSE *)A->spptr, *kn;
+
+  PetscFunctionBegin;
+  PetscCall((*k->duplicate)(A, op, M));
+  /* BAIJ's duplicate copied A's composed functions, ours among them: give the copy BAIJ's preallocation back */
+  PetscCall(PetscObjectComposeFunction((PetscObject)*M, "MatSeqBAIJSetPreallocation_C", k->setpreallocation));
+  PetscCall(MatConvert_SeqBAIJ_SeqBAIJKSPARSE(*M, MATSEQBAIJKSPARSE, MAT_INPLACE_MATRIX, M));
+  kn = (Mat_SeqBAIJKSPARSE *)(*M)->spptr;
+  kn->opts = k->opts;
+  /* BAIJ's duplicate keeps the generic host products; take the block-size-specific ones of A (same layout) */
+  kn->mult    = k->mult;
+  kn->multadd = k->multadd;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode MatBAIJKSPARSEGetStats_Private(Mat Ad, Mat Ao, MatBAIJKSPARSEStats *s)
+{
+  const PetscInt *ia, *ja, *ib = NULL, *jb = NULL;
+  PetscInt        n, nb = 0;
+  PetscBool       done;
+
+  PetscFunctionBegin;
+  PetscCall(PetscMemzero(s, sizeof(*s)));
+  PetscCall(MatGetBlockSize(Ad, &s->bs));
+  PetscCall(MatGetRowIJ(Ad, 0, PETSC_FALSE, PETSC_TRUE, &n, &ia, &ja, &done));
+  PetscCheck(done, PETSC_COMM_SELF, PETSC_ERR_SUP, "Cannot get the block rows of a %s matrix", ((PetscObject)Ad)->type_name);
+  if (Ao) {
+    PetscCall(MatGetRowIJ(Ao, 0, PETSC_FALSE, PETSC_TRUE, &nb, &ib, &jb, &done));
+    PetscCheck(done, PETSC_COMM_SELF, PETSC_ERR_SUP, "Cannot get the block rows of a %s matrix", ((PetscObject)Ao)->type_name);
+    PetscCheck(nb == n, PETSC_COMM_SELF, PETSC_ERR_PLIB, "Diagonal part has %" PetscInt_FMT " block rows, off-diagonal part %" PetscInt_FMT, n, nb);
+  }
+  s->mbs       = n;
+  s->minblocks = PETSC_INT_MAX;
+  for (PetscInt i = 0; i < n; i++) {
+    PetscInt len = ia[i + 1] - ia[i] + (ib ? ib[i + 1] - ib[i] : 0);
+
+    s->nblocks += len;
+    s->minblocks = PetscMin(s->minblocks, len);
+    s->maxblocks = PetscMax(s->maxblocks, len);
+    if (!len) s->nempty++;
+  }
+  PetscCall(MatRestoreRowIJ(Ad, 0, PETSC_FALSE, PETSC_TRUE, &n, &ia, &ja, &done));
+  if (Ao) PetscCall(MatRestoreRowIJ(Ao, 0, PETSC_FALSE, PETSC_TRUE, &nb, &ib, &jb, &done));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode MatBAIJKSPARSEViewStats_Private(PetscViewer viewer, const MatBAIJKSPARSEStats *s)
+{
+  PetscFunctionBegin;
+  PetscCall(PetscViewerASCIIPrintf(viewer, "baijksparse: bs %" PetscInt_FMT ", block rows %" PetscInt_FMT ", nonzero blocks %" PetscInt_FMT "\n", s->bs, s->mbs, s->nblocks));
+  PetscCall(PetscViewerASCIIPrintf(viewer, "baijksparse: blocks per block row: min %" PetscInt_FMT ", mean %.2f, max %" PetscInt_FMT "; empty block rows %" PetscInt_FMT "\n", s->mbs ? s->minblocks : 0,
+                                   s->mbs ? (double)s->nblocks / (double)s->mbs : 0.0, s->maxblocks, s->nempty));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static void DescribeParams(const MatBAIJKSPARSEParams *p, int bs, char *buf, size_t len)
+{
+  switch (p->kernel) {
+  case MAT_BAIJKSPARSE_KERNEL_SCALAR:
+    snprintf(buf, len, "%d lanes per row, %d warps per thread block", p->lanes, p->warps);
+    break;
+  case MAT_BAIJKSPARSE_KERNEL_K1:
+    snprintf(buf, len, "%d lanes per block row, %d blocks per load, %d warps per thread block", p->lanes, p->lanes / (bs * bs), p->warps);
+    break;
+  case MAT_BAIJKSPARSE_KERNEL_K2: {
+    const int ntg = (bs + p->ept - 1) / p->ept;
+    snprintf(buf, len, "ept %d, thread array nb %d x N_tg %d, %d warp(s) per block row, %d block rows per thread block", p->ept, 32 * p->warps / ntg, ntg, p->warps, p->teams);
+  } break;
+  case MAT_BAIJKSPARSE_KERNEL_K3:
+    snprintf(buf, len, "ept %d, %d thread blocks per block row, %d warps per thread block", p->ept, (bs + 32 * p->ept - 1) / (32 * p->ept), p->warps);
+    break;
+  default:
+    snprintf(buf, len, "-");
+  }
+}
+
+PetscErrorCode MatSeqBAIJKSPARSEViewKernel_Private(Mat A, PetscViewer viewer, const char *what)
+{
+  Mat_SeqBAIJKSPARSE *k = (Mat_SeqBAIJKSPARSE *)A->spptr;
+  PetscBool           avail, done;
+  const PetscInt     *ia, *ja;
+  PetscInt            mbs;
+  Choice              c;
+  char                buf[256];
+
+  PetscFunctionBegin;
+  PetscCall(PetscBlockGPUDeviceAvailable(&avail));
+  if (!avail || A->boundtocpu) {
+    PetscCall(PetscViewerASCIIPrintf(viewer, "baijksparse: %sMatMult: host BAIJ kernels (%s)\n", what, !avail ? "no CUDA device" : "bound to the CPU"));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  if (!A->assembled) {
+    PetscCall(PetscViewerASCIIPrintf(viewer, "baijksparse: %sMatMult: GPU kernels, chosen at assembly\n", what));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  PetscCall(PetscDeviceInitialize(PETSC_DEVICE_CUDA));
+  PetscCall(MatGetRowIJ(A, 0, PETSC_FALSE, PETSC_TRUE, &mbs, &ia, &ja, &done));
+  PetscCheck(done, PETSC_COMM_SELF, PETSC_ERR_PLIB, "Cannot get the block rows of the %s matrix", MATSEQBAIJKSPARSE);
+  PetscCall(MatSeqBAIJKSPARSEChoose(A, mbs, ia, &c));
+  DescribeParams(&c.p, (int)A->rmap->bs, buf, sizeof(buf));
+  PetscCall(PetscViewerASCIIPrintf(viewer, "baijksparse: %sMatMult: GPU kernel %s (%s; parameters from %s%s%s)\n", what, MatBAIJKSPARSEKernels[c.p.kernel], buf, c.source, PBGTableUsed[0] ? ": " : "", PBGTableUsed[0] && c.source[0] == 't' ? PBGTableUsed : ""));
+  if (c.balanced) {
+    PetscInt nsplit = 0, nseg = 0;
+
+    for (PetscInt r = 0; r < mbs; r++) {
+      PetscInt len = ia[r + 1] - ia[r];
+
+      if (len > c.lambda) {
+        nsplit++;
+        nseg += (len + c.lambda - 1) / c.lambda;
+      } else nseg++;
+    }
+    PetscCall(PetscViewerASCIIPrintf(viewer, "baijksparse: %srows balanced: yes (lambda %" PetscInt_FMT " blocks; %" PetscInt_FMT " block rows split, %" PetscInt_FMT " segments)\n", what, c.lambda, nsplit, nseg));
+  } else PetscCall(PetscViewerASCIIPrintf(viewer, "baijksparse: %srows balanced: no (longest block row %" PetscInt_FMT " blocks, lambda %" PetscInt_FMT ")\n", what, c.maxlen, c.lambda));
+  PetscCall(MatRestoreRowIJ(A, 0, PETSC_FALSE, PETSC_TRUE, &mbs, &ia, &ja, &done));
+  if (k->dev) PetscCall(PetscViewerASCIIPrintf(viewer, "baijksparse: %scopies to the GPU: %" PetscInt_FMT ", device copy %s\n", what, k->dev->ncopies, A->offloadmask == PETSC_OFFLOAD_BOTH ? "current" : "stale (host newer)"));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatView_SeqBAIJKSPARSE(Mat A, PetscViewer viewer)
+{
+  Mat_SeqBAIJKSPARSE *k = (Mat_SeqBAIJKSPARSE *)A->spptr;
+  PetscBool           isascii;
+  PetscViewerFormat   format;
+
+  PetscFunctionBegin;
+  PetscCall(PetscObjectTypeCompare((PetscObject)viewer, PETSCVIEWERASCII, &isascii));
+  PetscCall(PetscViewerGetFormat(viewer, &format));
+  if (isascii && (format == PETSC_VIEWER_ASCII_INFO || format == PETSC_VIEWER_ASCII_INFO_DETAIL)) {
+    MatBAIJKSPARSEStats s;
+
+    PetscCall(MatBAIJKSPARSEGetStats_Private(A, NULL, &s));
+    PetscCall(MatBAIJKSPARSEViewStats_Private(viewer, &s));
+    PetscCall(MatSeqBAIJKSPARSEViewKernel_Private(A, viewer, ""));
+  }
+  PetscCall((*k->view)(A, viewer));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Strips the subclass: B goes back to a plain MATSEQBAIJ */
+PetscErrorCode MatConvert_SeqBAIJKSPARSE_SeqBAIJ(Mat A, MatType type, MatReuse reuse, Mat *newmat)
+{
+  Mat                 B = *newmat;
+  Mat_SeqBAIJKSPARSE *k;
+  PetscBool           flg;
+
+  PetscFunctionBegin;
+  PetscCall(PetscObjectTypeCompare((PetscObject)A, MATSEQBAIJKSPARSE, &flg));
+  PetscCheck(flg, PetscObjectComm((PetscObject)A), PETSC_ERR_ARG_WRONG, "Expected a %s matrix, not %s", MATSEQBAIJKSPARSE, ((PetscObject)A)->type_name);
+  if (reuse == MAT_REUSE_MATRIX) {
+    PetscValidHeaderSpecific(B, MAT_CLASSID, 4);
+    PetscCall(PetscObjectTypeCompare((PetscObject)B, MATSEQBAIJ, &flg));
+    PetscCheck(flg, PetscObjectComm((PetscObject)A), PETSC_ERR_ARG_WRONG, "MAT_REUSE_MATRIX: the matrix to reuse must be %s, not %s", MATSEQBAIJ, ((PetscObject)B)->type_name);
+    PetscCall(MatCopy(A, B, SAME_NONZERO_PATTERN));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  if (reuse == MAT_INITIAL_MATRIX) PetscCall(MatDuplicate(A, MAT_COPY_VALUES, &B));
+  else PetscCheck(B == A, PetscObjectComm((PetscObject)A), PETSC_ERR_ARG_WRONG, "MAT_INPLACE_MATRIX requires the same input and output matrix");
+  PetscCheck(!B->hash_active, PetscObjectComm((PetscObject)A), PETSC_ERR_ARG_WRONGSTATE, "Cannot convert a matrix during hash-based assembly; assemble it first");
+  k = (Mat_SeqBAIJKSPARSE *)B->spptr;
+  PetscCheck(k, PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s matrix without its private data", MATSEQBAIJKSPARSE);
+  B->ops->destroy          = k->destroy;
+  B->ops->duplicate        = k->duplicate;
+  B->ops->view             = k->view;
+  B->ops->convertfrom      = k->convertfrom;
+  B->ops->mult             = k->mult;
+  B->ops->multadd          = k->multadd;
+  B->ops->multtranspose    = k->multtranspose;
+  B->ops->multtransposeadd = k->multtransposeadd;
+  B->ops->assemblyend      = k->assemblyend;
+  B->ops->setvalues        = k->setvalues;
+  B->ops->setvaluesblocked = k->setvaluesblocked;
+  B->ops->setfromoptions   = k->setfromoptions;
+  B->ops->bindtocpu        = k->bindtocpu;
+  PetscCall(MatSeqBAIJKSPARSEComposeFunctions(B, PETSC_FALSE));
+  PetscCall(MatSeqBAIJKSPARSEDeviceDestroy(&k->dev));
+  PetscCall(PetscFree(B->spptr));
+  PetscCall(PetscFree(B->defaultvectype));
+  PetscCall(PetscStrallocpy(VECSTANDARD, &B->defaultvectype));
+  B->offloadmask = PETSC_OFFLOAD_UNALLOCATED;
+  PetscCall(PetscObjectChangeTypeName((PetscObject)B, MATSEQBAIJ));
+  *newmat = B;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Subclasses a MATSEQBAIJ (assembled or not, preallocated or not) in place */
+PetscErrorCode MatConvert_SeqBAIJ_SeqBAIJKSPARSE(Mat A, MatType type, MatReuse reuse, Mat *newmat)
+{
+  Mat                 B = *newmat;
+  Mat_SeqBAIJKSPARSE *k;
+  PetscBool           flg, avail;
+
+  PetscFunctionBegin;
+  PetscCall(PetscObjectTypeCompareAny((PetscObject)A, &flg, MATSEQBAIJ, MATSEQBAIJKSPARSE, ""));
+  PetscCheck(flg, PetscObjectComm((PetscObject)A), PETSC_ERR_ARG_WRONG, "Converts %s matrices, not %s; use MatConvert()", MATSEQBAIJ, ((PetscObject)A)->type_name);
+  if (reuse == MAT_REUSE_MATRIX) {
+    PetscValidHeaderSpecific(B, MAT_CLASSID, 4);
+    PetscCall(PetscObjectTypeCompare((PetscObject)B, MATSEQBAIJKSPARSE, &flg));
+    PetscCheck(flg, PetscObjectComm((PetscObject)A), PETSC_ERR_ARG_WRONG, "MAT_REUSE_MATRIX: the matrix to reuse must be %s, not %s", MATSEQBAIJKSPARSE, ((PetscObject)B)->type_name);
+    PetscCall(MatCopy(A, B, SAME_NONZERO_PATTERN));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  if (reuse == MAT_INITIAL_MATRIX) PetscCall(MatDuplicate(A, MAT_COPY_VALUES, &B));
+  else PetscCheck(B == A, PetscObjectComm((PetscObject)A), PETSC_ERR_ARG_WRONG, "MAT_INPLACE_MATRIX requires the same input and output matrix");
+  PetscCall(PetscObjectTypeCompare((PetscObject)B, MATSEQBAIJKSPARSE, &flg));
+  if (!flg) {
+    /* the hash-based assembly saves the methods and puts them back at its end, which would undo ours */
+    PetscCheck(!B->hash_active, PetscObjectComm((PetscObject)A), PETSC_ERR_ARG_WRONGSTATE, "Cannot convert a matrix during hash-based assembly; assemble it first");
+    PetscCheck(!B->spptr, PETSC_COMM_SELF, PETSC_ERR_PLIB, "Mat->spptr of the %s matrix is already in use", ((PetscObject)B)->type_name);
+    PetscCall(PetscNew(&k));
+    k->destroy     = B->ops->destroy;
+    k->duplicate   = B->ops->duplicate;
+    k->view        = B->ops->view;
+    k->convertfrom = B->ops->convertfrom;
+    k->kernel      = MAT_BAIJKSPARSE_KERNEL_HOST;
+    k->opts.kernel = MAT_BAIJKSPARSE_KERNEL_AUTO;
+    k->opts.balance = MAT_BAIJKSPARSE_BALANCE_AUTO;
+    PetscCall(PetscObjectQueryFunction((PetscObject)B, "MatSeqBAIJSetPreallocation_C", &k->setpreallocation));
+    PetscCheck(k->setpreallocation && k->setpreallocation != MatSeqBAIJSetPreallocation_SeqBAIJKSPARSE, PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s matrix without BAIJ's MatSeqBAIJSetPreallocation_C", MATSEQBAIJ);
+    B->spptr = k;
+
+    B->ops->destroy     = MatDestroy_SeqBAIJKSPARSE;
+    B->ops->duplicate   = MatDuplicate_SeqBAIJKSPARSE;
+    B->ops->view        = MatView_SeqBAIJKSPARSE;
+    B->ops->convertfrom = MatConvert_Any_BAIJKSPARSE;
+    PetscCall(MatSeqBAIJKSPARSEInstallOps(B));
+    PetscCall(MatSeqBAIJKSPARSEComposeFunctions(B, PETSC_TRUE));
+    PetscCall(PetscBlockGPUDeviceAvailable(&avail));
+    if (avail) { /* a device: vectors from MatCreateVecs() live there, and the matrix is not bound to the CPU */
+      PetscCall(PetscFree(B->defaultvectype));
+      PetscCall(PetscStrallocpy(VECCUDA, &B->defaultvectype));
+      B->boundtocpu = PETSC_FALSE;
+    }
+    B->offloadmask = PETSC_OFFLOAD_CPU;
+    PetscCall(PetscObjectChangeTypeName((PetscObject)B, MATSEQBAIJKSPARSE));
+  }
+  *newmat = B;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode MatConvert_Any_BAIJKSPARSE(Mat A, MatType type, MatReuse reuse, Mat *newmat)
+{
+  MPI_Comm    comm = PetscObjectComm((PetscObject)A);
+  PetscMPIInt size;
+  PetscBool   ismpi, flg, isk, isbase;
+  MatType     base, ktype;
+
+  PetscFunctionBegin;
+  PetscCallMPI(MPI_Comm_size(comm, &size));
+  PetscCall(PetscStrbeginswith(((PetscObject)A)->type_name, "mpi", &ismpi));
+  if (size > 1) ismpi = PETSC_TRUE;
+  base  = ismpi ? MATMPIBAIJ : MATSEQBAIJ;
+  ktype = ismpi ? MATMPIBAIJKSPARSE : MATSEQBAIJKSPARSE;
+  PetscCall(PetscStrcmpAny(type, &flg, MATBAIJKSPARSE, ktype, ""));
+  PetscCheck(flg, comm, PETSC_ERR_SUP, "Cannot convert a %s matrix to %s: use %s or %s", ((PetscObject)A)->type_name, type, MATBAIJKSPARSE, ktype);
+  PetscCall(PetscObjectTypeCompare((PetscObject)A, ktype, &isk));
+  PetscCall(PetscObjectTypeCompare((PetscObject)A, base, &isbase));
+
+  if (reuse == MAT_REUSE_MATRIX) {
+    Mat B = *newmat, T;
+
+    PetscValidHeaderSpecific(B, MAT_CLASSID, 4);
+    PetscCall(PetscObjectTypeCompare((PetscObject)B, ktype, &flg));
+    PetscCheck(flg, comm, PETSC_ERR_ARG_WRONG, "MAT_REUSE_MATRIX: the matrix to reuse must be %s, not %s", ktype, ((PetscObject)B)->type_name);
+    PetscCheck(A->rmap->N == B->rmap->N && A->cmap->N == B->cmap->N && A->rmap->n == B->rmap->n && A->cmap->n == B->cmap->n, comm, PETSC_ERR_ARG_SIZ,
+               "MAT_REUSE_MATRIX: the matrix to reuse is %" PetscInt_FMT " x %" PetscInt_FMT " (local %" PetscInt_FMT " x %" PetscInt_FMT "), the input %" PetscInt_FMT " x %" PetscInt_FMT " (local %" PetscInt_FMT " x %" PetscInt_FMT ")",
+               B->rmap->N, B->cmap->N, B->rmap->n, B->cmap->n, A->rmap->N, A->cmap->N, A->rmap->n, A->cmap->n);
+    PetscCheck(A->rmap->bs == B->rmap->bs, comm, PETSC_ERR_ARG_SIZ, "MAT_REUSE_MATRIX: the matrix to reuse has block size %" PetscInt_FMT ", the input %" PetscInt_FMT, B->rmap->bs, A->rmap->bs);
+    if (isk || isbase) PetscCall(MatCopy(A, B, SAME_NONZERO_PATTERN));
+    else {
+      PetscCall(MatConvert(A, base, MAT_INITIAL_MATRIX, &T));
+      PetscCall(MatCopy(T, B, SAME_NONZERO_PATTERN));
+      PetscCall(MatDestroy(&T));
+    }
+  } else if (reuse == MAT_INITIAL_MATRIX) {
+    Mat B;
+
+    if (isk || isbase) PetscCall(MatDuplicate(A, MAT_COPY_VALUES, &B));
+    else PetscCall(MatConvert(A, base, MAT_INITIAL_MATRIX, &B));
+    if (ismpi) PetscCall(MatConvert_MPIBAIJ_MPIBAIJKSPARSE(B, ktype, MAT_INPLACE_MATRIX, &B));
+    else PetscCall(MatConvert_SeqBAIJ_SeqBAIJKSPARSE(B, ktype, MAT_INPLACE_MATRIX, &B));
+    *newmat = B;
+  } else {
+    PetscCheck(*newmat == A, comm, PETSC_ERR_ARG_WRONG, "MAT_INPLACE_MATRIX requires the same input and output matrix");
+    if (!isk) {
+      if (!isbase) PetscCall(MatConvert(A, base, MAT_INPLACE_MATRIX, &A)); /* MatHeaderReplace(): same object */
+      if (ismpi) PetscCall(MatConvert_MPIBAIJ_MPIBAIJKSPARSE(A, ktype, MAT_INPLACE_MATRIX, &A));
+      else PetscCall(MatConvert_SeqBAIJ_SeqBAIJKSPARSE(A, ktype, MAT_INPLACE_MATRIX, &A));
+    }
+    *newmat = A;
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*MC
+   MATSEQBAIJKSPARSE - "seqbaijksparse" - A sequential block sparse (BSR) matrix, `MATSEQBAIJ` subclassed so that
+   `MatMult()` runs block-size-specialised GPU kernels (after Abdelfattah, Ltaief, Keyes and Dongarra, "KSPARSE").
+
+   Options Database Keys:
++ -mat_type seqbaijksparse              - sets the matrix type to `MATSEQBAIJKSPARSE` during a call to `MatSetFromOptions()`
+. -mat_baijksparse_kernel <auto>        - auto, scalar (bs 1), k1 (bs 1-5), k2 (bs 2-45), k3 (any bs)
+. -mat_baijksparse_balance <auto>       - auto, on, off: split block rows longer than lambda into segments
+. -mat_baijksparse_lambda <0>           - longest segment in blocks (0: max(32, 4 x the mean block row length))
+. -mat_baijksparse_ept <0>              - K2, K3: rows of a block per thread
+. -mat_baijksparse_warps <0>            - K2: warps per block row; scalar, K1, K3: warps per thread block
+. -mat_baijksparse_teams <0>            - K2: block rows per thread block
+. -mat_baijksparse_lanes <0>            - scalar kernel: lanes per row (2-32); K1: lanes per block row (8, 16, 32)
+- -mat_baijksparse_tuning_file <file>   - the tuning table (default conf/baijksparse_tuning_sm<XY>.txt next to the library's directory; none: built-in defaults)
+
+   Level: beginner
+
+   Notes:
+   The storage, assembly and every operation are those of `MATSEQBAIJ`; the matrix can be converted to and from
+   `MATSEQBAIJ` in place, and `MatConvert()` from `MATSEQAIJ` keeps the block size set on the AIJ matrix.
+
+   With a CUDA device, `MatCreateVecs()` gives `VECCUDA` vectors and `MatMult()`, `MatMultAdd()`, `MatMultTranspose()`
+   and `MatMultTransposeAdd()` on device vectors run on the GPU: the BSR arrays (32-bit indices, blocks column-major as
+   BAIJ stores them) are copied to the device at the first product and again whenever the host copy changed
+   (`MatSetValues()`, assembly, `MatScale()`, `MatShift()`, `MatZeroEntries()`, `MatCopy()`, ...: every operation other than
+   the products runs on the host). The kernels: bs 1 a group of lanes per row; K1 (bs 2-5) truncated warps reading several
+   whole blocks per load; K2 (bs 6-45) thread arrays nb x N_tg with ept rows per thread and double buffering; K3 (bs > 45)
+   a 2-D grid where several thread blocks share a block row. Parameters come from the tuning table of the GPU
+   architecture, else built-in defaults; the options above override them. Block rows longer than lambda are split into
+   segments whose partial results a reduction kernel adds up. The transposed products use a simple kernel with
+   atomicAdd() (their last bits may vary from run to run).
+
+   Without a device, when bound to the CPU (`MatBindToCPU()`), or with host vectors, the products are `MATSEQBAIJ`'s host
+   kernels. `MatView()` with `PETSC_VIEWER_ASCII_INFO` prints the block-row statistics, the kernel and its parameters,
+   and whether rows are balanced.
+
+.seealso: [](ch_matrices), `Mat`, `MATBAIJKSPARSE`, `MATMPIBAIJKSPARSE`, `MATSEQBAIJ`, `MatCreateBAIJKSPARSE()`
+M*/
+PetscErrorCode MatCreate_SeqBAIJKSPARSE(Mat A)
+{
+  PetscFunctionBegin;
+  PetscCall(MatSetType(A, MATSEQBAIJ));
+  PetscCall(MatConvert_SeqBAIJ_SeqBAIJKSPARSE(A, MATSEQBAIJKSPARSE, MAT_INPLACE_MATRIX, &A));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*MC
+   MATBAIJKSPARSE - "baijksparse" - A block sparse (BSR) matrix whose `MatMult()` is meant to run block-size-specialised
+   GPU kernels: `MATSEQBAIJKSPARSE` on a single-process communicator and `MATMPIBAIJKSPARSE` otherwise.
+
+   Options Database Keys:
++ -mat_type baijksparse    - sets the matrix type to `MATBAIJKSPARSE` during a call to `MatSetFromOptions()`
+- -dm_mat_type baijksparse - makes `DMCreateMatrix()` of a `DMDA` (with dof > 1, dimension 2 or 3) create a `MATBAIJKSPARSE` matrix
+
+   Level: beginner
+
+   Notes:
+   It is `MATBAIJ` subclassed in place: preallocation (`MatXAIJSetPreallocation()`, `MatSeqBAIJSetPreallocation()`,
+   `MatMPIBAIJSetPreallocation()`), assembly and all other operations are `MATBAIJ`'s. `MatConvert()` to it works from
+   `MATAIJ` (keeping the block size of the AIJ matrix), `MATBAIJ` and other types that convert to `MATBAIJ`; converting
+   back to `MATBAIJ` is done in place.
+
+   With a CUDA device the products run on the GPU on device vectors (see `MATSEQBAIJKSPARSE` for the kernels and the
+   -mat_baijksparse_* options; `MATMPIBAIJKSPARSE` overlaps the ghost exchange with the product of the diagonal part);
+   without one, or when bound to the CPU, they are `MATBAIJ`'s host kernels. `MatView()` with `PETSC_VIEWER_ASCII_INFO`
+   prints the block-row statistics (block size, block rows, nonzero blocks, minimum, mean and maximum blocks per block
+   row, empty block rows) and the kernel `MatMult()` uses with its parameters.
+
+   Applications that load petscblockgpu with `-dll_append` reach this type through `-mat_type` and `MatSetType()`;
+   those that link it call `PetscBlockGPUInitializePackage()` first.
+
+.seealso: [](ch_matrices), `Mat`, `MATSEQBAIJKSPARSE`, `MATMPIBAIJKSPARSE`, `MATBAIJ`, `MatCreateBAIJKSPARSE()`, `PCVBJACOBI`
+M*/
+PetscErrorCode MatCreate_BAIJKSPARSE(Mat A)
+{
+  PetscMPIInt size;
+
+  PetscFunctionBegin;
+  PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)A), &size));
+  PetscCall(MatSetType(A, size == 1 ? MATSEQBAIJKSPARSE : MATMPIBAIJKSPARSE));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
+  MatCreateBAIJKSPARSE - Creates a sparse block matrix of type `MATBAIJKSPARSE` (`MATSEQBAIJKSPARSE` on one process,
+  `MATMPIBAIJKSPARSE` otherwise), with the arguments of `MatCreateBAIJ()`
+
+  Collective
+
+  Input Parameters:
++ comm  - MPI communicator
+. bs    - size of the (square) blocks
+. m     - number of local rows (or `PETSC_DECIDE` to have it calculated if `M` is given)
+. n     - number of local columns (or `PETSC_DECIDE` to have it calculated if `N` is given)
+. M     - number of global rows (or `PETSC_DETERMINE` to have it calculated if `m` is given)
+. N     - number of global columns (or `PETSC_DETERMINE` to have it calculated if `n` is given)
+. d_nz  - number of nonzero blocks per block row in the diagonal portion of the local submatrix (same for all local rows)
+. d_nnz - number of nonzero blocks in each block row of the diagonal portion of the local submatrix, or `NULL`
+. o_nz  - number of nonzero blocks per block row in the off-diagonal portion of the local submatrix (same for all local rows)
+- o_nnz - number of nonzero blocks in each block row of the off-diagonal portion of the local submatrix, or `NULL`
+
+  Output Parameter:
+. A - the matrix
+
+  Level: intermediate
+
+  Notes:
+  On a single process `o_nz` and `o_nnz` are ignored, as with `MatCreateBAIJ()`. The local and global sizes must be
+  multiples of `bs`.
+
+  It is recommended to use `MatCreate()`, `MatSetType()` (or `-mat_type baijksparse` with `MatSetFromOptions()`) and
+  `MatXAIJSetPreallocation()` instead.
+
+  See `MATBAIJKSPARSE` for where the products run.
+
+.seealso: [](ch_matrices), `Mat`, `MATBAIJKSPARSE`, `MATSEQBAIJKSPARSE`, `MATMPIBAIJKSPARSE`, `MatCreateBAIJ()`, `MatXAIJSetPreallocation()`
+@*/
+PetscErrorCode MatCreateBAIJKSPARSE(MPI_Comm comm, PetscInt bs, PetscInt m, PetscInt n, PetscInt M, PetscInt N, PetscInt d_nz, const PetscInt d_nnz[], PetscInt o_nz, const PetscInt o_nnz[], Mat *A)
+{
+  PetscMPIInt size;
+
+  PetscFunctionBegin;
+  PetscAssertPointer(A, 11);
+  PetscCheck(bs >= 1, comm, PETSC_ERR_ARG_OUTOFRANGE, "Block size %" PetscInt_FMT " must be positive", bs);
+  PetscCall(MatCreate(comm, A));
+  PetscCall(MatSetSizes(*A, m, n, M, N));
+  PetscCallMPI(MPI_Comm_size(comm, &size));
+  if (size > 1) {
+    PetscCall(MatSetType(*A, MATMPIBAIJKSPARSE));
+    PetscCall(MatMPIBAIJSetPreallocation(*A, bs, d_nz, d_nnz, o_nz, o_nnz));
+  } else {
+    PetscCall(MatSetType(*A, MATSEQBAIJKSPARSE));
+    PetscCall(MatSeqBAIJSetPreallocation(*A, bs, d_nz, d_nnz));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}

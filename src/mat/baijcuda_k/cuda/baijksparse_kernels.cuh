@@ -1,0 +1,333 @@
+/* Device code of MATSEQBAIJKSPARSE: the BSR SpMV kernel templates after Abdelfattah, Ltaief, Keyes and Dongarra,
+   "Performance optimization of SpMV for multi-component PDE-based applications using GPUs" (CCPE 2016, KSPARSE).
+   Included by the .cu files of this directory, each of which instantiates its share of the templates.
+
+   Storage (BAIJ's): block k of the block row r holds bs x bs values column-major at val[k*bs*bs ...]; entry
+   (i, j) of the block is val[k*bs*bs + j*bs + i] and multiplies x[colidx[k]*bs + j] into y[r*bs + i].
+
+   Every kernel processes "work items": block rows, or with balanced rows segments of them (see
+   MatBAIJKSPARSEDevice). A work item whose row is complete writes y (+ z) directly; a segment of a split row
+   writes its partial sums to work[], which MatBAIJKSPARSEReduce_CUDA() combines. x and the indices are read
+   through the read-only data cache (__ldg). No kernel returns early: the warp-synchronous steps (shuffles,
+   __syncwarp, named barriers) are reached by every thread of the warp or team. */
+#pragma once
+
+#include <petscblockgpu/private/baijksparsecuda.h>
+#include <petscdevice_cuda.h>
+
+namespace pbg
+{
+namespace baijk
+{
+
+typedef PetscScalar Scalar;
+static_assert(sizeof(PetscScalar) == sizeof(PetscReal), "MATBAIJKSPARSE device kernels support real scalars only");
+
+/* A work item: blocks [beg, end) of the block row; out >= 0: the block row, < 0: -(slot+1) */
+struct Item {
+  int beg, end, out;
+};
+
+__device__ __forceinline__ Item GetItem(const MatBAIJKSPARSEMultArgs &a, int w)
+{
+  Item it;
+  if (w >= a.nwork) {
+    it.beg = it.end = 0;
+    it.out = 0;
+  } else if (a.segptr) {
+    it.beg = __ldg(a.segptr + w);
+    it.end = __ldg(a.segptr + w + 1);
+    it.out = __ldg(a.segrow + w);
+  } else {
+    it.beg = __ldg(a.rowptr + w);
+    it.end = __ldg(a.rowptr + w + 1);
+    it.out = w;
+  }
+  return it;
+}
+
+/* Stores the sum s of component i of the work item */
+__device__ __forceinline__ void Store(const MatBAIJKSPARSEMultArgs &a, int out, int bs, int i, Scalar s)
+{
+  if (out >= 0) {
+    const size_t o = (size_t)out * bs + i;
+    a.y[o]         = a.z ? s + a.z[o] : s;
+  } else a.work[(size_t)(-out - 1) * bs + i] = s;
+}
+
+/* ------------------------------------------------------------------ bs = 1: G lanes per row (CSR) */
+template <int G>
+__global__ void __launch_bounds__(1024) ScalarKernel(const MatBAIJKSPARSEMultArgs a)
+{
+  const int   lane  = threadIdx.x % G;
+  const int   w     = blockIdx.x * (blockDim.x / G) + threadIdx.x / G;
+  const Item  it    = GetItem(a, w);
+  const int  *col   = a.colidx;
+  const Scalar *val = a.val;
+  Scalar      s     = 0;
+
+  for (int k = it.beg + lane; k < it.end; k += G) s += val[k] * __ldg(a.x + __ldg(col + k));
+#pragma unroll
+  for (int off = G / 2; off > 0; off /= 2) s += __shfl_down_sync(0xffffffffu, s, off, G);
+  if (w < a.nwork && lane == 0) Store(a, it.out, 1, 0, s);
+}
+
+/* ------------------------------------------------------------------ K1: bs 1..5, truncated (sub-)warps
+   A sub-warp of S lanes (S = 8, 16 or 32, S >= bs^2; 32/S work items per warp) takes one work item; nb = floor(S / bs^2)
+   whole blocks per load: lane l < nb*bs^2 of the sub-warp owns element e = l % bs^2 (row i = l % bs, column
+   j = (l % bs^2) / bs) of block l / bs^2, so one load instruction reads nb consecutive blocks, coalesced. The lanes of
+   the same row i (l = i + bs*m) are summed through shared memory. */
+template <int BS, int S>
+__global__ void __launch_bounds__(1024) K1Kernel(const MatBAIJKSPARSEMultArgs a)
+{
+  constexpr int BS2  = BS * BS;
+  constexpr int NB   = S / BS2;
+  constexpr int USED = NB * BS2;
+  static_assert(NB >= 1 && 32 % S == 0, "K1: the sub-warp must hold a block");
+  __shared__ Scalar red[32][33];
+  const int     lane = threadIdx.x & 31, wib = threadIdx.x >> 5, sub = lane / S, sl = lane % S;
+  const int     w    = (blockIdx.x * (blockDim.x >> 5) + wib) * (32 / S) + sub;
+  const Item    it   = GetItem(a, w);
+  const int     b = sl / BS2, e = sl % BS2, j = e / BS;
+  const bool    act = sl < USED;
+  const int    *col = a.colidx;
+  const Scalar *val = a.val;
+  Scalar        s0 = 0, s1 = 0;
+
+  if (act) {
+    int k = it.beg + b;
+    /* two independent loads in flight per lane */
+    for (; k + NB < it.end; k += 2 * NB) {
+      const int    c0 = __ldg(col + k), c1 = __ldg(col + k + NB);
+      const Scalar v0 = val[(size_t)k * BS2 + e], v1 = val[(size_t)(k + NB) * BS2 + e];
+      s0 += v0 * __ldg(a.x + (size_t)c0 * BS + j);
+      s1 += v1 * __ldg(a.x + (size_t)c1 * BS + j);
+    }
+    if (k < it.end) s0 += val[(size_t)k * BS2 + e] * __ldg(a.x + (size_t)__ldg(col + k) * BS + j);
+  }
+  red[wib][lane] = s0 + s1;
+  __syncwarp();
+  if (w < a.nwork && sl < BS) {
+    Scalar s = 0;
+#pragma unroll
+    for (int m = 0; m < NB * BS; m++) s += red[wib][sub * S + sl + BS * m];
+    Store(a, it.out, BS, sl, s);
+  }
+}
+
+__host__ __device__ constexpr int K2Unroll(int bs, int ept)
+{
+  return bs * ept > 96 ? 8 : bs;
+}
+
+/* ------------------------------------------------------------------ K2: bs 2..45
+   A team of 32*warps threads per work item is a thread array nb x N_tg (N_tg = ceil(bs/EPT), nb =
+   floor(32*warps/N_tg); the remaining threads idle). Group g takes blocks beg+g, beg+g+nb, ...; thread t of the
+   group owns rows t, t+N_tg, ... (EPT of them, fewer for the last threads when bs % N_tg != 0: the uneven
+   split) and sweeps the block column by column, so the N_tg threads read each column coalesced. The loads of
+   the next column (and, at the end of a block, of the next block's first column and column index) are issued
+   before the FMAs of the current one: double buffering in registers. The nb partial sums are combined through
+   shared memory after a named barrier of the team (teams are whole warps: bar.sync id, 32*warps). */
+template <int BS, int EPT>
+__global__ void __launch_bounds__(512) K2Kernel(const MatBAIJKSPARSEMultArgs a, const int warps)
+{
+  constexpr int  NTG = (BS + EPT - 1) / EPT;
+  constexpr int  BS2 = BS * BS;
+  extern __shared__ Scalar smem[];
+  const int      ts = 32 * warps, nb = ts / NTG;
+  const int      team = threadIdx.x / ts, tl = threadIdx.x % ts;
+  const int      g = tl / NTG, t = tl % NTG;
+  const int      w   = blockIdx.x * (blockDim.x / ts) + team;
+  const Item     it  = GetItem(a, w);
+  const int     *col = a.colidx;
+  const Scalar  *val = a.val;
+  Scalar         acc[EPT];
+
+#pragma unroll
+  for (int e = 0; e < EPT; e++) acc[e] = 0;
+  if (g < nb) {
+    int k = it.beg + g;
+    if (k < it.end) {
+      int           c = __ldg(col + k);
+      const Scalar *vb = val + (size_t)k * BS2;
+      Scalar        vcur[EPT], xcur = __ldg(a.x + (size_t)c * BS);
+#pragma unroll
+      for (int e = 0; e < EPT; e++) vcur[e] = (t + NTG * e < BS) ? vb[t + NTG * e] : 0;
+      while (true) {
+        const int     kn   = k + nb;
+        const bool    more = kn < it.end;
+        const int     cn   = more ? __ldg(col + kn) : 0;
+        const Scalar *vbn  = val + (size_t)(more ? kn : k) * BS2;
+        /* fully unrolled, except for the largest register footprints (which would spill) */
+#pragma unroll(K2Unroll(BS, EPT))
+        for (int j = 0; j < BS; j++) {
+          Scalar vnext[EPT], xnext = 0;
+          if (j + 1 < BS) {
+            xnext = __ldg(a.x + (size_t)c * BS + j + 1);
+#pragma unroll
+            for (int e = 0; e < EPT; e++) vnext[e] = (t + NTG * e < BS) ? vb[(j + 1) * BS + t + NTG * e] : 0;
+          } else {
+            if (more) xnext = __ldg(a.x + (size_t)cn * BS);
+#pragma unroll
+            for (int e = 0; e < EPT; e++) vnext[e] = (more && t + NTG * e < BS) ? vbn[t + NTG * e] : 0;
+          }
+#pragma unroll
+          for (int e = 0; e < EPT; e++) {
+            acc[e] += vcur[e] * xcur;
+            vcur[e] = vnext[e];
+          }
+          xcur = xnext;
+        }
+        if (!more) break;
+        k  = kn;
+        c  = cn;
+        vb = vbn;
+      }
+    }
+  }
+  if (nb == 1) {
+    if (w < a.nwork && g == 0) {
+#pragma unroll
+      for (int e = 0; e < EPT; e++)
+        if (t + NTG * e < BS) Store(a, it.out, BS, t + NTG * e, acc[e]);
+    }
+  } else {
+    Scalar *red = smem + (size_t)team * nb * BS;
+    if (g < nb) {
+#pragma unroll
+      for (int e = 0; e < EPT; e++)
+        if (t + NTG * e < BS) red[g * BS + t + NTG * e] = acc[e];
+    }
+    asm volatile("bar.sync %0, %1;" ::"r"(team + 1), "r"(ts) : "memory");
+    if (w < a.nwork) {
+      for (int i = tl; i < BS; i += ts) {
+        Scalar s = 0;
+        for (int q = 0; q < nb; q++) s += red[q * BS + i];
+        Store(a, it.out, BS, i, s);
+      }
+    }
+  }
+}
+
+/* ------------------------------------------------------------------ K3: any bs (meant for bs > 45)
+   A 2-D grid: blockIdx.x is the work item, blockIdx.y a tile of 32*EPT rows of the blocks, so ceil(bs/(32 EPT))
+   thread blocks share a block row. Warp q of the thread block takes blocks beg+q, beg+q+warps, ...; lane l owns
+   the rows tile + l + 32 e and reads each column of the block coalesced (32 consecutive values). The x segment of
+   a warp's next block is staged in shared memory while it works on the current one (double buffer, private to
+   the warp: __syncwarp only). The warps' partial sums are added through shared memory at the end. */
+template <int EPT>
+__global__ void __launch_bounds__(512) K3Kernel(const MatBAIJKSPARSEMultArgs a)
+{
+  extern __shared__ Scalar smem[];
+  const int     bs = a.bs, warps = blockDim.x >> 5, q = threadIdx.x >> 5, lane = threadIdx.x & 31;
+  const int     tile = blockIdx.y * 32 * EPT;
+  const int     w    = blockIdx.x;
+  const Item    it   = GetItem(a, w);
+  const int    *col  = a.colidx;
+  const Scalar *val  = a.val;
+  const size_t  bs2  = (size_t)bs * bs;
+  Scalar       *xs   = smem + (size_t)q * 2 * bs;        /* this warp's double buffer: 2 x bs */
+  Scalar       *red  = smem + (size_t)warps * 2 * bs;    /* warps x 32*EPT partial sums */
+  Scalar        acc[EPT];
+
+#pragma unroll
+  for (int e = 0; e < EPT; e++) acc[e] = 0;
+  int k   = it.beg + q;
+  int buf = 0;
+  if (k < it.end) {
+    const int c = __ldg(col + k);
+    for (int i = lane; i < bs; i += 32) xs[i] = __ldg(a.x + (size_t)c * bs + i);
+  }
+  __syncwarp();
+  for (; k < it.end; k += warps) {
+    const int kn = k + warps;
+    if (kn < it.end) { /* stage the next block's x in the other buffer */
+      const int cn = __ldg(col + kn);
+      for (int i = lane; i < bs; i += 32) xs[(buf ^ 1) * bs + i] = __ldg(a.x + (size_t)cn * bs + i);
+    }
+    const Scalar *vb = val + (size_t)k * bs2;
+    const Scalar *xb = xs + buf * bs;
+    int           j  = 0;
+    for (; j + 2 <= bs; j += 2) {
+      const Scalar x0 = xb[j], x1 = xb[j + 1];
+#pragma unroll
+      for (int e = 0; e < EPT; e++) {
+        const int r = tile + lane + 32 * e;
+        if (r < bs) acc[e] += vb[(size_t)j * bs + r] * x0 + vb[(size_t)(j + 1) * bs + r] * x1;
+      }
+    }
+    if (j < bs) {
+      const Scalar x0 = xb[j];
+#pragma unroll
+      for (int e = 0; e < EPT; e++) {
+        const int r = tile + lane + 32 * e;
+        if (r < bs) acc[e] += vb[(size_t)j * bs + r] * x0;
+      }
+    }
+    buf ^= 1;
+    __syncwarp(); /* the next buffer is written before it is read, and read before it is written again */
+  }
+#pragma unroll
+  for (int e = 0; e < EPT; e++) red[q * 32 * EPT + lane + 32 * e] = acc[e];
+  __syncthreads();
+  if (w < a.nwork) {
+    for (int l = threadIdx.x; l < 32 * EPT; l += blockDim.x) {
+      const int r = tile + l;
+      if (r < bs) {
+        Scalar s = 0;
+        for (int p = 0; p < warps; p++) s += red[p * 32 * EPT + l];
+        Store(a, it.out, bs, r, s);
+      }
+    }
+  }
+}
+
+/* ------------------------------------------------------------------ K2 dispatch: one table of instances per file */
+typedef PetscErrorCode (*K2Launcher)(const MatBAIJKSPARSEParams *, const MatBAIJKSPARSEMultArgs *, cudaStream_t);
+
+template <int BS, int EPT>
+static PetscErrorCode K2Launch(const MatBAIJKSPARSEParams *p, const MatBAIJKSPARSEMultArgs *a, cudaStream_t stream)
+{
+  constexpr int NTG   = (BS + EPT - 1) / EPT;
+  const int     ts    = 32 * p->warps;
+  const int     nb    = ts / NTG;
+  const int     teams = p->teams;
+  const size_t  shm   = nb > 1 ? (size_t)teams * nb * BS * sizeof(Scalar) : 0;
+  const unsigned grid = (unsigned)((a->nwork + teams - 1) / teams);
+
+  PetscFunctionBegin;
+  K2Kernel<BS, EPT><<<grid, ts * teams, shm, stream>>>(*a, p->warps);
+  PetscCallCUDA(cudaGetLastError());
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* EPT 1..4 for bs >= 6; 1..2 for the small bs that K2 serves only when forced */
+template <int BS, int EPT>
+constexpr K2Launcher K2Pick()
+{
+  if constexpr (EPT <= (BS >= 6 ? 4 : 2)) return K2Launch<BS, EPT>;
+  else return nullptr;
+}
+
+template <int BS0, int... I>
+struct K2Table {
+  static constexpr K2Launcher fn[sizeof...(I)][MAT_BAIJKSPARSE_MAX_EPT + 1] = {{nullptr, K2Pick<BS0 + I, 1>(), K2Pick<BS0 + I, 2>(), K2Pick<BS0 + I, 3>(), K2Pick<BS0 + I, 4>()}...};
+};
+
+template <int BS0, int... I>
+static PetscErrorCode K2DispatchImpl(std::integer_sequence<int, I...>, const MatBAIJKSPARSEParams *p, const MatBAIJKSPARSEMultArgs *a, cudaStream_t stream)
+{
+  const int bs = a->bs;
+
+  PetscFunctionBegin;
+  PetscCheck(bs >= BS0 && bs < BS0 + (int)sizeof...(I) && p->ept >= 1 && p->ept <= MAT_BAIJKSPARSE_MAX_EPT, PETSC_COMM_SELF, PETSC_ERR_PLIB, "No K2 instance for bs %d, ept %d", bs, p->ept);
+  {
+    const K2Launcher f = K2Table<BS0, I...>::fn[bs - BS0][p->ept];
+    PetscCheck(f, PETSC_COMM_SELF, PETSC_ERR_SUP, "K2 has no instance for bs %d with ept %d (ept <= 2 for bs < 6)", bs, p->ept);
+    PetscCall((*f)(p, a, stream));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+} // namespace baijk
+} // namespace pbg

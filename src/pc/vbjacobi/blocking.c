@@ -1,0 +1,140 @@
+/* Block detection of PCVBJACOBI on the host: supervariables, the matrix block size, or variable block sizes. */
+#include <petscblockgpu/private/vbjacobiimpl.h>
+
+/* Supervariables: runs of consecutive local rows whose column patterns are identical, cut into chunks of
+   at most maxbs rows. The whole row is compared (global column indices, off-process columns included), so
+   the blocks of a row range do not depend on how the matrix is split over ranks, except at rank boundaries. */
+static PetscErrorCode DetectSupervariables(Mat A, PetscInt maxbs, PetscInt *nblocks, PetscInt **starts)
+{
+  PetscInt  rstart, rend, nb = 0, prev_nc = -1, run = 0, prev_cap = 0, *st, *prev = NULL;
+  PetscBool has;
+
+  PetscFunctionBegin;
+  PetscCall(MatHasOperation(A, MATOP_GET_ROW, &has));
+  PetscCheck(has, PetscObjectComm((PetscObject)A), PETSC_ERR_SUP, "PCVBJACOBI supervariable blocking needs MatGetRow(), which matrix type %s lacks; use -pc_vbjacobi_blocking matrix|variable", ((PetscObject)A)->type_name);
+  PetscCall(MatGetOwnershipRange(A, &rstart, &rend));
+  PetscCall(PetscMalloc1(rend - rstart + 1, &st));
+  for (PetscInt r = rstart; r < rend; r++) {
+    PetscInt        nc;
+    const PetscInt *cols;
+    PetscBool       same;
+
+    PetscCall(MatGetRow(A, r, &nc, &cols, NULL));
+    same = (PetscBool)(r > rstart && nc == prev_nc);
+    for (PetscInt c = 0; same && c < nc; c++) same = (PetscBool)(cols[c] == prev[c]);
+    if (!same || run == maxbs) {
+      st[nb++] = r - rstart;
+      run      = 0;
+    }
+    run++;
+    if (!same) {
+      if (nc > prev_cap) {
+        PetscCall(PetscFree(prev));
+        prev_cap = PetscMax(nc, 2 * prev_cap);
+        PetscCall(PetscMalloc1(prev_cap, &prev));
+      }
+      PetscCall(PetscArraycpy(prev, cols, nc));
+      prev_nc = nc;
+    }
+    PetscCall(MatRestoreRow(A, r, &nc, &cols, NULL));
+  }
+  st[nb] = rend - rstart;
+  PetscCall(PetscFree(prev));
+  *nblocks = nb;
+  *starts  = st;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Blocks of the sizes set with MatSetVariableBlockSizes(), checked against the local size and the cap. */
+static PetscErrorCode VariableBlocks(Mat A, PetscInt maxbs, PetscInt *nblocks, PetscInt **starts)
+{
+  PetscInt        nb, n, *st;
+  const PetscInt *sizes;
+
+  PetscFunctionBegin;
+  PetscCall(MatGetLocalSize(A, &n, NULL));
+  PetscCall(MatGetVariableBlockSizes(A, &nb, &sizes));
+  PetscCall(PetscMalloc1(nb + 1, &st));
+  st[0] = 0;
+  for (PetscInt b = 0; b < nb; b++) {
+    PetscCheck(sizes[b] >= 1 && sizes[b] <= maxbs, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "PCVBJACOBI: variable block %" PetscInt_FMT " has size %" PetscInt_FMT ", outside 1..%" PetscInt_FMT " (-pc_vbjacobi_max_block_size)", b, sizes[b], maxbs);
+    st[b + 1] = st[b] + sizes[b];
+  }
+  PetscCheck(st[nb] == n, PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ, "PCVBJACOBI: the variable block sizes add up to %" PetscInt_FMT " rows, but the matrix has %" PetscInt_FMT " local rows", st[nb], n);
+  *nblocks = nb;
+  *starts  = st;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Blocks of the matrix block size (BAIJ, or MatSetBlockSize() on AIJ). */
+static PetscErrorCode MatrixBlocks(Mat A, PetscInt maxbs, PetscInt *nblocks, PetscInt **starts)
+{
+  PetscInt bs, n, *st;
+
+  PetscFunctionBegin;
+  PetscCall(MatGetLocalSize(A, &n, NULL));
+  PetscCall(MatGetBlockSize(A, &bs));
+  PetscCheck(bs <= maxbs, PetscObjectComm((PetscObject)A), PETSC_ERR_ARG_OUTOFRANGE, "PCVBJACOBI: the matrix block size %" PetscInt_FMT " exceeds the maximum block size %" PetscInt_FMT " (-pc_vbjacobi_max_block_size, at most %d); use -pc_vbjacobi_blocking supervariable", bs, maxbs, PC_VBJACOBI_MAX_BLOCK_SIZE);
+  PetscCheck(n % bs == 0, PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ, "PCVBJACOBI: %" PetscInt_FMT " local rows are not a multiple of the block size %" PetscInt_FMT, n, bs);
+  PetscCall(PetscMalloc1(n / bs + 1, &st));
+  for (PetscInt b = 0; b <= n / bs; b++) st[b] = b * bs;
+  *nblocks = n / bs;
+  *starts  = st;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Chooses the source of the blocks, resolving AUTO the same way on every rank: variable block sizes when every
+   rank has usable ones, else the matrix block size when it is > 1 and fits, else supervariables. */
+PetscErrorCode PCVBJacobiResolveBlocking(PC pc, PCVBJacobiBlocking *how)
+{
+  PC_VBJacobi *jac = (PC_VBJacobi *)pc->data;
+  Mat          A   = pc->pmat;
+
+  PetscFunctionBegin;
+  *how = jac->blocking;
+  if (*how == PC_VBJACOBI_BLOCKING_AUTO) {
+    PetscInt        nb, bs, usable[2], gusable[2];
+    const PetscInt *sizes;
+
+    PetscCall(MatGetVariableBlockSizes(A, &nb, &sizes));
+    PetscCall(MatGetBlockSize(A, &bs));
+    usable[0] = nb > 0;
+    for (PetscInt b = 0; b < nb; b++)
+      if (sizes[b] > jac->max_block_size) usable[0] = 0;
+    usable[1] = bs > 1 && bs <= jac->max_block_size;
+    PetscCallMPI(MPIU_Allreduce(usable, gusable, 2, MPIU_INT, MPI_MIN, PetscObjectComm((PetscObject)pc)));
+    *how = gusable[0] ? PC_VBJACOBI_BLOCKING_VARIABLE : (gusable[1] ? PC_VBJACOBI_BLOCKING_MATRIX : PC_VBJACOBI_BLOCKING_SUPERVARIABLE);
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Finds the blocks of the local rows on the host, from the source how (never AUTO). */
+PetscErrorCode PCVBJacobiDetectBlocks_Host(PC pc, PCVBJacobiBlocking how)
+{
+  PC_VBJacobi *jac = (PC_VBJacobi *)pc->data;
+  Mat          A   = pc->pmat;
+
+  PetscFunctionBegin;
+  PetscCall(PetscFree(jac->starts));
+  switch (how) {
+  case PC_VBJACOBI_BLOCKING_VARIABLE: {
+    PetscInt        nb, n;
+    const PetscInt *sizes;
+
+    PetscCall(MatGetLocalSize(A, &n, NULL));
+    PetscCall(MatGetVariableBlockSizes(A, &nb, &sizes));
+    PetscCheck(nb > 0 || n == 0, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE, "PCVBJACOBI: -pc_vbjacobi_blocking variable, but no block sizes were set with MatSetVariableBlockSizes()");
+    PetscCall(VariableBlocks(A, jac->max_block_size, &jac->nblocks, &jac->starts));
+  } break;
+  case PC_VBJACOBI_BLOCKING_MATRIX:
+    PetscCall(MatrixBlocks(A, jac->max_block_size, &jac->nblocks, &jac->starts));
+    break;
+  case PC_VBJACOBI_BLOCKING_SUPERVARIABLE:
+    PetscCall(DetectSupervariables(A, jac->max_block_size, &jac->nblocks, &jac->starts));
+    break;
+  default:
+    SETERRQ(PetscObjectComm((PetscObject)pc), PETSC_ERR_ARG_WRONG, "PCVBJACOBI: unknown blocking %d", (int)how);
+  }
+  jac->blocking_used = how;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}

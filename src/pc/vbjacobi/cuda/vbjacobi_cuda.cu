@@ -1,0 +1,677 @@
+/* Device side of PCVBJACOBI: supervariable detection, the merged extraction + Gauss-Jordan setup kernel, the
+   batched block GEMV of the apply, and the public batched inversion PetscBlockGPUInvertBatched().
+
+   One template family on the sub-warp width P (the next power of two >= the largest block, at least 4): a
+   sub-warp of P lanes owns one block, so 32/P blocks share a warp when the blocks are small (MPW). Lane i
+   holds row i of the block in registers (row i of A^T with the shared extraction); Gauss-Jordan with implicit
+   pivoting (Anzt, Dongarra, Flegar, Quintana-Orti, Parallel Computing 2018) runs in registers and
+   communicates through warp shuffles; the inverse goes out through a shared-memory tile, column by column,
+   so every store is coalesced. All 32 lanes of a warp run every shuffle and __syncwarp(): lanes past the
+   last block or the block size only mask their updates. */
+#include <petscblockgpu/private/vbjacobicuda.h>
+#include <petscdevice_cuda.h>
+#include <cub/cub.cuh>
+#include <cfloat>
+
+#define PBG_CTA 128 /* threads per thread block in every kernel here */
+
+/* ------------------------------------------------------------------------------------------- sub-warp helpers */
+/* Lowest lane of the sub-warp holding the largest value (ties to the lowest lane), as the host loop picks it. */
+template <int P>
+__device__ __forceinline__ void SubwarpArgmax(double &v, int &lane)
+{
+#pragma unroll
+  for (int m = P / 2; m >= 1; m /= 2) {
+    double ov = __shfl_xor_sync(0xffffffffu, v, m, P);
+    int    ol = __shfl_xor_sync(0xffffffffu, lane, m, P);
+    if (ov > v || (ov == v && ol < lane)) {
+      v    = ov;
+      lane = ol;
+    }
+  }
+}
+
+template <int P>
+__device__ __forceinline__ double SubwarpMax(double v)
+{
+#pragma unroll
+  for (int m = P / 2; m >= 1; m /= 2) v = fmax(v, __shfl_xor_sync(0xffffffffu, v, m, P));
+  return v;
+}
+
+template <int P>
+__device__ __forceinline__ double SubwarpSum(double v)
+{
+#pragma unroll
+  for (int m = P / 2; m >= 1; m /= 2) v += __shfl_xor_sync(0xffffffffu, v, m, P);
+  return v;
+}
+
+/* ------------------------------------------------------------------------------------------- block sources */
+/* Where a kernel reads its blocks from: the sparse matrix (CSR with bs = 1, or BSR with column-major blocks), or
+   dense k x k column-major blocks already on the device (PetscBlockGPUInvertBatched). */
+struct SparseRows {
+  int                nrows, bs;
+  const int         *rowptr, *colidx;
+  const PetscScalar *values;
+};
+
+/* row[t] = A(s + lane, s + t), t < k: each thread scans its own row (cached extraction) */
+template <int P>
+__device__ __forceinline__ void ExtractOwnRow(const SparseRows &M, int s, int k, int lane, double (&row)[P])
+{
+#pragma unroll
+  for (int t = 0; t < P; t++) row[t] = 0.0;
+  if (lane >= k) return;
+  const int r = s + lane, br = r / M.bs, ri = r - br * M.bs, bs = M.bs, bs2 = bs * bs;
+  for (int e = M.rowptr[br]; e < M.rowptr[br + 1]; e++) {
+    const int c0 = __ldg(M.colidx + e) * bs;
+    if (c0 + bs <= s || c0 >= s + k) continue;
+    for (int c = 0; c < bs; c++) {
+      const int t = c0 + c - s;
+      if (t < 0 || t >= k) continue;
+      const double v = __ldg(M.values + (size_t)e * bs2 + ri + (size_t)c * bs);
+#pragma unroll
+      for (int u = 0; u < P; u++)
+        if (u == t) row[u] += v;
+    }
+  }
+}
+
+/* row[i] = A(s + i, s + lane), i < k: the sub-warp reads each row of the block coalesced into the one-row
+   buffer rowbuf[P] and every lane takes its column (shared extraction: the lanes hold A^T) */
+template <int P>
+__device__ __forceinline__ void ExtractRowsShared(const SparseRows &M, int s, int k, int lane, double *rowbuf, double (&row)[P])
+{
+  const int bs = M.bs, bs2 = bs * bs;
+#pragma unroll
+  for (int i = 0; i < P; i++) {
+    rowbuf[lane] = 0.0;
+    __syncwarp();
+    if (i < k) {
+      const int r = s + i, br = r / bs, ri = r - br * bs, e0 = M.rowptr[br], len = (M.rowptr[br + 1] - e0) * bs;
+      for (int q = lane; q < len; q += P) { /* entry q of the scalar row: block e0 + q / bs, column q % bs in it */
+        const int e = e0 + q / bs, c = q - (q / bs) * bs, t = __ldg(M.colidx + e) * bs + c - s;
+        if (t >= 0 && t < k) rowbuf[t] += __ldg(M.values + (size_t)e * bs2 + ri + (size_t)c * bs);
+      }
+    }
+    __syncwarp();
+    row[i] = (i < k && lane < k) ? rowbuf[lane] : 0.0;
+    __syncwarp();
+  }
+}
+
+/* ------------------------------------------------------------------------------------------- Gauss-Jordan */
+/* Gauss-Jordan elimination with implicit pivoting of the k x k matrix whose row `lane` this lane holds, exactly as
+   PCVBJacobiInvertBlock_Host() does it. Returns the host's info: 0, the failing column + 1, or -1 for NaN/Inf.
+   On success row[] holds row `lane` of the permuted storage S, pivstep the step at which this row was the pivot
+   and ipiv[j] the pivot row of step j: inv[pivstep][ipiv[j]] = row[j]. */
+template <int P>
+__device__ __forceinline__ int GaussJordan(int k, int lane, double (&row)[P], int &pivstep, int (&ipiv)[P])
+{
+  double amax = 0.0, bad = 0.0;
+  bool   used = lane >= k; /* lanes past the block never pivot */
+
+#pragma unroll
+  for (int t = 0; t < P; t++) {
+    if (t < k && lane < k) {
+      if (!isfinite(row[t])) bad = 1.0;
+      amax = fmax(amax, fabs(row[t]));
+    }
+  }
+  bad  = SubwarpMax<P>(bad);
+  amax = SubwarpMax<P>(amax);
+  const double tiny = (double)k * DBL_EPSILON * amax;
+  int          info = bad > 0.0 ? -1 : 0;
+  pivstep           = -1;
+  /* every step runs on every lane of the warp (the shuffles need them all); "go" masks the updates */
+#pragma unroll
+  for (int kk = 0; kk < P; kk++) {
+    const bool active = kk < k && info == 0; /* uniform over the sub-warp */
+    double     best   = (active && !used) ? fabs(row[kk]) : -1.0;
+    int        p      = lane;
+    SubwarpArgmax<P>(best, p);
+    if (active && !(best > tiny)) info = kk + 1;
+    const bool   go = active && info == 0;
+    const double d  = 1.0 / __shfl_sync(0xffffffffu, row[kk], p, P);
+    const double f  = row[kk];
+    if (go) {
+      ipiv[kk] = p;
+      if (lane == p) {
+        used    = true;
+        pivstep = kk;
+      }
+    }
+#pragma unroll
+    for (int j = 0; j < P; j++) {
+      const double pj = (j == kk) ? d : __shfl_sync(0xffffffffu, row[j], p, P) * d;
+      if (go && j < k) row[j] = (lane == p) ? pj : (j == kk ? -f * d : row[j] - f * pj);
+    }
+  }
+  return info;
+}
+
+/* Writes the k x k column-major inverse at out, from the lanes' rows, through the sub-warp's tile (P x (P+1)).
+   transposed: the lanes inverted A^T, so the inverse of A is the transpose of what they hold. */
+template <int P>
+__device__ __forceinline__ void StoreInverse(int k, int lane, const double (&row)[P], int pivstep, const int (&ipiv)[P], bool transposed, double *tile, PetscScalar *out)
+{
+  if (lane < k) {
+#pragma unroll
+    for (int j = 0; j < P; j++) {
+      if (j < k) {
+        const int r = pivstep, c = ipiv[j]; /* entry (r, c) of the inverse of what the lanes hold */
+        if (transposed) tile[r * (P + 1) + c] = row[j];
+        else tile[c * (P + 1) + r] = row[j];
+      }
+    }
+  }
+  __syncwarp();
+  for (int e = lane; e < k * k; e += P) {
+    const int c = e / k, r = e - c * k;
+    out[e] = tile[c * (P + 1) + r];
+  }
+  __syncwarp();
+}
+
+/* The identity, for a singular block under PC_VBJACOBI_SINGULAR_IDENTITY */
+__device__ __forceinline__ void StoreIdentity(int k, int lane, int P, PetscScalar *out)
+{
+  for (int e = lane; e < k * k; e += P) out[e] = (e % (k + 1) == 0) ? 1.0 : 0.0;
+}
+
+enum SourceKind {
+  SOURCE_CACHED,
+  SOURCE_SHARED,
+  SOURCE_DENSE
+};
+
+struct SetupOutcome {
+  int first_bad; /* lowest failing block, INT_MAX when none */
+  int nsingular; /* blocks replaced by the identity */
+};
+
+/* The merged setup kernel: extraction (per SRC), inversion and insertion, one sub-warp per block. SOURCE_DENSE
+   inverts the blocks at inv in place (their sizes from sizes[], or from starts[] when sizes is NULL). */
+template <int P, SourceKind SRC>
+__global__ void __launch_bounds__(PBG_CTA) SetupKernel(SparseRows M, int nblocks, const int *__restrict__ starts, const int *__restrict__ sizes, const PetscInt64 *__restrict__ offsets, PetscScalar *inv, int identity_policy, PetscInt *info_out, SetupOutcome *outcome)
+{
+  extern __shared__ double smem[];
+  const int lane = threadIdx.x % P, sub = threadIdx.x / P, b = blockIdx.x * (PBG_CTA / P) + sub;
+  double   *tile = smem + (size_t)sub * (P * (P + 1) + P), *rowbuf = tile + P * (P + 1);
+  const bool valid = b < nblocks;
+  const int  s     = valid && starts ? starts[b] : 0;
+  const int  ksrc  = !valid ? 0 : (sizes ? sizes[b] : starts[b + 1] - s);
+  const bool badk  = ksrc < 0 || ksrc > P; /* only a caller of PetscBlockGPUInvertBatched() can give such sizes */
+  const int  k     = badk ? 0 : ksrc;
+  double     row[P];
+  int        ipiv[P], pivstep = -1, info;
+
+  if (SRC == SOURCE_CACHED) ExtractOwnRow<P>(M, s, k, lane, row);
+  else if (SRC == SOURCE_SHARED) ExtractRowsShared<P>(M, s, k, lane, rowbuf, row);
+  else {
+    const PetscScalar *blk = valid ? inv + offsets[b] : inv;
+#pragma unroll
+    for (int t = 0; t < P; t++) row[t] = (lane < k && t < k) ? blk[lane + t * k] : 0.0;
+  }
+#pragma unroll
+  for (int t = 0; t < P; t++) ipiv[t] = 0;
+  info = GaussJordan<P>(k, lane, row, pivstep, ipiv);
+  if (badk) info = -2;
+  if (valid) {
+    PetscScalar *out = inv + offsets[b];
+    if (info > 0 && identity_policy) {
+      StoreIdentity(k, lane, P, out);
+      if (lane == 0) {
+        atomicAdd(&outcome->nsingular, 1);
+        info_out[b] = info;
+      }
+    } else if (info) {
+      if (lane == 0) {
+        info_out[b] = info;
+        atomicMin(&outcome->first_bad, b);
+      }
+    } else if (lane == 0) info_out[b] = 0;
+  }
+  /* every lane of the warp takes part in the tile's __syncwarp(), also those of failed or missing blocks */
+  StoreInverse<P>(valid && !info ? k : 0, lane, row, pivstep, ipiv, SRC == SOURCE_SHARED, tile, valid ? inv + offsets[b] : inv);
+}
+
+/* y = D x (or D^T x) for each block: a sub-warp per block, x segment in registers, column-major D read with
+   consecutive lanes on consecutive rows (coalesced); the transpose reads each column with one lane. */
+template <int P, bool TRANS>
+__global__ void __launch_bounds__(PBG_CTA) ApplyKernel(int nblocks, const int *__restrict__ starts, const PetscInt64 *__restrict__ offsets, const PetscScalar *__restrict__ inv, const PetscScalar *__restrict__ x, PetscScalar *__restrict__ y)
+{
+  const int  lane = threadIdx.x % P, b = blockIdx.x * (PBG_CTA / P) + threadIdx.x / P;
+  const bool valid = b < nblocks;
+  const int  s = valid ? starts[b] : 0, k = valid ? starts[b + 1] - s : 0;
+  const PetscScalar *D = valid ? inv + offsets[b] : inv;
+  const double xi = lane < k ? x[s + lane] : 0.0;
+  double       sum = 0.0;
+
+#pragma unroll
+  for (int j = 0; j < P; j++) {
+    const double xj = __shfl_sync(0xffffffffu, xi, j, P);
+    if (j < k && lane < k) sum += (TRANS ? __ldg(D + j + (size_t)lane * k) : __ldg(D + lane + (size_t)j * k)) * xj;
+  }
+  if (lane < k) y[s + lane] = sum;
+}
+
+/* ------------------------------------------------------------------------------------------- launch helpers */
+static int SubwarpWidth(PetscInt maxk)
+{
+  return maxk <= 4 ? 4 : maxk <= 8 ? 8 : maxk <= 16 ? 16 : 32;
+}
+
+static size_t SetupSharedBytes(int P)
+{
+  return (size_t)(PBG_CTA / P) * (P * (P + 1) + P) * sizeof(double);
+}
+
+template <int P>
+static PetscErrorCode LaunchSetupP(SourceKind src, const SparseRows &M, int nblocks, const int *starts, const int *sizes, const PetscInt64 *offsets, PetscScalar *inv, int identity, PetscInt *info, SetupOutcome *outcome, cudaStream_t stream)
+{
+  const unsigned grid = (unsigned)((nblocks + PBG_CTA / P - 1) / (PBG_CTA / P));
+  const size_t   shm  = SetupSharedBytes(P);
+
+  PetscFunctionBegin;
+  if (!nblocks) PetscFunctionReturn(PETSC_SUCCESS);
+  switch (src) {
+  case SOURCE_CACHED:
+    SetupKernel<P, SOURCE_CACHED><<<grid, PBG_CTA, shm, stream>>>(M, nblocks, starts, sizes, offsets, inv, identity, info, outcome);
+    break;
+  case SOURCE_SHARED:
+    SetupKernel<P, SOURCE_SHARED><<<grid, PBG_CTA, shm, stream>>>(M, nblocks, starts, sizes, offsets, inv, identity, info, outcome);
+    break;
+  case SOURCE_DENSE:
+    SetupKernel<P, SOURCE_DENSE><<<grid, PBG_CTA, shm, stream>>>(M, nblocks, starts, sizes, offsets, inv, identity, info, outcome);
+    break;
+  }
+  PetscCallCUDA(cudaGetLastError());
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode LaunchSetup(int P, SourceKind src, const SparseRows &M, int nblocks, const int *starts, const int *sizes, const PetscInt64 *offsets, PetscScalar *inv, int identity, PetscInt *info, SetupOutcome *outcome, cudaStream_t stream)
+{
+  PetscFunctionBegin;
+  switch (P) {
+  case 4:
+    PetscCall(LaunchSetupP<4>(src, M, nblocks, starts, sizes, offsets, inv, identity, info, outcome, stream));
+    break;
+  case 8:
+    PetscCall(LaunchSetupP<8>(src, M, nblocks, starts, sizes, offsets, inv, identity, info, outcome, stream));
+    break;
+  case 16:
+    PetscCall(LaunchSetupP<16>(src, M, nblocks, starts, sizes, offsets, inv, identity, info, outcome, stream));
+    break;
+  default:
+    PetscCall(LaunchSetupP<32>(src, M, nblocks, starts, sizes, offsets, inv, identity, info, outcome, stream));
+    break;
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+template <int P>
+static PetscErrorCode LaunchApplyP(bool trans, int nblocks, const int *starts, const PetscInt64 *offsets, const PetscScalar *inv, const PetscScalar *x, PetscScalar *y, cudaStream_t stream)
+{
+  const unsigned grid = (unsigned)((nblocks + PBG_CTA / P - 1) / (PBG_CTA / P));
+
+  PetscFunctionBegin;
+  if (!nblocks) PetscFunctionReturn(PETSC_SUCCESS);
+  if (trans) ApplyKernel<P, true><<<grid, PBG_CTA, 0, stream>>>(nblocks, starts, offsets, inv, x, y);
+  else ApplyKernel<P, false><<<grid, PBG_CTA, 0, stream>>>(nblocks, starts, offsets, inv, x, y);
+  PetscCallCUDA(cudaGetLastError());
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* ------------------------------------------------------------------------------------------- detection */
+/* flag[r] = 1 when (block) row r starts a new pattern: r == 0, or its columns differ from those of row r - 1, in
+   the diagonal part or the off-diagonal part. A warp per row compares the two column lists. */
+__global__ void __launch_bounds__(PBG_CTA) PatternChangeKernel(int mrows, const int *__restrict__ rp, const int *__restrict__ ci, const int *__restrict__ orp, const int *__restrict__ oci, int *flag)
+{
+  const int lane = threadIdx.x % 32, r = blockIdx.x * (PBG_CTA / 32) + threadIdx.x / 32;
+  if (r >= mrows) return; /* whole warps leave together */
+  int differ = 0;
+  if (r == 0) differ = 1;
+  else {
+    for (int part = 0; part < 2 && !differ; part++) {
+      const int *p = part ? orp : rp, *c = part ? oci : ci;
+      if (!p) continue;
+      const int a0 = p[r - 1], a1 = p[r], b1 = p[r + 1];
+      if (a1 - a0 != b1 - a1) differ = 1;
+      else {
+        int mine = 0;
+        for (int q = lane; q < a1 - a0; q += 32) mine |= (__ldg(c + a0 + q) != __ldg(c + a1 + q));
+        differ = __any_sync(0xffffffffu, mine);
+      }
+    }
+  }
+  if (lane == 0) flag[r] = differ;
+}
+
+/* v[i] = i where scalar row i starts a run of identical patterns, else 0 (a max-scan then gives each row its run) */
+__global__ void RunStartKernel(int n, int bs, const int *__restrict__ flag, int *v)
+{
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) v[i] = (i % bs == 0 && flag[i / bs]) ? i : 0;
+}
+
+/* isstart[i] = 1 where a block starts: the runs are cut greedily into chunks of maxbs rows */
+__global__ void BlockStartKernel(int n, int maxbs, const int *__restrict__ runstart, int *isstart)
+{
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) isstart[i] = ((i - runstart[i]) % maxbs) == 0;
+}
+
+__global__ void ScatterStartsKernel(int n, const int *__restrict__ isstart, const int *__restrict__ pos, int *starts)
+{
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n && isstart[i]) starts[pos[i]] = i;
+  if (i == n) starts[pos[n - 1] + isstart[n - 1]] = n;
+}
+
+/* sq[b] = k_b^2 (the entries of block b's inverse); an exclusive scan of sq gives the offsets */
+__global__ void SquaresKernel(int nblocks, const int *__restrict__ starts, PetscInt64 *sq)
+{
+  const int b = blockIdx.x * blockDim.x + threadIdx.x;
+  if (b < nblocks) {
+    const PetscInt64 k = starts[b + 1] - starts[b];
+    sq[b]              = k * k;
+  } else if (b == nblocks) sq[b] = 0;
+}
+
+__global__ void SquaresFromSizesKernel(int nblocks, const int *__restrict__ sizes, PetscInt64 *sq)
+{
+  const int b = blockIdx.x * blockDim.x + threadIdx.x;
+  if (b < nblocks) sq[b] = (PetscInt64)sizes[b] * sizes[b];
+}
+
+struct MaxOp {
+  __device__ __forceinline__ int operator()(int a, int b) const { return a > b ? a : b; }
+};
+
+static unsigned Grid1(PetscInt n)
+{
+  return (unsigned)((n + 255) / 256);
+}
+
+static PetscErrorCode EnsureBlockCapacity(PCVBJacobiDevice *dev, PetscInt nblocks)
+{
+  PetscFunctionBegin;
+  if ((size_t)nblocks + 1 > dev->cap_blocks) {
+    PetscCallCUDA(cudaFree(dev->d_starts));
+    PetscCallCUDA(cudaFree(dev->d_inv_offsets));
+    PetscCallCUDA(cudaFree(dev->d_info));
+    dev->cap_blocks = (size_t)nblocks + 1;
+    PetscCallCUDA(cudaMalloc((void **)&dev->d_starts, dev->cap_blocks * sizeof(PetscInt)));
+    PetscCallCUDA(cudaMalloc((void **)&dev->d_inv_offsets, dev->cap_blocks * sizeof(PetscInt64)));
+    PetscCallCUDA(cudaMalloc((void **)&dev->d_info, dev->cap_blocks * sizeof(PetscInt)));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* d_inv_offsets, inv_len, maxk and the storage of the inverses, from the block starts on the device and host */
+static PetscErrorCode SizeInverses(PCVBJacobiDevice *dev, const PetscInt *h_starts, cudaStream_t stream)
+{
+  size_t tmp_bytes = 0;
+  void  *tmp       = NULL;
+
+  PetscFunctionBegin;
+  dev->maxk        = 0;
+  dev->setup_flops = 0.0;
+  for (PetscInt b = 0; b < dev->nblocks; b++) {
+    const PetscInt k = h_starts[b + 1] - h_starts[b];
+
+    dev->maxk = PetscMax(dev->maxk, k);
+    dev->setup_flops += 2.0 * k * k * k;
+  }
+  PetscCheck(dev->maxk <= PC_VBJACOBI_MAX_BLOCK_SIZE, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "PCVBJACOBI: a block of %" PetscInt_FMT " rows exceeds %d", dev->maxk, PC_VBJACOBI_MAX_BLOCK_SIZE);
+  SquaresKernel<<<Grid1(dev->nblocks + 1), 256, 0, stream>>>((int)dev->nblocks, dev->d_starts, dev->d_inv_offsets);
+  PetscCallCUDA(cudaGetLastError());
+  PetscCallCUDA(cub::DeviceScan::ExclusiveSum(NULL, tmp_bytes, dev->d_inv_offsets, dev->d_inv_offsets, (int)dev->nblocks + 1, stream));
+  PetscCallCUDA(cudaMallocAsync(&tmp, tmp_bytes, stream));
+  PetscCallCUDA(cub::DeviceScan::ExclusiveSum(tmp, tmp_bytes, dev->d_inv_offsets, dev->d_inv_offsets, (int)dev->nblocks + 1, stream));
+  PetscCallCUDA(cudaFreeAsync(tmp, stream));
+  PetscCallCUDA(cudaMemcpyAsync(&dev->inv_len, dev->d_inv_offsets + dev->nblocks, sizeof(PetscInt64), cudaMemcpyDeviceToHost, stream));
+  PetscCallCUDA(cudaStreamSynchronize(stream));
+  if ((size_t)dev->inv_len > dev->cap_inv) {
+    PetscCallCUDA(cudaFree(dev->d_inv));
+    dev->cap_inv = (size_t)dev->inv_len;
+    PetscCallCUDA(cudaMalloc((void **)&dev->d_inv, dev->cap_inv * sizeof(PetscScalar)));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode PCVBJacobiDetectSupervariables_CUDA(const PCVBJacobiDeviceMat *A, PetscInt maxbs, PCVBJacobiDevice *dev, PetscInt **h_starts)
+{
+  const int    n = (int)A->nrows, bs = (int)A->bs, mrows = n / bs;
+  int         *flag = NULL, *v = NULL, *runstart = NULL, *isstart = NULL, *pos = NULL, last[2];
+  size_t       b1 = 0, b2 = 0;
+  void        *tmp = NULL;
+  cudaStream_t stream;
+  PetscInt     nb;
+
+  PetscFunctionBegin;
+  PetscCheck(sizeof(PetscInt) == sizeof(int), PETSC_COMM_SELF, PETSC_ERR_SUP, "PCVBJACOBI GPU path needs 32-bit PetscInt");
+  PetscCheck(bs >= 1 && n % bs == 0, PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ, "PCVBJACOBI: %d rows are not a multiple of the block size %d", n, bs);
+  PetscCheck(maxbs >= 1 && maxbs <= PC_VBJACOBI_MAX_BLOCK_SIZE, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "PCVBJACOBI: maximum block size %" PetscInt_FMT " outside 1..%d", maxbs, PC_VBJACOBI_MAX_BLOCK_SIZE);
+  PetscCall(PetscGetCurrentCUDAStream(&stream));
+  if (n == 0) {
+    PetscCall(EnsureBlockCapacity(dev, 0));
+    dev->nblocks = 0;
+    PetscCallCUDA(cudaMemsetAsync(dev->d_starts, 0, sizeof(PetscInt), stream));
+    PetscCall(PetscCalloc1(1, h_starts));
+    PetscCall(SizeInverses(dev, *h_starts, stream));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  PetscCall(PetscLogGpuTimeBegin());
+  PetscCallCUDA(cudaMallocAsync((void **)&flag, sizeof(int) * mrows, stream));
+  PetscCallCUDA(cudaMallocAsync((void **)&v, sizeof(int) * n, stream));
+  PetscCallCUDA(cudaMallocAsync((void **)&runstart, sizeof(int) * n, stream));
+  PetscCallCUDA(cudaMallocAsync((void **)&isstart, sizeof(int) * n, stream));
+  PetscCallCUDA(cudaMallocAsync((void **)&pos, sizeof(int) * n, stream));
+  PatternChangeKernel<<<(unsigned)((mrows + PBG_CTA / 32 - 1) / (PBG_CTA / 32)), PBG_CTA, 0, stream>>>(mrows, A->d_rowptr, A->d_colidx, A->d_o_rowptr, A->d_o_colidx, flag);
+  PetscCallCUDA(cudaGetLastError());
+  RunStartKernel<<<Grid1(n), 256, 0, stream>>>(n, bs, flag, v);
+  PetscCallCUDA(cudaGetLastError());
+  PetscCallCUDA(cub::DeviceScan::InclusiveScan(NULL, b1, v, runstart, MaxOp(), n, stream));
+  PetscCallCUDA(cub::DeviceScan::ExclusiveSum(NULL, b2, isstart, pos, n, stream));
+  PetscCallCUDA(cudaMallocAsync(&tmp, PetscMax(b1, b2), stream));
+  PetscCallCUDA(cub::DeviceScan::InclusiveScan(tmp, b1, v, runstart, MaxOp(), n, stream));
+  BlockStartKernel<<<Grid1(n), 256, 0, stream>>>(n, (int)maxbs, runstart, isstart);
+  PetscCallCUDA(cudaGetLastError());
+  PetscCallCUDA(cub::DeviceScan::ExclusiveSum(tmp, b2, isstart, pos, n, stream));
+  PetscCallCUDA(cudaMemcpyAsync(&last[0], pos + n - 1, sizeof(int), cudaMemcpyDeviceToHost, stream));
+  PetscCallCUDA(cudaMemcpyAsync(&last[1], isstart + n - 1, sizeof(int), cudaMemcpyDeviceToHost, stream));
+  PetscCallCUDA(cudaStreamSynchronize(stream));
+  nb = last[0] + last[1];
+  PetscCall(EnsureBlockCapacity(dev, nb));
+  ScatterStartsKernel<<<Grid1(n + 1), 256, 0, stream>>>(n, isstart, pos, dev->d_starts);
+  PetscCallCUDA(cudaGetLastError());
+  PetscCallCUDA(cudaFreeAsync(tmp, stream));
+  PetscCallCUDA(cudaFreeAsync(flag, stream));
+  PetscCallCUDA(cudaFreeAsync(v, stream));
+  PetscCallCUDA(cudaFreeAsync(runstart, stream));
+  PetscCallCUDA(cudaFreeAsync(isstart, stream));
+  PetscCallCUDA(cudaFreeAsync(pos, stream));
+  PetscCall(PetscLogGpuTimeEnd());
+  dev->nblocks = nb;
+  PetscCall(PetscMalloc1(nb + 1, h_starts));
+  PetscCallCUDA(cudaMemcpyAsync(*h_starts, dev->d_starts, sizeof(PetscInt) * (nb + 1), cudaMemcpyDeviceToHost, stream));
+  PetscCallCUDA(cudaStreamSynchronize(stream));
+  PetscCall(PetscLogGpuToCpu(sizeof(PetscInt) * (nb + 1)));
+  PetscCall(SizeInverses(dev, *h_starts, stream));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode PCVBJacobiSetBlocks_CUDA(PetscInt nblocks, const PetscInt *h_starts, PCVBJacobiDevice *dev)
+{
+  cudaStream_t stream;
+
+  PetscFunctionBegin;
+  PetscCheck(sizeof(PetscInt) == sizeof(int), PETSC_COMM_SELF, PETSC_ERR_SUP, "PCVBJACOBI GPU path needs 32-bit PetscInt");
+  PetscCall(PetscGetCurrentCUDAStream(&stream));
+  PetscCall(EnsureBlockCapacity(dev, nblocks));
+  dev->nblocks = nblocks;
+  PetscCallCUDA(cudaMemcpyAsync(dev->d_starts, h_starts, sizeof(PetscInt) * (nblocks + 1), cudaMemcpyHostToDevice, stream));
+  PetscCall(PetscLogCpuToGpu(sizeof(PetscInt) * (nblocks + 1)));
+  PetscCall(SizeInverses(dev, h_starts, stream));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Setup outcome: the first failing block with its info, and the number of blocks replaced by the identity */
+static PetscErrorCode ReadOutcome(SetupOutcome *d_outcome, const PetscInt *d_info, PetscInt *nsingular, PetscInt *bad_block, PetscInt *bad_info, cudaStream_t stream)
+{
+  SetupOutcome h;
+
+  PetscFunctionBegin;
+  PetscCallCUDA(cudaMemcpyAsync(&h, d_outcome, sizeof(h), cudaMemcpyDeviceToHost, stream));
+  PetscCallCUDA(cudaStreamSynchronize(stream));
+  *nsingular = h.nsingular;
+  *bad_block = -1;
+  *bad_info  = 0;
+  if (h.first_bad != INT_MAX) {
+    *bad_block = h.first_bad;
+    PetscCallCUDA(cudaMemcpy(bad_info, d_info + h.first_bad, sizeof(PetscInt), cudaMemcpyDeviceToHost));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode NewOutcome(SetupOutcome **d_outcome, cudaStream_t stream)
+{
+  const SetupOutcome init = {INT_MAX, 0};
+
+  PetscFunctionBegin;
+  PetscCallCUDA(cudaMallocAsync((void **)d_outcome, sizeof(SetupOutcome), stream));
+  PetscCallCUDA(cudaMemcpyAsync(*d_outcome, &init, sizeof(init), cudaMemcpyHostToDevice, stream));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode PCVBJacobiSetup_CUDA(const PCVBJacobiDeviceMat *A, PCVBJacobiExtraction extraction, PCVBJacobiSingularPolicy policy, PCVBJacobiDevice *dev, PetscInt *nsingular, PetscInt *bad_block, PetscInt *bad_info)
+{
+  const int    P = SubwarpWidth(dev->maxk);
+  SparseRows   M = {(int)A->nrows, (int)A->bs, A->d_rowptr, A->d_colidx, A->d_values};
+  SetupOutcome *d_outcome;
+  cudaStream_t stream;
+  SourceKind   src;
+
+  PetscFunctionBegin;
+  PetscCall(PetscGetCurrentCUDAStream(&stream));
+  if (extraction == PC_VBJACOBI_EXTRACTION_AUTO) {
+    /* a thread scanning its own row reads it uncoalesced: worth it only for short rows; long rows are read by
+       the whole sub-warp, coalesced (the paper's rule of thumb: shared extraction pays off beyond ~ 2P entries) */
+    int nnz = 0, mrows = (int)(A->nrows / A->bs);
+    if (mrows > 0) PetscCallCUDA(cudaMemcpy(&nnz, A->d_rowptr + mrows, sizeof(int), cudaMemcpyDeviceToHost));
+    double len = mrows > 0 ? (double)nnz * A->bs / mrows : 0.0; /* mean scalar entries per row */
+    extraction = len > 2.0 * P ? PC_VBJACOBI_EXTRACTION_SHARED : PC_VBJACOBI_EXTRACTION_CACHED;
+  }
+  src                  = extraction == PC_VBJACOBI_EXTRACTION_SHARED ? SOURCE_SHARED : SOURCE_CACHED;
+  dev->extraction_used = extraction;
+  PetscCall(PetscSNPrintf(dev->kernel, sizeof(dev->kernel), "merged extract+GJE, sub-warp %d, %d block%s/warp, %s extraction", P, 32 / P, P < 32 ? "s" : "", src == SOURCE_SHARED ? "shared" : "cached"));
+  PetscCall(PetscSNPrintf(dev->apply_kernel, sizeof(dev->apply_kernel), "batched block GEMV, sub-warp %d, %d block%s/warp", P, 32 / P, P < 32 ? "s" : ""));
+  PetscCall(NewOutcome(&d_outcome, stream));
+  PetscCall(PetscLogGpuTimeBegin());
+  PetscCall(LaunchSetup(P, src, M, (int)dev->nblocks, dev->d_starts, NULL, dev->d_inv_offsets, dev->d_inv, policy == PC_VBJACOBI_SINGULAR_IDENTITY, dev->d_info, d_outcome, stream));
+  PetscCall(PetscLogGpuTimeEnd());
+  PetscCall(ReadOutcome(d_outcome, dev->d_info, nsingular, bad_block, bad_info, stream));
+  PetscCallCUDA(cudaFreeAsync(d_outcome, stream));
+  PetscCall(PetscLogGpuFlops(dev->setup_flops));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode PCVBJacobiApply_CUDA(const PCVBJacobiDevice *dev, const PetscScalar *d_x, PetscScalar *d_y, PetscBool transpose)
+{
+  cudaStream_t stream;
+  const int    P = SubwarpWidth(dev->maxk);
+
+  PetscFunctionBegin;
+  PetscCall(PetscGetCurrentCUDAStream(&stream));
+  PetscCall(PetscLogGpuTimeBegin());
+  switch (P) {
+  case 4:
+    PetscCall(LaunchApplyP<4>(transpose, (int)dev->nblocks, dev->d_starts, dev->d_inv_offsets, dev->d_inv, d_x, d_y, stream));
+    break;
+  case 8:
+    PetscCall(LaunchApplyP<8>(transpose, (int)dev->nblocks, dev->d_starts, dev->d_inv_offsets, dev->d_inv, d_x, d_y, stream));
+    break;
+  case 16:
+    PetscCall(LaunchApplyP<16>(transpose, (int)dev->nblocks, dev->d_starts, dev->d_inv_offsets, dev->d_inv, d_x, d_y, stream));
+    break;
+  default:
+    PetscCall(LaunchApplyP<32>(transpose, (int)dev->nblocks, dev->d_starts, dev->d_inv_offsets, dev->d_inv, d_x, d_y, stream));
+    break;
+  }
+  PetscCall(PetscLogGpuTimeEnd());
+  PetscCall(PetscLogGpuFlops(2.0 * (double)dev->inv_len));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode PCVBJacobiCopyInversesToHost_CUDA(const PCVBJacobiDevice *dev, PetscScalar *h_inv)
+{
+  PetscFunctionBegin;
+  if (dev->inv_len) PetscCallCUDA(cudaMemcpy(h_inv, dev->d_inv, sizeof(PetscScalar) * dev->inv_len, cudaMemcpyDeviceToHost));
+  PetscCall(PetscLogGpuToCpu(sizeof(PetscScalar) * dev->inv_len));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode PCVBJacobiDeviceReset_CUDA(PCVBJacobiDevice *dev)
+{
+  PetscFunctionBegin;
+  PetscCallCUDA(cudaFree(dev->d_starts));
+  PetscCallCUDA(cudaFree(dev->d_inv_offsets));
+  PetscCallCUDA(cudaFree(dev->d_inv));
+  PetscCallCUDA(cudaFree(dev->d_info));
+  PetscCall(PetscMemzero(dev, sizeof(*dev)));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
+  PetscBlockGPUInvertBatched - Inverts, in place, a batch of small dense blocks of sizes 1 to 32 that are already
+  on the GPU, by Gauss-Jordan elimination with implicit pivoting (the kernels of `PCVBJACOBI`).
+
+  Not Collective
+
+  Input Parameters:
++ nblocks   - number of blocks
+. maxk      - the largest block size in the batch, 1 to 32 (chooses the kernel: one sub-warp of the next power of two
+              >= maxk per block)
+. d_sizes   - device array [nblocks]: the size k of each block
+- d_offsets - device array [nblocks]: where each block starts in `d_blocks`
+
+  Input/Output Parameters:
++ d_blocks - device array: each block k x k, column-major, at its offset; replaced by its inverse
+- d_info   - device array [nblocks]: 0 on success, j+1 when the pivot of column j was zero or tiny (below
+             k * eps * max|block|), -1 when the block holds NaN or Inf, -2 when its size is outside 0..maxk;
+             a block with info != 0 is left as it was
+
+  Level: advanced
+
+  Notes:
+  Runs on PETSc's current CUDA stream and returns when the inversion is done. The blocks may lie anywhere in
+  `d_blocks` but must not overlap.
+
+.seealso: `PCVBJACOBI`, `PCVBJacobiGetInverses()`
+@*/
+PetscErrorCode PetscBlockGPUInvertBatched(PetscInt nblocks, PetscInt maxk, const PetscInt d_sizes[], const PetscInt64 d_offsets[], PetscScalar d_blocks[], PetscInt d_info[])
+{
+  SparseRows    none = {0, 1, NULL, NULL, NULL};
+  SetupOutcome *d_outcome;
+  cudaStream_t  stream;
+  PetscInt      nsingular, bad_block, bad_info;
+
+  PetscFunctionBegin;
+  PetscCheck(nblocks >= 0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "PetscBlockGPUInvertBatched: negative number of blocks %" PetscInt_FMT, nblocks);
+  PetscCheck(maxk >= 1 && maxk <= PC_VBJACOBI_MAX_BLOCK_SIZE, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "PetscBlockGPUInvertBatched: maxk %" PetscInt_FMT " is outside 1..%d", maxk, PC_VBJACOBI_MAX_BLOCK_SIZE);
+  PetscCheck(sizeof(PetscInt) == sizeof(int), PETSC_COMM_SELF, PETSC_ERR_SUP, "PetscBlockGPUInvertBatched needs 32-bit PetscInt");
+  if (!nblocks) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCheck(d_sizes && d_offsets && d_blocks && d_info, PETSC_COMM_SELF, PETSC_ERR_ARG_NULL, "PetscBlockGPUInvertBatched: NULL device array");
+  PetscCall(PetscGetCurrentCUDAStream(&stream));
+  PetscCall(NewOutcome(&d_outcome, stream));
+  PetscCall(PetscLogGpuTimeBegin());
+  PetscCall(LaunchSetup(SubwarpWidth(maxk), SOURCE_DENSE, none, (int)nblocks, NULL, d_sizes, d_offsets, d_blocks, 0, d_info, d_outcome, stream));
+  PetscCall(PetscLogGpuTimeEnd());
+  PetscCall(ReadOutcome(d_outcome, d_info, &nsingular, &bad_block, &bad_info, stream));
+  PetscCallCUDA(cudaFreeAsync(d_outcome, stream));
+  PetscCall(PetscLogGpuFlops(2.0 * (double)nblocks * maxk * maxk * maxk));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}

@@ -1,0 +1,881 @@
+/* PCVBJACOBI: variable-size block Jacobi. Type, options, view, and the host path of setup and apply.
+   Algorithm: Anzt, Dongarra, Flegar, Quintana-Orti, "Variable-size batched Gauss-Jordan elimination for
+   block-Jacobi preconditioning on graphics processors", Parallel Computing 2018. */
+#include <petscblockgpu/private/vbjacobicuda.h>
+#include <petscblockgpu/private/baijksparseimpl.h>
+
+const char *const PCVBJacobiBlockings[]        = {"auto", "supervariable", "matrix", "variable", "PCVBJacobiBlocking", "PC_VBJACOBI_BLOCKING_", NULL};
+const char *const PCVBJacobiSingularPolicies[] = {"error", "identity", "PCVBJacobiSingularPolicy", "PC_VBJACOBI_SINGULAR_", NULL};
+const char *const PCVBJacobiExtractions[]      = {"auto", "cached", "shared", "PCVBJacobiExtraction", "PC_VBJACOBI_EXTRACTION_", NULL};
+
+/* Gauss-Jordan elimination with implicit pivoting (paper, Fig. 2): the pivot row of column k is the row,
+   among those not yet used, with the largest entry in column k; rows are never swapped. Afterwards the
+   storage S holds the inverse up to a permutation: inv(A)[k][ipiv[j]] = S[ipiv[k]][j]. */
+PetscErrorCode PCVBJacobiInvertBlock_Host(PetscInt n, PetscScalar *A, PetscInt *work, PetscInt *info)
+{
+  PetscInt *ipiv = work, *used = work + n;
+  PetscReal amax = 0.0, tiny;
+
+  PetscFunctionBegin;
+  *info = 0;
+  for (PetscInt i = 0; i < n * n; i++) {
+    if (PetscIsInfOrNanScalar(A[i])) {
+      *info = -1;
+      PetscFunctionReturn(PETSC_SUCCESS);
+    }
+    amax = PetscMax(amax, PetscAbsScalar(A[i]));
+  }
+  /* a pivot below this is taken as zero: rounding alone would make pivots of a singular block this small */
+  tiny = (PetscReal)n * PETSC_MACHINE_EPSILON * amax;
+  for (PetscInt i = 0; i < n; i++) used[i] = 0;
+  for (PetscInt k = 0; k < n; k++) {
+    PetscInt    p = -1;
+    PetscReal   best = -1.0;
+    PetscScalar d;
+
+    for (PetscInt i = 0; i < n; i++) {
+      if (!used[i] && PetscAbsScalar(A[i + k * n]) > best) {
+        best = PetscAbsScalar(A[i + k * n]);
+        p    = i;
+      }
+    }
+    if (!(best > tiny)) {
+      *info = k + 1;
+      PetscFunctionReturn(PETSC_SUCCESS);
+    }
+    used[p] = 1;
+    ipiv[k] = p;
+    d       = 1.0 / A[p + k * n];
+    for (PetscInt j = 0; j < n; j++) A[p + j * n] *= d;
+    A[p + k * n] = d;
+    for (PetscInt i = 0; i < n; i++) {
+      PetscScalar f;
+
+      if (i == p) continue;
+      f = A[i + k * n];
+      for (PetscInt j = 0; j < n; j++) A[i + j * n] -= f * A[p + j * n];
+      A[i + k * n] = -f * d;
+    }
+  }
+  { /* undo the implicit pivoting: inv[k][ipiv[j]] = S[ipiv[k]][j] */
+    PetscScalar buf[PC_VBJACOBI_MAX_BLOCK_SIZE * PC_VBJACOBI_MAX_BLOCK_SIZE];
+
+    PetscCheck(n <= PC_VBJACOBI_MAX_BLOCK_SIZE, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "Block size %" PetscInt_FMT " exceeds %d", n, PC_VBJACOBI_MAX_BLOCK_SIZE);
+    for (PetscInt k = 0; k < n; k++)
+      for (PetscInt j = 0; j < n; j++) buf[k + ipiv[j] * n] = A[ipiv[k] + j * n];
+    PetscCall(PetscArraycpy(A, buf, n * n));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Matrices whose values live on a device: read them through their host copy, brought up to date here. */
+static PetscErrorCode SyncHostValues(Mat A, PetscBool *ondevice)
+{
+  PetscFunctionBegin;
+  PetscCall(PetscObjectTypeCompareAny((PetscObject)A, ondevice, MATSEQAIJCUSPARSE, MATSEQAIJHIPSPARSE, MATSEQAIJKOKKOS, ""));
+  if (*ondevice) {
+    const PetscScalar *v;
+
+    PetscCall(MatSeqAIJGetArrayRead(A, &v));
+    PetscCall(MatSeqAIJRestoreArrayRead(A, &v));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Copies the diagonal block of rows [s, s+k) of the local diagonal part Ad into blk (k x k, column-major). */
+static PetscErrorCode ExtractBlock(Mat Ad, PetscInt s, PetscInt k, PetscScalar *blk)
+{
+  PetscFunctionBegin;
+  PetscCall(PetscArrayzero(blk, k * k));
+  for (PetscInt i = 0; i < k; i++) {
+    PetscInt           nc;
+    const PetscInt    *cols;
+    const PetscScalar *vals;
+
+    PetscCall(MatGetRow(Ad, s + i, &nc, &cols, &vals));
+    for (PetscInt c = 0; c < nc; c++)
+      if (cols[c] >= s && cols[c] < s + k) blk[i + (cols[c] - s) * k] += vals[c];
+    PetscCall(MatRestoreRow(Ad, s + i, &nc, &cols, &vals));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Host offsets of the inverses (sum of k^2), from the block starts. */
+static PetscErrorCode ComputeInverseOffsets(PC_VBJacobi *jac)
+{
+  PetscFunctionBegin;
+  PetscCall(PetscFree(jac->inv_offsets));
+  PetscCall(PetscMalloc1(jac->nblocks + 1, &jac->inv_offsets));
+  jac->inv_offsets[0] = 0;
+  for (PetscInt b = 0; b < jac->nblocks; b++) {
+    PetscInt k = jac->starts[b + 1] - jac->starts[b];
+
+    jac->inv_offsets[b + 1] = jac->inv_offsets[b] + k * k;
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* After a GPU setup the inverses live on the device; the host copy is made only when asked for. */
+static PetscErrorCode EnsureHostInverses(PC_VBJacobi *jac)
+{
+  PetscFunctionBegin;
+  if (jac->host_inv_valid) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCheck(jac->on_device && jac->dev, PETSC_COMM_SELF, PETSC_ERR_PLIB, "PCVBJACOBI: no inverses on the host or the device");
+  if (!jac->inv_offsets) PetscCall(ComputeInverseOffsets(jac));
+  PetscCall(PetscFree(jac->inv));
+  PetscCall(PetscMalloc1(jac->inv_offsets[jac->nblocks], &jac->inv));
+  PetscCall(PCVBJacobiCopyInversesToHost_CUDA((PCVBJacobiDevice *)jac->dev, jac->inv));
+  jac->host_inv_valid = PETSC_TRUE;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The local rows of the Pmat as device arrays, when the Pmat lives on the GPU and a GPU can be used:
+   the CSR of (mpi)aijcusparse or the BSR of (mpi)baijksparse, with the pattern of the off-diagonal part. */
+static PetscErrorCode GetDeviceMat(PC pc, PCVBJacobiDeviceMat *dm, PetscBool *usable)
+{
+  PC_VBJacobi *jac = (PC_VBJacobi *)pc->data;
+  Mat          A   = pc->pmat, Ad = NULL, Ao = NULL;
+  PetscBool    isaij, isbaij, ismpi, avail;
+  MatInfo      info;
+
+  PetscFunctionBegin;
+  *usable = PETSC_FALSE;
+  PetscCall(PetscMemzero(dm, sizeof(*dm)));
+  if (!jac->use_gpu || sizeof(PetscInt) != sizeof(int) || A->boundtocpu) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(PetscObjectTypeCompareAny((PetscObject)A, &isaij, MATSEQAIJCUSPARSE, MATMPIAIJCUSPARSE, ""));
+  PetscCall(PetscObjectTypeCompareAny((PetscObject)A, &isbaij, MATSEQBAIJKSPARSE, MATMPIBAIJKSPARSE, ""));
+  if (!isaij && !isbaij) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(PetscBlockGPUDeviceAvailable(&avail));
+  if (!avail) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(PetscObjectTypeCompareAny((PetscObject)A, &ismpi, MATMPIAIJCUSPARSE, MATMPIBAIJKSPARSE, ""));
+  if (isaij) {
+    const PetscScalar *v;
+
+    if (ismpi) PetscCall(MatMPIAIJGetSeqAIJ(A, &Ad, &Ao, NULL));
+    else Ad = A;
+    if (Ad->boundtocpu) PetscFunctionReturn(PETSC_SUCCESS);
+    PetscCall(MatSeqAIJCUSPARSEGetIJ(Ad, PETSC_FALSE, (const PetscInt **)&dm->d_rowptr, (const PetscInt **)&dm->d_colidx));
+    PetscCall(MatSeqAIJCUSPARSEGetArrayRead(Ad, &v));
+    dm->d_values = v;
+    PetscCall(MatSeqAIJCUSPARSERestoreArrayRead(Ad, &v));
+    dm->bs = 1;
+    if (Ao) {
+      PetscCall(MatGetInfo(Ao, MAT_LOCAL, &info));
+      if (info.nz_used > 0) PetscCall(MatSeqAIJCUSPARSEGetIJ(Ao, PETSC_FALSE, (const PetscInt **)&dm->d_o_rowptr, (const PetscInt **)&dm->d_o_colidx));
+    }
+  } else {
+    PetscInt mbs, obs;
+
+    if (ismpi) PetscCall(MatMPIBAIJKSPARSEGetSeqBAIJ_Private(A, &Ad, &Ao, NULL));
+    else Ad = A;
+    if (Ad->boundtocpu) PetscFunctionReturn(PETSC_SUCCESS);
+    PetscCall(MatBAIJKSPARSEGetDeviceBSR_Private(Ad, &dm->bs, &mbs, &dm->d_rowptr, &dm->d_colidx, &dm->d_values));
+    if (Ao) {
+      const PetscScalar *ov;
+
+      PetscCall(MatGetInfo(Ao, MAT_LOCAL, &info));
+      if (info.nz_used > 0) PetscCall(MatBAIJKSPARSEGetDeviceBSR_Private(Ao, &obs, &mbs, &dm->d_o_rowptr, &dm->d_o_colidx, &ov));
+    }
+  }
+  PetscCall(MatGetLocalSize(A, &dm->nrows, NULL));
+  *usable = PETSC_TRUE;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Host setup: blocks (when needed), then extraction and Gauss-Jordan inversion, block by block. */
+static PetscErrorCode SetUp_Host(PC pc, PetscBool redetect, PetscInt *bad_block, PetscInt *bad_info)
+{
+  PC_VBJacobi       *jac = (PC_VBJacobi *)pc->data;
+  Mat                A   = pc->pmat, Ad;
+  PetscInt           work[2 * PC_VBJACOBI_MAX_BLOCK_SIZE];
+  PetscLogDouble     t0, t1, t2, flops = 0.0;
+  PetscBool          ondevice, has;
+  PCVBJacobiBlocking how;
+
+  PetscFunctionBegin;
+  PetscCall(MatGetDiagonalBlock(A, &Ad));
+  PetscCall(MatHasOperation(Ad, MATOP_GET_ROW, &has));
+  PetscCheck(has, PetscObjectComm((PetscObject)pc), PETSC_ERR_SUP, "PCVBJACOBI needs MatGetRow() on the diagonal part of the matrix, which type %s lacks", ((PetscObject)Ad)->type_name);
+  PetscCall(SyncHostValues(Ad, &ondevice));
+  PetscCall(PetscTime(&t0));
+  if (redetect) {
+    PetscCall(PetscLogEventBegin(PBG_VBJacobiDetect, pc, A, 0, 0));
+    PetscCall(PCVBJacobiResolveBlocking(pc, &how));
+    PetscCall(PCVBJacobiDetectBlocks_Host(pc, how));
+    PetscCall(PetscLogEventEnd(PBG_VBJacobiDetect, pc, A, 0, 0));
+    PetscCall(ComputeInverseOffsets(jac));
+    PetscCall(PetscFree(jac->inv));
+    PetscCall(PetscMalloc1(jac->inv_offsets[jac->nblocks], &jac->inv));
+  }
+  PetscCall(PetscTime(&t1));
+  PetscCall(PetscLogEventBegin(PBG_VBJacobiInvert, pc, A, 0, 0));
+  for (PetscInt b = 0; b < jac->nblocks; b++) {
+    PetscInt     s = jac->starts[b], k = jac->starts[b + 1] - s, info;
+    PetscScalar *blk = jac->inv + jac->inv_offsets[b];
+
+    PetscCall(ExtractBlock(Ad, s, k, blk));
+    PetscCall(PCVBJacobiInvertBlock_Host(k, blk, work, &info));
+    flops += 2.0 * k * k * k;
+    if (info > 0 && jac->singular == PC_VBJACOBI_SINGULAR_IDENTITY) { /* policy: this block is left unpreconditioned */
+      PetscCall(PetscArrayzero(blk, k * k));
+      for (PetscInt i = 0; i < k; i++) blk[i + i * k] = 1.0;
+      jac->nsingular++;
+    } else if (info && *bad_block < 0) {
+      *bad_block = b;
+      *bad_info  = info;
+    }
+  }
+  PetscCall(PetscLogFlops(flops));
+  PetscCall(PetscLogEventEnd(PBG_VBJacobiInvert, pc, A, 0, 0));
+  PetscCall(PetscTime(&t2));
+  jac->host_inv_valid = PETSC_TRUE;
+  jac->time_detect    = t1 - t0;
+  jac->time_invert    = t2 - t1;
+  PetscCall(PetscSNPrintf(jac->setup_where, sizeof(jac->setup_where), ondevice ? "host (values read from the host copy of the %s matrix)" : "host (%s matrix)", ((PetscObject)Ad)->type_name));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* GPU setup: blocks (supervariables found on the device; matrix or variable blocks sent from the host), then one
+   merged extraction + inversion kernel per size class. */
+static PetscErrorCode SetUp_Device(PC pc, const PCVBJacobiDeviceMat *dm, PetscBool redetect, PetscInt *bad_block, PetscInt *bad_info)
+{
+  PC_VBJacobi       *jac = (PC_VBJacobi *)pc->data;
+  PCVBJacobiDevice  *dev;
+  PetscLogDouble     t0, t1, t2;
+  PCVBJacobiBlocking how;
+
+  PetscFunctionBegin;
+  if (!jac->dev) PetscCall(PetscNew((PCVBJacobiDevice **)&jac->dev));
+  dev = (PCVBJacobiDevice *)jac->dev;
+  PetscCall(PetscTime(&t0));
+  if (redetect) {
+    PetscCall(PetscLogEventBegin(PBG_VBJacobiDetect, pc, pc->pmat, 0, 0));
+    PetscCall(PCVBJacobiResolveBlocking(pc, &how));
+    if (how == PC_VBJACOBI_BLOCKING_SUPERVARIABLE) {
+      PetscCall(PetscFree(jac->starts));
+      PetscCall(PCVBJacobiDetectSupervariables_CUDA(dm, jac->max_block_size, dev, &jac->starts));
+      jac->nblocks       = dev->nblocks;
+      jac->blocking_used = how;
+    } else {
+      PetscCall(PCVBJacobiDetectBlocks_Host(pc, how));
+      PetscCall(PCVBJacobiSetBlocks_CUDA(jac->nblocks, jac->starts, dev));
+    }
+    PetscCall(PetscLogEventEnd(PBG_VBJacobiDetect, pc, pc->pmat, 0, 0));
+    PetscCall(PetscFree(jac->inv_offsets)); /* made on the host only when the host needs them */
+  }
+  PetscCall(PetscTime(&t1));
+  PetscCall(PetscLogEventBegin(PBG_VBJacobiInvert, pc, pc->pmat, 0, 0));
+  PetscCall(PCVBJacobiSetup_CUDA(dm, jac->extraction, jac->singular, dev, &jac->nsingular, bad_block, bad_info));
+  PetscCall(PetscLogEventEnd(PBG_VBJacobiInvert, pc, pc->pmat, 0, 0));
+  PetscCall(PetscTime(&t2));
+  jac->host_inv_valid = PETSC_FALSE;
+  jac->time_detect    = t1 - t0;
+  jac->time_invert    = t2 - t1;
+  PetscCall(PetscSNPrintf(jac->setup_where, sizeof(jac->setup_where), "GPU (device %s of the %s matrix)", dm->bs > 1 ? "BSR" : "CSR", ((PetscObject)pc->pmat)->type_name));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode PCSetUp_VBJacobi(PC pc)
+{
+  PC_VBJacobi        *jac = (PC_VBJacobi *)pc->data;
+  Mat                 A   = pc->pmat;
+  MPI_Comm            comm = PetscObjectComm((PetscObject)pc);
+  PetscInt            n, ncols, rstart, first_block = 0, bad_block = -1, bad_info = 0;
+  PetscObjectState    nzstate;
+  PetscBool           ondevice, redetect;
+  PetscMPIInt         lfail, gfail, src, rank, size;
+  PCVBJacobiDeviceMat dm;
+
+  PetscFunctionBegin;
+  PetscCall(MatGetLocalSize(A, &n, &ncols));
+  PetscCall(MatGetOwnershipRange(A, &rstart, NULL));
+  PetscCheck(n == ncols, PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ, "PCVBJACOBI needs a matrix with square local diagonal part, got %" PetscInt_FMT " local rows and %" PetscInt_FMT " local columns", n, ncols);
+  PetscCall(GetDeviceMat(pc, &dm, &ondevice));
+
+  /* the blocks are found again only when the nonzero pattern, the size or the place of the setup changed */
+  PetscCall(MatGetNonzeroState(A, &nzstate));
+  redetect = (PetscBool)(!jac->starts || nzstate != jac->nonzerostate || n != jac->rows_detected || ondevice != jac->on_device);
+  jac->nsingular = 0;
+  if (ondevice) PetscCall(SetUp_Device(pc, &dm, redetect, &bad_block, &bad_info));
+  else PetscCall(SetUp_Host(pc, redetect, &bad_block, &bad_info));
+  jac->on_device     = ondevice;
+  jac->nonzerostate  = nzstate;
+  jac->rows_detected = n;
+
+  /* a singular or non-finite block fails the setup on every rank */
+  PetscCallMPI(MPI_Exscan(&jac->nblocks, &first_block, 1, MPIU_INT, MPI_SUM, comm));
+  PetscCallMPI(MPI_Comm_rank(comm, &rank));
+  PetscCallMPI(MPI_Comm_size(comm, &size));
+  lfail = bad_block >= 0 ? rank : size; /* the lowest failing rank tells the others what failed */
+  PetscCallMPI(MPIU_Allreduce(&lfail, &gfail, 1, MPI_INT, MPI_MIN, comm));
+  lfail = bad_block >= 0;
+  src   = gfail;
+  gfail = src < size;
+  jac->failed      = gfail ? PETSC_TRUE : PETSC_FALSE;
+  jac->failure[0]  = 0;
+  pc->failedreason = gfail ? PC_SETUP_ERROR : PC_NOERROR;
+  if (lfail) {
+    PetscInt r0 = rstart + jac->starts[bad_block], r1 = rstart + jac->starts[bad_block + 1] - 1;
+
+    if (bad_info < 0) PetscCall(PetscSNPrintf(jac->failure, sizeof(jac->failure), "diagonal block %" PetscInt_FMT " (global rows %" PetscInt_FMT "..%" PetscInt_FMT ") holds NaN or Inf", first_block + bad_block, r0, r1));
+    else
+      PetscCall(PetscSNPrintf(jac->failure, sizeof(jac->failure), "zero or tiny pivot in diagonal block %" PetscInt_FMT ", global rows %" PetscInt_FMT "..%" PetscInt_FMT " (elimination stopped at global column %" PetscInt_FMT "); -pc_vbjacobi_singular identity leaves such blocks unpreconditioned",
+                               first_block + bad_block, r0, r1, r0 + bad_info - 1));
+  }
+  if (gfail) {
+    PetscCallMPI(MPI_Bcast(jac->failure, sizeof(jac->failure), MPI_CHAR, src, comm));
+    PetscCall(PetscInfo(pc, "PCVBJACOBI setup failed: %s\n", jac->failure));
+    PetscCheck(!pc->erroriffailure, comm, PETSC_ERR_MAT_LU_ZRPVT, "PCVBJACOBI: %s", jac->failure);
+  }
+  if (jac->nsingular) PetscCall(PetscInfo(pc, "PCVBJACOBI: %" PetscInt_FMT " singular blocks replaced by the identity\n", jac->nsingular));
+  pc->setupcalled = PETSC_TRUE; /* so that the view below shows the blocks; PCSetUp() sets it right after */
+  PetscCall(PCViewFromOptions(pc, NULL, "-pc_view"));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* y = D^{-1} x (or D^{-T} x) on the host, one dense block at a time */
+static PetscErrorCode ApplyBlocks_Host(PC pc, Vec x, Vec y, PetscBool transpose)
+{
+  PC_VBJacobi       *jac = (PC_VBJacobi *)pc->data;
+  const PetscScalar *xa;
+  PetscScalar       *ya;
+
+  PetscFunctionBegin;
+  PetscCall(EnsureHostInverses(jac));
+  if (!jac->inv_offsets) PetscCall(ComputeInverseOffsets(jac));
+  PetscCall(PetscLogEventBegin(PBG_VBJacobiApply, pc, x, y, 0));
+  PetscCall(VecGetArrayRead(x, &xa));
+  PetscCall(VecGetArrayWrite(y, &ya));
+  for (PetscInt b = 0; b < jac->nblocks; b++) {
+    const PetscInt     s = jac->starts[b], k = jac->starts[b + 1] - s;
+    const PetscScalar *D = jac->inv + jac->inv_offsets[b], *xb = xa + s;
+    PetscScalar       *yb = ya + s;
+
+    if (!transpose) {
+      for (PetscInt i = 0; i < k; i++) yb[i] = 0.0;
+      for (PetscInt j = 0; j < k; j++)
+        for (PetscInt i = 0; i < k; i++) yb[i] += D[i + j * k] * xb[j];
+    } else {
+      for (PetscInt i = 0; i < k; i++) {
+        PetscScalar sum = 0.0;
+
+        for (PetscInt j = 0; j < k; j++) sum += D[j + i * k] * xb[j];
+        yb[i] = sum;
+      }
+    }
+  }
+  PetscCall(VecRestoreArrayRead(x, &xa));
+  PetscCall(VecRestoreArrayWrite(y, &ya));
+  PetscCall(PetscLogFlops(2.0 * jac->inv_offsets[jac->nblocks]));
+  PetscCall(PetscLogEventEnd(PBG_VBJacobiApply, pc, x, y, 0));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* y = D^{-1} x on the GPU when the setup ran there and x is on the device; on the host otherwise */
+static PetscErrorCode ApplyBlocks(PC pc, Vec x, Vec y, PetscBool transpose)
+{
+  PC_VBJacobi *jac = (PC_VBJacobi *)pc->data;
+
+  PetscFunctionBegin;
+  if (jac->failed) { /* PETSc's convention: a failed preconditioner returns Inf, so the KSP stops */
+    PetscCall(VecFlag(y, 1));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  if (jac->on_device) {
+    const PetscScalar *xa;
+    PetscScalar       *ya;
+    PetscMemType       mx, my;
+
+    PetscCall(VecGetArrayReadAndMemType(x, &xa, &mx));
+    if (PetscMemTypeDevice(mx)) {
+      PetscCall(VecGetArrayWriteAndMemType(y, &ya, &my));
+      PetscCheck(PetscMemTypeDevice(my), PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "PCVBJACOBI: x is a device vector but y (type %s) is not", ((PetscObject)y)->type_name);
+      PetscCall(PetscLogEventBegin(PBG_VBJacobiApply, pc, x, y, 0));
+      PetscCall(PCVBJacobiApply_CUDA((PCVBJacobiDevice *)jac->dev, xa, ya, transpose));
+      PetscCall(PetscLogEventEnd(PBG_VBJacobiApply, pc, x, y, 0));
+      PetscCall(VecRestoreArrayWriteAndMemType(y, &ya));
+      PetscCall(VecRestoreArrayReadAndMemType(x, &xa));
+      PetscFunctionReturn(PETSC_SUCCESS);
+    }
+    PetscCall(VecRestoreArrayReadAndMemType(x, &xa));
+  }
+  PetscCall(ApplyBlocks_Host(pc, x, y, transpose));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode PCApply_VBJacobi(PC pc, Vec x, Vec y)
+{
+  PetscFunctionBegin;
+  PetscCall(ApplyBlocks(pc, x, y, PETSC_FALSE));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode PCApplyTranspose_VBJacobi(PC pc, Vec x, Vec y)
+{
+  PetscFunctionBegin;
+  PetscCall(ApplyBlocks(pc, x, y, PETSC_TRUE));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode PCReset_VBJacobi(PC pc)
+{
+  PC_VBJacobi *jac = (PC_VBJacobi *)pc->data;
+
+  PetscFunctionBegin;
+  PetscCall(PetscFree(jac->starts));
+  PetscCall(PetscFree(jac->inv_offsets));
+  PetscCall(PetscFree(jac->inv));
+  if (jac->dev) PetscCall(PCVBJacobiDeviceReset_CUDA((PCVBJacobiDevice *)jac->dev));
+  PetscCall(PetscFree(jac->dev));
+  jac->nblocks        = 0;
+  jac->rows_detected  = -1;
+  jac->failed         = PETSC_FALSE;
+  jac->on_device      = PETSC_FALSE;
+  jac->host_inv_valid = PETSC_FALSE;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode PCDestroy_VBJacobi(PC pc)
+{
+  PetscFunctionBegin;
+  PetscCall(PCReset_VBJacobi(pc));
+  PetscCall(PetscObjectComposeFunction((PetscObject)pc, "PCVBJacobiSetMaxBlockSize_C", NULL));
+  PetscCall(PetscObjectComposeFunction((PetscObject)pc, "PCVBJacobiGetMaxBlockSize_C", NULL));
+  PetscCall(PetscObjectComposeFunction((PetscObject)pc, "PCVBJacobiSetBlocking_C", NULL));
+  PetscCall(PetscObjectComposeFunction((PetscObject)pc, "PCVBJacobiGetBlocking_C", NULL));
+  PetscCall(PetscObjectComposeFunction((PetscObject)pc, "PCVBJacobiSetSingularPolicy_C", NULL));
+  PetscCall(PetscObjectComposeFunction((PetscObject)pc, "PCVBJacobiGetSingularPolicy_C", NULL));
+  PetscCall(PetscObjectComposeFunction((PetscObject)pc, "PCVBJacobiGetBlocks_C", NULL));
+  PetscCall(PetscObjectComposeFunction((PetscObject)pc, "PCVBJacobiGetInverses_C", NULL));
+  PetscCall(PetscFree(pc->data));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode PCView_VBJacobi(PC pc, PetscViewer viewer)
+{
+  PC_VBJacobi *jac = (PC_VBJacobi *)pc->data;
+  PetscBool    isascii;
+  MPI_Comm     comm = PetscObjectComm((PetscObject)pc);
+
+  PetscFunctionBegin;
+  PetscCall(PetscObjectTypeCompare((PetscObject)viewer, PETSCVIEWERASCII, &isascii));
+  if (!isascii) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(PetscViewerASCIIPrintf(viewer, "  blocking: %s, maximum block size %" PetscInt_FMT ", singular blocks: %s, GPU extraction: %s%s\n", PCVBJacobiBlockings[jac->blocking], jac->max_block_size, PCVBJacobiSingularPolicies[jac->singular], PCVBJacobiExtractions[jac->extraction], jac->use_gpu ? "" : " (GPU path off)"));
+  if (!pc->setupcalled) PetscFunctionReturn(PETSC_SUCCESS);
+  {
+    PetscInt  hist[PC_VBJACOBI_MAX_BLOCK_SIZE + 1] = {0}, ghist[PC_VBJACOBI_MAX_BLOCK_SIZE + 1], local[3], global[3];
+    PetscInt  kmin = PETSC_INT_MAX, kmax = 0, gkmin, gkmax;
+    char      line[1024];
+    size_t    len = 0;
+    PetscReal tmax[2], ltimes[2];
+    PetscInt  N;
+
+    for (PetscInt b = 0; b < jac->nblocks; b++) {
+      PetscInt k = jac->starts[b + 1] - jac->starts[b];
+
+      hist[PetscMin(k, PC_VBJACOBI_MAX_BLOCK_SIZE)]++;
+      kmin = PetscMin(kmin, k);
+      kmax = PetscMax(kmax, k);
+    }
+    local[0] = jac->nblocks;
+    if (jac->on_device) local[1] = (PetscInt)((PCVBJacobiDevice *)jac->dev)->inv_len;
+    else local[1] = jac->nblocks ? jac->inv_offsets[jac->nblocks] : 0;
+    local[2] = jac->nsingular;
+    ltimes[0] = jac->time_detect;
+    ltimes[1] = jac->time_invert;
+    PetscCallMPI(MPIU_Allreduce(local, global, 3, MPIU_INT, MPI_SUM, comm));
+    PetscCallMPI(MPIU_Allreduce(hist, ghist, PC_VBJACOBI_MAX_BLOCK_SIZE + 1, MPIU_INT, MPI_SUM, comm));
+    PetscCallMPI(MPIU_Allreduce(&kmin, &gkmin, 1, MPIU_INT, MPI_MIN, comm));
+    PetscCallMPI(MPIU_Allreduce(&kmax, &gkmax, 1, MPIU_INT, MPI_MAX, comm));
+    PetscCallMPI(MPIU_Allreduce(ltimes, tmax, 2, MPIU_REAL, MPI_MAX, comm));
+    PetscCall(MatGetSize(pc->pmat, &N, NULL));
+    PetscCall(PetscViewerASCIIPrintf(viewer, "  blocks from: %s\n", PCVBJacobiBlockings[jac->blocking_used]));
+    PetscCall(PetscViewerASCIIPrintf(viewer, "  number of blocks: %" PetscInt_FMT " over %" PetscInt_FMT " rows; block sizes: min %" PetscInt_FMT ", mean %.2f, max %" PetscInt_FMT "\n", global[0], N, global[0] ? gkmin : 0, global[0] ? (double)N / (double)global[0] : 0.0, gkmax));
+    line[0] = 0;
+    for (PetscInt k = 1; k <= PC_VBJACOBI_MAX_BLOCK_SIZE; k++) {
+      if (!ghist[k]) continue;
+      PetscCall(PetscSNPrintf(line + len, sizeof(line) - len, " %" PetscInt_FMT ":%" PetscInt_FMT, k, ghist[k]));
+      PetscCall(PetscStrlen(line, &len));
+    }
+    PetscCall(PetscViewerASCIIPrintf(viewer, "  block-size histogram (size:count):%s\n", line));
+    PetscCall(PetscViewerASCIIPrintf(viewer, "  inverses stored: %" PetscInt_FMT " bytes (%" PetscInt_FMT " scalars)\n", global[1] * (PetscInt)sizeof(PetscScalar), global[1]));
+    PetscCall(PetscViewerASCIIPrintf(viewer, "  setup ran on: %s; time: detection %.3g s, extraction+inversion %.3g s (max over ranks)\n", jac->setup_where, (double)tmax[0], (double)tmax[1]));
+    if (jac->on_device) {
+      PCVBJacobiDevice *dev = (PCVBJacobiDevice *)jac->dev;
+
+      PetscCall(PetscViewerASCIIPrintf(viewer, "  setup kernel: %s (extraction %s)\n", dev->kernel, PCVBJacobiExtractions[dev->extraction_used]));
+      PetscCall(PetscViewerASCIIPrintf(viewer, "  apply runs on: GPU for device vectors (%s), host otherwise\n", dev->apply_kernel));
+    } else PetscCall(PetscViewerASCIIPrintf(viewer, "  apply runs on: host\n"));
+    if (global[2]) PetscCall(PetscViewerASCIIPrintf(viewer, "  singular blocks replaced by the identity: %" PetscInt_FMT "\n", global[2]));
+    if (jac->failed) PetscCall(PetscViewerASCIIPrintf(viewer, "  SETUP FAILED: %s\n", jac->failure));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode PCSetFromOptions_VBJacobi(PC pc, PetscOptionItems PetscOptionsObject)
+{
+  PC_VBJacobi *jac = (PC_VBJacobi *)pc->data;
+  PetscInt     maxbs = jac->max_block_size;
+  PetscBool    flg;
+
+  PetscFunctionBegin;
+  PetscOptionsHeadBegin(PetscOptionsObject, "Variable-size block Jacobi options");
+  PetscCall(PetscOptionsRangeInt("-pc_vbjacobi_max_block_size", "Largest diagonal block (blocks of supervariables are cut at this size)", "PCVBJacobiSetMaxBlockSize", maxbs, &maxbs, &flg, 1, PC_VBJACOBI_MAX_BLOCK_SIZE));
+  if (flg) PetscCall(PCVBJacobiSetMaxBlockSize(pc, maxbs));
+  PetscCall(PetscOptionsEnum("-pc_vbjacobi_blocking", "Where the blocks come from", "PCVBJacobiSetBlocking", PCVBJacobiBlockings, (PetscEnum)jac->blocking, (PetscEnum *)&jac->blocking, &flg));
+  if (flg) jac->rows_detected = -1;
+  PetscCall(PetscOptionsEnum("-pc_vbjacobi_singular", "What to do with a singular diagonal block", "PCVBJacobiSetSingularPolicy", PCVBJacobiSingularPolicies, (PetscEnum)jac->singular, (PetscEnum *)&jac->singular, NULL));
+  PetscCall(PetscOptionsEnum("-pc_vbjacobi_extraction", "How the GPU setup reads the blocks from the matrix", "PCVBJACOBI", PCVBJacobiExtractions, (PetscEnum)jac->extraction, (PetscEnum *)&jac->extraction, NULL));
+  PetscCall(PetscOptionsBool("-pc_vbjacobi_use_gpu", "Set up and apply on the GPU when the matrix lives there (aijcusparse, baijksparse)", "PCVBJACOBI", jac->use_gpu, &jac->use_gpu, NULL));
+  PetscOptionsHeadEnd();
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode PCVBJacobiSetMaxBlockSize_VBJacobi(PC pc, PetscInt maxbs)
+{
+  PC_VBJacobi *jac = (PC_VBJacobi *)pc->data;
+
+  PetscFunctionBegin;
+  PetscCheck(maxbs >= 1 && maxbs <= PC_VBJACOBI_MAX_BLOCK_SIZE, PetscObjectComm((PetscObject)pc), PETSC_ERR_ARG_OUTOFRANGE, "PCVBJACOBI maximum block size %" PetscInt_FMT " is outside 1..%d", maxbs, PC_VBJACOBI_MAX_BLOCK_SIZE);
+  if (maxbs != jac->max_block_size) jac->rows_detected = -1; /* find the blocks again */
+  jac->max_block_size = maxbs;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode PCVBJacobiGetMaxBlockSize_VBJacobi(PC pc, PetscInt *maxbs)
+{
+  PetscFunctionBegin;
+  *maxbs = ((PC_VBJacobi *)pc->data)->max_block_size;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode PCVBJacobiSetBlocking_VBJacobi(PC pc, PCVBJacobiBlocking blocking)
+{
+  PC_VBJacobi *jac = (PC_VBJacobi *)pc->data;
+
+  PetscFunctionBegin;
+  PetscCheck(blocking >= PC_VBJACOBI_BLOCKING_AUTO && blocking <= PC_VBJACOBI_BLOCKING_VARIABLE, PetscObjectComm((PetscObject)pc), PETSC_ERR_ARG_OUTOFRANGE, "Unknown PCVBJacobiBlocking %d", (int)blocking);
+  if (blocking != jac->blocking) jac->rows_detected = -1;
+  jac->blocking = blocking;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode PCVBJacobiGetBlocking_VBJacobi(PC pc, PCVBJacobiBlocking *blocking)
+{
+  PetscFunctionBegin;
+  *blocking = ((PC_VBJacobi *)pc->data)->blocking;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode PCVBJacobiSetSingularPolicy_VBJacobi(PC pc, PCVBJacobiSingularPolicy policy)
+{
+  PetscFunctionBegin;
+  PetscCheck(policy >= PC_VBJACOBI_SINGULAR_ERROR && policy <= PC_VBJACOBI_SINGULAR_IDENTITY, PetscObjectComm((PetscObject)pc), PETSC_ERR_ARG_OUTOFRANGE, "Unknown PCVBJacobiSingularPolicy %d", (int)policy);
+  ((PC_VBJacobi *)pc->data)->singular = policy;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode PCVBJacobiGetSingularPolicy_VBJacobi(PC pc, PCVBJacobiSingularPolicy *policy)
+{
+  PetscFunctionBegin;
+  *policy = ((PC_VBJacobi *)pc->data)->singular;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode PCVBJacobiGetBlocks_VBJacobi(PC pc, PetscInt *nblocks, const PetscInt *starts[])
+{
+  PC_VBJacobi *jac = (PC_VBJacobi *)pc->data;
+
+  PetscFunctionBegin;
+  PetscCheck(pc->setupcalled, PetscObjectComm((PetscObject)pc), PETSC_ERR_ARG_WRONGSTATE, "Call PCSetUp() before PCVBJacobiGetBlocks()");
+  if (nblocks) *nblocks = jac->nblocks;
+  if (starts) *starts = jac->starts;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode PCVBJacobiGetInverses_VBJacobi(PC pc, const PetscScalar *inv[])
+{
+  PetscFunctionBegin;
+  PetscCheck(pc->setupcalled, PetscObjectComm((PetscObject)pc), PETSC_ERR_ARG_WRONGSTATE, "Call PCSetUp() before PCVBJacobiGetInverses()");
+  PetscCall(EnsureHostInverses((PC_VBJacobi *)pc->data));
+  *inv = ((PC_VBJacobi *)pc->data)->inv;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
+  PCVBJacobiSetMaxBlockSize - Sets the largest diagonal block of `PCVBJACOBI`; runs of supervariables are cut at this size.
+
+  Logically Collective
+
+  Input Parameters:
++ pc    - the preconditioner context
+- maxbs - the maximum block size, 1 to 32 (default 32)
+
+  Options Database Key:
+. -pc_vbjacobi_max_block_size <maxbs> - the maximum block size
+
+  Level: intermediate
+
+.seealso: `PCVBJACOBI`, `PCVBJacobiGetMaxBlockSize()`, `PCVBJacobiSetBlocking()`
+@*/
+PetscErrorCode PCVBJacobiSetMaxBlockSize(PC pc, PetscInt maxbs)
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(pc, PC_CLASSID, 1);
+  PetscValidLogicalCollectiveInt(pc, maxbs, 2);
+  PetscTryMethod(pc, "PCVBJacobiSetMaxBlockSize_C", (PC, PetscInt), (pc, maxbs));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
+  PCVBJacobiGetMaxBlockSize - Gets the largest diagonal block of `PCVBJACOBI`.
+
+  Not Collective
+
+  Input Parameter:
+. pc - the preconditioner context
+
+  Output Parameter:
+. maxbs - the maximum block size
+
+  Level: intermediate
+
+.seealso: `PCVBJACOBI`, `PCVBJacobiSetMaxBlockSize()`
+@*/
+PetscErrorCode PCVBJacobiGetMaxBlockSize(PC pc, PetscInt *maxbs)
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(pc, PC_CLASSID, 1);
+  PetscAssertPointer(maxbs, 2);
+  PetscUseMethod(pc, "PCVBJacobiGetMaxBlockSize_C", (PC, PetscInt *), (pc, maxbs));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
+  PCVBJacobiSetBlocking - Sets where the diagonal blocks of `PCVBJACOBI` come from.
+
+  Logically Collective
+
+  Input Parameters:
++ pc       - the preconditioner context
+- blocking - `PC_VBJACOBI_BLOCKING_AUTO` (default), `PC_VBJACOBI_BLOCKING_SUPERVARIABLE`, `PC_VBJACOBI_BLOCKING_MATRIX` or `PC_VBJACOBI_BLOCKING_VARIABLE`
+
+  Options Database Key:
+. -pc_vbjacobi_blocking <auto,supervariable,matrix,variable> - the source of the blocks
+
+  Level: intermediate
+
+  Note:
+  `PC_VBJACOBI_BLOCKING_AUTO` takes the sizes set with `MatSetVariableBlockSizes()` when every rank has them and
+  none exceeds the maximum block size, else the matrix block size when it is larger than 1 and within the
+  maximum, else supervariables.
+
+.seealso: `PCVBJACOBI`, `PCVBJacobiBlocking`, `PCVBJacobiSetMaxBlockSize()`, `MatSetVariableBlockSizes()`
+@*/
+PetscErrorCode PCVBJacobiSetBlocking(PC pc, PCVBJacobiBlocking blocking)
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(pc, PC_CLASSID, 1);
+  PetscValidLogicalCollectiveEnum(pc, blocking, 2);
+  PetscTryMethod(pc, "PCVBJacobiSetBlocking_C", (PC, PCVBJacobiBlocking), (pc, blocking));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
+  PCVBJacobiGetBlocking - Gets where the diagonal blocks of `PCVBJACOBI` come from, as requested.
+
+  Not Collective
+
+  Input Parameter:
+. pc - the preconditioner context
+
+  Output Parameter:
+. blocking - the requested source of the blocks
+
+  Level: intermediate
+
+.seealso: `PCVBJACOBI`, `PCVBJacobiSetBlocking()`
+@*/
+PetscErrorCode PCVBJacobiGetBlocking(PC pc, PCVBJacobiBlocking *blocking)
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(pc, PC_CLASSID, 1);
+  PetscAssertPointer(blocking, 2);
+  PetscUseMethod(pc, "PCVBJacobiGetBlocking_C", (PC, PCVBJacobiBlocking *), (pc, blocking));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
+  PCVBJacobiSetSingularPolicy - Sets what `PCVBJACOBI` does with a diagonal block that has a zero or tiny pivot.
+
+  Logically Collective
+
+  Input Parameters:
++ pc     - the preconditioner context
+- policy - `PC_VBJACOBI_SINGULAR_ERROR` (default) or `PC_VBJACOBI_SINGULAR_IDENTITY`
+
+  Options Database Key:
+. -pc_vbjacobi_singular <error,identity> - the policy
+
+  Level: intermediate
+
+  Notes:
+  With `PC_VBJACOBI_SINGULAR_ERROR` the setup fails on every rank with `PC_SETUP_ERROR`, so that `KSPSolve()` stops
+  with `KSP_DIVERGED_PC_FAILED`; with `KSPSetErrorIfNotConverged()` it raises an error naming the block and its global
+  rows. A block holding NaN or Inf always fails the setup, whatever the policy.
+
+.seealso: `PCVBJACOBI`, `PCVBJacobiSingularPolicy`
+@*/
+PetscErrorCode PCVBJacobiSetSingularPolicy(PC pc, PCVBJacobiSingularPolicy policy)
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(pc, PC_CLASSID, 1);
+  PetscValidLogicalCollectiveEnum(pc, policy, 2);
+  PetscTryMethod(pc, "PCVBJacobiSetSingularPolicy_C", (PC, PCVBJacobiSingularPolicy), (pc, policy));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
+  PCVBJacobiGetSingularPolicy - Gets what `PCVBJACOBI` does with a singular diagonal block.
+
+  Not Collective
+
+  Input Parameter:
+. pc - the preconditioner context
+
+  Output Parameter:
+. policy - the policy
+
+  Level: intermediate
+
+.seealso: `PCVBJACOBI`, `PCVBJacobiSetSingularPolicy()`
+@*/
+PetscErrorCode PCVBJacobiGetSingularPolicy(PC pc, PCVBJacobiSingularPolicy *policy)
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(pc, PC_CLASSID, 1);
+  PetscAssertPointer(policy, 2);
+  PetscUseMethod(pc, "PCVBJacobiGetSingularPolicy_C", (PC, PCVBJacobiSingularPolicy *), (pc, policy));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@C
+  PCVBJacobiGetBlocks - Gets the diagonal blocks that `PCVBJACOBI` found on this rank.
+
+  Not Collective
+
+  Input Parameter:
+. pc - the preconditioner context, set up
+
+  Output Parameters:
++ nblocks - the number of local blocks
+- starts  - `nblocks`+1 local row offsets: block b holds local rows starts[b] to starts[b+1]-1; owned by the `PC`
+
+  Level: advanced
+
+.seealso: `PCVBJACOBI`, `PCVBJacobiGetInverses()`
+@*/
+PetscErrorCode PCVBJacobiGetBlocks(PC pc, PetscInt *nblocks, const PetscInt *starts[])
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(pc, PC_CLASSID, 1);
+  PetscUseMethod(pc, "PCVBJacobiGetBlocks_C", (PC, PetscInt *, const PetscInt *[]), (pc, nblocks, starts));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@C
+  PCVBJacobiGetInverses - Gets the inverses of the local diagonal blocks of `PCVBJACOBI`, on the host.
+
+  Not Collective
+
+  Input Parameter:
+. pc - the preconditioner context, set up
+
+  Output Parameter:
+. inv - the inverses one after the other in block order, each k x k in column-major order; owned by the `PC`
+
+  Level: advanced
+
+.seealso: `PCVBJACOBI`, `PCVBJacobiGetBlocks()`
+@*/
+PetscErrorCode PCVBJacobiGetInverses(PC pc, const PetscScalar *inv[])
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(pc, PC_CLASSID, 1);
+  PetscAssertPointer(inv, 2);
+  PetscUseMethod(pc, "PCVBJacobiGetInverses_C", (PC, const PetscScalar *[]), (pc, inv));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*MC
+  PCVBJACOBI - "vbjacobi" - variable-size block Jacobi: the inverses of diagonal blocks of 1 to 32 rows, found
+  automatically, applied as a batched block-diagonal product.
+
+  Options Database Keys:
++ -pc_vbjacobi_max_block_size <32>                          - largest block, 1 to 32
+. -pc_vbjacobi_blocking <auto,supervariable,matrix,variable> - where the blocks come from (default auto)
+. -pc_vbjacobi_singular <error,identity>                     - what to do with a singular block (default error)
+. -pc_vbjacobi_extraction <auto,cached,shared>              - how the GPU setup reads a block: each thread its own row,
+                                                               or the (sub-)warp a row at a time through shared memory
+- -pc_vbjacobi_use_gpu <true>                                - set up and apply on the GPU when the matrix lives there
+
+  Level: intermediate
+
+  Notes:
+  The blocks come from `MatSetVariableBlockSizes()`, from the matrix block size (`MATBAIJ`, `MatSetBlockSize()`),
+  or from supervariables: runs of consecutive rows with identical column patterns, cut at the maximum block size.
+  Each block is inverted by Gauss-Jordan elimination with implicit pivoting (Anzt, Dongarra, Flegar and
+  Quintana-Orti, Parallel Computing 2018). In parallel the blocks are those of the local diagonal part: they never
+  cross ranks.
+
+  Works with `MATAIJ`, `MATBAIJ`, `MATBAIJKSPARSE` and `MATAIJCUSPARSE` matrices. When the matrix lives on the GPU
+  (`MATAIJCUSPARSE`, `MATBAIJKSPARSE`) and a GPU is present, the whole setup runs there: supervariable detection by
+  parallel kernels and scans, then one merged kernel per size class that extracts each block, inverts it in registers
+  and stores the inverse; the apply is a batched GEMV with one (sub-)warp per block. Otherwise both run on the host.
+  `-pc_view` shows the block statistics, the bytes stored, where the setup ran, the kernels and the time of each phase.
+
+  A singular block fails the setup (`KSP_DIVERGED_PC_FAILED`) unless `-pc_vbjacobi_singular identity` is given;
+  a block with NaN or Inf always does.
+
+  Load with `-dll_append /path/to/libpetscblockgpu.so`, or link libpetscblockgpu and call
+  `PetscBlockGPUInitializePackage()`.
+
+.seealso: `PCCreate()`, `PCSetType()`, `PCVPBJACOBI`, `PCPBJACOBI`, `PCJACOBI`, `PCVBJacobiSetMaxBlockSize()`,
+          `PCVBJacobiSetBlocking()`, `PCVBJacobiSetSingularPolicy()`, `PCVBJacobiGetBlocks()`
+M*/
+PetscErrorCode PCCreate_VBJacobi(PC pc)
+{
+  PC_VBJacobi *jac;
+
+  PetscFunctionBegin;
+  PetscCall(PetscNew(&jac));
+  jac->max_block_size = PC_VBJACOBI_MAX_BLOCK_SIZE;
+  jac->blocking       = PC_VBJACOBI_BLOCKING_AUTO;
+  jac->blocking_used  = PC_VBJACOBI_BLOCKING_AUTO;
+  jac->singular       = PC_VBJACOBI_SINGULAR_ERROR;
+  jac->extraction     = PC_VBJACOBI_EXTRACTION_AUTO;
+  jac->use_gpu        = PETSC_TRUE;
+  jac->rows_detected  = -1;
+  pc->data            = (void *)jac;
+
+  pc->ops->apply               = PCApply_VBJacobi;
+  pc->ops->applytranspose      = PCApplyTranspose_VBJacobi;
+  pc->ops->setup               = PCSetUp_VBJacobi;
+  pc->ops->reset               = PCReset_VBJacobi;
+  pc->ops->destroy             = PCDestroy_VBJacobi;
+  pc->ops->setfromoptions      = PCSetFromOptions_VBJacobi;
+  pc->ops->view                = PCView_VBJacobi;
+  pc->ops->applyrichardson     = NULL;
+  pc->ops->applysymmetricleft  = NULL;
+  pc->ops->applysymmetricright = NULL;
+
+  PetscCall(PetscObjectComposeFunction((PetscObject)pc, "PCVBJacobiSetMaxBlockSize_C", PCVBJacobiSetMaxBlockSize_VBJacobi));
+  PetscCall(PetscObjectComposeFunction((PetscObject)pc, "PCVBJacobiGetMaxBlockSize_C", PCVBJacobiGetMaxBlockSize_VBJacobi));
+  PetscCall(PetscObjectComposeFunction((PetscObject)pc, "PCVBJacobiSetBlocking_C", PCVBJacobiSetBlocking_VBJacobi));
+  PetscCall(PetscObjectComposeFunction((PetscObject)pc, "PCVBJacobiGetBlocking_C", PCVBJacobiGetBlocking_VBJacobi));
+  PetscCall(PetscObjectComposeFunction((PetscObject)pc, "PCVBJacobiSetSingularPolicy_C", PCVBJacobiSetSingularPolicy_VBJacobi));
+  PetscCall(PetscObjectComposeFunction((PetscObject)pc, "PCVBJacobiGetSingularPolicy_C", PCVBJacobiGetSingularPolicy_VBJacobi));
+  PetscCall(PetscObjectComposeFunction((PetscObject)pc, "PCVBJacobiGetBlocks_C", PCVBJacobiGetBlocks_VBJacobi));
+  PetscCall(PetscObjectComposeFunction((PetscObject)pc, "PCVBJacobiGetInverses_C", PCVBJacobiGetInverses_VBJacobi));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}

@@ -1,0 +1,75 @@
+/* Registration of the petscblockgpu package: types, log events, dynamic-library entry point. */
+#include <petscblockgpu/private/pbgimpl.h>
+
+PetscLogEvent PBG_VBJacobiDetect, PBG_VBJacobiInvert, PBG_VBJacobiApply;
+PetscLogEvent PBG_BAIJKMult, PBG_BAIJKCopyToGPU;
+
+static PetscBool PetscBlockGPUPackageInitialized = PETSC_FALSE;
+
+/*@C
+  PetscBlockGPUFinalizePackage - Frees what `PetscBlockGPUInitializePackage()` set up; called from `PetscFinalize()`.
+
+  Level: developer
+
+.seealso: `PetscBlockGPUInitializePackage()`
+@*/
+PetscErrorCode PetscBlockGPUFinalizePackage(void)
+{
+  PetscFunctionBegin;
+  PetscBlockGPUPackageInitialized = PETSC_FALSE;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@C
+  PetscBlockGPUInitializePackage - Registers `PCVBJACOBI`, `MATBAIJKSPARSE` (with `MATSEQBAIJKSPARSE` and
+  `MATMPIBAIJKSPARSE`) and the log events of petscblockgpu.
+
+  Not Collective
+
+  Level: beginner
+
+  Notes:
+  Applications that link libpetscblockgpu call this once after `PetscInitialize()`. Applications that load the
+  library at run time with `-dll_append /path/to/libpetscblockgpu.so` need not: PETSc calls
+  `PetscDLLibraryRegister_petscblockgpu()`, which calls this routine. Calling it more than once is harmless.
+
+.seealso: `PCVBJACOBI`, `MATBAIJKSPARSE`, `PetscBlockGPUFinalizePackage()`
+@*/
+PetscErrorCode PetscBlockGPUInitializePackage(void)
+{
+  PetscBool help;
+
+  PetscFunctionBegin;
+  if (PetscBlockGPUPackageInitialized) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscBlockGPUPackageInitialized = PETSC_TRUE;
+  PetscCall(PCInitializePackage());
+  PetscCall(MatInitializePackage());
+
+  PetscCall(PCRegister(PCVBJACOBI, PCCreate_VBJacobi));
+  PetscCall(MatRegister(MATSEQBAIJKSPARSE, MatCreate_SeqBAIJKSPARSE));
+  PetscCall(MatRegister(MATMPIBAIJKSPARSE, MatCreate_MPIBAIJKSPARSE));
+  PetscCall(MatRegister(MATBAIJKSPARSE, MatCreate_BAIJKSPARSE));
+  PetscCall(MatRegisterRootName(MATBAIJKSPARSE, MATSEQBAIJKSPARSE, MATMPIBAIJKSPARSE));
+
+  PetscCall(PetscLogEventRegister("VBJacDetect", PC_CLASSID, &PBG_VBJacobiDetect));
+  PetscCall(PetscLogEventRegister("VBJacInvert", PC_CLASSID, &PBG_VBJacobiInvert));
+  PetscCall(PetscLogEventRegister("VBJacApply", PC_CLASSID, &PBG_VBJacobiApply));
+  PetscCall(PetscLogEventRegister("BAIJKMult", MAT_CLASSID, &PBG_BAIJKMult));
+  PetscCall(PetscLogEventRegister("BAIJKCopyToGPU", MAT_CLASSID, &PBG_BAIJKCopyToGPU));
+
+  PetscCall(PetscOptionsHasHelp(NULL, &help));
+  if (help) {
+    PetscCall((*PetscHelpPrintf)(PETSC_COMM_WORLD, "petscblockgpu %d.%d: registered -pc_type %s and -mat_type %s (%s, %s); see their -pc_vbjacobi_* and -mat_baijksparse_* options\n", PETSCBLOCKGPU_VERSION_MAJOR,
+                                 PETSCBLOCKGPU_VERSION_MINOR, PCVBJACOBI, MATBAIJKSPARSE, MATSEQBAIJKSPARSE, MATMPIBAIJKSPARSE));
+  }
+  PetscCall(PetscRegisterFinalize(PetscBlockGPUFinalizePackage));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Entry point that PETSc's -dll_append / -dll_prepend calls; the name derives from libpetscblockgpu.so. */
+PETSC_EXTERN PetscErrorCode PetscDLLibraryRegister_petscblockgpu(void)
+{
+  PetscFunctionBegin;
+  PetscCall(PetscBlockGPUInitializePackage());
+  PetscFunctionReturn(PETSC_SUCCESS);
+}

@@ -1,0 +1,99 @@
+# MATBAIJKSPARSE cases (sourced by tests/run.sh). test_baijksparse compares every product of the matrix with the
+# same matrix as AIJ on the host; with -gpu (cases marked --gpu, skipped without a CUDA device) also on CUDA
+# vectors, after each kind of host change, bound to the CPU and not, with the BAIJKMult event counted.
+# shellcheck shell=bash
+
+# --- host: creation routes, conversions, views ----------------------------------------------------------------
+for route in convert_aij inplace_aij reuse_aij convert_baij inplace_baij settype settype_hash settype_assembled createbaijksparse dmda; do
+  tcase bk_route_${route} -- test_baijksparse -create $route --grep '^OK' --grep 'view statistics verified'
+  tcase bk_route_${route}_mpi2 -n 2 -- test_baijksparse -create $route -seed 1 --grep '^OK'
+done
+tcase bk_route_settype_hash_mpi3_reassemble -n 3 -- test_baijksparse -create settype_hash -reassemble -bs 2 --grep '^OK'
+tcase bk_reassemble_mpi2 -n 2 -- test_baijksparse -reassemble -bs 4 --grep '^OK'
+tcase bk_explicit_target_mpi2 -n 2 -- test_baijksparse -target explicit -bs 5 --grep '^OK'
+for bs in 1 2 5 8 13 17 46; do
+  tcase bk_host_bs$bs -- test_baijksparse -bs $bs -mbs 10 -empty_rows -long_rows -seed $bs --grep '^OK'
+done
+tcase bk_host_bs8_empty_rows_mpi3 -n 3 -- test_baijksparse -bs 8 -mbs 9 -empty_rows --grep '^OK'
+tcase bk_host_rectangular_mpi2 -n 2 -- test_baijksparse -bs 3 -mbs 7 -nbs 11 --grep '^OK'
+tcase bk_host_empty_rank_mpi2 -n 2 -- test_baijksparse -bs 2 -mbs 0 -nbs 4 --grep '^OK'
+tcase bk_view_matrix -- test_baijksparse -bs 2 -mbs 4 -view_matrix --grep 'type: seqbaijksparse' --grep 'baijksparse: MatMult: '
+tcase bk_view_mpi2 -n 2 -- test_baijksparse -bs 3 -view_matrix --grep 'type: mpibaijksparse' --grep 'diagonal part: MatMult: ' --grep 'off-diagonal part: MatMult: '
+tcase bk_help -- ex2 -dll_append "$PBG_LIB" -mat_type baijksparse -help --grep 'MATSEQBAIJKSPARSE options' --grep 'mat_baijksparse_kernel' --grep 'mat_baijksparse_balance' --grep 'mat_baijksparse_lambda'
+tcase bk_ex2_mat_view -- ex2 -dll_append "$PBG_LIB" -mat_type baijksparse -mat_view ::ascii_info --grep 'baijksparse: MatMult: ' --grep 'type: seqbaijksparse'
+tcase bk_gpu_ex2_cuda --gpu -- ex2 -dll_append "$PBG_LIB" -mat_type baijksparse -vec_type cuda -ksp_converged_reason -mat_view ::ascii_info --grep 'GPU kernel scalar' --grep 'CONVERGED'
+tcase bk_gpu_ex2_cuda_mpi2 --gpu -n 2 -- ex2 -dll_append "$PBG_LIB" -mat_type baijksparse -vec_type cuda -use_gpu_aware_mpi 0 -ksp_converged_reason -log_view --grep 'BAIJKMult' --grep 'CONVERGED'
+# error paths fail cleanly
+tcase bk_err_reuse_sizes --fail -- test_baijksparse -error reuse_sizes --grep 'MAT_REUSE_MATRIX'
+tcase bk_err_reuse_type --fail -- test_baijksparse -error reuse_type --grep 'must be'
+tcase bk_err_reuse_bs --fail -- test_baijksparse -error reuse_bs --grep 'block size'
+tcase bk_err_bad_bs --fail -- test_baijksparse -error bad_bs --grep 'must be positive'
+tcase bk_err_bad_local_size --fail -n 2 -- test_baijksparse -error bad_local_size
+tcase bk_err_mult_sizes --fail -- test_baijksparse -error mult_sizes --grep 'Nonconforming|Incompatible|sizes'
+tcase bk_err_seq_type_on_mpi --fail -n 2 -- test_baijksparse -error seq_type_on_mpi
+tcase bk_err_bad_kernel --fail -- test_baijksparse -create settype -mat_baijksparse_kernel k9 --grep 'k9'
+
+# --- GPU: every bs class with the automatic choice --------------------------------------------------------------
+for bs in 1 2 3 4 5 6 7 8 11 16 17 24 32 33 45 46 53 64 70; do
+  tcase bk_gpu_auto_bs$bs --gpu -- test_baijksparse -gpu -bs $bs -mbs 20 -avg 5 -empty_rows -seed $bs --grep 'device products verified' --grep 'MatMult: GPU kernel' --grep '^OK'
+done
+tcase bk_gpu_auto_bs1_scalar --gpu -- test_baijksparse -gpu -bs 1 -mbs 200 -avg 9 --grep 'GPU kernel scalar' --grep '^OK'
+tcase bk_gpu_auto_bs3_k1 --gpu -- test_baijksparse -gpu -bs 3 --grep 'GPU kernel K1' --grep '^OK'
+tcase bk_gpu_auto_bs9_k2 --gpu -- test_baijksparse -gpu -bs 9 --grep 'GPU kernel K2' --grep '^OK'
+tcase bk_gpu_auto_bs50_k3 --gpu -- test_baijksparse -gpu -bs 50 -mbs 6 --grep 'GPU kernel K3' --grep '^OK'
+
+# --- GPU: each kernel forced, with its parameters -------------------------------------------------------------------
+for bs in 1 2 3 4 5; do
+  tcase bk_gpu_k1_bs$bs --gpu -- test_baijksparse -gpu -bs $bs -mbs 30 -empty_rows -long_rows -mat_baijksparse_kernel k1 --grep 'GPU kernel K1' --grep '^OK'
+  for lanes in 8 16 32; do
+    [ $((bs * bs)) -le $lanes ] || continue
+    tcase bk_gpu_k1_bs${bs}_lanes$lanes --gpu -- test_baijksparse -gpu -bs $bs -mbs 30 -avg 3 -empty_rows -long_rows -mat_baijksparse_kernel k1 -mat_baijksparse_lanes $lanes -mat_baijksparse_warps 3 \
+          --grep "GPU kernel K1 \($lanes lanes" --grep '^OK'
+  done
+done
+tcase bk_gpu_k1_bs4_lanes8_refused --gpu --fail -- test_baijksparse -gpu -bs 4 -mat_baijksparse_kernel k1 -mat_baijksparse_lanes 8 --grep 'needs at least 16 lanes'
+
+for lanes in 2 4 8 16 32; do
+  tcase bk_gpu_scalar_lanes$lanes --gpu -- test_baijksparse -gpu -bs 1 -mbs 100 -avg 6 -empty_rows -long_rows -mat_baijksparse_kernel scalar -mat_baijksparse_lanes $lanes --grep 'GPU kernel scalar \('"$lanes"' lanes' --grep '^OK'
+done
+for spec in "2 1 1 4" "3 2 1 2" "5 1 1 1" "6 1 1 4" "6 4 1 3" "7 3 2 2" "9 2 1 15" "12 4 1 4" "16 1 1 4" "16 2 2 2" "17 1 1 4" "23 3 1 4" "24 1 1 4" "31 2 1 4" "33 1 2 2" "40 4 1 4" "45 1 2 4" "45 3 1 4" "45 4 4 1"; do
+  set -- $spec
+  tcase bk_gpu_k2_bs$1_ept$2_w$3_t$4 --gpu -- test_baijksparse -gpu -bs $1 -mbs 16 -empty_rows -long_rows -seed $1 -mat_baijksparse_kernel k2 \
+        -mat_baijksparse_ept $2 -mat_baijksparse_warps $3 -mat_baijksparse_teams $4 --grep "GPU kernel K2 \(ept $2" --grep '^OK'
+done
+set --
+for spec in "1 1 4" "3 2 1" "7 1 8" "17 1 2" "46 1 4" "46 2 4" "64 1 4" "64 2 16" "65 4 3" "100 3 2"; do
+  set -- $spec
+  tcase bk_gpu_k3_bs$1_ept$2_w$3 --gpu -- test_baijksparse -gpu -bs $1 -mbs 8 -empty_rows -long_rows -seed $1 -mat_baijksparse_kernel k3 \
+        -mat_baijksparse_ept $2 -mat_baijksparse_warps $3 --grep "GPU kernel K3 \(ept $2" --grep '^OK'
+done
+set --
+tcase bk_gpu_k1_bs6_refused --gpu --fail -- test_baijksparse -gpu -bs 6 -mat_baijksparse_kernel k1 --grep 'K1 serves bs 1..5'
+tcase bk_gpu_k2_bad_warps --gpu --fail -- test_baijksparse -gpu -bs 40 -mat_baijksparse_kernel k2 -mat_baijksparse_ept 1 -mat_baijksparse_warps 1 --grep 'needs at least 2 warp'
+
+# --- GPU: balanced rows ---------------------------------------------------------------------------------------------
+for k in scalar k1 k2 k3; do
+  case $k in scalar) bs=1 ;; k1) bs=3 ;; k2) bs=8 ;; k3) bs=48 ;; esac
+  for bal in on off auto; do
+    tcase bk_gpu_balance_${bal}_$k --gpu -- test_baijksparse -gpu -bs $bs -mbs 40 -avg 3 -empty_rows -long_rows -mat_baijksparse_kernel $k \
+          -mat_baijksparse_balance $bal -mat_baijksparse_lambda 4 --grep '^OK'
+  done
+done
+tcase bk_gpu_balance_auto_splits --gpu -- test_baijksparse -gpu -bs 4 -mbs 60 -avg 3 -long_rows -mat_baijksparse_lambda 8 --grep 'rows balanced: yes' --grep '^OK'
+tcase bk_gpu_balance_auto_uniform --gpu -- test_baijksparse -gpu -create dmda -bs 4 -grid 10 --grep 'rows balanced: no' --grep '^OK'
+tcase bk_gpu_balance_on_lambda1 --gpu -- test_baijksparse -gpu -bs 2 -mbs 30 -long_rows -empty_rows -mat_baijksparse_balance on -mat_baijksparse_lambda 1 --grep 'rows balanced: yes' --grep '^OK'
+
+# --- GPU: MPI (ghost scatter overlapped with the diagonal part) ---------------------------------------------------
+for np in 2 3; do
+  for bs in 1 3 7 20 50; do
+    tcase bk_gpu_mpi${np}_bs$bs --gpu -n $np -- test_baijksparse -gpu -bs $bs -mbs 12 -empty_rows -long_rows -seed $bs -use_gpu_aware_mpi 0 --grep 'device products verified' --grep '^OK'
+  done
+  tcase bk_gpu_mpi${np}_reassemble --gpu -n $np -- test_baijksparse -gpu -bs 4 -reassemble -use_gpu_aware_mpi 0 --grep '^OK'
+  tcase bk_gpu_mpi${np}_dmda --gpu -n $np -- test_baijksparse -gpu -create dmda -bs 5 -grid 12 -use_gpu_aware_mpi 0 --grep '^OK'
+  tcase bk_gpu_mpi${np}_view --gpu -n $np -- test_baijksparse -gpu -bs 6 -use_gpu_aware_mpi 0 --grep 'ghost values' --grep 'diagonal part: MatMult: GPU kernel K2' --grep '^OK'
+  tcase bk_gpu_mpi${np}_k2_balanced --gpu -n $np -- test_baijksparse -gpu -bs 10 -long_rows -mat_baijksparse_kernel k2 -mat_baijksparse_balance on -mat_baijksparse_lambda 3 -use_gpu_aware_mpi 0 --grep '^OK'
+  tcase bk_gpu_mpi${np}_settype_hash --gpu -n $np -- test_baijksparse -gpu -create settype_hash -bs 6 -use_gpu_aware_mpi 0 --grep '^OK'
+done
+tcase bk_gpu_mpi2_empty_rank --gpu -n 2 -- test_baijksparse -gpu -bs 3 -mbs 0 -nbs 5 -use_gpu_aware_mpi 0 --grep '^OK'
+tcase bk_gpu_rectangular --gpu -- test_baijksparse -gpu -bs 5 -mbs 9 -nbs 14 --grep '^OK'
+tcase bk_gpu_log_view --gpu -- test_baijksparse -gpu -bs 4 -log_view --grep 'BAIJKMult' --grep 'BAIJKCopyToGPU'

@@ -1,0 +1,65 @@
+# PCVBJACOBI cases (sourced by tests/run.sh). test_vbjacobi checks the blocks found, the inverses against
+# LAPACK, PCApply/PCApplyTranspose against the reference inverses, and a solve.
+
+# uniform blocks from the matrix block size, AIJ and BAIJ, sizes across the range
+for bs in 1 2 3 5 8 16 17 32; do
+  tcase vbj_uniform_aij_bs$bs -- test_vbjacobi -mode uniform -bs $bs -nblocks_local 40 -compare_petsc -seed $bs --grep 'blocks match' --grep '^OK'
+done
+for bs in 4 7; do
+  tcase vbj_uniform_baij_bs$bs -- test_vbjacobi -mode uniform -bs $bs -mat_type baij -compare_petsc -pivot -seed 3 --grep '^OK'
+done
+tcase vbj_uniform_baijksparse -- test_vbjacobi -mode uniform -bs 6 -mat_type baijksparse -seed 5 --grep '^OK'
+# mixed sizes from MatSetVariableBlockSizes, with pivoting needed
+tcase vbj_mixed_pivot -- test_vbjacobi -mode mixed -maxgen 32 -nblocks_local 60 -pivot -compare_petsc --grep '^OK' -pc_view --grep 'blocks from: variable'
+tcase vbj_mixed_small -- test_vbjacobi -mode mixed -maxgen 4 -nblocks_local 200 -pivot -seed 11 --grep '^OK'
+# supervariable detection: runs of identical patterns, cut at the maximum block size
+tcase vbj_super_cap32 -- test_vbjacobi -mode super -maxgen 40 -nblocks_local 60 -pc_vbjacobi_blocking supervariable --grep '^OK'
+tcase vbj_super_cap5 -- test_vbjacobi -mode super -maxgen 12 -maxbs 5 -nblocks_local 80 -seed 9 --grep '^OK'
+tcase vbj_super_cap1 -- test_vbjacobi -mode super -maxgen 6 -maxbs 1 -nblocks_local 50 --grep '^OK'
+tcase vbj_super_auto -- test_vbjacobi -mode super -maxgen 9 -nblocks_local 50 -pc_view --grep 'blocks from: supervariable' --grep '^OK'
+tcase vbj_super_empty_rows -- test_vbjacobi -mode super -maxgen 6 -nblocks_local 80 -empty_rows -pc_vbjacobi_singular identity -seed 4 --grep '^OK' -pc_view --grep 'replaced by the identity'
+tcase vbj_one_row -- test_vbjacobi -mode uniform -bs 1 -nblocks_local 1 -offdiag 0 --grep '^OK'
+# MPI: blocks of the local diagonal part, off-process couplings
+tcase vbj_mpi2_mixed -n 2 -- test_vbjacobi -mode mixed -maxgen 12 -nblocks_local 40 -pivot -compare_petsc --grep '^OK'
+tcase vbj_mpi3_super -n 3 -- test_vbjacobi -mode super -maxgen 20 -maxbs 7 -nblocks_local 30 --grep '^OK'
+tcase vbj_mpi2_baij -n 2 -- test_vbjacobi -mode uniform -bs 5 -mat_type baij -compare_petsc --grep '^OK'
+tcase vbj_mpi3_baijksparse -n 3 -- test_vbjacobi -mode uniform -bs 3 -mat_type baijksparse --grep '^OK'
+# singular and non-finite blocks
+tcase vbj_singular_fails -- test_vbjacobi -mode mixed -singular_block 3 --grep 'DIVERGED_PC_FAILED' --grep 'SETUP FAILED: zero or tiny pivot in diagonal block 3'
+tcase vbj_singular_fails_mpi3 -n 3 -- test_vbjacobi -mode uniform -bs 4 -singular_block 2 --grep 'DIVERGED_PC_FAILED' -pc_view --grep 'SETUP FAILED: zero or tiny pivot in diagonal block 102, global rows 408\.\.411'
+tcase vbj_singular_identity -- test_vbjacobi -mode uniform -bs 3 -singular_block 5 -pc_vbjacobi_singular identity --grep 'replaced by the identity: 1' --grep '^OK'
+tcase vbj_nan_fails -- test_vbjacobi -mode mixed -nan_block 0 -pc_vbjacobi_singular identity --grep 'holds NaN or Inf' --grep 'DIVERGED_PC_FAILED'
+tcase vbj_singular_error_message --fail -- test_vbjacobi -mode uniform -bs 2 -singular_block 7 -ksp_error_if_not_converged --grep 'zero or tiny pivot in diagonal block 7, global rows 14\.\.15'
+# bad options give clean errors
+tcase vbj_bad_maxbs --fail -- test_vbjacobi -pc_vbjacobi_max_block_size 33 --grep 'out of range|outside'
+tcase vbj_bad_blocking --fail -- test_vbjacobi -pc_vbjacobi_blocking nonsense --grep 'nonsense'
+tcase vbj_matrix_bs_too_large --fail -- test_vbjacobi -mode uniform -bs 8 -maxbs 4 -pc_vbjacobi_blocking matrix --grep 'exceeds the maximum block size'
+tcase vbj_variable_missing --fail -- test_vbjacobi -mode uniform -bs 2 -pc_vbjacobi_blocking variable --grep 'no block sizes were set'
+
+# ---- the GPU path (aijcusparse and baijksparse matrices): every case checks the blocks, the inverses against
+# LAPACK, the products against the reference inverses (outputs poisoned) and, with -compare_host, the same PC
+# forced onto the host path, before and after new values.
+GPUV=(-vec_type cuda -pc_view --grep 'setup ran on: GPU' --grep '^OK')
+for bs in 1 2 3 4 5 7 8 9 15 16 17 24 31 32; do
+  tcase vbj_gpu_uniform_bs$bs --gpu -- test_vbjacobi -mode uniform -bs $bs -nblocks_local 300 -mat_type aijcusparse -pivot -compare_host -seed $bs "${GPUV[@]}"
+done
+for maxgen in 4 8 16 32; do
+  tcase vbj_gpu_mixed_max$maxgen --gpu -- test_vbjacobi -mode mixed -maxgen $maxgen -nblocks_local 500 -mat_type aijcusparse -pivot -compare_host -compare_petsc -seed $maxgen "${GPUV[@]}"
+done
+for maxbs in 1 3 8 13 32; do
+  tcase vbj_gpu_super_cap$maxbs --gpu -- test_vbjacobi -mode super -maxgen 40 -maxbs $maxbs -nblocks_local 400 -offdiag 5 -mat_type aijcusparse -compare_host -seed $maxbs "${GPUV[@]}" --grep 'blocks from: supervariable'
+done
+for ex in cached shared; do
+  tcase vbj_gpu_extraction_$ex --gpu -- test_vbjacobi -mode mixed -maxgen 32 -nblocks_local 300 -offdiag 40 -mat_type aijcusparse -pivot -compare_host -pc_vbjacobi_extraction $ex "${GPUV[@]}" --grep "extraction $ex"
+done
+tcase vbj_gpu_super_empty_rows --gpu -- test_vbjacobi -mode super -maxgen 6 -nblocks_local 300 -empty_rows -pc_vbjacobi_singular identity -mat_type aijcusparse -compare_host "${GPUV[@]}" --grep 'replaced by the identity'
+tcase vbj_gpu_baijksparse_bs6 --gpu -- test_vbjacobi -mode uniform -bs 6 -nblocks_local 200 -mat_type baijksparse -compare_host -seed 5 "${GPUV[@]}"
+tcase vbj_gpu_baijksparse_super --gpu -- test_vbjacobi -mode uniform -bs 3 -nblocks_local 200 -mat_type baijksparse -pc_vbjacobi_blocking supervariable -compare_host -seed 6 "${GPUV[@]}" --grep 'blocks from: supervariable'
+tcase vbj_gpu_mpi2_mixed --gpu -n 2 -- test_vbjacobi -mode mixed -maxgen 12 -nblocks_local 200 -pivot -mat_type aijcusparse -compare_host "${GPUV[@]}"
+tcase vbj_gpu_mpi3_super --gpu -n 3 -- test_vbjacobi -mode super -maxgen 20 -maxbs 7 -nblocks_local 150 -mat_type aijcusparse -compare_host "${GPUV[@]}"
+tcase vbj_gpu_mpi3_baijksparse --gpu -n 3 -- test_vbjacobi -mode uniform -bs 5 -nblocks_local 100 -mat_type baijksparse -compare_host "${GPUV[@]}"
+tcase vbj_gpu_singular_fails --gpu -- test_vbjacobi -mode mixed -singular_block 3 -mat_type aijcusparse -vec_type cuda --grep 'DIVERGED_PC_FAILED' --grep 'SETUP FAILED: zero or tiny pivot in diagonal block 3' --grep 'setup ran on: GPU'
+tcase vbj_gpu_singular_fails_mpi3 --gpu -n 3 -- test_vbjacobi -mode uniform -bs 4 -singular_block 2 -mat_type aijcusparse -vec_type cuda --grep 'DIVERGED_PC_FAILED' --grep 'SETUP FAILED: zero or tiny pivot in diagonal block 102, global rows 408\.\.411'
+tcase vbj_gpu_singular_identity --gpu -- test_vbjacobi -mode uniform -bs 3 -singular_block 5 -pc_vbjacobi_singular identity -mat_type aijcusparse -vec_type cuda --grep 'replaced by the identity: 1' --grep '^OK'
+tcase vbj_gpu_nan_fails --gpu -- test_vbjacobi -mode mixed -nan_block 0 -pc_vbjacobi_singular identity -mat_type aijcusparse -vec_type cuda --grep 'holds NaN or Inf' --grep 'DIVERGED_PC_FAILED'
+tcase vbj_gpu_bad_extraction --gpu --fail -- test_vbjacobi -mat_type aijcusparse -pc_vbjacobi_extraction nonsense --grep 'nonsense'
