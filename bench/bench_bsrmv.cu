@@ -3,7 +3,8 @@ static const char help[] = "BSR SpMV on the GPU: MATBAIJKSPARSE against cuSPARSE
                            "triad measured in the same run as the bandwidth ceiling. Every nonzero of a real sparsity pattern becomes\n"
                            "a dense bs x bs block (the method of Abdelfattah et al., CCPE 2016).\n"
                            "  -patterns <2d5,3d27>  stencil patterns of PETSc's DMDA tutorials: 2d5 (star), 2d9 (box), 3d7 (star),\n"
-                           "                        3d27 (box), natural ordering, and Matrix Market files (mm:FILE, pattern only)\n"
+                           "                        3d27 (box), natural ordering (sized to -scale), Matrix Market files (mm:FILE) and\n"
+                           "                        PETSc binary files (petsc:FILE, e.g. tests/data/matrices/*.petsc): their patterns\n"
                            "  -bs <list>            block sizes (default 2..32,48,64)\n"
                            "  -scale <1>            values per matrix: scale x 1 GiB (smaller for quick runs)\n"
                            "  -runs <25>            timed runs per variant (median reported), after -warmup <3>\n"
@@ -65,6 +66,33 @@ static PetscErrorCode MatrixMarketPattern(const char *file, Pattern &P)
     P.colidx.insert(P.colidx.end(), r.begin(), r.end());
     P.rowptr.push_back((int)P.colidx.size());
   }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* PETSc binary file (a matrix of tests/data/matrices, conf/fetch-matrices.sh): its point pattern */
+static PetscErrorCode PetscBinaryPattern(const char *file, Pattern &P)
+{
+  PetscViewer     v;
+  Mat             M;
+  PetscInt        n;
+  const PetscInt *ia, *ja;
+  PetscBool       done;
+
+  PetscFunctionBegin;
+  PetscCall(PetscViewerBinaryOpen(PETSC_COMM_SELF, file, FILE_MODE_READ, &v));
+  PetscCall(MatCreate(PETSC_COMM_SELF, &M));
+  PetscCall(MatSetType(M, MATSEQAIJ));
+  PetscCall(MatLoad(M, v));
+  PetscCall(PetscViewerDestroy(&v));
+  PetscCall(MatGetRowIJ(M, 0, PETSC_FALSE, PETSC_FALSE, &n, &ia, &ja, &done));
+  PetscCheck(done, PETSC_COMM_SELF, PETSC_ERR_SUP, "No row structure in %s", file);
+  P.mbs = (int)n;
+  PetscCall(MatGetSize(M, NULL, &n));
+  P.nbs = (int)n;
+  P.rowptr.assign(ia, ia + P.mbs + 1);
+  P.colidx.assign(ja, ja + ia[P.mbs]);
+  PetscCall(MatRestoreRowIJ(M, 0, PETSC_FALSE, PETSC_FALSE, &n, &ia, &ja, &done));
+  PetscCall(MatDestroy(&M));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -404,10 +432,11 @@ int main(int argc, char **argv)
         double    best, target = scale * 1073741824.0;
 
         if (pname.rfind("mm:", 0) == 0) PetscCall(MatrixMarketPattern(pname.c_str() + 3, P));
+        else if (pname.rfind("petsc:", 0) == 0) PetscCall(PetscBinaryPattern(pname.c_str() + 6, P));
         else {
-          const int  dim = pname[0] == '3' ? 3 : 2, npt = atoi(pname.c_str() + 3);
+          const int  dim = pname[0] == '3' ? 3 : 2, npt = atoi(pname.c_str() + 2);
           const bool box = (dim == 2 && npt == 9) || (dim == 3 && npt == 27);
-          PetscCheck((dim == 2 && (npt == 5 || npt == 9)) || (dim == 3 && (npt == 7 || npt == 27)), PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "Unknown pattern %s: 2d5, 2d9, 3d7, 3d27 or mm:FILE", pname.c_str());
+          PetscCheck((dim == 2 && (npt == 5 || npt == 9)) || (dim == 3 && (npt == 7 || npt == 27)), PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "Unknown pattern %s: 2d5, 2d9, 3d7, 3d27, mm:FILE or petsc:FILE", pname.c_str());
           /* grid side so that the values take about scale GiB */
           const double pts = target / (npt * (double)bs * bs * 8.0);
           const int    nx  = std::max(4, (int)std::lround(std::pow(pts, 1.0 / dim)));

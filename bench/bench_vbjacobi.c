@@ -21,18 +21,23 @@
       pbjacobi   PETSc's PCPBJACOBI with the matrix block size m (uniform patterns only)
       jacobi     PETSc's PCJACOBI
     and, for the uniform patterns, vbjacobi again on the same matrix as baijksparse (block size m).
-    Timed: the first PCSetUp() (vbjacobi: detection + extraction + inversion), a re-setup after new values
-    (MatScale(), the best of -resetup_reps), and PCApply(): the median of -reps applies after -warmup ones, each
+    The reference bandwidth ('triad') is measured in the same run on CUDA vectors of -triad_n entries (default
+    2^25, far beyond the L2 cache): VecWAXPY, which PETSc implements as a copy and a cuBLAS axpy (40 bytes an
+    entry move), and VecPointwiseMult, one kernel (24 bytes an entry); the better of the two is the reference.
+    Timed: the first PCSetUp() (vbjacobi: detection + extraction + inversion; the matrix values current on host
+    and device before it), a re-setup after new values (MatScale(), which aijcusparse does on the device, so that
+    a PC that sets up on the host pays for copying them back; the best of -resetup_reps), and PCApply(): the median of -reps applies after -warmup ones, each
     between CUDA events on PETSc's stream, and the mean of -reps applies queued back to back.
     Reported: the apply bandwidth, counting 8*sum(k^2) bytes of inverses plus 16*n bytes of vectors (x read, y
-    written; jacobi: 8n of inverse diagonal), its fraction of the triad bandwidth that VecWAXPY reaches on
-    CUDA vectors of -triad_n entries (default 2^25, far beyond the L2 cache) in this run, the setup speedups of
+    written; jacobi: 8n of inverse diagonal), its fraction of the reference bandwidth, the setup speedups of
     vbjacobi over vpbjacobi, the apply speed of each PC relative to vpbjacobi, the blocks vbjacobi found against
     the blocks built, and the largest relative difference between the outputs of vbjacobi and vpbjacobi.
     With -f (a comma-separated list of PETSc binary files, each optionally :BS) or -matrices DIR (the
     MANIFEST.tsv of conf/fetch-matrices.sh), the same on real matrices: vbjacobi's blocks (matrix block size
     when BS > 1, else supervariables) are then given to vpbjacobi.
     A table goes to stdout and, with -o, every measurement to a CSV file; bench/plot_vbjacobi.py plots it.
+    With -check, the program fails when vbjacobi found other blocks than those built, or when its output differs
+    from vpbjacobi's by more than 1e-10 (relative, max norm): a test of the numbers, not of the speed.
     With -host, everything runs on the host (aij/baij, host vectors, PetscTime): a check of the program on a
     machine without GPU, not a benchmark.
 
@@ -50,6 +55,7 @@ static char help[] = "Benchmark of PCVBJACOBI (GPU) against PETSc's vpbjacobi, p
                      "  -triad_n <n>           entries of the VecWAXPY triad vectors (default 33554432)\n"
                      "  -f <file[:bs],...>     real matrices (PETSc binary); -matrices <dir> reads DIR/MANIFEST.tsv\n"
                      "  -o <file.csv>          write every measurement as CSV\n"
+                     "  -check                 fail when vbjacobi's blocks or outputs differ from the reference\n"
                      "  -host                  run on the host (a functional check without GPU)\n\n";
 
 #include <petscksp.h>
@@ -84,12 +90,13 @@ typedef struct {
   PetscBool  gpu;
   char       device[256];
   PetscInt   reps, warmup, resetup_reps;
-  double     triad_gbs, triad_small_gbs;
+  double     triad_gbs, triad_small_gbs, waxpy_gbs, pmult_gbs;
   PetscInt64 triad_n;
   FILE      *csv;
   Timer      timer;
   Row        rows[8];
   PetscInt   nrows;
+  PetscInt   nbad; /* -check: vbjacobi rows with other blocks or outputs than the reference */
 } Bench;
 
 static PetscErrorCode CheckCuda(cudaError_t err, const char *what)
@@ -142,7 +149,10 @@ static double Median(PetscInt n, PetscReal *v)
 }
 
 /* ---------------------------------------------------------------------------------------- triad */
-static PetscErrorCode MeasureTriad(Bench *b, PetscInt64 N, double *gbs)
+/* Streaming bandwidth of PETSc's own CUDA vector kernels on vectors of N entries, the median of the reps:
+   VecWAXPY (w = a x + y), which PETSc implements as a device copy of y into w and a cuBLAS axpy, so 40 N bytes
+   move (16 N + 24 N), and VecPointwiseMult (w = x .* y), a single kernel that moves 24 N bytes. */
+static PetscErrorCode MeasureTriad(Bench *b, PetscInt64 N, double *waxpy_gbs, double *pmult_gbs)
 {
   Vec        x, y, w;
   PetscReal *t;
@@ -159,15 +169,22 @@ static PetscErrorCode MeasureTriad(Bench *b, PetscInt64 N, double *gbs)
   PetscCall(VecSet(y, 2.0));
   PetscCall(VecSet(w, 0.0));
   PetscCall(PetscMalloc1(reps, &t));
-  for (PetscInt i = 0; i < b->warmup; i++) PetscCall(VecWAXPY(w, 0.5, x, y));
-  PetscCall(Sync(b));
-  for (PetscInt i = 0; i < reps; i++) {
-    PetscCall(TimerStart(b));
-    PetscCall(VecWAXPY(w, 0.5, x, y));
-    PetscCall(TimerStop(b, &s));
-    t[i] = s;
+  for (int op = 0; op < 2; op++) {
+    for (PetscInt i = 0; i < b->warmup + 1; i++) {
+      if (op == 0) PetscCall(VecWAXPY(w, 0.5, x, y));
+      else PetscCall(VecPointwiseMult(w, x, y));
+    }
+    PetscCall(Sync(b));
+    for (PetscInt i = 0; i < reps; i++) {
+      PetscCall(TimerStart(b));
+      if (op == 0) PetscCall(VecWAXPY(w, 0.5, x, y));
+      else PetscCall(VecPointwiseMult(w, x, y));
+      PetscCall(TimerStop(b, &s));
+      t[i] = s;
+    }
+    if (op == 0) *waxpy_gbs = (b->gpu ? 40.0 : 24.0) * (double)N / Median(reps, t) / 1e9;
+    else *pmult_gbs = 24.0 * (double)N / Median(reps, t) / 1e9;
   }
-  *gbs = 24.0 * (double)N / Median(reps, t) / 1e9;
   PetscCall(PetscFree(t));
   PetscCall(VecDestroy(&x));
   PetscCall(VecDestroy(&y));
@@ -360,6 +377,24 @@ static const char *Fmt(double v, char buf[], size_t len, const char *fmt)
   return buf;
 }
 
+/* Before each first setup the values are current on both sides (host and device), so that no PC's first setup pays
+   for a copy of the matrix; the re-setups follow MatScale(), which aijcusparse runs on the device. */
+static PetscErrorCode MakeCurrent(Mat A, Vec x, Vec y)
+{
+  PetscBool isaij;
+
+  PetscFunctionBegin;
+  PetscCall(PetscObjectTypeCompare((PetscObject)A, MATSEQAIJCUSPARSE, &isaij));
+  if (isaij) {
+    const PetscScalar *v;
+
+    PetscCall(MatSeqAIJGetArrayRead(A, &v)); /* device -> host, if the host copy is stale */
+    PetscCall(MatSeqAIJRestoreArrayRead(A, &v));
+  }
+  PetscCall(MatMult(A, x, y)); /* host -> device, if the device copy is stale */
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* Sets up and applies PC type `type` on A; its output for x goes to y. For vbjacobi, maxbs and blocking are set
    and the number of blocks found is returned in nfound (and the blocks in starts, when asked for). */
 static PetscErrorCode RunPC(Bench *b, Mat A, const char type[], const char matrix[], PetscInt maxbs, PCVBJacobiBlocking blocking, Vec x, Vec y, Row *row, PetscInt *nfound, PetscInt **starts)
@@ -385,6 +420,7 @@ static PetscErrorCode RunPC(Bench *b, Mat A, const char type[], const char matri
   PetscCall(PetscObjectSetOptionsPrefix((PetscObject)pc, "bench_")); /* e.g. -bench_pc_vbjacobi_extraction shared */
   PetscCall(PCSetFromOptions(pc));
 
+  PetscCall(MakeCurrent(A, x, y));
   PetscCall(Sync(b));
   PetscCall(PetscTime(&t0));
   PetscCall(PCSetUp(pc));
@@ -484,10 +520,19 @@ static PetscErrorCode Report(Bench *b, const char pattern[], PetscInt maxbs, Pet
     PetscCall(PetscPrintf(PETSC_COMM_SELF, "  %-10s %-14s %10.3f %10s %10.2f %10.2f %8.1f %7s %8s %8s %7s %9s  %s\n", w->pc, w->matrix, 1e3 * w->setup, Fmt(1e3 * w->resetup, a, sizeof(a), "%.3f"), 1e6 * w->apply, 1e6 * w->apply_batched, w->gbs, Fmt(100 * w->frac, c, sizeof(c), "%.0f%%"),
                           Fmt(sx, d, sizeof(d), "%.1f"), Fmt(rx, e, sizeof(e), "%.1f"), Fmt(ax, f, sizeof(f), "%.2f"), w->has_diff ? Fmt(w->maxdiff, g, sizeof(g), "%.1e") : "-", h));
     if (b->csv)
-      PetscCall(PetscFPrintf(PETSC_COMM_SELF, b->csv, "\"%s\",%s,%" PetscInt_FMT ",%" PetscInt_FMT ",%" PetscInt_FMT ",%" PetscInt64_FMT ",%" PetscInt64_FMT ",%s,%s,%.6e,%.6e,%.6e,%.6e,%.3f,%.4f,%.3f,%.3f,%.4f,%" PetscInt_FMT ",%d,%.3e,%.1f,%.1f\n", b->device, w->pattern, w->maxbs, w->n, w->nblocks, w->nnz, w->inv_bytes, w->matrix, w->pc,
-                             w->setup, w->resetup, w->apply, w->apply_batched, w->gbs, w->frac, sx, rx, ax, w->nblocks_found, (int)w->blocks_ok, w->has_diff ? w->maxdiff : -1.0, b->triad_gbs, b->triad_small_gbs));
+      PetscCall(PetscFPrintf(PETSC_COMM_SELF, b->csv, "\"%s\",%s,%" PetscInt_FMT ",%" PetscInt_FMT ",%" PetscInt_FMT ",%" PetscInt64_FMT ",%" PetscInt64_FMT ",%s,%s,%.6e,%.6e,%.6e,%.6e,%.3f,%.4f,%.3f,%.3f,%.4f,%" PetscInt_FMT ",%d,%.3e,%.1f,%.1f,%.1f,%.1f\n", b->device, w->pattern, w->maxbs, w->n, w->nblocks, w->nnz, w->inv_bytes, w->matrix, w->pc,
+                             w->setup, w->resetup, w->apply, w->apply_batched, w->gbs, w->frac, sx, rx, ax, w->nblocks_found, (int)w->blocks_ok, w->has_diff ? w->maxdiff : -1.0, b->triad_gbs, b->triad_small_gbs, b->waxpy_gbs, b->pmult_gbs));
   }
   if (b->csv) fflush(b->csv);
+  for (PetscInt r = 0; r < b->nrows; r++) {
+    Row *w = &b->rows[r];
+
+    if (strcmp(w->pc, PCVBJACOBI)) continue;
+    if ((built && !w->blocks_ok) || !(w->has_diff && w->maxdiff <= 1e-10)) {
+      b->nbad++;
+      PetscCall(PetscPrintf(PETSC_COMM_SELF, "  CHECK FAILED: vbjacobi on %s: %s\n", w->matrix, (built && !w->blocks_ok) ? "other blocks than those built" : "output differs from vpbjacobi's"));
+    }
+  }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -592,8 +637,10 @@ static PetscErrorCode RunPattern(Bench *b, const char pattern[], PetscInt ntarge
     PetscCall(PetscFree(ia));
     PetscCall(PetscFree(ja));
     PetscCall(PetscFree(va));
-    if (b->gpu) PetscCall(MatConvert(B, MATSEQBAIJKSPARSE, MAT_INITIAL_MATRIX, &Ab));
-    else PetscCall(PetscObjectReference((PetscObject)(Ab = B)));
+    if (b->gpu) {
+      PetscCall(MatConvert(B, MATSEQBAIJKSPARSE, MAT_INITIAL_MATRIX, &Ab));
+      PetscCall(MatSetVecType(Ab, VECCUDA));
+    } else PetscCall(PetscObjectReference((PetscObject)(Ab = B)));
     PetscCall(MatDestroy(&B));
   }
   PetscCall(RunAll(b, A, Ab, m, p.uniform, PC_VBJACOBI_BLOCKING_SUPERVARIABLE, p.nblocks, p.starts, &found));
@@ -616,6 +663,7 @@ static PetscErrorCode LoadMat(Bench *b, const char file[], MatType type, PetscIn
   PetscCall(MatSetType(*A, type));
   PetscCall(MatLoad(*A, v));
   PetscCall(PetscViewerDestroy(&v));
+  if (b->gpu) PetscCall(MatSetVecType(*A, VECCUDA));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -652,7 +700,7 @@ int main(int argc, char **argv)
   PetscInt       n = 1000000, maxbs[MAXLIST] = {1, 2, 4, 8, 12, 16, 24, 32}, nmaxbs = 8, npat = 4, nfiles = MAXLIST, triad_n = 1 << 25;
   char          *patterns[MAXLIST], *files[MAXLIST], csvname[PETSC_MAX_PATH_LEN] = "", mdir[PETSC_MAX_PATH_LEN] = "";
   const char    *defpat[4] = {"arrow", "tridiag", "blockdiag", "laplace"};
-  PetscBool      flg, fflg, host = PETSC_FALSE, withbaij = PETSC_TRUE;
+  PetscBool      flg, fflg, host = PETSC_FALSE, withbaij = PETSC_TRUE, check = PETSC_FALSE;
   PetscLogDouble tstart, tend;
 
   PetscFunctionBeginUser;
@@ -695,6 +743,7 @@ int main(int argc, char **argv)
   PetscCall(PetscOptionsString("-matrices", "directory with MANIFEST.tsv (conf/fetch-matrices.sh)", "bench_vbjacobi", mdir, mdir, sizeof(mdir), NULL));
   PetscCall(PetscOptionsString("-o", "CSV output file", "bench_vbjacobi", csvname, csvname, sizeof(csvname), NULL));
   PetscCall(PetscOptionsBool("-host", "run on the host (functional check)", "bench_vbjacobi", host, &host, NULL));
+  PetscCall(PetscOptionsBool("-check", "fail when vbjacobi's blocks or outputs differ from the reference", "bench_vbjacobi", check, &check, NULL));
   PetscOptionsEnd();
   if (!fflg) nfiles = 0;
   PetscCheck(b.reps >= 1 && b.warmup >= 0 && b.resetup_reps >= 0 && n >= 2, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "need -reps >= 1, -warmup >= 0, -resetup_reps >= 0, -n >= 2");
@@ -723,16 +772,23 @@ int main(int argc, char **argv)
     PetscCall(PetscDeviceInitialize(PETSC_DEVICE_CUDA));
   } else PetscCall(PetscSNPrintf(b.device, sizeof(b.device), "host (no GPU: a functional check, not a benchmark)"));
   PetscCall(PetscPrintf(PETSC_COMM_SELF, "bench_vbjacobi: device %s\n", b.device));
-  PetscCall(PetscPrintf(PETSC_COMM_SELF, "  apply: median of %" PetscInt_FMT " PCApply after %" PetscInt_FMT " warm-up (CUDA events), and the mean of %" PetscInt_FMT " queued back to back; setup: first PCSetUp, then the best of %" PetscInt_FMT " after MatScale\n", b.reps, b.warmup, b.reps, b.resetup_reps));
+  PetscCall(PetscPrintf(PETSC_COMM_SELF, "  apply: median of %" PetscInt_FMT " PCApply after %" PetscInt_FMT " warm-up (CUDA events), and the mean of %" PetscInt_FMT " queued back to back\n  setup: the first PCSetUp (values current on host and device), then the best of %" PetscInt_FMT " re-setups after MatScale (on the device for aijcusparse: host-side setups copy the values back)\n", b.reps, b.warmup, b.reps, b.resetup_reps));
   PetscCall(PetscPrintf(PETSC_COMM_SELF, "  GB/s counts 8*sum(k^2) bytes of inverses + 16 n of vectors (jacobi: 24 n); x: ratio of vpbjacobi's time to this one's (> 1: faster than vpbjacobi)\n"));
-  if (b.gpu) PetscCall(MeasureTriad(&b, triad_n, &b.triad_gbs));
-  else PetscCall(MeasureTriad(&b, PetscMin(triad_n, 1 << 22), &b.triad_gbs));
-  PetscCall(MeasureTriad(&b, n, &b.triad_small_gbs));
-  PetscCall(PetscPrintf(PETSC_COMM_SELF, "  VecWAXPY triad: %.1f GB/s on %" PetscInt64_FMT " entries (the reference for 'triad'), %.1f GB/s on %" PetscInt_FMT " entries (the vector length of the problems; cache effects)\n", b.triad_gbs, (PetscInt64)(b.gpu ? triad_n : PetscMin(triad_n, 1 << 22)), b.triad_small_gbs, n));
+  {
+    PetscInt64 tn = b.gpu ? triad_n : PetscMin(triad_n, 1 << 22);
+    double     w_small, p_small;
+
+    PetscCall(MeasureTriad(&b, tn, &b.waxpy_gbs, &b.pmult_gbs));
+    PetscCall(MeasureTriad(&b, n, &w_small, &p_small));
+    b.triad_gbs       = PetscMax(b.waxpy_gbs, b.pmult_gbs);
+    b.triad_small_gbs = PetscMax(w_small, p_small);
+    PetscCall(PetscPrintf(PETSC_COMM_SELF, "  VecWAXPY triad on %" PetscInt64_FMT " entries: %.1f GB/s (PETSc does it as a copy + cuBLAS axpy: 40 bytes an entry counted); VecPointwiseMult (one kernel, 24 bytes an entry): %.1f GB/s\n", tn, b.waxpy_gbs, b.pmult_gbs));
+    PetscCall(PetscPrintf(PETSC_COMM_SELF, "  'triad' below is the better of the two, %.1f GB/s; at the problems' %" PetscInt_FMT " entries (partly cache-resident) the same gives %.1f GB/s\n", b.triad_gbs, n, b.triad_small_gbs));
+  }
 
   if (csvname[0]) {
     PetscCall(PetscFOpen(PETSC_COMM_SELF, csvname, "w", &b.csv));
-    PetscCall(PetscFPrintf(PETSC_COMM_SELF, b.csv, "device,pattern,maxbs,n,nblocks,nnz,inv_bytes,matrix,pc,setup_s,resetup_s,apply_s,apply_batched_s,apply_GBs,frac_triad,setup_speedup_vs_vpbjacobi,resetup_speedup_vs_vpbjacobi,apply_speed_vs_vpbjacobi,blocks_found,blocks_ok,maxdiff_vs_vpbjacobi,triad_GBs,triad_small_GBs\n"));
+    PetscCall(PetscFPrintf(PETSC_COMM_SELF, b.csv, "device,pattern,maxbs,n,nblocks,nnz,inv_bytes,matrix,pc,setup_s,resetup_s,apply_s,apply_batched_s,apply_GBs,frac_triad,setup_speedup_vs_vpbjacobi,resetup_speedup_vs_vpbjacobi,apply_speed_vs_vpbjacobi,blocks_found,blocks_ok,maxdiff_vs_vpbjacobi,triad_GBs,triad_small_GBs,waxpy_GBs,pointwisemult_GBs\n"));
   }
 
   for (PetscInt q = 0; q < npat; q++)
@@ -773,6 +829,8 @@ int main(int argc, char **argv)
     PetscCall(CheckCuda(cudaEventDestroy(b.timer.e0), "cudaEventDestroy"));
     PetscCall(CheckCuda(cudaEventDestroy(b.timer.e1), "cudaEventDestroy"));
   }
+  if (b.nbad) PetscCall(PetscPrintf(PETSC_COMM_SELF, "bench_vbjacobi: %" PetscInt_FMT " vbjacobi measurement(s) with other blocks or outputs than the reference\n", b.nbad));
+  PetscCheck(!check || !b.nbad, PETSC_COMM_SELF, PETSC_ERR_PLIB, "-check: %" PetscInt_FMT " vbjacobi measurement(s) differ from the reference (see CHECK FAILED above)", b.nbad);
   for (PetscInt k = 0; k < npat; k++) PetscCall(PetscFree(patterns[k]));
   for (PetscInt k = 0; k < nfiles; k++) PetscCall(PetscFree(files[k]));
   PetscCall(PetscFinalize());

@@ -24,4 +24,5 @@ tcase ex2_dll_append_baijksparse -- ex2 -dll_append "$PBG_LIB" -mat_type baijksp
 tcase ex2_dll_append_log_view -- ex2 -dll_append "$PBG_LIB" -pc_type vbjacobi -log_view --grep 'VBJacInvert' --grep 'VBJacApply'
 # the same on the GPU: aijcusparse matrix and CUDA vectors, setup on the host
 tcheck ex2_gpu_aijcusparse_vbjacobi_eq_jacobi --gpu -- check_ex2_matches_jacobi 1 -mat_type aijcusparse -vec_type cuda
-tcase ex2_gpu_pc_view_says_host --gpu -- ex2 -dll_append "$PBG_LIB" -pc_type vbjacobi -mat_type aijcusparse -vec_type cuda -ksp_view --grep 'setup ran on: host \(values read from the host copy of the seqaijcusparse'
+tcase ex2_gpu_pc_view_says_gpu --gpu -- ex2 -dll_append "$PBG_LIB" -pc_type vbjacobi -mat_type aijcusparse -vec_type cuda -ksp_view --grep 'setup ran on: GPU \(device CSR of the seqaijcusparse' --grep 'setup kernel: merged extract\+GJE'
+tcase ex2_gpu_pc_view_host_forced --gpu -- ex2 -dll_append "$PBG_LIB" -pc_type vbjacobi -pc_vbjacobi_use_gpu 0 -mat_type aijcusparse -vec_type cuda -ksp_view --grep 'setup ran on: host \(values read from the host copy of the seqaijcusparse'

@@ -15,6 +15,10 @@ declare -A pbg_rm_solvers=([utm300]="idr")
 # summation order in MatMult), GMRES(30) on bar went from 531 to 644 iterations and IDR(4) on cavity64 from 461 to
 # 465; all others stayed put.
 declare -A pbg_rm_compare=([utm300]="idr" [bar]="idr" [cavity64]="gmres")
+# GPU against host: iterations within 2, except on utm300, where IDR(4) needs ~460 iterations and moves with the
+# summation order of the SpMV alone (H100, 2026-11-23: 451 on the GPU against 472 on the host, same blocks and
+# inverses to 1e-15): there 10% of the count is allowed.
+declare -A pbg_rm_gpu_tol=([utm300]=50)
 pbg_rm_eq_ksp() { echo "${pbg_rm_compare[$1]:-gmres}" | cut -d' ' -f1; }
 pbg_rm_maxit=5000
 pbg_rm_ksp() { # idr|gmres -> KSP options
@@ -70,11 +74,11 @@ else
       # the GPU path: aijcusparse, and baijksparse for block matrices; the host path's iterations within 2
       # shellcheck disable=SC2046
       tcase rm_gpu_${name}_aijcusparse_${ksp} --gpu -- solve_file -f "$f" -mat_type aijcusparse "${bsopt[@]}" $(pbg_rm_ksp "$ksp") \
-        -pc_type vbjacobi -check_converged -compare_host -ksp_view --grep 'setup ran on: GPU' --grep 'compare with host .*: MATCH'
+        -pc_type vbjacobi -check_converged -compare_host -compare_host_tol "${pbg_rm_gpu_tol[$name]:-2}" -ksp_view --grep 'setup ran on: GPU' --grep 'compare with host .*: MATCH'
       if [ "$bs" -gt 1 ]; then
         # shellcheck disable=SC2046
         tcase rm_gpu_${name}_baijksparse_${ksp} --gpu -- solve_file -f "$f" -mat_type baijksparse "${bsopt[@]}" $(pbg_rm_ksp "$ksp") \
-          -pc_type vbjacobi -check_converged -compare_host -ksp_view --grep 'setup ran on: GPU' --grep 'compare with host .*: MATCH'
+          -pc_type vbjacobi -check_converged -compare_host -compare_host_tol "${pbg_rm_gpu_tol[$name]:-2}" -ksp_view --grep 'setup ran on: GPU' --grep 'compare with host .*: MATCH'
       fi
     done
     # same blocks, same iterations: pbjacobi for block matrices, jacobi for those without supervariables (the
@@ -108,5 +112,11 @@ else
         -pc_type vbjacobi -check_converged -compare_host -ksp_view --grep 'setup ran on: GPU' --grep 'compare with host .*: MATCH'
     done
   done
+  # bench_vbjacobi -check on the synthetic patterns and these matrices: vbjacobi finds the blocks built and its
+  # output agrees with vpbjacobi's (host: a functional check of the benchmark; GPU: of the device path at size)
+  tcase bench_vbjacobi_host_check -- bench_vbjacobi -host -n 3000 -maxbs 1,5,32 -reps 2 -matrices "$PBG_MATRIX_DIR" -check \
+    --grep 'done in' --nogrep 'CHECK FAILED'
+  tcase bench_vbjacobi_gpu_check --gpu -- bench_vbjacobi -n 100000 -maxbs 1,3,8,17,32 -reps 5 -triad_n 4194304 -matrices "$PBG_MATRIX_DIR" -check \
+    --grep 'done in' --nogrep 'CHECK FAILED'
   unset name bs f k ksp bsopt super rows nnz sym rhs kind source desc
 fi

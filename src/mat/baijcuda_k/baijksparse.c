@@ -364,7 +364,7 @@ static PetscErrorCode BuildSegments(MatBAIJKSPARSEDevice *d, PetscInt mbs, const
       nslots += parts;
     }
   }
-  PetscCheck(nseg <= PETSC_INT32_MAX && nslots * d->bs <= PETSC_INT32_MAX * (PetscInt64)1, PETSC_COMM_SELF, PETSC_ERR_SUP, "%s: too many segments", MATSEQBAIJKSPARSE);
+  PetscCheck(nseg <= PETSC_INT32_MAX && (PetscInt64)nslots * d->bs <= PETSC_INT32_MAX, PETSC_COMM_SELF, PETSC_ERR_SUP, "%s: too many segments", MATSEQBAIJKSPARSE);
   PetscCall(PetscMalloc4(nseg + 1, &segptr, nseg, &segrow, nsplit, &splitrow, nsplit + 1, &splitslot));
   for (PetscInt r = 0; r < mbs; r++) {
     PetscInt len = ia[r + 1] - ia[r], parts = len > lambda ? (len + lambda - 1) / lambda : 1;

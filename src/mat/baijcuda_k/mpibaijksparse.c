@@ -49,7 +49,11 @@ static PetscErrorCode MatMPIBAIJKSPARSEConvertParts(Mat A, PetscBool toksparse)
     else if (!toksparse && isk) PetscCall(MatConvert_SeqBAIJKSPARSE_SeqBAIJ(P, MATSEQBAIJ, MAT_INPLACE_MATRIX, &P));
     PetscCheck(P == parts[i], PETSC_COMM_SELF, PETSC_ERR_PLIB, "In-place conversion replaced the local part");
     if (toksparse && A->spptr) {
-      PetscCall(MatSeqBAIJKSPARSESetOptions_Private(P, &((Mat_MPIBAIJKSPARSE *)A->spptr)->opts));
+      Mat_MPIBAIJKSPARSE *k = (Mat_MPIBAIJKSPARSE *)A->spptr;
+
+      /* the parts have no options prefix: read the options (quietly) with the prefix of the matrix */
+      if (!k->opts.read) PetscCall(MatBAIJKSPARSEOptionsRead_Private(A, NULL, &k->opts));
+      PetscCall(MatSeqBAIJKSPARSESetOptions_Private(P, &k->opts));
       PetscCall(MatBindToCPU(P, A->boundtocpu));
     }
   }
@@ -106,9 +110,9 @@ static PetscErrorCode MatDestroy_MPIBAIJKSPARSE(Mat A)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* Our ghost scatter x -> lvec (VECSEQCUDA) from MPIBAIJ's garray. check: rebuild if the ghost columns of any
-   rank changed (collective: MatAssemblyEnd()); otherwise build only if missing (collective too: every rank lacks
-   it or none does). Only when the device products can run. */
+/* Our ghost scatter x -> lvec (VECSEQCUDA) from MPIBAIJ's garray. check (at the end of a final assembly): rebuild
+   if the ghost columns of any rank changed (collective, as MatAssemblyEnd() is); otherwise build only if missing
+   (collective too: every rank lacks it or none does). Only when the device products can run. */
 static PetscErrorCode MatMPIBAIJKSPARSESetUpScatter(Mat A, PetscBool check)
 {
   Mat_MPIBAIJKSPARSE *k = (Mat_MPIBAIJKSPARSE *)A->spptr;
@@ -121,7 +125,8 @@ static PetscErrorCode MatMPIBAIJKSPARSESetUpScatter(Mat A, PetscBool check)
 
   PetscFunctionBegin;
   PetscCall(MatBAIJKSPARSEUseDevice_Private(A, &use));
-  if (!use || !A->assembled) PetscFunctionReturn(PETSC_SUCCESS);
+  /* check: called from MatAssemblyEnd(), which marks the matrix assembled only after its ops->assemblyend */
+  if (!use || (!check && !A->assembled)) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(MatMPIBAIJKSPARSEGetSeqBAIJ_Private(A, &Ad, &Ao, &garray));
   if (!Ao) PetscFunctionReturn(PETSC_SUCCESS);
   nghost  = Ao->cmap->n / bs;
@@ -155,21 +160,19 @@ static PetscErrorCode MatMPIBAIJKSPARSESetUpScatter(Mat A, PetscBool check)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* Whether the products of A run on the device with these vectors (all of them device memory) */
+/* Whether the products of A run on the device with these vectors: CUDA vectors. The vector type, not the memory
+   type of the local array (which a rank with no rows may report differently), so that every rank takes the same
+   path: the two paths use different scatters. */
 static PetscErrorCode MatMPIBAIJKSPARSEDevicePath(Mat A, Vec x, Vec y, PetscBool *use)
 {
-  const PetscScalar *a;
-  PetscMemType       mx, my;
+  PetscBool cx, cy;
 
   PetscFunctionBegin;
   PetscCall(MatBAIJKSPARSEUseDevice_Private(A, use));
   if (!*use) PetscFunctionReturn(PETSC_SUCCESS);
-  PetscCall(VecGetArrayReadAndMemType(x, &a, &mx));
-  PetscCall(VecRestoreArrayReadAndMemType(x, &a));
-  PetscCall(VecGetArrayReadAndMemType(y, &a, &my));
-  PetscCall(VecRestoreArrayReadAndMemType(y, &a));
-  /* the same answer on every rank (a parallel vector has one type), as the scatter setup is collective */
-  *use = (PetscBool)(PetscMemTypeDevice(mx) && PetscMemTypeDevice(my));
+  PetscCall(PetscObjectTypeCompareAny((PetscObject)x, &cx, VECMPICUDA, VECSEQCUDA, ""));
+  PetscCall(PetscObjectTypeCompareAny((PetscObject)y, &cy, VECMPICUDA, VECSEQCUDA, ""));
+  *use = (PetscBool)(cx && cy);
   if (*use) PetscCall(MatMPIBAIJKSPARSESetUpScatter(A, PETSC_FALSE));
   if (*use && !((Mat_MPIBAIJKSPARSE *)A->spptr)->Mvctx) *use = PETSC_FALSE;
   PetscFunctionReturn(PETSC_SUCCESS);

@@ -319,8 +319,8 @@ static PetscErrorCode PCSetUp_VBJacobi(PC pc)
 
     if (bad_info < 0) PetscCall(PetscSNPrintf(jac->failure, sizeof(jac->failure), "diagonal block %" PetscInt_FMT " (global rows %" PetscInt_FMT "..%" PetscInt_FMT ") holds NaN or Inf", first_block + bad_block, r0, r1));
     else
-      PetscCall(PetscSNPrintf(jac->failure, sizeof(jac->failure), "zero or tiny pivot in diagonal block %" PetscInt_FMT ", global rows %" PetscInt_FMT "..%" PetscInt_FMT " (elimination stopped at global column %" PetscInt_FMT "); -pc_vbjacobi_singular identity leaves such blocks unpreconditioned",
-                               first_block + bad_block, r0, r1, r0 + bad_info - 1));
+      PetscCall(PetscSNPrintf(jac->failure, sizeof(jac->failure), "zero or tiny pivot in diagonal block %" PetscInt_FMT ", global rows %" PetscInt_FMT "..%" PetscInt_FMT " (no usable pivot at elimination step %" PetscInt_FMT " of %" PetscInt_FMT "); -pc_vbjacobi_singular identity leaves such blocks unpreconditioned",
+                               first_block + bad_block, r0, r1, bad_info, r1 - r0 + 1));
   }
   if (gfail) {
     PetscCallMPI(MPI_Bcast(jac->failure, sizeof(jac->failure), MPI_CHAR, src, comm));

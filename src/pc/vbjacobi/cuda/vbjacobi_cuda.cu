@@ -1,7 +1,7 @@
 /* Device side of PCVBJACOBI: supervariable detection, the merged extraction + Gauss-Jordan setup kernel, the
    batched block GEMV of the apply, and the public batched inversion PetscBlockGPUInvertBatched().
 
-   One template family on the sub-warp width P (the next power of two >= the largest block, at least 4): a
+   One template family on the sub-warp width P (the next power of two >= the largest block): a
    sub-warp of P lanes owns one block, so 32/P blocks share a warp when the blocks are small (MPW). Lane i
    holds row i of the block in registers (row i of A^T with the shared extraction); Gauss-Jordan with implicit
    pivoting (Anzt, Dongarra, Flegar, Quintana-Orti, Parallel Computing 2018) runs in registers and
@@ -194,7 +194,7 @@ struct SetupOutcome {
 /* The merged setup kernel: extraction (per SRC), inversion and insertion, one sub-warp per block. SOURCE_DENSE
    inverts the blocks at inv in place (their sizes from sizes[], or from starts[] when sizes is NULL). */
 template <int P, SourceKind SRC>
-__global__ void __launch_bounds__(PBG_CTA) SetupKernel(SparseRows M, int nblocks, const int *__restrict__ starts, const int *__restrict__ sizes, const PetscInt64 *__restrict__ offsets, PetscScalar *inv, int identity_policy, PetscInt *info_out, SetupOutcome *outcome)
+__global__ void __launch_bounds__(PBG_CTA) SetupKernel(SparseRows M, int nblocks, int kmax, const int *__restrict__ starts, const int *__restrict__ sizes, const PetscInt64 *__restrict__ offsets, PetscScalar *inv, int identity_policy, PetscInt *info_out, SetupOutcome *outcome)
 {
   extern __shared__ double smem[];
   const int lane = threadIdx.x % P, sub = threadIdx.x / P, b = blockIdx.x * (PBG_CTA / P) + sub;
@@ -202,7 +202,7 @@ __global__ void __launch_bounds__(PBG_CTA) SetupKernel(SparseRows M, int nblocks
   const bool valid = b < nblocks;
   const int  s     = valid && starts ? starts[b] : 0;
   const int  ksrc  = !valid ? 0 : (sizes ? sizes[b] : starts[b + 1] - s);
-  const bool badk  = ksrc < 0 || ksrc > P; /* only a caller of PetscBlockGPUInvertBatched() can give such sizes */
+  const bool badk  = ksrc < 0 || ksrc > kmax; /* only a caller of PetscBlockGPUInvertBatched() can give such sizes */
   const int  k     = badk ? 0 : ksrc;
   double     row[P];
   int        ipiv[P], pivstep = -1, info;
@@ -260,7 +260,7 @@ __global__ void __launch_bounds__(PBG_CTA) ApplyKernel(int nblocks, const int *_
 /* ------------------------------------------------------------------------------------------- launch helpers */
 static int SubwarpWidth(PetscInt maxk)
 {
-  return maxk <= 4 ? 4 : maxk <= 8 ? 8 : maxk <= 16 ? 16 : 32;
+  return maxk <= 1 ? 1 : maxk <= 2 ? 2 : maxk <= 4 ? 4 : maxk <= 8 ? 8 : maxk <= 16 ? 16 : 32;
 }
 
 static size_t SetupSharedBytes(int P)
@@ -269,7 +269,7 @@ static size_t SetupSharedBytes(int P)
 }
 
 template <int P>
-static PetscErrorCode LaunchSetupP(SourceKind src, const SparseRows &M, int nblocks, const int *starts, const int *sizes, const PetscInt64 *offsets, PetscScalar *inv, int identity, PetscInt *info, SetupOutcome *outcome, cudaStream_t stream)
+static PetscErrorCode LaunchSetupP(SourceKind src, const SparseRows &M, int nblocks, int kmax, const int *starts, const int *sizes, const PetscInt64 *offsets, PetscScalar *inv, int identity, PetscInt *info, SetupOutcome *outcome, cudaStream_t stream)
 {
   const unsigned grid = (unsigned)((nblocks + PBG_CTA / P - 1) / (PBG_CTA / P));
   const size_t   shm  = SetupSharedBytes(P);
@@ -278,34 +278,40 @@ static PetscErrorCode LaunchSetupP(SourceKind src, const SparseRows &M, int nblo
   if (!nblocks) PetscFunctionReturn(PETSC_SUCCESS);
   switch (src) {
   case SOURCE_CACHED:
-    SetupKernel<P, SOURCE_CACHED><<<grid, PBG_CTA, shm, stream>>>(M, nblocks, starts, sizes, offsets, inv, identity, info, outcome);
+    SetupKernel<P, SOURCE_CACHED><<<grid, PBG_CTA, shm, stream>>>(M, nblocks, kmax, starts, sizes, offsets, inv, identity, info, outcome);
     break;
   case SOURCE_SHARED:
-    SetupKernel<P, SOURCE_SHARED><<<grid, PBG_CTA, shm, stream>>>(M, nblocks, starts, sizes, offsets, inv, identity, info, outcome);
+    SetupKernel<P, SOURCE_SHARED><<<grid, PBG_CTA, shm, stream>>>(M, nblocks, kmax, starts, sizes, offsets, inv, identity, info, outcome);
     break;
   case SOURCE_DENSE:
-    SetupKernel<P, SOURCE_DENSE><<<grid, PBG_CTA, shm, stream>>>(M, nblocks, starts, sizes, offsets, inv, identity, info, outcome);
+    SetupKernel<P, SOURCE_DENSE><<<grid, PBG_CTA, shm, stream>>>(M, nblocks, kmax, starts, sizes, offsets, inv, identity, info, outcome);
     break;
   }
   PetscCallCUDA(cudaGetLastError());
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PetscErrorCode LaunchSetup(int P, SourceKind src, const SparseRows &M, int nblocks, const int *starts, const int *sizes, const PetscInt64 *offsets, PetscScalar *inv, int identity, PetscInt *info, SetupOutcome *outcome, cudaStream_t stream)
+static PetscErrorCode LaunchSetup(int P, SourceKind src, const SparseRows &M, int nblocks, int kmax, const int *starts, const int *sizes, const PetscInt64 *offsets, PetscScalar *inv, int identity, PetscInt *info, SetupOutcome *outcome, cudaStream_t stream)
 {
   PetscFunctionBegin;
   switch (P) {
+  case 1:
+    PetscCall(LaunchSetupP<1>(src, M, nblocks, kmax, starts, sizes, offsets, inv, identity, info, outcome, stream));
+    break;
+  case 2:
+    PetscCall(LaunchSetupP<2>(src, M, nblocks, kmax, starts, sizes, offsets, inv, identity, info, outcome, stream));
+    break;
   case 4:
-    PetscCall(LaunchSetupP<4>(src, M, nblocks, starts, sizes, offsets, inv, identity, info, outcome, stream));
+    PetscCall(LaunchSetupP<4>(src, M, nblocks, kmax, starts, sizes, offsets, inv, identity, info, outcome, stream));
     break;
   case 8:
-    PetscCall(LaunchSetupP<8>(src, M, nblocks, starts, sizes, offsets, inv, identity, info, outcome, stream));
+    PetscCall(LaunchSetupP<8>(src, M, nblocks, kmax, starts, sizes, offsets, inv, identity, info, outcome, stream));
     break;
   case 16:
-    PetscCall(LaunchSetupP<16>(src, M, nblocks, starts, sizes, offsets, inv, identity, info, outcome, stream));
+    PetscCall(LaunchSetupP<16>(src, M, nblocks, kmax, starts, sizes, offsets, inv, identity, info, outcome, stream));
     break;
   default:
-    PetscCall(LaunchSetupP<32>(src, M, nblocks, starts, sizes, offsets, inv, identity, info, outcome, stream));
+    PetscCall(LaunchSetupP<32>(src, M, nblocks, kmax, starts, sizes, offsets, inv, identity, info, outcome, stream));
     break;
   }
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -571,7 +577,7 @@ PetscErrorCode PCVBJacobiSetup_CUDA(const PCVBJacobiDeviceMat *A, PCVBJacobiExtr
   PetscCall(PetscSNPrintf(dev->apply_kernel, sizeof(dev->apply_kernel), "batched block GEMV, sub-warp %d, %d block%s/warp", P, 32 / P, P < 32 ? "s" : ""));
   PetscCall(NewOutcome(&d_outcome, stream));
   PetscCall(PetscLogGpuTimeBegin());
-  PetscCall(LaunchSetup(P, src, M, (int)dev->nblocks, dev->d_starts, NULL, dev->d_inv_offsets, dev->d_inv, policy == PC_VBJACOBI_SINGULAR_IDENTITY, dev->d_info, d_outcome, stream));
+  PetscCall(LaunchSetup(P, src, M, (int)dev->nblocks, (int)dev->maxk, dev->d_starts, NULL, dev->d_inv_offsets, dev->d_inv, policy == PC_VBJACOBI_SINGULAR_IDENTITY, dev->d_info, d_outcome, stream));
   PetscCall(PetscLogGpuTimeEnd());
   PetscCall(ReadOutcome(d_outcome, dev->d_info, nsingular, bad_block, bad_info, stream));
   PetscCallCUDA(cudaFreeAsync(d_outcome, stream));
@@ -588,6 +594,12 @@ PetscErrorCode PCVBJacobiApply_CUDA(const PCVBJacobiDevice *dev, const PetscScal
   PetscCall(PetscGetCurrentCUDAStream(&stream));
   PetscCall(PetscLogGpuTimeBegin());
   switch (P) {
+  case 1:
+    PetscCall(LaunchApplyP<1>(transpose, (int)dev->nblocks, dev->d_starts, dev->d_inv_offsets, dev->d_inv, d_x, d_y, stream));
+    break;
+  case 2:
+    PetscCall(LaunchApplyP<2>(transpose, (int)dev->nblocks, dev->d_starts, dev->d_inv_offsets, dev->d_inv, d_x, d_y, stream));
+    break;
   case 4:
     PetscCall(LaunchApplyP<4>(transpose, (int)dev->nblocks, dev->d_starts, dev->d_inv_offsets, dev->d_inv, d_x, d_y, stream));
     break;
@@ -668,7 +680,7 @@ PetscErrorCode PetscBlockGPUInvertBatched(PetscInt nblocks, PetscInt maxk, const
   PetscCall(PetscGetCurrentCUDAStream(&stream));
   PetscCall(NewOutcome(&d_outcome, stream));
   PetscCall(PetscLogGpuTimeBegin());
-  PetscCall(LaunchSetup(SubwarpWidth(maxk), SOURCE_DENSE, none, (int)nblocks, NULL, d_sizes, d_offsets, d_blocks, 0, d_info, d_outcome, stream));
+  PetscCall(LaunchSetup(SubwarpWidth(maxk), SOURCE_DENSE, none, (int)nblocks, (int)maxk, NULL, d_sizes, d_offsets, d_blocks, 0, d_info, d_outcome, stream));
   PetscCall(PetscLogGpuTimeEnd());
   PetscCall(ReadOutcome(d_outcome, d_info, &nsingular, &bad_block, &bad_info, stream));
   PetscCallCUDA(cudaFreeAsync(d_outcome, stream));
