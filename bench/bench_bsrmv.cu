@@ -218,7 +218,12 @@ static PetscErrorCode RunMatrix(const Pattern &P, int bs, Timer &T, cusparseHand
       va[i] = (double)(s >> 11) * (2.0 / 9007199254740992.0) - 1.0;
     }
   }
-  PetscCall(MatCreateSeqBAIJWithArrays(PETSC_COMM_SELF, bs, (PetscInt)mbs * bs, (PetscInt)nbs * bs, ia, ja, va, &A));
+  /* PETSc 3.26's MatCreateSeqBAIJWithArrays() takes bs = 1 only: copy the arrays in, blocks column-major */
+  PetscCall(MatCreate(PETSC_COMM_SELF, &A));
+  PetscCall(MatSetSizes(A, (PetscInt)mbs * bs, (PetscInt)nbs * bs, (PetscInt)mbs * bs, (PetscInt)nbs * bs));
+  PetscCall(MatSetType(A, MATSEQBAIJ));
+  PetscCall(MatSetOption(A, MAT_ROW_ORIENTED, PETSC_FALSE));
+  PetscCall(MatSeqBAIJSetPreallocationCSR(A, bs, ia, ja, va));
   PetscCall(MatConvert(A, MATBAIJKSPARSE, MAT_INPLACE_MATRIX, &A));
   PetscCall(MatSetFromOptions(A));
   PetscCall(MatCreateVecs(A, &x, &y));
