@@ -95,7 +95,7 @@ tests/bin/ex2: $(OBJDIR)/petsc-tutorials/ex2.o
 demo: examples/bin/demo lib
 	@PBG_ROOT=$(CURDIR) MPIEXEC="$(MPIEXEC)" bash examples/demo.sh
 
-check: lib tests examples matrices
+check: lib tests examples bench matrices
 	@PBG_ROOT=$(CURDIR) MPIEXEC="$(MPIEXEC)" bash tests/run.sh
 
 bundle: all matrices
