@@ -8,6 +8,8 @@
 .DEFAULT_GOAL := all
 .SUFFIXES:
 .DELETE_ON_ERROR:
+# object files of programs are kept (no "rm" after the test summary, no relinking)
+.SECONDARY:
 
 NO_PETSC_GOALS := clean distclean help
 ifneq ($(filter-out $(NO_PETSC_GOALS),$(or $(MAKECMDGOALS),all)),)
