@@ -205,7 +205,7 @@ static PetscErrorCode RunMatrix(const Pattern &P, int bs, Timer &T, cusparseHand
   PetscFunctionBegin;
   memset(R, 0, sizeof(*R));
   R->us_bsrmv = R->us_spmv_col = R->us_spmv_row = R->us_csr = NAN;
-  /* host BAIJ arrays, handed to PETSc (MatCreateSeqBAIJWithArrays keeps them; freed after the matrix) */
+  /* host BAIJ arrays, handed to PETSc (copied into the matrix; freed after it) */
   PetscCall(PetscMalloc3(mbs + 1, &ia, nz, &ja, nvals, &va));
   for (int r = 0; r <= mbs; r++) ia[r] = P.rowptr[r];
   for (int k = 0; k < nz; k++) ja[k] = P.colidx[k];
@@ -218,12 +218,7 @@ static PetscErrorCode RunMatrix(const Pattern &P, int bs, Timer &T, cusparseHand
       va[i] = (double)(s >> 11) * (2.0 / 9007199254740992.0) - 1.0;
     }
   }
-  /* PETSc 3.26's MatCreateSeqBAIJWithArrays() takes bs = 1 only: copy the arrays in, blocks column-major */
-  PetscCall(MatCreate(PETSC_COMM_SELF, &A));
-  PetscCall(MatSetSizes(A, (PetscInt)mbs * bs, (PetscInt)nbs * bs, (PetscInt)mbs * bs, (PetscInt)nbs * bs));
-  PetscCall(MatSetType(A, MATSEQBAIJ));
-  PetscCall(MatSetOption(A, MAT_ROW_ORIENTED, PETSC_FALSE));
-  PetscCall(MatSeqBAIJSetPreallocationCSR(A, bs, ia, ja, va));
+  PetscCall(MatCreateSeqBAIJFromCSR(bs, (PetscInt)mbs, (PetscInt)nbs, ia, ja, va, &A));
   PetscCall(MatConvert(A, MATBAIJKSPARSE, MAT_INPLACE_MATRIX, &A));
   PetscCall(MatSetFromOptions(A));
   PetscCall(MatCreateVecs(A, &x, &y));
@@ -360,7 +355,6 @@ int main(int argc, char **argv)
   Timer            T;
   cusparseHandle_t sp;
   cudaDeviceProp   prop;
-  int              dev;
   double           triad_GBs, median_ratio = 0;
   FILE            *csv = NULL;
   std::vector<double> ratios;
@@ -389,12 +383,7 @@ int main(int argc, char **argv)
   PetscCall(PetscOptionsGetBool(NULL, NULL, "-skew", &skew, NULL));
   PetscCheck(scale > 0 && runs >= 1 && warmup >= 0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "Need -scale > 0, -runs >= 1, -warmup >= 0");
 
-  PetscCall(PetscDeviceInitialize(PETSC_DEVICE_CUDA));
-  PetscCallCUDA(cudaGetDevice(&dev));
-  PetscCallCUDA(cudaGetDeviceProperties(&prop, dev));
-  PetscCall(PetscGetCurrentCUDAStream(&T.stream));
-  PetscCallCUDA(cudaEventCreate(&T.a));
-  PetscCallCUDA(cudaEventCreate(&T.b));
+  PetscCall(TimerCreate(T, &prop));
   PetscCallCUSPARSE(cusparseCreate(&sp));
   PetscCallCUSPARSE(cusparseSetStream(sp, T.stream));
 

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <petscdevice_cuda.h>
+#include <petscmat.h>
 #include <vector>
 #include <string>
 #include <algorithm>
@@ -35,21 +36,55 @@ static void StencilPattern(int dim, bool box, int nx, Pattern &P)
       }
 }
 
+/* A MATSEQBAIJ of block size bs from block CSR arrays, blocks column-major (PETSc 3.26's
+   MatCreateSeqBAIJWithArrays() takes bs = 1 only, so the arrays are copied in) */
+static PetscErrorCode MatCreateSeqBAIJFromCSR(PetscInt bs, PetscInt mbs, PetscInt nbs, const PetscInt *ia, const PetscInt *ja, const PetscScalar *va, Mat *A)
+{
+  PetscFunctionBegin;
+  PetscCall(MatCreate(PETSC_COMM_SELF, A));
+  PetscCall(MatSetSizes(*A, mbs * bs, nbs * bs, mbs * bs, nbs * bs));
+  PetscCall(MatSetType(*A, MATSEQBAIJ));
+  PetscCall(MatSetOption(*A, MAT_ROW_ORIENTED, PETSC_FALSE));
+  PetscCall(MatSeqBAIJSetPreallocationCSR(*A, bs, ia, ja, va));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* CUDA events on one stream */
 struct Timer {
   cudaStream_t stream;
   cudaEvent_t  a, b;
 };
 
-template <class F>
-static PetscErrorCode TimeMedian(Timer &T, int warmup, int runs, F f, double *us)
+/* Events on PETSc's current CUDA stream, and the properties of the current device (for the name in the output) */
+static PetscErrorCode TimerCreate(Timer &T, cudaDeviceProp *prop)
+{
+  int dev;
+
+  PetscFunctionBegin;
+  PetscCall(PetscDeviceInitialize(PETSC_DEVICE_CUDA));
+  PetscCallCUDA(cudaGetDevice(&dev));
+  PetscCallCUDA(cudaGetDeviceProperties(prop, dev));
+  PetscCall(PetscGetCurrentCUDAStream(&T.stream));
+  PetscCallCUDA(cudaEventCreate(&T.a));
+  PetscCallCUDA(cudaEventCreate(&T.b));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Median of runs calls of f (CUDA events on T.stream around f alone) after warmup calls; each call is preceded by
+   reset(), untimed (in-place kernels get fresh inputs that way) */
+template <class R, class F>
+static PetscErrorCode TimeMedianWithReset(Timer &T, int warmup, int runs, R reset, F f, double *us)
 {
   std::vector<float> t;
 
   PetscFunctionBegin;
-  for (int w = 0; w < warmup; w++) PetscCall(f());
+  for (int w = 0; w < warmup; w++) {
+    PetscCall(reset());
+    PetscCall(f());
+  }
   for (int r = 0; r < runs; r++) {
     float ms;
+    PetscCall(reset());
     PetscCallCUDA(cudaEventRecord(T.a, T.stream));
     PetscCall(f());
     PetscCallCUDA(cudaEventRecord(T.b, T.stream));
@@ -62,3 +97,8 @@ static PetscErrorCode TimeMedian(Timer &T, int warmup, int runs, F f, double *us
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+template <class F>
+static PetscErrorCode TimeMedian(Timer &T, int warmup, int runs, F f, double *us)
+{
+  return TimeMedianWithReset(T, warmup, runs, []() { return PETSC_SUCCESS; }, f, us);
+}

@@ -80,32 +80,6 @@ __global__ static void PointersKernel(PetscInt nb, double *base, int64_t stride,
 }
 
 /* ------------------------------------------------------------------------------------------- timing */
-/* median of runs calls of f (CUDA events on T.stream around f alone), each after reset (untimed), after warmup calls */
-template <class R, class F>
-static PetscErrorCode TimeWithReset(Timer &T, int warmup, int runs, R reset, F f, double *us)
-{
-  std::vector<float> t;
-
-  PetscFunctionBegin;
-  for (int w = 0; w < warmup; w++) {
-    PetscCall(reset());
-    PetscCall(f());
-  }
-  for (int r = 0; r < runs; r++) {
-    float ms;
-    PetscCall(reset());
-    PetscCallCUDA(cudaEventRecord(T.a, T.stream));
-    PetscCall(f());
-    PetscCallCUDA(cudaEventRecord(T.b, T.stream));
-    PetscCallCUDA(cudaEventSynchronize(T.b));
-    PetscCallCUDA(cudaEventElapsedTime(&ms, T.a, T.b));
-    t.push_back(ms);
-  }
-  std::sort(t.begin(), t.end());
-  *us = 1e3 * t[t.size() / 2];
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
 static unsigned GridFor(int64_t threads)
 {
   return (unsigned)std::min<int64_t>((threads + 255) / 256, 1 << 20);
@@ -163,7 +137,7 @@ static PetscErrorCode RunBatch(Timer &T, cublasHandle_t cb, Work &Wk, const char
   {
     const size_t len = sizeof(double) * offsets[nb];
 
-    PetscCall(TimeWithReset(
+    PetscCall(TimeMedianWithReset(
       T, warmup, runs, [&]() -> PetscErrorCode {
         PetscFunctionBegin;
         PetscCallCUDA(cudaMemcpyAsync(Wk.W, Wk.P, len, cudaMemcpyDeviceToDevice, T.stream));
@@ -195,7 +169,7 @@ static PetscErrorCode RunBatch(Timer &T, cublasHandle_t cb, Work &Wk, const char
     PetscCallCUDA(cudaGetLastError());
     PointersKernel<<<GridFor(nb), 256, 0, T.stream>>>(nb, Wk.C, (int64_t)m * m, Wk.pC);
     PetscCallCUDA(cudaGetLastError());
-    PetscCall(TimeWithReset(
+    PetscCall(TimeMedianWithReset(
       T, warmup, runs, [&]() -> PetscErrorCode {
         PetscFunctionBegin;
         PetscCallCUDA(cudaMemcpyAsync(Wk.W, src, padded, cudaMemcpyDeviceToDevice, T.stream));
@@ -210,7 +184,7 @@ static PetscErrorCode RunBatch(Timer &T, cublasHandle_t cb, Work &Wk, const char
     PetscCallCUDA(cudaMemcpyAsync(hinfo.data(), Wk.cinfo, sizeof(int) * nb, cudaMemcpyDeviceToHost, T.stream));
     PetscCallCUDA(cudaStreamSynchronize(T.stream));
     for (PetscInt b = 0; b < nb; b++) R.nbad += hinfo[b] != 0;
-    PetscCall(TimeWithReset(
+    PetscCall(TimeMedianWithReset(
       T, warmup, runs, [&]() -> PetscErrorCode {
         PetscFunctionBegin;
         PetscCallCUDA(cudaMemcpyAsync(Wk.W, src, padded, cudaMemcpyDeviceToDevice, T.stream));
@@ -254,7 +228,6 @@ int main(int argc, char **argv)
   Timer               T;
   cublasHandle_t      cb;
   cudaDeviceProp      prop;
-  int                 dev;
   double              triad_GBs;
   Work                Wk;
   std::vector<Result> results;
@@ -280,12 +253,7 @@ int main(int argc, char **argv)
   for (PetscInt i = 0; i < nsizes; i++) PetscCheck(sizes[i] >= 1 && sizes[i] <= 32, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-sizes: %" PetscInt_FMT " outside 1..32", sizes[i]);
   for (PetscInt i = 0; i < nmixed; i++) PetscCheck(mixed[i] >= 1 && mixed[i] <= 32, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-mixed: %" PetscInt_FMT " outside 1..32", mixed[i]);
 
-  PetscCall(PetscDeviceInitialize(PETSC_DEVICE_CUDA));
-  PetscCallCUDA(cudaGetDevice(&dev));
-  PetscCallCUDA(cudaGetDeviceProperties(&prop, dev));
-  PetscCall(PetscGetCurrentCUDAStream(&T.stream));
-  PetscCallCUDA(cudaEventCreate(&T.a));
-  PetscCallCUDA(cudaEventCreate(&T.b));
+  PetscCall(TimerCreate(T, &prop));
   PetscCallCUBLAS(cublasCreate(&cb));
   PetscCallCUBLAS(cublasSetStream(cb, T.stream));
 

@@ -5,18 +5,15 @@ comparison. Usage: plot_bsrmv.py results.csv [out.png]"""
 import csv
 import sys
 
+from plot_common import png_beside, pyplot, save
+
 
 def main():
     if len(sys.argv) < 2:
         sys.exit(__doc__)
     src = sys.argv[1]
-    out = sys.argv[2] if len(sys.argv) > 2 else src.rsplit('.', 1)[0] + '.png'
-    try:
-        import matplotlib
-        matplotlib.use('Agg')
-        import matplotlib.pyplot as plt
-    except ImportError:
-        sys.exit('plot_bsrmv.py needs matplotlib (pip install matplotlib)')
+    out = png_beside(src, sys.argv[2] if len(sys.argv) > 2 else None)
+    plt = pyplot('plot_bsrmv.py')
     main_rows, skew_rows, header = [], [], None
     with open(src) as f:
         for row in csv.reader(f):
@@ -60,10 +57,7 @@ def main():
         ax.set_ylabel('MatMult time (us)')
         ax.set_title('skewed rows')
         ax.legend(fontsize=8)
-    fig.suptitle(f'BSR SpMV, FP64, {device}')
-    fig.tight_layout()
-    fig.savefig(out, dpi=120)
-    print(f'wrote {out}')
+    save(fig, out, f'BSR SpMV, FP64, {device}')
 
 
 if __name__ == '__main__':

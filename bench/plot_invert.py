@@ -10,9 +10,8 @@ variant. Right: the mixed-size batches (sizes 1..m; cuBLAS on blocks padded to m
 (pip install matplotlib); runs anywhere, no GPU needed.
 """
 import argparse
-import csv
-import os
-import sys
+
+from plot_common import png_beside, pyplot, read_rows, save
 
 
 def main():
@@ -20,17 +19,9 @@ def main():
     ap.add_argument('csv')
     ap.add_argument('-o', '--output')
     args = ap.parse_args()
-    try:
-        import matplotlib
-        matplotlib.use('Agg')
-        import matplotlib.pyplot as plt
-    except ImportError:
-        sys.exit('plot_invert.py needs matplotlib: pip install matplotlib')
-
-    rows = list(csv.DictReader(open(args.csv)))
-    if not rows:
-        sys.exit(f'{args.csv}: no data')
-    out = args.output or os.path.splitext(args.csv)[0] + '.png'
+    plt = pyplot('plot_invert.py')
+    rows = read_rows(args.csv)
+    out = png_beside(args.csv, args.output)
     device = rows[0]['device']
     triad = float(rows[0]['triad_GBs'])
     uni = sorted((r for r in rows if r['batch'] == 'uniform'), key=lambda r: int(r['n']))
@@ -87,10 +78,7 @@ def main():
         ax[2].legend(fontsize=8)
     else:
         ax[2].set_visible(False)
-    fig.suptitle(f'Batched inversion of small blocks, FP64, {device}')
-    fig.tight_layout()
-    fig.savefig(out, dpi=120)
-    print(f'wrote {out}')
+    save(fig, out, f'Batched inversion of small blocks, FP64, {device}')
 
 
 if __name__ == '__main__':

@@ -9,9 +9,8 @@ each preconditioner and matrix type. Real matrices, when the CSV has them, get a
 setup time per matrix. Needs matplotlib (pip install matplotlib); runs anywhere, no GPU needed.
 """
 import argparse
-import csv
-import os
-import sys
+
+from plot_common import png_beside, pyplot, read_rows, save
 from collections import OrderedDict
 
 PATTERNS = ['arrow', 'tridiag', 'blockdiag', 'laplace']
@@ -37,17 +36,9 @@ def main():
     ap.add_argument('csv')
     ap.add_argument('-o', '--output')
     args = ap.parse_args()
-    try:
-        import matplotlib
-        matplotlib.use('Agg')
-        import matplotlib.pyplot as plt
-    except ImportError:
-        sys.exit('plot_vbjacobi.py needs matplotlib: pip install matplotlib')
-
-    rows = list(csv.DictReader(open(args.csv)))
-    if not rows:
-        sys.exit(f'{args.csv}: no data')
-    out = args.output or os.path.splitext(args.csv)[0] + '.png'
+    plt = pyplot('plot_vbjacobi.py')
+    rows = read_rows(args.csv)
+    out = png_beside(args.csv, args.output)
     device = rows[0]['device']
     triad = float(rows[0]['triad_GBs'])
     pats = [p for p in PATTERNS if any(r['pattern'] == p for r in rows)]
@@ -114,10 +105,7 @@ def main():
         ax_bw.axhline(triad, color='black', linestyle='--', linewidth=1)
         ax_bw.legend(fontsize=7)
 
-    fig.suptitle(f'bench_vbjacobi on {device}', fontsize=12)
-    fig.tight_layout(rect=(0, 0, 1, 0.98))
-    fig.savefig(out, dpi=110)
-    print(f'wrote {out}')
+    save(fig, out, f'bench_vbjacobi on {device}')
 
 
 if __name__ == '__main__':

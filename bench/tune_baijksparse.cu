@@ -104,7 +104,6 @@ int main(int argc, char **argv)
   PetscBool      flg;
   Timer          T;
   cudaDeviceProp prop;
-  int            dev;
   FILE          *fp;
 
   PetscFunctionBeginUser;
@@ -118,13 +117,8 @@ int main(int argc, char **argv)
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-runs", &runs, NULL));
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-warmup", &warmup, NULL));
   PetscCall(PetscOptionsGetString(NULL, NULL, "-o", out, sizeof(out), NULL));
-  PetscCall(PetscDeviceInitialize(PETSC_DEVICE_CUDA));
-  PetscCallCUDA(cudaGetDevice(&dev));
-  PetscCallCUDA(cudaGetDeviceProperties(&prop, dev));
+  PetscCall(TimerCreate(T, &prop));
   if (!out[0]) PetscCall(PetscSNPrintf(out, sizeof(out), "conf/baijksparse_tuning_sm%d%d.txt", prop.major, prop.minor));
-  PetscCall(PetscGetCurrentCUDAStream(&T.stream));
-  PetscCallCUDA(cudaEventCreate(&T.a));
-  PetscCallCUDA(cudaEventCreate(&T.b));
   /* the table being written must not steer the runs: candidates are set explicitly, no balancing */
   PetscCall(PetscOptionsSetValue(NULL, "-mat_baijksparse_tuning_file", "none"));
   PetscCall(PetscOptionsSetValue(NULL, "-mat_baijksparse_balance", "off"));
@@ -159,7 +153,7 @@ int main(int argc, char **argv)
     for (int r = 0; r <= P.mbs; r++) ia[r] = P.rowptr[r];
     for (int k = 0; k < P.rowptr[P.mbs]; k++) ja[k] = P.colidx[k];
     for (size_t i = 0; i < nvals; i++) va[i] = 1.0 / (1.0 + (double)(i % 97));
-    PetscCall(MatCreateSeqBAIJWithArrays(PETSC_COMM_SELF, bs, (PetscInt)P.mbs * bs, (PetscInt)P.nbs * bs, ia, ja, va, &A));
+    PetscCall(MatCreateSeqBAIJFromCSR(bs, (PetscInt)P.mbs, (PetscInt)P.nbs, ia, ja, va, &A));
     PetscCall(MatConvert(A, MATBAIJKSPARSE, MAT_INPLACE_MATRIX, &A));
     PetscCall(MatCreateVecs(A, &x, &y));
     PetscCall(VecSet(x, 1.0));

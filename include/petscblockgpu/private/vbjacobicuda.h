@@ -17,6 +17,7 @@ typedef struct {
   const int         *d_rowptr, *d_colidx;
   const PetscScalar *d_values;
   const int         *d_o_rowptr, *d_o_colidx;
+  PetscReal          mean_row_len; /* stored entries per row of the diagonal part (host-known; picks AUTO extraction) */
 } PCVBJacobiDeviceMat;
 
 /* Blocks and inverses on the device. */
@@ -26,6 +27,7 @@ typedef struct {
   PetscInt64          *d_inv_offsets;       /* [nblocks+1] offset of each inverse in d_inv (sum of k^2) */
   PetscScalar         *d_inv;               /* inverses, each k x k column-major, one after the other */
   PetscInt            *d_info;              /* [nblocks] 0, pivot column + 1, or -1 (NaN/Inf), as the host path */
+  int                 *d_outcome;           /* [2] first failing block and blocks replaced, reused by every setup */
   PetscInt64           inv_len;             /* entries of d_inv */
   PetscLogDouble       setup_flops;         /* 2 k^3 summed over the blocks */
   size_t               cap_blocks, cap_inv; /* allocated lengths, so a new setup reuses memory */

@@ -178,7 +178,9 @@ static PetscErrorCode GetDeviceMat(PC pc, PCVBJacobiDeviceMat *dm, PetscBool *us
     }
   }
   PetscCall(MatGetLocalSize(A, &dm->nrows, NULL));
-  *usable = PETSC_TRUE;
+  PetscCall(MatGetInfo(Ad, MAT_LOCAL, &info));
+  dm->mean_row_len = dm->nrows > 0 ? (PetscReal)info.nz_used / (PetscReal)dm->nrows : 0.0;
+  *usable          = PETSC_TRUE;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -342,7 +344,6 @@ static PetscErrorCode ApplyBlocks_Host(PC pc, Vec x, Vec y, PetscBool transpose)
 
   PetscFunctionBegin;
   PetscCall(EnsureHostInverses(jac));
-  if (!jac->inv_offsets) PetscCall(ComputeInverseOffsets(jac));
   PetscCall(PetscLogEventBegin(PBG_VBJacobiApply, pc, x, y, 0));
   PetscCall(VecGetArrayRead(x, &xa));
   PetscCall(VecGetArrayWrite(y, &ya));

@@ -12,6 +12,7 @@
 #include <petscdevice_cuda.h>
 #include <cub/cub.cuh>
 #include <cfloat>
+#include <type_traits>
 
 #define PBG_CTA 128 /* threads per thread block in every kernel here */
 
@@ -334,30 +335,38 @@ static PetscErrorCode LaunchSetupP(SourceKind src, const SparseRows &M, int nblo
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PetscErrorCode LaunchSetup(int P, SourceKind src, const SparseRows &M, int nblocks, int kmax, const int *starts, const int *sizes, const PetscInt64 *offsets, PetscScalar *inv, int identity, PetscInt *info, SetupOutcome *outcome, cudaStream_t stream)
+/* Calls f(std::integral_constant<int, P>) for the run-time sub-warp width P: the one place that maps widths to
+   template instances */
+template <class F>
+static PetscErrorCode ForSubwarpWidth(int P, F f)
 {
   PetscFunctionBegin;
   switch (P) {
   case 1:
-    PetscCall(LaunchSetupP<1>(src, M, nblocks, kmax, starts, sizes, offsets, inv, identity, info, outcome, stream));
+    PetscCall(f(std::integral_constant<int, 1>()));
     break;
   case 2:
-    PetscCall(LaunchSetupP<2>(src, M, nblocks, kmax, starts, sizes, offsets, inv, identity, info, outcome, stream));
+    PetscCall(f(std::integral_constant<int, 2>()));
     break;
   case 4:
-    PetscCall(LaunchSetupP<4>(src, M, nblocks, kmax, starts, sizes, offsets, inv, identity, info, outcome, stream));
+    PetscCall(f(std::integral_constant<int, 4>()));
     break;
   case 8:
-    PetscCall(LaunchSetupP<8>(src, M, nblocks, kmax, starts, sizes, offsets, inv, identity, info, outcome, stream));
+    PetscCall(f(std::integral_constant<int, 8>()));
     break;
   case 16:
-    PetscCall(LaunchSetupP<16>(src, M, nblocks, kmax, starts, sizes, offsets, inv, identity, info, outcome, stream));
+    PetscCall(f(std::integral_constant<int, 16>()));
     break;
   default:
-    PetscCall(LaunchSetupP<32>(src, M, nblocks, kmax, starts, sizes, offsets, inv, identity, info, outcome, stream));
+    PetscCall(f(std::integral_constant<int, 32>()));
     break;
   }
   PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode LaunchSetup(int P, SourceKind src, const SparseRows &M, int nblocks, int kmax, const int *starts, const int *sizes, const PetscInt64 *offsets, PetscScalar *inv, int identity, PetscInt *info, SetupOutcome *outcome, cudaStream_t stream)
+{
+  return ForSubwarpWidth(P, [&](auto W) { return LaunchSetupP<decltype(W)::value>(src, M, nblocks, kmax, starts, sizes, offsets, inv, identity, info, outcome, stream); });
 }
 
 template <int P>
@@ -586,13 +595,13 @@ static PetscErrorCode ReadOutcome(SetupOutcome *d_outcome, const PetscInt *d_inf
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PetscErrorCode NewOutcome(SetupOutcome **d_outcome, cudaStream_t stream)
+/* (Re)starts an outcome record: no failure seen, no block replaced */
+static PetscErrorCode ResetOutcome(SetupOutcome *d_outcome, cudaStream_t stream)
 {
-  const SetupOutcome init = {INT_MAX, 0};
+  static const SetupOutcome init = {INT_MAX, 0};
 
   PetscFunctionBegin;
-  PetscCallCUDA(cudaMallocAsync((void **)d_outcome, sizeof(SetupOutcome), stream));
-  PetscCallCUDA(cudaMemcpyAsync(*d_outcome, &init, sizeof(init), cudaMemcpyHostToDevice, stream));
+  PetscCallCUDA(cudaMemcpyAsync(d_outcome, &init, sizeof(init), cudaMemcpyHostToDevice, stream));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -605,25 +614,24 @@ PetscErrorCode PCVBJacobiSetup_CUDA(const PCVBJacobiDeviceMat *A, PCVBJacobiExtr
   SourceKind   src;
 
   PetscFunctionBegin;
+  static_assert(sizeof(SetupOutcome) == sizeof(dev->d_outcome), "outcome record size");
   PetscCall(PetscGetCurrentCUDAStream(&stream));
   if (extraction == PC_VBJACOBI_EXTRACTION_AUTO) {
     /* a thread scanning its own row reads it uncoalesced: worth it only for short rows; long rows are read by
        the whole sub-warp, coalesced (the paper's rule of thumb: shared extraction pays off beyond ~ 2P entries) */
-    int nnz = 0, mrows = (int)(A->nrows / A->bs);
-    if (mrows > 0) PetscCallCUDA(cudaMemcpy(&nnz, A->d_rowptr + mrows, sizeof(int), cudaMemcpyDeviceToHost));
-    double len = mrows > 0 ? (double)nnz * A->bs / mrows : 0.0; /* mean scalar entries per row */
-    extraction = len > 2.0 * P ? PC_VBJACOBI_EXTRACTION_SHARED : PC_VBJACOBI_EXTRACTION_CACHED;
+    extraction = A->mean_row_len > 2.0 * P ? PC_VBJACOBI_EXTRACTION_SHARED : PC_VBJACOBI_EXTRACTION_CACHED;
   }
   src                  = extraction == PC_VBJACOBI_EXTRACTION_SHARED ? SOURCE_SHARED : SOURCE_CACHED;
   dev->extraction_used = extraction;
   PetscCall(PetscSNPrintf(dev->kernel, sizeof(dev->kernel), "merged extract+GJE, sub-warp %d, %d block%s/warp, %s extraction", P, 32 / P, P < 32 ? "s" : "", src == SOURCE_SHARED ? "shared" : "cached"));
   PetscCall(PetscSNPrintf(dev->apply_kernel, sizeof(dev->apply_kernel), "batched block GEMV, sub-warp %d, %d block%s/warp", P, 32 / P, P < 32 ? "s" : ""));
-  PetscCall(NewOutcome(&d_outcome, stream));
+  if (!dev->d_outcome) PetscCallCUDA(cudaMalloc((void **)&dev->d_outcome, sizeof(SetupOutcome)));
+  d_outcome = reinterpret_cast<SetupOutcome *>(dev->d_outcome);
+  PetscCall(ResetOutcome(d_outcome, stream));
   PetscCall(PetscLogGpuTimeBegin());
   PetscCall(LaunchSetup(P, src, M, (int)dev->nblocks, (int)dev->maxk, dev->d_starts, NULL, dev->d_inv_offsets, dev->d_inv, policy == PC_VBJACOBI_SINGULAR_IDENTITY, dev->d_info, d_outcome, stream));
   PetscCall(PetscLogGpuTimeEnd());
   PetscCall(ReadOutcome(d_outcome, dev->d_info, nsingular, bad_block, bad_info, stream));
-  PetscCallCUDA(cudaFreeAsync(d_outcome, stream));
   PetscCall(PetscLogGpuFlops(dev->setup_flops));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -636,26 +644,7 @@ PetscErrorCode PCVBJacobiApply_CUDA(const PCVBJacobiDevice *dev, const PetscScal
   PetscFunctionBegin;
   PetscCall(PetscGetCurrentCUDAStream(&stream));
   PetscCall(PetscLogGpuTimeBegin());
-  switch (P) {
-  case 1:
-    PetscCall(LaunchApplyP<1>(transpose, (int)dev->nblocks, dev->d_starts, dev->d_inv_offsets, dev->d_inv, d_x, d_y, stream));
-    break;
-  case 2:
-    PetscCall(LaunchApplyP<2>(transpose, (int)dev->nblocks, dev->d_starts, dev->d_inv_offsets, dev->d_inv, d_x, d_y, stream));
-    break;
-  case 4:
-    PetscCall(LaunchApplyP<4>(transpose, (int)dev->nblocks, dev->d_starts, dev->d_inv_offsets, dev->d_inv, d_x, d_y, stream));
-    break;
-  case 8:
-    PetscCall(LaunchApplyP<8>(transpose, (int)dev->nblocks, dev->d_starts, dev->d_inv_offsets, dev->d_inv, d_x, d_y, stream));
-    break;
-  case 16:
-    PetscCall(LaunchApplyP<16>(transpose, (int)dev->nblocks, dev->d_starts, dev->d_inv_offsets, dev->d_inv, d_x, d_y, stream));
-    break;
-  default:
-    PetscCall(LaunchApplyP<32>(transpose, (int)dev->nblocks, dev->d_starts, dev->d_inv_offsets, dev->d_inv, d_x, d_y, stream));
-    break;
-  }
+  PetscCall(ForSubwarpWidth(P, [&](auto W) { return LaunchApplyP<decltype(W)::value>(transpose, (int)dev->nblocks, dev->d_starts, dev->d_inv_offsets, dev->d_inv, d_x, d_y, stream); }));
   PetscCall(PetscLogGpuTimeEnd());
   PetscCall(PetscLogGpuFlops(2.0 * (double)dev->inv_len));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -676,6 +665,7 @@ PetscErrorCode PCVBJacobiDeviceReset_CUDA(PCVBJacobiDevice *dev)
   PetscCallCUDA(cudaFree(dev->d_inv_offsets));
   PetscCallCUDA(cudaFree(dev->d_inv));
   PetscCallCUDA(cudaFree(dev->d_info));
+  PetscCallCUDA(cudaFree(dev->d_outcome));
   PetscCall(PetscMemzero(dev, sizeof(*dev)));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -721,7 +711,8 @@ PetscErrorCode PetscBlockGPUInvertBatched(PetscInt nblocks, PetscInt maxk, const
   if (!nblocks) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCheck(d_sizes && d_offsets && d_blocks && d_info, PETSC_COMM_SELF, PETSC_ERR_ARG_NULL, "PetscBlockGPUInvertBatched: NULL device array");
   PetscCall(PetscGetCurrentCUDAStream(&stream));
-  PetscCall(NewOutcome(&d_outcome, stream));
+  PetscCallCUDA(cudaMallocAsync((void **)&d_outcome, sizeof(SetupOutcome), stream));
+  PetscCall(ResetOutcome(d_outcome, stream));
   PetscCall(PetscLogGpuTimeBegin());
   PetscCall(LaunchSetup(SubwarpWidth(maxk), SOURCE_DENSE, none, (int)nblocks, (int)maxk, NULL, d_sizes, d_offsets, d_blocks, 0, d_info, d_outcome, stream));
   PetscCall(PetscLogGpuTimeEnd());
