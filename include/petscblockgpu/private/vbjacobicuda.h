@@ -1,4 +1,4 @@
-/* Device side of PCVBJACOBI: what vbjacobi.c (host logic) asks of src/pc/vbjacobi/cuda/vbjacobi_kernels.cu.
+/* Device side of PCVBJACOBI: what vbjacobi.c (host logic) asks of src/pc/vbjacobi/cuda/vbjacobi_{blocks,cuda}.cu.
    All pointers named d_* are device pointers; every routine runs on PETSc's default CUDA stream
    (PetscGetCurrentCUDAStream) and returns with its results ready for that stream. */
 #pragma once
