@@ -46,6 +46,8 @@ LIB_C    := $(sort $(wildcard src/*/*.c src/*/*/*.c))
 LIB_CU   := $(sort $(wildcard src/*/cuda/*.cu src/*/*/cuda/*.cu src/*/*/*/cuda/*.cu))
 LIB_OBJ  := $(LIB_C:%.c=$(OBJDIR)/%.o) $(LIB_CU:%.cu=$(OBJDIR)/%.o)
 TESTS    := $(patsubst tests/%.c,tests/bin/%,$(wildcard tests/*.c)) tests/bin/ex2
+# tests/*.cxx: the device kernels run in the host warp emulator (tests/emu/cuda_emu.h), built by the C++ compiler
+TESTS    += $(patsubst tests/%.cxx,tests/bin/%,$(wildcard tests/*.cxx))
 EXAMPLES := $(patsubst examples/%.c,examples/bin/%,$(wildcard examples/*.c))
 BENCHES  := $(patsubst bench/%.c,bench/bin/%,$(wildcard bench/*.c)) $(patsubst bench/%.cu,bench/bin/%,$(wildcard bench/*.cu))
 
@@ -69,6 +71,10 @@ $(LIBNAME): $(LIB_OBJ)
 $(OBJDIR)/%.o: %.c
 	@mkdir -p $(@D)
 	$(PCC) -o $@ -c $(PBG_CFLAGS) $<
+
+$(OBJDIR)/tests/%.o: tests/%.cxx
+	@mkdir -p $(@D)
+	$(CXX) -o $@ -c -std=c++20 -O2 -pthread -Wall -Wno-unknown-pragmas $(CXXCPPFLAGS) -Itests $(PBG_INCLUDES) -MMD -MP $<
 
 $(OBJDIR)/%.o: %.cu
 	@mkdir -p $(@D)

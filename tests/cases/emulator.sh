@@ -1,0 +1,4 @@
+# The device kernels in the host warp emulator (tests/emu/cuda_emu.h): no GPU needed, so these run in CI on every
+# commit and check the kernels' logic and lane protocol against host references (the --gpu cases check them on
+# the device).
+tcase emu_vbjacobi_kernels -- test_emu_vbjacobi -seed 1 --grep '^OK' --nogrep FAIL
