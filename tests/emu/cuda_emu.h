@@ -13,6 +13,7 @@
 #include <cstring>
 #include <condition_variable>
 #include <functional>
+#include <source_location>
 #include <mutex>
 #include <thread>
 #include <vector>
@@ -75,7 +76,7 @@ private:
 struct EmuWarp {
   EmuRendezvous rv;
   uint64_t      slot[32];
-  bool          present[32];
+  unsigned      site[32]; /* the source line of the intrinsic each lane is at: all must agree (converged warp) */
 };
 
 struct EmuState {
@@ -97,17 +98,21 @@ inline EmuWarp &EmuMyWarp()
 
 /* Every live lane deposits a 64-bit word; read(slots) runs after all have; no lane deposits again before all read */
 template <class R, class F>
-inline R EmuExchange(unsigned mask, uint64_t mine, F read)
+inline R EmuExchange(unsigned mask, uint64_t mine, F read, const std::source_location &at)
 {
   EmuWarp &w = EmuMyWarp();
-  if (mask == 0xffffffffu && w.rv.lives() < 32) {
+  bool     bad = mask == 0xffffffffu && w.rv.lives() < 32;
+  w.slot[EmuLane()] = mine;
+  w.site[EmuLane()] = at.line();
+  w.rv.wait();
+  for (int l = 0; l < 32; l++)
+    if ((mask >> l & 1u) && w.site[l] != at.line()) bad = true; /* lanes of the mask at another intrinsic */
+  R r = read(w.slot);
+  w.rv.wait();
+  if (bad) {
     std::lock_guard<std::mutex> g(emu.atomics);
     emu.errors++;
   }
-  w.slot[EmuLane()] = mine;
-  w.rv.wait();
-  R r = read(w.slot);
-  w.rv.wait();
   return r;
 }
 
@@ -128,51 +133,51 @@ inline T EmuFromBits(uint64_t u)
 }
 
 template <class T>
-inline T __shfl_sync(unsigned mask, T v, int src, int width = 32)
+inline T __shfl_sync(unsigned mask, T v, int src, int width = 32, const std::source_location at = std::source_location::current())
 {
   const int lane = EmuLane(), from = (lane & ~(width - 1)) + (src & (width - 1));
-  return EmuExchange<T>(mask, EmuBits(v), [&](const uint64_t *s) { return EmuFromBits<T>(s[from]); });
+  return EmuExchange<T>(mask, EmuBits(v), [&](const uint64_t *s) { return EmuFromBits<T>(s[from]); }, at);
 }
 template <class T>
-inline T __shfl_xor_sync(unsigned mask, T v, int m, int width = 32)
+inline T __shfl_xor_sync(unsigned mask, T v, int m, int width = 32, const std::source_location at = std::source_location::current())
 {
   const int lane = EmuLane(), x = lane ^ m, from = (x & ~(width - 1)) == (lane & ~(width - 1)) ? x : lane;
-  return EmuExchange<T>(mask, EmuBits(v), [&](const uint64_t *s) { return EmuFromBits<T>(s[from]); });
+  return EmuExchange<T>(mask, EmuBits(v), [&](const uint64_t *s) { return EmuFromBits<T>(s[from]); }, at);
 }
-inline unsigned __reduce_max_sync(unsigned mask, unsigned v)
+inline unsigned __reduce_max_sync(unsigned mask, unsigned v, const std::source_location at = std::source_location::current())
 {
   return EmuExchange<unsigned>(mask, v, [&](const uint64_t *s) {
     unsigned r = 0;
     for (int l = 0; l < 32; l++)
       if (mask >> l & 1u) r = r > (unsigned)s[l] ? r : (unsigned)s[l];
     return r;
-  });
+  }, at);
 }
-inline int __reduce_max_sync(unsigned mask, int v)
+inline int __reduce_max_sync(unsigned mask, int v, const std::source_location at = std::source_location::current())
 {
   return EmuExchange<int>(mask, (uint64_t)(uint32_t)v, [&](const uint64_t *s) {
     int r = INT32_MIN;
     for (int l = 0; l < 32; l++)
       if (mask >> l & 1u) r = r > (int)(uint32_t)s[l] ? r : (int)(uint32_t)s[l];
     return r;
-  });
+  }, at);
 }
-inline unsigned __ballot_sync(unsigned mask, int pred)
+inline unsigned __ballot_sync(unsigned mask, int pred, const std::source_location at = std::source_location::current())
 {
   return EmuExchange<unsigned>(mask, pred ? 1u : 0u, [&](const uint64_t *s) {
     unsigned r = 0;
     for (int l = 0; l < 32; l++)
       if ((mask >> l & 1u) && s[l]) r |= 1u << l;
     return r;
-  });
+  }, at);
 }
-inline int __any_sync(unsigned mask, int pred)
+inline int __any_sync(unsigned mask, int pred, const std::source_location at = std::source_location::current())
 {
-  return __ballot_sync(mask, pred) != 0;
+  return __ballot_sync(mask, pred, at) != 0;
 }
-inline void __syncwarp(unsigned mask = 0xffffffffu)
+inline void __syncwarp(unsigned mask = 0xffffffffu, const std::source_location at = std::source_location::current())
 {
-  (void)EmuExchange<int>(mask, 0, [](const uint64_t *) { return 0; });
+  (void)EmuExchange<int>(mask, 0, [](const uint64_t *) { return 0; }, at);
 }
 inline void __syncthreads()
 {
