@@ -136,7 +136,8 @@ int main(int argc, char **argv)
     empty[r] = (PetscBool)(empty_rows && RandReal(rnd) < 0.15);
     n += runs[r];
   }
-  /* expected blocks: the runs (cut at maxbs) for supervariables, where adjacent empty runs form one run */
+  /* expected blocks: the runs cut at maxbs (supervariables; matrix or variable blocks larger than maxbs are refused),
+     where for supervariables adjacent empty runs form one run */
   PetscCall(PetscMalloc2(n + 1, &exp_starts, n + 1, &exp_empty));
   {
     PetscInt s = 0;
@@ -148,9 +149,11 @@ int main(int argc, char **argv)
           exp_empty[nexp]    = empty[r];
           exp_starts[nexp++] = s + c;
         }
-      } else {
-        exp_empty[nexp]    = empty[r];
-        exp_starts[nexp++] = s;
+      } else { /* one block per run; a run longer than maxbs can only come from supervariables, cut as above */
+        for (PetscInt c = 0; c < len; c += maxbs) {
+          exp_empty[nexp]    = empty[r];
+          exp_starts[nexp++] = s + c;
+        }
       }
       s += len;
       r = r1;

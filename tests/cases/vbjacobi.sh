@@ -18,6 +18,8 @@ tcase vbj_super_cap5 -- test_vbjacobi -mode super -maxgen 12 -maxbs 5 -nblocks_l
 tcase vbj_super_cap1 -- test_vbjacobi -mode super -maxgen 6 -maxbs 1 -nblocks_local 50 --grep '^OK'
 tcase vbj_super_auto -- test_vbjacobi -mode super -maxgen 9 -nblocks_local 50 -pc_view --grep 'blocks from: supervariable' --grep '^OK'
 tcase vbj_super_empty_rows -- test_vbjacobi -mode super -maxgen 6 -nblocks_local 80 -empty_rows -pc_vbjacobi_singular identity -seed 4 --grep '^OK' -pc_view --grep 'replaced by the identity'
+tcase vbj_super_baij_cut2 -- test_vbjacobi -mode uniform -bs 3 -mat_type baij -maxbs 2 -pc_vbjacobi_blocking supervariable -nblocks_local 40 --grep 'blocks match' --grep '^OK'
+tcase vbj_super_singular_mpi3 -n 3 -- test_vbjacobi -mode uniform -bs 4 -maxbs 2 -pc_vbjacobi_blocking supervariable -singular_block 2 --grep 'DIVERGED_PC_FAILED' -pc_view --grep 'SETUP FAILED: zero or tiny pivot in diagonal block 202, global rows 404\.\.405'
 tcase vbj_one_row -- test_vbjacobi -mode uniform -bs 1 -nblocks_local 1 -offdiag 0 --grep '^OK'
 # MPI: blocks of the local diagonal part, off-process couplings
 tcase vbj_mpi2_mixed -n 2 -- test_vbjacobi -mode mixed -maxgen 12 -nblocks_local 40 -pivot -compare_petsc --grep '^OK'
@@ -46,7 +48,7 @@ done
 for maxgen in 4 8 16 32; do
   tcase vbj_gpu_mixed_max$maxgen --gpu -- test_vbjacobi -mode mixed -maxgen $maxgen -nblocks_local 500 -mat_type aijcusparse -pivot -compare_host -compare_petsc -seed $maxgen "${GPUV[@]}"
 done
-for maxbs in 1 3 8 13 32; do
+for maxbs in 1 2 3 8 13 32; do
   tcase vbj_gpu_super_cap$maxbs --gpu -- test_vbjacobi -mode super -maxgen 40 -maxbs $maxbs -nblocks_local 400 -offdiag 5 -mat_type aijcusparse -compare_host -seed $maxbs "${GPUV[@]}" --grep 'blocks from: supervariable'
 done
 for ex in cached shared; do
@@ -55,11 +57,18 @@ done
 tcase vbj_gpu_super_empty_rows --gpu -- test_vbjacobi -mode super -maxgen 6 -nblocks_local 300 -empty_rows -pc_vbjacobi_singular identity -mat_type aijcusparse -compare_host "${GPUV[@]}" --grep 'replaced by the identity'
 tcase vbj_gpu_baijksparse_bs6 --gpu -- test_vbjacobi -mode uniform -bs 6 -nblocks_local 200 -mat_type baijksparse -compare_host -seed 5 "${GPUV[@]}"
 tcase vbj_gpu_baijksparse_super --gpu -- test_vbjacobi -mode uniform -bs 3 -nblocks_local 200 -mat_type baijksparse -pc_vbjacobi_blocking supervariable -compare_host -seed 6 "${GPUV[@]}" --grep 'blocks from: supervariable'
+# device detection at a BSR block size the maximum block size cuts (2) or ignores (1)
+for maxbs in 1 2; do
+  tcase vbj_gpu_baijksparse_super_cap$maxbs --gpu -- test_vbjacobi -mode uniform -bs 3 -nblocks_local 200 -mat_type baijksparse -maxbs $maxbs -pc_vbjacobi_blocking supervariable -compare_host -seed 8 "${GPUV[@]}" --grep 'blocks from: supervariable'
+done
+tcase vbj_gpu_mpi2_super_cap1 --gpu -n 2 -- test_vbjacobi -mode super -maxgen 5 -maxbs 1 -nblocks_local 150 -mat_type aijcusparse -compare_host "${GPUV[@]}"
 tcase vbj_gpu_mpi2_mixed --gpu -n 2 -- test_vbjacobi -mode mixed -maxgen 12 -nblocks_local 200 -pivot -mat_type aijcusparse -compare_host "${GPUV[@]}"
 tcase vbj_gpu_mpi3_super --gpu -n 3 -- test_vbjacobi -mode super -maxgen 20 -maxbs 7 -nblocks_local 150 -mat_type aijcusparse -compare_host "${GPUV[@]}"
 tcase vbj_gpu_mpi3_baijksparse --gpu -n 3 -- test_vbjacobi -mode uniform -bs 5 -nblocks_local 100 -mat_type baijksparse -compare_host "${GPUV[@]}"
 tcase vbj_gpu_singular_fails --gpu -- test_vbjacobi -mode mixed -singular_block 3 -mat_type aijcusparse -vec_type cuda --grep 'DIVERGED_PC_FAILED' --grep 'SETUP FAILED: zero or tiny pivot in diagonal block 3' --grep 'setup ran on: GPU'
 tcase vbj_gpu_singular_fails_mpi3 --gpu -n 3 -- test_vbjacobi -mode uniform -bs 4 -singular_block 2 -mat_type aijcusparse -vec_type cuda --grep 'DIVERGED_PC_FAILED' --grep 'SETUP FAILED: zero or tiny pivot in diagonal block 102, global rows 408\.\.411'
+# the failure message of a block found on the device (the host never copied the starts)
+tcase vbj_gpu_super_singular_mpi3 --gpu -n 3 -- test_vbjacobi -mode uniform -bs 4 -maxbs 2 -pc_vbjacobi_blocking supervariable -singular_block 2 -mat_type aijcusparse -vec_type cuda --grep 'DIVERGED_PC_FAILED' -pc_view --grep 'SETUP FAILED: zero or tiny pivot in diagonal block 202, global rows 404\.\.405' --grep 'setup ran on: GPU'
 tcase vbj_gpu_singular_identity --gpu -- test_vbjacobi -mode uniform -bs 3 -singular_block 5 -pc_vbjacobi_singular identity -mat_type aijcusparse -vec_type cuda --grep 'replaced by the identity: 1' --grep '^OK'
 tcase vbj_gpu_nan_fails --gpu -- test_vbjacobi -mode mixed -nan_block 0 -pc_vbjacobi_singular identity -mat_type aijcusparse -vec_type cuda --grep 'holds NaN or Inf' --grep 'DIVERGED_PC_FAILED'
 tcase vbj_gpu_bad_extraction --gpu --fail -- test_vbjacobi -mat_type aijcusparse -pc_vbjacobi_extraction nonsense --grep 'nonsense'

@@ -31,19 +31,33 @@ typedef struct {
   PetscInt64           inv_len;             /* entries of d_inv */
   PetscLogDouble       setup_flops;         /* 2 k^3 summed over the blocks */
   size_t               cap_blocks, cap_inv; /* allocated lengths, so a new setup reuses memory */
+  void                *d_scratch;           /* work space of the block detection (vbjacobi_blocks.cu), kept for the next one */
+  size_t               cap_scratch;         /* its bytes */
   PCVBJacobiExtraction extraction_used;     /* never AUTO after a setup */
   char                 kernel[96];          /* the setup kernel that ran, for -pc_view */
   char                 apply_kernel[96];    /* the apply kernel, for -pc_view */
 } PCVBJacobiDevice;
 
-/* Supervariable detection on the device: runs of consecutive rows with identical column patterns (whole
-   rows, off-diagonal pattern included), cut greedily into chunks of at most maxbs rows: exactly the blocks of
-   the host path. Fills dev->nblocks, dev->maxk and dev->d_starts; *h_starts (PetscMalloc'ed by the
-   callee, freed by the caller) receives a host copy of the starts. */
-PETSC_INTERN PetscErrorCode PCVBJacobiDetectSupervariables_CUDA(const PCVBJacobiDeviceMat *, PetscInt maxbs, PCVBJacobiDevice *, PetscInt **h_starts);
+/* The three ways blocks reach the device. Each fills dev->nblocks, maxk, inv_len and setup_flops on the host and
+   d_starts, d_inv_offsets on the device, sizes d_info and d_inv, and leaves the host copy of the starts to the
+   caller (PCVBJacobiCopyStartsToHost_CUDA() when the host needs them): no O(n) work or transfer on the host.
 
-/* Blocks found on the host (matrix or variable blocking): copies starts[0..nblocks] to dev. */
+   Supervariable detection: runs of consecutive rows with identical column patterns (whole rows, off-diagonal
+   pattern included), cut greedily into chunks of at most maxbs rows: exactly the blocks of the host path. One
+   synchronization, to read the block count and sizes. maxbs = 1 needs no detection (every row is a block). */
+PETSC_INTERN PetscErrorCode PCVBJacobiDetectSupervariables_CUDA(const PCVBJacobiDeviceMat *, PetscInt maxbs, PCVBJacobiDevice *);
+
+/* Blocks of bs rows each (matrix blocking, bs dividing nrows): made on the device, no synchronization. */
+PETSC_INTERN PetscErrorCode PCVBJacobiSetUniformBlocks_CUDA(PetscInt nrows, PetscInt bs, PCVBJacobiDevice *);
+
+/* Blocks found on the host (variable blocking): copies starts[0..nblocks] to dev, no synchronization. */
 PETSC_INTERN PetscErrorCode PCVBJacobiSetBlocks_CUDA(PetscInt nblocks, const PetscInt *h_starts, PCVBJacobiDevice *);
+
+/* h_starts[0..count) = d_starts[first..first+count) */
+PETSC_INTERN PetscErrorCode PCVBJacobiCopyStartsToHost_CUDA(const PCVBJacobiDevice *, PetscInt first, PetscInt count, PetscInt *h_starts);
+
+/* Frees the detection work space (call before PCVBJacobiDeviceReset_CUDA(), which zeroes dev). */
+PETSC_INTERN PetscErrorCode PCVBJacobiDeviceFreeScratch_CUDA(PCVBJacobiDevice *);
 
 /* Merged setup: extraction of each diagonal block from A, Gauss-Jordan inversion with implicit pivoting and
    insertion of the inverse, one launch per size class. Computes d_inv_offsets and allocates d_inv as needed.

@@ -15,7 +15,8 @@ typedef struct {
   /* blocks of the local diagonal part (rows are local: 0..n) */
   PCVBJacobiBlocking blocking_used;  /* the source the setup took (never AUTO) */
   PetscInt           nblocks;        /* local number of blocks */
-  PetscInt          *starts;         /* [nblocks+1] first local row of each block */
+  PetscInt          *starts;         /* [nblocks+1] first local row of each block (host copy; see host_starts_valid) */
+  PetscBool          host_starts_valid; /* starts holds the blocks of the last detection (the GPU path fills it on demand) */
   PetscInt          *inv_offsets;    /* [nblocks+1] offset of each inverse in inv: sum of k^2 */
   PetscScalar       *inv;            /* inverses, one after the other, each k x k column-major (host) */
   PetscBool          host_inv_valid; /* inv holds the inverses of the last setup (the GPU path fills it on demand) */
@@ -36,6 +37,8 @@ typedef struct {
 PETSC_INTERN PetscErrorCode PCVBJacobiResolveBlocking(PC, PCVBJacobiBlocking *);
 /* Host block detection (blocking.c): fills jac->nblocks and jac->starts for the local rows of pmat. */
 PETSC_INTERN PetscErrorCode PCVBJacobiDetectBlocks_Host(PC, PCVBJacobiBlocking);
+/* The block size of the matrix blocking: MatGetBlockSize(), checked against maxbs and the local rows. */
+PETSC_INTERN PetscErrorCode PCVBJacobiMatrixBlockSize(Mat, PetscInt maxbs, PetscInt *bs);
 
 /* Gauss-Jordan inversion with implicit pivoting of one n x n column-major block, in place.
    work must hold 2n PetscInts. Returns info = 0 on success, j+1 when the pivot of column j is zero or

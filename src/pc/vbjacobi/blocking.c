@@ -66,16 +66,27 @@ static PetscErrorCode VariableBlocks(Mat A, PetscInt maxbs, PetscInt *nblocks, P
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* Blocks of the matrix block size (BAIJ, or MatSetBlockSize() on AIJ). */
+/* The matrix block size (BAIJ, or MatSetBlockSize() on AIJ), checked against the cap and the local size. */
+PetscErrorCode PCVBJacobiMatrixBlockSize(Mat A, PetscInt maxbs, PetscInt *bs)
+{
+  PetscInt n;
+
+  PetscFunctionBegin;
+  PetscCall(MatGetLocalSize(A, &n, NULL));
+  PetscCall(MatGetBlockSize(A, bs));
+  PetscCheck(*bs <= maxbs, PetscObjectComm((PetscObject)A), PETSC_ERR_ARG_OUTOFRANGE, "PCVBJACOBI: the matrix block size %" PetscInt_FMT " exceeds the maximum block size %" PetscInt_FMT " (-pc_vbjacobi_max_block_size, at most %d); use -pc_vbjacobi_blocking supervariable", *bs, maxbs, PC_VBJACOBI_MAX_BLOCK_SIZE);
+  PetscCheck(n % *bs == 0, PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ, "PCVBJACOBI: %" PetscInt_FMT " local rows are not a multiple of the block size %" PetscInt_FMT, n, *bs);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Blocks of the matrix block size. */
 static PetscErrorCode MatrixBlocks(Mat A, PetscInt maxbs, PetscInt *nblocks, PetscInt **starts)
 {
   PetscInt bs, n, *st;
 
   PetscFunctionBegin;
   PetscCall(MatGetLocalSize(A, &n, NULL));
-  PetscCall(MatGetBlockSize(A, &bs));
-  PetscCheck(bs <= maxbs, PetscObjectComm((PetscObject)A), PETSC_ERR_ARG_OUTOFRANGE, "PCVBJACOBI: the matrix block size %" PetscInt_FMT " exceeds the maximum block size %" PetscInt_FMT " (-pc_vbjacobi_max_block_size, at most %d); use -pc_vbjacobi_blocking supervariable", bs, maxbs, PC_VBJACOBI_MAX_BLOCK_SIZE);
-  PetscCheck(n % bs == 0, PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ, "PCVBJACOBI: %" PetscInt_FMT " local rows are not a multiple of the block size %" PetscInt_FMT, n, bs);
+  PetscCall(PCVBJacobiMatrixBlockSize(A, maxbs, &bs));
   PetscCall(PetscMalloc1(n / bs + 1, &st));
   for (PetscInt b = 0; b <= n / bs; b++) st[b] = b * bs;
   *nblocks = n / bs;
@@ -116,6 +127,7 @@ PetscErrorCode PCVBJacobiDetectBlocks_Host(PC pc, PCVBJacobiBlocking how)
 
   PetscFunctionBegin;
   PetscCall(PetscFree(jac->starts));
+  jac->host_starts_valid = PETSC_FALSE;
   switch (how) {
   case PC_VBJACOBI_BLOCKING_VARIABLE: {
     PetscInt        nb, n;
@@ -135,6 +147,7 @@ PetscErrorCode PCVBJacobiDetectBlocks_Host(PC pc, PCVBJacobiBlocking how)
   default:
     SETERRQ(PetscObjectComm((PetscObject)pc), PETSC_ERR_ARG_WRONG, "PCVBJACOBI: unknown blocking %d", (int)how);
   }
-  jac->blocking_used = how;
+  jac->blocking_used     = how;
+  jac->host_starts_valid = PETSC_TRUE;
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -100,10 +100,43 @@ static PetscErrorCode ExtractBlock(Mat Ad, PetscInt s, PetscInt k, PetscScalar *
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* After a GPU setup the block starts live on the device; the host copy is made only when something asks for it
+   (the host apply, -pc_view, PCVBJacobiGetBlocks()): the setup itself moves no O(n) data to the host. */
+static PetscErrorCode EnsureHostStarts(PC_VBJacobi *jac)
+{
+  PetscFunctionBegin;
+  if (jac->host_starts_valid) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCheck(jac->on_device && jac->dev, PETSC_COMM_SELF, PETSC_ERR_PLIB, "PCVBJACOBI: no block starts on the host or the device");
+  PetscCall(PetscFree(jac->starts));
+  PetscCall(PetscMalloc1(jac->nblocks + 1, &jac->starts));
+  PetscCall(PCVBJacobiCopyStartsToHost_CUDA((PCVBJacobiDevice *)jac->dev, 0, jac->nblocks + 1, jac->starts));
+  jac->host_starts_valid = PETSC_TRUE;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* First and last local row of block b, from the host copy when there is one, else two entries from the device */
+static PetscErrorCode GetBlockRows(PC_VBJacobi *jac, PetscInt b, PetscInt *r0, PetscInt *r1)
+{
+  PetscInt se[2];
+
+  PetscFunctionBegin;
+  if (jac->host_starts_valid) {
+    se[0] = jac->starts[b];
+    se[1] = jac->starts[b + 1];
+  } else {
+    PetscCheck(jac->on_device && jac->dev, PETSC_COMM_SELF, PETSC_ERR_PLIB, "PCVBJACOBI: no block starts on the host or the device");
+    PetscCall(PCVBJacobiCopyStartsToHost_CUDA((PCVBJacobiDevice *)jac->dev, b, 2, se));
+  }
+  *r0 = se[0];
+  *r1 = se[1] - 1;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* Host offsets of the inverses (sum of k^2), from the block starts. */
 static PetscErrorCode ComputeInverseOffsets(PC_VBJacobi *jac)
 {
   PetscFunctionBegin;
+  PetscCall(EnsureHostStarts(jac));
   PetscCall(PetscFree(jac->inv_offsets));
   PetscCall(PetscMalloc1(jac->nblocks + 1, &jac->inv_offsets));
   jac->inv_offsets[0] = 0;
@@ -201,6 +234,7 @@ static PetscErrorCode SetUp_Host(PC pc, PetscBool redetect, PetscInt *bad_block,
   PetscCall(SyncHostValues(Ad, &ondevice));
   PetscCall(PetscTime(&t0));
   if (redetect) {
+    jac->rows_detected = -1; /* no valid blocks until this setup succeeds */
     PetscCall(PetscLogEventBegin(PBG_VBJacobiDetect, pc, A, 0, 0));
     PetscCall(PCVBJacobiResolveBlocking(pc, &how));
     PetscCall(PCVBJacobiDetectBlocks_Host(pc, how));
@@ -251,19 +285,30 @@ static PetscErrorCode SetUp_Device(PC pc, const PCVBJacobiDeviceMat *dm, PetscBo
   dev = (PCVBJacobiDevice *)jac->dev;
   PetscCall(PetscTime(&t0));
   if (redetect) {
+    jac->rows_detected = -1; /* no valid blocks until this setup succeeds */
     PetscCall(PetscLogEventBegin(PBG_VBJacobiDetect, pc, pc->pmat, 0, 0));
     PetscCall(PCVBJacobiResolveBlocking(pc, &how));
-    if (how == PC_VBJACOBI_BLOCKING_SUPERVARIABLE) {
-      PetscCall(PetscFree(jac->starts));
-      PetscCall(PCVBJacobiDetectSupervariables_CUDA(dm, jac->max_block_size, dev, &jac->starts));
-      jac->nblocks       = dev->nblocks;
-      jac->blocking_used = how;
-    } else {
+    /* the host gets the starts (and the inverse offsets) only when it needs them: EnsureHostStarts() */
+    PetscCall(PetscFree(jac->starts));
+    PetscCall(PetscFree(jac->inv_offsets));
+    jac->host_starts_valid = PETSC_FALSE;
+    switch (how) {
+    case PC_VBJACOBI_BLOCKING_SUPERVARIABLE:
+      PetscCall(PCVBJacobiDetectSupervariables_CUDA(dm, jac->max_block_size, dev));
+      break;
+    case PC_VBJACOBI_BLOCKING_MATRIX: {
+      PetscInt bs;
+
+      PetscCall(PCVBJacobiMatrixBlockSize(pc->pmat, jac->max_block_size, &bs));
+      PetscCall(PCVBJacobiSetUniformBlocks_CUDA(dm->nrows, bs, dev));
+    } break;
+    default: /* variable sizes come from the host */
       PetscCall(PCVBJacobiDetectBlocks_Host(pc, how));
       PetscCall(PCVBJacobiSetBlocks_CUDA(jac->nblocks, jac->starts, dev));
     }
+    jac->nblocks       = dev->nblocks;
+    jac->blocking_used = how;
     PetscCall(PetscLogEventEnd(PBG_VBJacobiDetect, pc, pc->pmat, 0, 0));
-    PetscCall(PetscFree(jac->inv_offsets)); /* made on the host only when the host needs them */
   }
   PetscCall(PetscTime(&t1));
   PetscCall(PetscLogEventBegin(PBG_VBJacobiInvert, pc, pc->pmat, 0, 0));
@@ -296,7 +341,7 @@ static PetscErrorCode PCSetUp_VBJacobi(PC pc)
 
   /* the blocks are found again only when the nonzero pattern, the size or the place of the setup changed */
   PetscCall(MatGetNonzeroState(A, &nzstate));
-  redetect = (PetscBool)(!jac->starts || nzstate != jac->nonzerostate || n != jac->rows_detected || ondevice != jac->on_device);
+  redetect = (PetscBool)(n != jac->rows_detected || nzstate != jac->nonzerostate || ondevice != jac->on_device); /* rows_detected is -1 without valid blocks */
   jac->nsingular = 0;
   if (ondevice) PetscCall(SetUp_Device(pc, &dm, redetect, &bad_block, &bad_info));
   else PetscCall(SetUp_Host(pc, redetect, &bad_block, &bad_info));
@@ -317,7 +362,11 @@ static PetscErrorCode PCSetUp_VBJacobi(PC pc)
   jac->failure[0]  = 0;
   pc->failedreason = gfail ? PC_SETUP_ERROR : PC_NOERROR;
   if (lfail) {
-    PetscInt r0 = rstart + jac->starts[bad_block], r1 = rstart + jac->starts[bad_block + 1] - 1;
+    PetscInt r0 = 0, r1 = -1;
+
+    PetscCall(GetBlockRows(jac, bad_block, &r0, &r1));
+    r0 += rstart;
+    r1 += rstart;
 
     if (bad_info < 0) PetscCall(PetscSNPrintf(jac->failure, sizeof(jac->failure), "diagonal block %" PetscInt_FMT " (global rows %" PetscInt_FMT "..%" PetscInt_FMT ") holds NaN or Inf", first_block + bad_block, r0, r1));
     else
@@ -426,13 +475,17 @@ static PetscErrorCode PCReset_VBJacobi(PC pc)
   PetscCall(PetscFree(jac->starts));
   PetscCall(PetscFree(jac->inv_offsets));
   PetscCall(PetscFree(jac->inv));
-  if (jac->dev) PetscCall(PCVBJacobiDeviceReset_CUDA((PCVBJacobiDevice *)jac->dev));
+  if (jac->dev) {
+    PetscCall(PCVBJacobiDeviceFreeScratch_CUDA((PCVBJacobiDevice *)jac->dev));
+    PetscCall(PCVBJacobiDeviceReset_CUDA((PCVBJacobiDevice *)jac->dev));
+  }
   PetscCall(PetscFree(jac->dev));
   jac->nblocks        = 0;
   jac->rows_detected  = -1;
   jac->failed         = PETSC_FALSE;
   jac->on_device      = PETSC_FALSE;
   jac->host_inv_valid = PETSC_FALSE;
+  jac->host_starts_valid = PETSC_FALSE;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -471,6 +524,7 @@ static PetscErrorCode PCView_VBJacobi(PC pc, PetscViewer viewer)
     PetscReal tmax[2], ltimes[2];
     PetscInt  N;
 
+    PetscCall(EnsureHostStarts(jac));
     for (PetscInt b = 0; b < jac->nblocks; b++) {
       PetscInt k = jac->starts[b + 1] - jac->starts[b];
 
@@ -589,6 +643,7 @@ static PetscErrorCode PCVBJacobiGetBlocks_VBJacobi(PC pc, PetscInt *nblocks, con
 
   PetscFunctionBegin;
   PetscCheck(pc->setupcalled, PetscObjectComm((PetscObject)pc), PETSC_ERR_ARG_WRONGSTATE, "Call PCSetUp() before PCVBJacobiGetBlocks()");
+  if (starts) PetscCall(EnsureHostStarts(jac));
   if (nblocks) *nblocks = jac->nblocks;
   if (starts) *starts = jac->starts;
   PetscFunctionReturn(PETSC_SUCCESS);

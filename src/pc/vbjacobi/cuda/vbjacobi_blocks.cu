@@ -1,54 +1,172 @@
 /* Device side of PCVBJACOBI, the blocks: supervariable detection on the device (warp-per-row pattern compare and
-   CUB scans, no serial loops), block starts given by the host, and the sizing of the inverses' storage. */
+   CUB scans, no serial loops), uniform blocks made on the device, block starts given by the host, and the sizing of
+   the inverses' storage.
+
+   The first setup is dominated by fixed costs, not by the kernels (about 10 us each at 1M rows), so the block
+   count, the largest block, sum k^2 and sum k^3 are computed on the device and read back in one small copy with
+   the one synchronization of the detection; the host never sees the 1M starts (it fetches them only when asked,
+   PCVBJacobiCopyStartsToHost_CUDA()), and the work space stays allocated for the next detection. */
 #include <petscblockgpu/private/vbjacobicuda.h>
 #include <petscdevice_cuda.h>
 #include <cub/cub.cuh>
 
-#define PBG_CTA 128 /* threads per thread block of the warp-per-row kernel */
+#define PBG_CTA1 256 /* threads per thread block */
 
-/* flag[r] = 1 when (block) row r starts a new pattern: r == 0, or its columns differ from those of row r - 1, in
-   the diagonal part or the off-diagonal part. A warp per row compares the two column lists. */
-__global__ void __launch_bounds__(PBG_CTA) PatternChangeKernel(int mrows, const int *__restrict__ rp, const int *__restrict__ ci, const int *__restrict__ orp, const int *__restrict__ oci, int *flag)
+/* What the detection reads back: one copy, one synchronization */
+struct BlockStats {
+  long long          inv_len; /* sum of k^2 */
+  unsigned long long k3;      /* sum of k^3 */
+  int                nblocks, maxk;
+};
+
+/* Per scalar row: the block that starts there (cnt 1, sq k^2), or none (0, 0). Their exclusive scan gives each
+   block its number and the offset of its inverse. */
+struct StartPair {
+  long long sq;
+  int       cnt, pad;
+};
+
+struct PairSum {
+  __host__ __device__ __forceinline__ StartPair operator()(const StartPair &a, const StartPair &b) const
+  {
+    StartPair c;
+    c.sq  = a.sq + b.sq;
+    c.cnt = a.cnt + b.cnt;
+    c.pad = 0;
+    return c;
+  }
+};
+
+struct MaxOp {
+  __device__ __forceinline__ int operator()(int a, int b) const { return a > b ? a : b; }
+};
+
+/* v[r] = r when (block) row r starts a new pattern: r == 0, or its columns differ from those of row r - 1, in the
+   diagonal part or the off-diagonal part; else 0. The inclusive max-scan of v then gives every row the first row of
+   its run. A group of G lanes (a power of two, from the mean row length) compares the two column lists: a whole warp
+   per row left most lanes idle on short rows and needed 32x the waves (on an H100, ~0.2 ms at 1M rows of 6). */
+template <int G>
+__global__ void __launch_bounds__(PBG_CTA1) PatternRunKernel(int mrows, const int *__restrict__ rp, const int *__restrict__ ci, const int *__restrict__ orp, const int *__restrict__ oci, int *v)
 {
-  const int lane = threadIdx.x % 32, r = blockIdx.x * (PBG_CTA / 32) + threadIdx.x / 32;
-  if (r >= mrows) return; /* whole warps leave together */
-  int differ = 0;
-  if (r == 0) differ = 1;
-  else {
-    for (int part = 0; part < 2 && !differ; part++) {
-      const int *p = part ? orp : rp, *c = part ? oci : ci;
-      if (!p) continue;
-      const int a0 = p[r - 1], a1 = p[r], b1 = p[r + 1];
-      if (a1 - a0 != b1 - a1) differ = 1;
-      else {
-        int mine = 0;
-        for (int q = lane; q < a1 - a0; q += 32) mine |= (__ldg(c + a0 + q) != __ldg(c + a1 + q));
-        differ = __any_sync(0xffffffffu, mine);
-      }
+  const size_t   t     = (size_t)blockIdx.x * PBG_CTA1 + threadIdx.x;
+  const int      lane  = (int)(t % G);
+  const size_t   r     = t / G;
+  const unsigned gmask = G == 32 ? 0xffffffffu : ((1u << G) - 1) << (threadIdx.x % 32 / G * G); /* this row's lanes */
+  int            differ;
+
+  if (r >= (size_t)mrows) return; /* the lanes of a group leave together */
+  differ = r == 0;
+  for (int part = 0; part < 2 && !differ; part++) { /* uniform over the group */
+    const int *p = part ? orp : rp, *c = part ? oci : ci;
+    if (!p) continue;
+    const int a0 = p[r - 1], a1 = p[r], b1 = p[r + 1];
+    if (a1 - a0 != b1 - a1) differ = 1;
+    else {
+      int mine = 0;
+      for (int q = lane; q < a1 - a0; q += G) mine |= (__ldg(c + a0 + q) != __ldg(c + a1 + q));
+      differ = G == 1 ? mine : __any_sync(gmask, mine);
     }
   }
-  if (lane == 0) flag[r] = differ;
+  if (lane == 0) v[r] = differ ? (int)r : 0;
 }
 
-/* v[i] = i where scalar row i starts a run of identical patterns, else 0 (a max-scan then gives each row its run) */
-__global__ void RunStartKernel(int n, int bs, const int *__restrict__ flag, int *v)
+static PetscErrorCode LaunchPatternRun(int G, int mrows, const PCVBJacobiDeviceMat *A, int *v, cudaStream_t stream)
 {
-  const int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i < n) v[i] = (i % bs == 0 && flag[i / bs]) ? i : 0;
+  const unsigned grid = (unsigned)(((size_t)mrows * G + PBG_CTA1 - 1) / PBG_CTA1);
+
+  PetscFunctionBegin;
+  switch (G) {
+  case 1:
+    PatternRunKernel<1><<<grid, PBG_CTA1, 0, stream>>>(mrows, A->d_rowptr, A->d_colidx, A->d_o_rowptr, A->d_o_colidx, v);
+    break;
+  case 2:
+    PatternRunKernel<2><<<grid, PBG_CTA1, 0, stream>>>(mrows, A->d_rowptr, A->d_colidx, A->d_o_rowptr, A->d_o_colidx, v);
+    break;
+  case 4:
+    PatternRunKernel<4><<<grid, PBG_CTA1, 0, stream>>>(mrows, A->d_rowptr, A->d_colidx, A->d_o_rowptr, A->d_o_colidx, v);
+    break;
+  case 8:
+    PatternRunKernel<8><<<grid, PBG_CTA1, 0, stream>>>(mrows, A->d_rowptr, A->d_colidx, A->d_o_rowptr, A->d_o_colidx, v);
+    break;
+  case 16:
+    PatternRunKernel<16><<<grid, PBG_CTA1, 0, stream>>>(mrows, A->d_rowptr, A->d_colidx, A->d_o_rowptr, A->d_o_colidx, v);
+    break;
+  default:
+    PatternRunKernel<32><<<grid, PBG_CTA1, 0, stream>>>(mrows, A->d_rowptr, A->d_colidx, A->d_o_rowptr, A->d_o_colidx, v);
+    break;
+  }
+  PetscCallCUDA(cudaGetLastError());
+  PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* isstart[i] = 1 where a block starts: the runs are cut greedily into chunks of maxbs rows */
-__global__ void BlockStartKernel(int n, int maxbs, const int *__restrict__ runstart, int *isstart)
+/* Size of the block that starts at scalar row i, 0 when none starts there. runbr[r]: the first block row of the run
+   of block row r. Runs are cut greedily into chunks of maxbs rows from their first row, as the host loop cuts them;
+   a chunk ends at the next run or after maxbs rows, so the size is found by looking at most maxbs rows ahead. */
+__device__ __forceinline__ int BlockAt(const int *__restrict__ runbr, int n, int bs, int maxbs, int i)
 {
-  const int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i < n) isstart[i] = ((i - runstart[i]) % maxbs) == 0;
+  const int rs = runbr[i / bs] * bs;
+  int       k  = 1;
+
+  if ((i - rs) % maxbs) return 0;
+  while (k < maxbs && i + k < n && runbr[(i + k) / bs] * bs == rs) k++;
+  return k;
 }
 
-__global__ void ScatterStartsKernel(int n, const int *__restrict__ isstart, const int *__restrict__ pos, int *starts)
+/* pair[i] for each scalar row, and the largest block and sum k^3 (one atomic per thread block) */
+__global__ void __launch_bounds__(PBG_CTA1) BlockSizesKernel(int n, int bs, int maxbs, const int *__restrict__ runbr, StartPair *pair, BlockStats *stats)
 {
-  const int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i < n && isstart[i]) starts[pos[i]] = i;
-  if (i == n) starts[pos[n - 1] + isstart[n - 1]] = n;
+  typedef cub::BlockReduce<int, PBG_CTA1>                IntReduce;
+  typedef cub::BlockReduce<unsigned long long, PBG_CTA1> SumReduce;
+  __shared__ typename IntReduce::TempStorage             tmax;
+  __shared__ typename SumReduce::TempStorage             tsum;
+  const int                                              i = blockIdx.x * PBG_CTA1 + threadIdx.x;
+  const int                                              k = i < n ? BlockAt(runbr, n, bs, maxbs, i) : 0;
+
+  if (i < n) {
+    StartPair p;
+    p.sq    = (long long)k * k;
+    p.cnt   = k ? 1 : 0;
+    p.pad   = 0;
+    pair[i] = p;
+  }
+  const int                kmax = IntReduce(tmax).Reduce(k, MaxOp());
+  const unsigned long long k3   = SumReduce(tsum).Sum((unsigned long long)k * k * k);
+  if (threadIdx.x == 0) {
+    atomicMax(&stats->maxk, kmax);
+    atomicAdd(&stats->k3, k3);
+  }
+}
+
+/* From the exclusive scan of the pairs: starts[b] and offsets[b] of every block, and the closing entries
+   starts[nblocks] = n, offsets[nblocks] = sum k^2, which also go to stats */
+__global__ void __launch_bounds__(PBG_CTA1) ScatterKernel(int n, int bs, int maxbs, const int *__restrict__ runbr, const StartPair *__restrict__ excl, int *starts, PetscInt64 *offsets, BlockStats *stats)
+{
+  const int i = blockIdx.x * PBG_CTA1 + threadIdx.x;
+  if (i >= n) return;
+  const int       k = BlockAt(runbr, n, bs, maxbs, i);
+  const StartPair e = excl[i];
+  if (k) {
+    starts[e.cnt]  = i;
+    offsets[e.cnt] = e.sq;
+  }
+  if (i == n - 1) {
+    const int       nb  = e.cnt + (k ? 1 : 0);
+    const long long len = e.sq + (long long)k * k;
+    starts[nb]          = n;
+    offsets[nb]         = len;
+    stats->nblocks      = nb;
+    stats->inv_len      = len;
+  }
+}
+
+/* Blocks of bs rows: starts[b] = b bs, offsets[b] = b bs^2, b = 0..nblocks */
+__global__ void UniformBlocksKernel(int nblocks, int bs, int *starts, PetscInt64 *offsets)
+{
+  const int b = blockIdx.x * blockDim.x + threadIdx.x;
+  if (b <= nblocks) {
+    starts[b]  = b * bs;
+    offsets[b] = (PetscInt64)b * bs * bs;
+  }
 }
 
 /* sq[b] = k_b^2 (the entries of block b's inverse); an exclusive scan of sq gives the offsets */
@@ -61,15 +179,17 @@ __global__ void SquaresKernel(int nblocks, const int *__restrict__ starts, Petsc
   } else if (b == nblocks) sq[b] = 0;
 }
 
-struct MaxOp {
-  __device__ __forceinline__ int operator()(int a, int b) const { return a > b ? a : b; }
-};
-
 static unsigned Grid1(PetscInt n)
 {
-  return (unsigned)((n + 255) / 256);
+  return (unsigned)((n + PBG_CTA1 - 1) / PBG_CTA1);
 }
 
+static size_t Align256(size_t bytes)
+{
+  return (bytes + 255) / 256 * 256;
+}
+
+/* d_starts, d_inv_offsets and d_info hold at least nblocks + 1 entries */
 static PetscErrorCode EnsureBlockCapacity(PCVBJacobiDevice *dev, PetscInt nblocks)
 {
   PetscFunctionBegin;
@@ -77,120 +197,181 @@ static PetscErrorCode EnsureBlockCapacity(PCVBJacobiDevice *dev, PetscInt nblock
     PetscCallCUDA(cudaFree(dev->d_starts));
     PetscCallCUDA(cudaFree(dev->d_inv_offsets));
     PetscCallCUDA(cudaFree(dev->d_info));
+    dev->d_starts = NULL, dev->d_inv_offsets = NULL, dev->d_info = NULL, dev->cap_blocks = 0;
+    PetscCallCUDA(cudaMalloc((void **)&dev->d_starts, ((size_t)nblocks + 1) * sizeof(PetscInt)));
+    PetscCallCUDA(cudaMalloc((void **)&dev->d_inv_offsets, ((size_t)nblocks + 1) * sizeof(PetscInt64)));
+    PetscCallCUDA(cudaMalloc((void **)&dev->d_info, ((size_t)nblocks + 1) * sizeof(PetscInt)));
     dev->cap_blocks = (size_t)nblocks + 1;
-    PetscCallCUDA(cudaMalloc((void **)&dev->d_starts, dev->cap_blocks * sizeof(PetscInt)));
-    PetscCallCUDA(cudaMalloc((void **)&dev->d_inv_offsets, dev->cap_blocks * sizeof(PetscInt64)));
-    PetscCallCUDA(cudaMalloc((void **)&dev->d_info, dev->cap_blocks * sizeof(PetscInt)));
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* d_inv_offsets, inv_len, maxk and the storage of the inverses, from the block starts on the device and host */
-static PetscErrorCode SizeInverses(PCVBJacobiDevice *dev, const PetscInt *h_starts, cudaStream_t stream)
+/* d_inv holds at least dev->inv_len entries; checks the largest block */
+static PetscErrorCode EnsureInverseCapacity(PCVBJacobiDevice *dev)
 {
-  size_t tmp_bytes = 0;
-  void  *tmp       = NULL;
-
   PetscFunctionBegin;
-  dev->maxk        = 0;
-  dev->setup_flops = 0.0;
-  for (PetscInt b = 0; b < dev->nblocks; b++) {
-    const PetscInt k = h_starts[b + 1] - h_starts[b];
-
-    dev->maxk = PetscMax(dev->maxk, k);
-    dev->setup_flops += 2.0 * k * k * k;
-  }
   PetscCheck(dev->maxk <= PC_VBJACOBI_MAX_BLOCK_SIZE, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "PCVBJACOBI: a block of %" PetscInt_FMT " rows exceeds %d", dev->maxk, PC_VBJACOBI_MAX_BLOCK_SIZE);
-  SquaresKernel<<<Grid1(dev->nblocks + 1), 256, 0, stream>>>((int)dev->nblocks, dev->d_starts, dev->d_inv_offsets);
-  PetscCallCUDA(cudaGetLastError());
-  PetscCallCUDA(cub::DeviceScan::ExclusiveSum(NULL, tmp_bytes, dev->d_inv_offsets, dev->d_inv_offsets, (int)dev->nblocks + 1, stream));
-  PetscCallCUDA(cudaMallocAsync(&tmp, tmp_bytes, stream));
-  PetscCallCUDA(cub::DeviceScan::ExclusiveSum(tmp, tmp_bytes, dev->d_inv_offsets, dev->d_inv_offsets, (int)dev->nblocks + 1, stream));
-  PetscCallCUDA(cudaFreeAsync(tmp, stream));
-  PetscCallCUDA(cudaMemcpyAsync(&dev->inv_len, dev->d_inv_offsets + dev->nblocks, sizeof(PetscInt64), cudaMemcpyDeviceToHost, stream));
-  PetscCallCUDA(cudaStreamSynchronize(stream));
   if ((size_t)dev->inv_len > dev->cap_inv) {
     PetscCallCUDA(cudaFree(dev->d_inv));
+    dev->d_inv   = NULL;
+    dev->cap_inv = 0;
+    PetscCallCUDA(cudaMalloc((void **)&dev->d_inv, (size_t)dev->inv_len * sizeof(PetscScalar)));
     dev->cap_inv = (size_t)dev->inv_len;
-    PetscCallCUDA(cudaMalloc((void **)&dev->d_inv, dev->cap_inv * sizeof(PetscScalar)));
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode PCVBJacobiDetectSupervariables_CUDA(const PCVBJacobiDeviceMat *A, PetscInt maxbs, PCVBJacobiDevice *dev, PetscInt **h_starts)
+/* The detection work space holds at least bytes (cudaFree waits for any work still using the old one) */
+static PetscErrorCode EnsureScratch(PCVBJacobiDevice *dev, size_t bytes)
 {
-  const int    n = (int)A->nrows, bs = (int)A->bs, mrows = n / bs;
-  int         *flag = NULL, *v = NULL, *runstart = NULL, *isstart = NULL, *pos = NULL, last[2];
-  size_t       b1 = 0, b2 = 0;
-  void        *tmp = NULL;
+  PetscFunctionBegin;
+  if (bytes > dev->cap_scratch) {
+    PetscCallCUDA(cudaFree(dev->d_scratch));
+    dev->d_scratch   = NULL;
+    dev->cap_scratch = 0;
+    PetscCallCUDA(cudaMalloc(&dev->d_scratch, bytes));
+    dev->cap_scratch = bytes;
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode PCVBJacobiSetUniformBlocks_CUDA(PetscInt nrows, PetscInt bs, PCVBJacobiDevice *dev)
+{
+  cudaStream_t   stream;
+  const PetscInt nb = bs > 0 ? nrows / bs : 0;
+
+  PetscFunctionBegin;
+  PetscCheck(sizeof(PetscInt) == sizeof(int), PETSC_COMM_SELF, PETSC_ERR_SUP, "PCVBJACOBI GPU path needs 32-bit PetscInt");
+  PetscCheck(bs >= 1 && bs <= PC_VBJACOBI_MAX_BLOCK_SIZE && nrows % bs == 0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "PCVBJACOBI: blocks of %" PetscInt_FMT " rows cannot tile %" PetscInt_FMT " rows (or exceed %d)", bs, nrows, PC_VBJACOBI_MAX_BLOCK_SIZE);
+  PetscCall(PetscGetCurrentCUDAStream(&stream));
+  PetscCall(EnsureBlockCapacity(dev, nb));
+  dev->nblocks     = nb;
+  dev->maxk        = nb ? bs : 0;
+  dev->inv_len     = (PetscInt64)nrows * bs;
+  dev->setup_flops = 2.0 * (PetscLogDouble)bs * bs * bs * nb;
+  PetscCall(PetscLogGpuTimeBegin());
+  UniformBlocksKernel<<<Grid1(nb + 1), PBG_CTA1, 0, stream>>>((int)nb, (int)bs, dev->d_starts, dev->d_inv_offsets);
+  PetscCallCUDA(cudaGetLastError());
+  PetscCall(PetscLogGpuTimeEnd());
+  PetscCall(EnsureInverseCapacity(dev));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode PCVBJacobiDetectSupervariables_CUDA(const PCVBJacobiDeviceMat *A, PetscInt maxbs, PCVBJacobiDevice *dev)
+{
+  const int    n = (int)A->nrows, bs = (int)A->bs, mrows = bs > 0 ? n / bs : 0;
+  size_t       b1 = 0, b2 = 0, off_runs, off_pairs, off_tmp, bytes;
+  char        *base;
+  int         *runbr;
+  StartPair   *pairs;
+  BlockStats  *d_stats, h_stats;
+  void        *tmp;
   cudaStream_t stream;
-  PetscInt     nb;
+  StartPair    zero = {0, 0, 0};
+  int          G    = 1;
 
   PetscFunctionBegin;
   PetscCheck(sizeof(PetscInt) == sizeof(int), PETSC_COMM_SELF, PETSC_ERR_SUP, "PCVBJACOBI GPU path needs 32-bit PetscInt");
   PetscCheck(bs >= 1 && n % bs == 0, PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ, "PCVBJACOBI: %d rows are not a multiple of the block size %d", n, bs);
   PetscCheck(maxbs >= 1 && maxbs <= PC_VBJACOBI_MAX_BLOCK_SIZE, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "PCVBJACOBI: maximum block size %" PetscInt_FMT " outside 1..%d", maxbs, PC_VBJACOBI_MAX_BLOCK_SIZE);
-  PetscCall(PetscGetCurrentCUDAStream(&stream));
-  if (n == 0) {
-    PetscCall(EnsureBlockCapacity(dev, 0));
-    dev->nblocks = 0;
-    PetscCallCUDA(cudaMemsetAsync(dev->d_starts, 0, sizeof(PetscInt), stream));
-    PetscCall(PetscCalloc1(1, h_starts));
-    PetscCall(SizeInverses(dev, *h_starts, stream));
+  /* runs cut at one row: every row is a block, whatever the patterns (the host loop does the same) */
+  if (maxbs == 1 || n == 0) {
+    PetscCall(PCVBJacobiSetUniformBlocks_CUDA(n, 1, dev));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
+  PetscCall(PetscGetCurrentCUDAStream(&stream));
+  /* lanes per row in the pattern compare: about 4 column indices each, from the mean (block) row length */
+  while (G < 32 && 4.0 * G * bs < A->mean_row_len) G *= 2;
+  /* work space: stats | run of each block row | a pair per scalar row | CUB's temporary storage */
+  PetscCallCUDA(cub::DeviceScan::InclusiveScan(NULL, b1, (int *)NULL, (int *)NULL, MaxOp(), mrows, stream));
+  PetscCallCUDA(cub::DeviceScan::ExclusiveScan(NULL, b2, (StartPair *)NULL, (StartPair *)NULL, PairSum(), zero, n, stream));
+  off_runs  = Align256(sizeof(BlockStats));
+  off_pairs = off_runs + Align256(sizeof(int) * (size_t)mrows);
+  off_tmp   = off_pairs + Align256(sizeof(StartPair) * (size_t)n);
+  bytes     = off_tmp + Align256(PetscMax(b1, b2));
+  PetscCall(EnsureScratch(dev, bytes));
+  PetscCall(EnsureBlockCapacity(dev, n)); /* at most n blocks: the starts are written before their number is known */
+  base    = (char *)dev->d_scratch;
+  d_stats = (BlockStats *)base;
+  runbr   = (int *)(base + off_runs);
+  pairs   = (StartPair *)(base + off_pairs);
+  tmp     = base + off_tmp;
+
   PetscCall(PetscLogGpuTimeBegin());
-  PetscCallCUDA(cudaMallocAsync((void **)&flag, sizeof(int) * mrows, stream));
-  PetscCallCUDA(cudaMallocAsync((void **)&v, sizeof(int) * n, stream));
-  PetscCallCUDA(cudaMallocAsync((void **)&runstart, sizeof(int) * n, stream));
-  PetscCallCUDA(cudaMallocAsync((void **)&isstart, sizeof(int) * n, stream));
-  PetscCallCUDA(cudaMallocAsync((void **)&pos, sizeof(int) * n, stream));
-  PatternChangeKernel<<<(unsigned)((mrows + PBG_CTA / 32 - 1) / (PBG_CTA / 32)), PBG_CTA, 0, stream>>>(mrows, A->d_rowptr, A->d_colidx, A->d_o_rowptr, A->d_o_colidx, flag);
+  PetscCallCUDA(cudaMemsetAsync(d_stats, 0, sizeof(BlockStats), stream));
+  PetscCall(LaunchPatternRun(G, mrows, A, runbr, stream));
+  PetscCallCUDA(cub::DeviceScan::InclusiveScan(tmp, b1, runbr, runbr, MaxOp(), mrows, stream));
+  BlockSizesKernel<<<Grid1(n), PBG_CTA1, 0, stream>>>(n, bs, (int)maxbs, runbr, pairs, d_stats);
   PetscCallCUDA(cudaGetLastError());
-  RunStartKernel<<<Grid1(n), 256, 0, stream>>>(n, bs, flag, v);
+  PetscCallCUDA(cub::DeviceScan::ExclusiveScan(tmp, b2, pairs, pairs, PairSum(), zero, n, stream));
+  ScatterKernel<<<Grid1(n), PBG_CTA1, 0, stream>>>(n, bs, (int)maxbs, runbr, pairs, dev->d_starts, dev->d_inv_offsets, d_stats);
   PetscCallCUDA(cudaGetLastError());
-  PetscCallCUDA(cub::DeviceScan::InclusiveScan(NULL, b1, v, runstart, MaxOp(), n, stream));
-  PetscCallCUDA(cub::DeviceScan::ExclusiveSum(NULL, b2, isstart, pos, n, stream));
-  PetscCallCUDA(cudaMallocAsync(&tmp, PetscMax(b1, b2), stream));
-  PetscCallCUDA(cub::DeviceScan::InclusiveScan(tmp, b1, v, runstart, MaxOp(), n, stream));
-  BlockStartKernel<<<Grid1(n), 256, 0, stream>>>(n, (int)maxbs, runstart, isstart);
-  PetscCallCUDA(cudaGetLastError());
-  PetscCallCUDA(cub::DeviceScan::ExclusiveSum(tmp, b2, isstart, pos, n, stream));
-  PetscCallCUDA(cudaMemcpyAsync(&last[0], pos + n - 1, sizeof(int), cudaMemcpyDeviceToHost, stream));
-  PetscCallCUDA(cudaMemcpyAsync(&last[1], isstart + n - 1, sizeof(int), cudaMemcpyDeviceToHost, stream));
+  PetscCallCUDA(cudaMemcpyAsync(&h_stats, d_stats, sizeof(h_stats), cudaMemcpyDeviceToHost, stream));
   PetscCallCUDA(cudaStreamSynchronize(stream));
-  nb = last[0] + last[1];
-  PetscCall(EnsureBlockCapacity(dev, nb));
-  ScatterStartsKernel<<<Grid1(n + 1), 256, 0, stream>>>(n, isstart, pos, dev->d_starts);
-  PetscCallCUDA(cudaGetLastError());
-  PetscCallCUDA(cudaFreeAsync(tmp, stream));
-  PetscCallCUDA(cudaFreeAsync(flag, stream));
-  PetscCallCUDA(cudaFreeAsync(v, stream));
-  PetscCallCUDA(cudaFreeAsync(runstart, stream));
-  PetscCallCUDA(cudaFreeAsync(isstart, stream));
-  PetscCallCUDA(cudaFreeAsync(pos, stream));
   PetscCall(PetscLogGpuTimeEnd());
-  dev->nblocks = nb;
-  PetscCall(PetscMalloc1(nb + 1, h_starts));
-  PetscCallCUDA(cudaMemcpyAsync(*h_starts, dev->d_starts, sizeof(PetscInt) * (nb + 1), cudaMemcpyDeviceToHost, stream));
-  PetscCallCUDA(cudaStreamSynchronize(stream));
-  PetscCall(PetscLogGpuToCpu(sizeof(PetscInt) * (nb + 1)));
-  PetscCall(SizeInverses(dev, *h_starts, stream));
+  PetscCall(PetscLogGpuToCpu(sizeof(h_stats)));
+  dev->nblocks     = h_stats.nblocks;
+  dev->maxk        = h_stats.maxk;
+  dev->inv_len     = (PetscInt64)h_stats.inv_len;
+  dev->setup_flops = 2.0 * (PetscLogDouble)h_stats.k3;
+  PetscCheck(dev->nblocks >= 1 && dev->nblocks <= n && dev->maxk >= 1, PETSC_COMM_SELF, PETSC_ERR_PLIB, "PCVBJACOBI: device detection gave %" PetscInt_FMT " blocks, largest %" PetscInt_FMT ", for %d rows", dev->nblocks, dev->maxk, n);
+  PetscCall(EnsureInverseCapacity(dev));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 PetscErrorCode PCVBJacobiSetBlocks_CUDA(PetscInt nblocks, const PetscInt *h_starts, PCVBJacobiDevice *dev)
 {
   cudaStream_t stream;
+  size_t       tmp_bytes = 0;
 
   PetscFunctionBegin;
   PetscCheck(sizeof(PetscInt) == sizeof(int), PETSC_COMM_SELF, PETSC_ERR_SUP, "PCVBJACOBI GPU path needs 32-bit PetscInt");
   PetscCall(PetscGetCurrentCUDAStream(&stream));
+  /* the host has the starts anyway: the sizes cost it one pass, and the device no synchronization */
+  dev->nblocks     = nblocks;
+  dev->maxk        = 0;
+  dev->inv_len     = 0;
+  dev->setup_flops = 0.0;
+  for (PetscInt b = 0; b < nblocks; b++) {
+    const PetscInt k = h_starts[b + 1] - h_starts[b];
+
+    dev->maxk = PetscMax(dev->maxk, k);
+    dev->inv_len += (PetscInt64)k * k;
+    dev->setup_flops += 2.0 * k * k * k;
+  }
   PetscCall(EnsureBlockCapacity(dev, nblocks));
-  dev->nblocks = nblocks;
+  PetscCallCUDA(cub::DeviceScan::ExclusiveSum(NULL, tmp_bytes, dev->d_inv_offsets, dev->d_inv_offsets, (int)nblocks + 1, stream));
+  PetscCall(EnsureScratch(dev, tmp_bytes));
   PetscCallCUDA(cudaMemcpyAsync(dev->d_starts, h_starts, sizeof(PetscInt) * (nblocks + 1), cudaMemcpyHostToDevice, stream));
   PetscCall(PetscLogCpuToGpu(sizeof(PetscInt) * (nblocks + 1)));
-  PetscCall(SizeInverses(dev, h_starts, stream));
+  PetscCall(PetscLogGpuTimeBegin());
+  SquaresKernel<<<Grid1(nblocks + 1), PBG_CTA1, 0, stream>>>((int)nblocks, dev->d_starts, dev->d_inv_offsets);
+  PetscCallCUDA(cudaGetLastError());
+  PetscCallCUDA(cub::DeviceScan::ExclusiveSum(dev->d_scratch, tmp_bytes, dev->d_inv_offsets, dev->d_inv_offsets, (int)nblocks + 1, stream));
+  PetscCall(PetscLogGpuTimeEnd());
+  PetscCall(EnsureInverseCapacity(dev));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+PetscErrorCode PCVBJacobiCopyStartsToHost_CUDA(const PCVBJacobiDevice *dev, PetscInt first, PetscInt count, PetscInt *h_starts)
+{
+  cudaStream_t stream;
+
+  PetscFunctionBegin;
+  PetscCheck(first >= 0 && count >= 0 && first + count <= dev->nblocks + 1, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "PCVBJACOBI: block starts %" PetscInt_FMT "..%" PetscInt_FMT " outside 0..%" PetscInt_FMT, first, first + count - 1, dev->nblocks);
+  if (!count) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(PetscGetCurrentCUDAStream(&stream));
+  PetscCallCUDA(cudaMemcpyAsync(h_starts, dev->d_starts + first, sizeof(PetscInt) * count, cudaMemcpyDeviceToHost, stream));
+  PetscCallCUDA(cudaStreamSynchronize(stream));
+  PetscCall(PetscLogGpuToCpu(sizeof(PetscInt) * count));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode PCVBJacobiDeviceFreeScratch_CUDA(PCVBJacobiDevice *dev)
+{
+  PetscFunctionBegin;
+  PetscCallCUDA(cudaFree(dev->d_scratch));
+  dev->d_scratch   = NULL;
+  dev->cap_scratch = 0;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
