@@ -118,6 +118,16 @@ __device__ __forceinline__ int PivotLane(double f, bool used, double &best)
   return hit ? __ffs(hit) - 1 : 0; /* no hit only for NaN, whose block has already failed */
 }
 
+/* Widths up to which the step loop is unrolled. A warp runs the instance of its largest block, so a batch of mixed
+   sizes runs all instances at once: unrolled ones up to 16 made mixed 1..16 batches 3x slower than with the loop
+   rolled beyond 8 on an H100 (instruction-cache misses), and with the rotating columns a rolled loop costs only its
+   counter. Rolled beyond 4 against beyond 8: mixed 1..8 1.29x and mixed 1..16 1.17x faster, uniform 8..16 within
+   0.96x. */
+#ifndef PBG_GJ_UNROLL_MAX
+  #define PBG_GJ_UNROLL_MAX 4
+#endif
+constexpr int GaussJordanUnrollMax = PBG_GJ_UNROLL_MAX; /* (pragma arguments are not macro-expanded) */
+
 /* Gauss-Jordan elimination with implicit pivoting, in place, of the W x W matrix whose row `lane` this lane holds
    in row[0..W-1], as PCVBJacobiInvertBlock_Host() does it (same pivots, same failure rule); a block of k < W rows
    (a smaller block in a warp whose largest has W rows) is padded with the identity, which adds steps that change
@@ -125,8 +135,8 @@ __device__ __forceinline__ int PivotLane(double f, bool used, double &best)
 
    Two changes to the textbook loop keep it to one shuffle and one FMA per entry and step, with no selects:
    - the columns rotate: the pivot column is always row[0], and the new column of the inverse enters at row[W-1],
-     so after W steps row[j] is column j again; the step loop can stay rolled (at W > 16, where unrolling costs
-     instruction-cache misses) with every register index known at compile time;
+     so after W steps row[j] is column j again; the step loop can stay rolled (beyond PBG_GJ_UNROLL_MAX, where
+     unrolling costs instruction-cache misses) with every register index known at compile time;
    - the pivot row is not scaled when it pivots; its scale 1/pivot is kept aside (`scale`) and applied when the
      inverse is stored: the other rows subtract (f/pivot) times the raw pivot row, and the pivot row itself,
      with factor 0, stays as it is.
@@ -155,7 +165,7 @@ __device__ __forceinline__ int GaussJordan(int k, int lane, double (&row)[P], in
   pivstep           = -1;
   scale             = 1.0;
 
-#pragma unroll(W <= 16 ? W : 1)
+#pragma unroll(W <= GaussJordanUnrollMax ? W : 1)
   for (int kk = 0; kk < W; kk++) {
     const double f = row[0];
     double       best;
@@ -237,9 +247,10 @@ struct SetupOutcome {
 /* The merged setup kernel: extraction (per SRC), inversion and insertion, one sub-warp per block. SOURCE_DENSE
    inverts the blocks at inv in place (their sizes from sizes[], or from starts[] when sizes is NULL). */
 /* Thread blocks of the setup kernel that must fit on an SM: at P = 32 ptxas otherwise takes ~146 registers
-   (shuffles hoisted for ILP) and leaves 12 warps per SM */
+   (shuffles hoisted for ILP) and leaves 12 warps per SM; 4 (128 registers) measured 1.13x faster at k = 32 and
+   1.18x at k = 17 on an H100 */
 #ifndef PBG_SETUP_MIN_CTAS_32
-  #define PBG_SETUP_MIN_CTAS_32 1
+  #define PBG_SETUP_MIN_CTAS_32 4
 #endif
 __host__ __device__ constexpr int SetupMinCtas(int P)
 {
