@@ -39,7 +39,7 @@ static void Add(CandidateList &c, const char *kernel, int ept, int warps, int te
 /* The parameter sets worth trying for block size bs (the limits of MatBAIJKSPARSEParamsValid()) */
 static void Candidates(int bs, CandidateList &c)
 {
-  const int              lanes[] = {2, 4, 8, 16, 32}, w3[] = {2, 4, 8}, w5[] = {1, 2, 4, 8, 16}, w2[] = {1, 2, 4}, t4[] = {1, 2, 4, 8};
+  const int              lanes[] = {2, 4, 8, 16, 32}, w3[] = {2, 4, 8}, w5[] = {1, 2, 4, 8, 16}, w2[] = {1, 2, 3, 4}, t4[] = {1, 2, 4, 8};
 
   if (bs == 1)
     for (int l : lanes)
@@ -54,7 +54,7 @@ static void Candidates(int bs, CandidateList &c)
       const int ntg = (bs + ept - 1) / ept;
       for (int w : w2) {
         if (32 * w < ntg) continue;
-        if (w > 1 && 32 * (w / 2) >= ntg && (32 * w) / ntg == 1) continue; /* more warps without more groups */
+        if (w > 1 && 32 * (w - 1) >= ntg && (32 * w) / ntg == (32 * (w - 1)) / ntg) continue; /* more warps without more column groups */
         for (int t : t4)
           if (32 * w * t <= 512) Add(c, "k2", ept, w, t, 0);
       }

@@ -125,12 +125,27 @@ static void DefaultParams(MatBAIJKSPARSEKernel kernel, int bs, MatBAIJKSPARSEPar
   p->teams  = 1;
   p->lanes  = 0;
   switch (kernel) {
-  case MAT_BAIJKSPARSE_KERNEL_K2:
-    /* N_tg = ceil(bs/ept) between 6 and 15, so that a one-warp team holds nb = 2..5 groups */
-    p->ept   = bs < 6 ? 1 : (bs <= 11 ? 1 : (bs <= 23 ? 2 : 3));
-    p->warps = ((bs + p->ept - 1) / p->ept + 31) / 32;
-    p->teams = 4;
-    break;
+  case MAT_BAIJKSPARSE_KERNEL_K2: {
+    /* the thread array nb x N_tg that leaves the fewest thread slots idle (idle lanes, rows beyond bs), one warp per
+       block row when that wastes at most 1/8 (no barrier), else up to 4 warps; a larger ept (fewer columns, so fewer
+       loads, in flight: K2Columns()) must win by 4% a step, fewer warps win ties; 128 threads per thread block */
+    const int maxept = bs >= 6 ? MAT_BAIJKSPARSE_MAX_EPT : 2;
+    double    best   = -1;
+
+    for (int wmax = 1; wmax <= 4 && best < 0.875; wmax *= 4)
+      for (int w = 1; w <= wmax; w++)
+        for (int ept = 1; ept <= maxept; ept++) {
+          const int    ntg = (bs + ept - 1) / ept, nb = 32 * w / ntg;
+          const double eff = (double)nb * bs / (32.0 * w * ept) - 0.04 * (ept - 1); /* fewer columns in flight */
+
+          if (nb >= 1 && eff > best + 1e-9) {
+            best     = eff;
+            p->ept   = ept;
+            p->warps = w;
+          }
+        }
+    p->teams = p->warps >= 4 ? 1 : 4 / p->warps;
+  } break;
   case MAT_BAIJKSPARSE_KERNEL_K3:
     p->ept   = 1;
     p->warps = 4;
@@ -295,6 +310,8 @@ static PetscErrorCode MatSeqBAIJKSPARSEChoose(Mat A, PetscInt mbs, const PetscIn
   default:
     c->balanced = (PetscBool)(c->maxlen > c->lambda);
   }
+  /* K2 counts the columns of a work item (blocks x bs) in an int */
+  PetscCheck(c->p.kernel != MAT_BAIJKSPARSE_KERNEL_K2 || (PetscInt64)(c->balanced ? PetscMin(c->lambda, c->maxlen) : c->maxlen) * bs <= PETSC_INT32_MAX, PETSC_COMM_SELF, PETSC_ERR_SUP, "%s: a block row of %" PetscInt_FMT " blocks is too long for kernel K2; use -mat_baijksparse_balance on", MATSEQBAIJKSPARSE, c->maxlen);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
