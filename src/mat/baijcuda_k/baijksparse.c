@@ -1146,7 +1146,7 @@ PetscErrorCode MatConvert_Any_BAIJKSPARSE(Mat A, MatType type, MatReuse reuse, M
    BAIJ stores them) are copied to the device at the first product and again whenever the host copy changed
    (`MatSetValues()`, assembly, `MatScale()`, `MatShift()`, `MatZeroEntries()`, `MatCopy()`, ...: every operation other than
    the products runs on the host). The kernels: bs 1 a group of lanes per row; K1 (bs 2-5) truncated warps reading several
-   whole blocks per load; K2 (bs 6-45) thread arrays nb x N_tg with ept rows per thread and double buffering; K3 (bs > 45)
+   whole blocks per load; K2 (bs 6-45) thread arrays nb x N_tg streaming the block row's values as one dense column-major matrix, nb columns per load, ept rows per thread; K3 (bs > 45)
    a 2-D grid where several thread blocks share a block row. Parameters come from the tuning table of the GPU
    architecture, else built-in defaults; the options above override them. Block rows longer than lambda are split into
    segments whose partial results a reduction kernel adds up. The transposed products use a simple kernel with
