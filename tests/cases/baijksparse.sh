@@ -99,3 +99,10 @@ done
 tcase bk_gpu_mpi2_empty_rank --gpu -n 2 -- test_baijksparse -gpu -bs 3 -mbs 0 -nbs 5 -use_gpu_aware_mpi 0 --grep '^OK'
 tcase bk_gpu_rectangular --gpu -- test_baijksparse -gpu -bs 5 -mbs 9 -nbs 14 --grep '^OK'
 tcase bk_gpu_log_view --gpu -- test_baijksparse -gpu -bs 4 -log_view --grep 'BAIJKMult' --grep 'BAIJKCopyToGPU'
+
+# --- GPU: the tuning table (the H100 one, valid on any GPU) and the cap of K3's warps at the mean row length ------------
+tcase bk_gpu_tuning_table --gpu -- test_baijksparse -gpu -bs 6 -view_matrix -mat_baijksparse_tuning_file "$PBG_ROOT/conf/baijksparse_tuning_sm90.txt" \
+      --grep 'GPU kernel K2 \(ept 2, .*parameters from tuning table: .*baijksparse_tuning_sm90.txt' --grep '^OK'
+tcase bk_gpu_tuning_none --gpu -- test_baijksparse -gpu -bs 6 -view_matrix -mat_baijksparse_tuning_file none --grep 'parameters from built-in defaults' --grep '^OK'
+tcase bk_gpu_tuning_k3_warps_capped --gpu -- test_baijksparse -gpu -bs 50 -mbs 12 -avg 2 -view_matrix -mat_baijksparse_tuning_file "$PBG_ROOT/conf/baijksparse_tuning_sm90.txt" \
+      --grep 'GPU kernel K3 \(ept [0-9], [0-9]+ thread blocks per block row, [1-3] warps per thread block; parameters from tuning table' --grep '^OK'

@@ -126,25 +126,23 @@ static void DefaultParams(MatBAIJKSPARSEKernel kernel, int bs, MatBAIJKSPARSEPar
   p->lanes  = 0;
   switch (kernel) {
   case MAT_BAIJKSPARSE_KERNEL_K2: {
-    /* the thread array nb x N_tg that leaves the fewest thread slots idle (idle lanes, rows beyond bs), one warp per
-       block row when that wastes at most 1/8 (no barrier), else up to 4 warps; a larger ept (fewer columns, so fewer
-       loads, in flight: K2Columns()) must win by 4% a step, fewer warps win ties; 128 threads per thread block */
+    /* the shape of the H100 table (conf/baijksparse_tuning_sm90.txt): 1 warp per block row below bs 6, 2 below bs 10,
+       else 4 (more columns, so more loads, in flight per block row); ept 2..4, the one that leaves the fewest thread
+       slots idle (idle lanes, rows past bs), the smaller on ties; 128 threads per thread block */
     const int maxept = bs >= 6 ? MAT_BAIJKSPARSE_MAX_EPT : 2;
     double    best   = -1;
 
-    for (int wmax = 1; wmax <= 4 && best < 0.875; wmax *= 4)
-      for (int w = 1; w <= wmax; w++)
-        for (int ept = 1; ept <= maxept; ept++) {
-          const int    ntg = (bs + ept - 1) / ept, nb = 32 * w / ntg;
-          const double eff = (double)nb * bs / (32.0 * w * ept) - 0.04 * (ept - 1); /* fewer columns in flight */
+    p->warps = bs < 6 ? 1 : (bs < 10 ? 2 : 4);
+    for (int ept = 2; ept <= maxept; ept++) {
+      const int    ntg = (bs + ept - 1) / ept, nb = 32 * p->warps / ntg;
+      const double eff = (double)nb * bs / (32.0 * p->warps * ept);
 
-          if (nb >= 1 && eff > best + 1e-9) {
-            best     = eff;
-            p->ept   = ept;
-            p->warps = w;
-          }
-        }
-    p->teams = p->warps >= 4 ? 1 : 4 / p->warps;
+      if (nb >= 1 && eff > best + 1e-9) {
+        best   = eff;
+        p->ept = ept;
+      }
+    }
+    p->teams = 4 / p->warps;
   } break;
   case MAT_BAIJKSPARSE_KERNEL_K3:
     p->ept   = 1;
@@ -288,6 +286,13 @@ static PetscErrorCode MatSeqBAIJKSPARSEChoose(Mat A, PetscInt mbs, const PetscIn
   if (o->warps) c->p.warps = (int)o->warps;
   if (o->teams) c->p.teams = (int)o->teams;
   if (o->lanes) c->p.lanes = (int)o->lanes;
+  if (c->p.kernel == MAT_BAIJKSPARSE_KERNEL_K3 && !o->warps) {
+    /* warp q of K3 takes blocks q, q + warps, ... of the block row: warps past the mean row length would idle (a table
+       tuned on longer rows, e.g. 16 warps from 3d7/3d27 on a 2-D 5-point pattern) */
+    const int cap = (int)PetscMax(1, PetscCeilReal(mean));
+
+    if (c->p.warps > cap) c->p.warps = cap;
+  }
   if (c->p.kernel == MAT_BAIJKSPARSE_KERNEL_SCALAR && c->p.lanes == 0) {
     c->p.lanes = 2;
     while (c->p.lanes < 32 && c->p.lanes < mean) c->p.lanes *= 2;
