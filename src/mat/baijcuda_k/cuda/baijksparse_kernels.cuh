@@ -130,7 +130,8 @@ __host__ __device__ constexpr int K2Columns(int ept)
    g, g + nb, g + 2 nb, ...; U = K2Columns(EPT) of them per sweep, their loads issued before any FMA. With EPT = 1 a
    load instruction of the team reads nb*bs consecutive values, a fully coalesced slice of the row's value stream.
    (The previous K2 gave each group a whole block, so a warp's load was nb pieces of one column each, bs*bs*8 bytes
-   apart, with about one load in flight per thread: 40-60% of the bandwidth at bs 6..32.)
+   apart, with one or two loads in flight per thread, and synchronised its teams with named barriers: 40-60% of triad
+   at bs 6..32. The barriers were most of that loss, see the reduction below; with them this layout was no faster.)
    The nb partial sums of a row are added by shuffles over lanes N_tg, 2 N_tg, 4 N_tg, ... apart inside each warp;
    with several warps the first lane of each row in each warp (its "head") puts the warp's sum in shared memory and,
    after a barrier of the thread block (warps is the same for all its teams), the sums of the warps are added in warp
