@@ -2,7 +2,8 @@ static const char help[] = "Brute-force tuner of the MATBAIJKSPARSE kernels: for
                            "kernel and parameter set on a stencil matrix and writes the fastest as the tuning table that MatMult()\n"
                            "reads (conf/baijksparse_tuning_sm<XY>.txt next to the library's directory, or -mat_baijksparse_tuning_file).\n"
                            "  -bs <list>        block sizes (default 1..64)\n"
-                           "  -pattern <3d7>    2d5, 2d9, 3d7 or 3d27 (DMDA stencils, natural ordering)\n"
+                           "  -pattern <3d7,3d27> DMDA stencils (2d5, 2d9, 3d7, 3d27; natural ordering): the sum of their times decides\n"
+                           "  -all              print the time of every candidate\n"
                            "  -scale <0.25>     values per matrix: scale x 1 GiB\n"
                            "  -runs <10>        timed runs per candidate (median), after -warmup <2>\n"
                            "  -o <file>         the table (default conf/baijksparse_tuning_sm<XY>.txt in the current directory)\n";
@@ -39,7 +40,7 @@ static void Add(CandidateList &c, const char *kernel, int ept, int warps, int te
 /* The parameter sets worth trying for block size bs (the limits of MatBAIJKSPARSEParamsValid()) */
 static void Candidates(int bs, CandidateList &c)
 {
-  const int              lanes[] = {2, 4, 8, 16, 32}, w3[] = {2, 4, 8}, w5[] = {1, 2, 4, 8, 16}, w2[] = {1, 2, 4}, t4[] = {1, 2, 4, 8};
+  const int              lanes[] = {2, 4, 8, 16, 32}, w3[] = {2, 4, 8}, w5[] = {1, 2, 4, 8, 16}, w2[] = {1, 2, 3, 4}, t4[] = {1, 2, 4, 8};
 
   if (bs == 1)
     for (int l : lanes)
@@ -54,7 +55,7 @@ static void Candidates(int bs, CandidateList &c)
       const int ntg = (bs + ept - 1) / ept;
       for (int w : w2) {
         if (32 * w < ntg) continue;
-        if (w > 1 && 32 * (w / 2) >= ntg && (32 * w) / ntg == 1) continue; /* more warps without more groups */
+        if (w > 1 && 32 * (w - 1) >= ntg && (32 * w) / ntg == (32 * (w - 1)) / ntg) continue; /* more warps without more column groups */
         for (int t : t4)
           if (32 * w * t <= 512) Add(c, "k2", ept, w, t, 0);
       }
@@ -96,12 +97,67 @@ static PetscErrorCode ClearCandidate(void)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+#define MAX_PATTERNS 4
+
+/* "2d5" -> dim 2, 5 points (checked) */
+static PetscErrorCode ParsePattern(const char *name, int *dim, int *npt)
+{
+  PetscFunctionBegin;
+  *dim = *npt = 0;
+  (void)sscanf(name, "%dd%d", dim, npt);
+  PetscCheck((*dim == 2 && (*npt == 5 || *npt == 9)) || (*dim == 3 && (*npt == 7 || *npt == 27)), PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "Unknown pattern %s: use 2d5, 2d9, 3d7 or 3d27", name);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The stencil matrix of pattern (dim, npt) with scale GiB of values, as MATBAIJKSPARSE, and its vectors */
+static PetscErrorCode CreateProblem(int dim, int npt, int bs, double scale, Mat *A, Vec *x, Vec *y, double *bytes, int *mbs)
+{
+  const bool   box = (dim == 2 && npt == 9) || (dim == 3 && npt == 27);
+  const double pts = scale * 1073741824.0 / (npt * (double)bs * bs * 8.0);
+  Pattern      P;
+  PetscInt    *ia, *ja;
+  PetscScalar *va;
+  size_t       nvals;
+
+  PetscFunctionBegin;
+  StencilPattern(dim, box, std::max(4, (int)std::lround(std::pow(pts, 1.0 / dim))), P);
+  nvals = (size_t)P.rowptr[P.mbs] * bs * bs;
+  PetscCall(PetscMalloc3(P.mbs + 1, &ia, P.rowptr[P.mbs], &ja, nvals, &va));
+  for (int r = 0; r <= P.mbs; r++) ia[r] = P.rowptr[r];
+  for (int k = 0; k < P.rowptr[P.mbs]; k++) ja[k] = P.colidx[k];
+  for (size_t i = 0; i < nvals; i++) va[i] = 1.0 / (1.0 + (double)(i % 97));
+  PetscCall(MatCreateSeqBAIJFromCSR(bs, (PetscInt)P.mbs, (PetscInt)P.nbs, ia, ja, va, A));
+  PetscCall(PetscFree3(ia, ja, va));
+  PetscCall(MatConvert(*A, MATBAIJKSPARSE, MAT_INPLACE_MATRIX, A));
+  PetscCall(MatCreateVecs(*A, x, y));
+  PetscCall(VecSet(*x, 1.0));
+  *bytes = (double)nvals * 8 + (double)P.rowptr[P.mbs] * 4 + (P.mbs + 1) * 4.0 + 16.0 * P.mbs * bs;
+  *mbs   = P.mbs;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Sum over the problems of the median MatMult() time with the current options (a new choice is made, and the
+   values reach the device, in an untimed first product) */
+static PetscErrorCode TimeProblems(Timer &T, int np, Mat *A, Vec *x, Vec *y, int warmup, int runs, double *us, double *sum)
+{
+  PetscFunctionBegin;
+  *sum = 0;
+  for (int p = 0; p < np; p++) {
+    PetscCall(MatSetFromOptions(A[p]));
+    PetscCall(MatMult(A[p], x[p], y[p]));
+    PetscCall(TimeMedian(T, warmup, runs, [&]() { return MatMult(A[p], x[p], y[p]); }, &us[p]));
+    *sum += us[p];
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 int main(int argc, char **argv)
 {
-  PetscInt       bslist[128], nbs = 128, runs = 10, warmup = 2;
+  PetscInt       bslist[128], nbs = 128, runs = 10, warmup = 2, npat = MAX_PATTERNS;
   PetscReal      scale = 0.25;
-  char           pattern[32] = "3d7", out[PETSC_MAX_PATH_LEN] = "";
-  PetscBool      flg;
+  char          *patterns[MAX_PATTERNS], out[PETSC_MAX_PATH_LEN] = "", plist[256] = "";
+  int            dims[MAX_PATTERNS], npts[MAX_PATTERNS];
+  PetscBool      flg, all = PETSC_FALSE;
   Timer          T;
   cudaDeviceProp prop;
   FILE          *fp;
@@ -112,10 +168,21 @@ int main(int argc, char **argv)
   PetscCall(PetscOptionsGetIntArray(NULL, NULL, "-bs", bslist, &nbs, &flg));
   if (!flg)
     for (nbs = 0; nbs < 64; nbs++) bslist[nbs] = nbs + 1;
-  PetscCall(PetscOptionsGetString(NULL, NULL, "-pattern", pattern, sizeof(pattern), NULL));
+  PetscCall(PetscOptionsGetStringArray(NULL, NULL, "-pattern", patterns, &npat, &flg));
+  if (!flg) {
+    npat = 2;
+    PetscCall(PetscStrallocpy("3d7", &patterns[0]));
+    PetscCall(PetscStrallocpy("3d27", &patterns[1]));
+  }
+  for (PetscInt p = 0; p < npat; p++) {
+    PetscCall(ParsePattern(patterns[p], &dims[p], &npts[p]));
+    PetscCall(PetscStrlcat(plist, p ? "," : "", sizeof(plist)));
+    PetscCall(PetscStrlcat(plist, patterns[p], sizeof(plist)));
+  }
   PetscCall(PetscOptionsGetReal(NULL, NULL, "-scale", &scale, NULL));
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-runs", &runs, NULL));
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-warmup", &warmup, NULL));
+  PetscCall(PetscOptionsGetBool(NULL, NULL, "-all", &all, NULL));
   PetscCall(PetscOptionsGetString(NULL, NULL, "-o", out, sizeof(out), NULL));
   PetscCall(TimerCreate(T, &prop));
   if (!out[0]) PetscCall(PetscSNPrintf(out, sizeof(out), "conf/baijksparse_tuning_sm%d%d.txt", prop.major, prop.minor));
@@ -126,69 +193,58 @@ int main(int argc, char **argv)
   fp = fopen(out, "w");
   PetscCheck(fp, PETSC_COMM_SELF, PETSC_ERR_FILE_OPEN, "Cannot write %s", out);
   fprintf(fp, "# MATBAIJKSPARSE tuning table: the fastest MatMult() kernel per block size, by bench/tune_baijksparse\n");
-  fprintf(fp, "# device %s (sm_%d%d); pattern %s, %.2f GiB of values per matrix, median of %d runs\n", prop.name, prop.major, prop.minor, pattern, (double)scale, (int)runs);
-  fprintf(fp, "# bs kernel ept warps teams lanes   # GB/s of the best, GB/s of the built-in default\n");
-  PetscCall(PetscPrintf(PETSC_COMM_SELF, "tune_baijksparse: device %s (sm_%d%d), pattern %s, writing %s\n", prop.name, prop.major, prop.minor, pattern, out));
+  fprintf(fp, "# device %s (sm_%d%d); patterns %s (sum of their times), %.2f GiB of values per matrix, median of %d runs\n", prop.name, prop.major, prop.minor, plist, (double)scale, (int)runs);
+  fprintf(fp, "# bs kernel ept warps teams lanes   # GB/s of the best, GB/s of the built-in default (all patterns)\n");
+  PetscCall(PetscPrintf(PETSC_COMM_SELF, "tune_baijksparse: device %s (sm_%d%d), patterns %s, writing %s\n", prop.name, prop.major, prop.minor, plist, out));
 
   for (PetscInt b = 0; b < nbs; b++) {
-    const int    bs  = (int)bslist[b];
-    const int    dim = pattern[0] == '3' ? 3 : 2, npt = atoi(pattern + 3);
-    const bool   box = (dim == 2 && npt == 9) || (dim == 3 && npt == 27);
-    const double pts = scale * 1073741824.0 / (npt * (double)bs * bs * 8.0);
-    Pattern      P;
-    PetscInt    *ia, *ja;
-    PetscScalar *va;
-    Mat          A;
-    Vec          x, y;
-    size_t       nvals;
-    double       bytes, us, best_us = INFINITY, def_us;
-    Candidate    best;
+    const int     bs = (int)bslist[b];
+    Mat           A[MAX_PATTERNS];
+    Vec           x[MAX_PATTERNS], y[MAX_PATTERNS];
+    double        bytes = 0, us[MAX_PATTERNS], sum, best_us = INFINITY, def_us;
+    int           mbs[MAX_PATTERNS];
+    Candidate     best;
+    CandidateList cands;
 
     best.kernel = "none";
     best.ept = best.warps = best.teams = best.lanes = 0;
-    PetscCheck((dim == 2 && (npt == 5 || npt == 9)) || (dim == 3 && (npt == 7 || npt == 27)), PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "Unknown pattern %s", pattern);
-    StencilPattern(dim, box, std::max(4, (int)std::lround(std::pow(pts, 1.0 / dim))), P);
-    nvals = (size_t)P.rowptr[P.mbs] * bs * bs;
-    PetscCall(PetscMalloc3(P.mbs + 1, &ia, P.rowptr[P.mbs], &ja, nvals, &va));
-    for (int r = 0; r <= P.mbs; r++) ia[r] = P.rowptr[r];
-    for (int k = 0; k < P.rowptr[P.mbs]; k++) ja[k] = P.colidx[k];
-    for (size_t i = 0; i < nvals; i++) va[i] = 1.0 / (1.0 + (double)(i % 97));
-    PetscCall(MatCreateSeqBAIJFromCSR(bs, (PetscInt)P.mbs, (PetscInt)P.nbs, ia, ja, va, &A));
-    PetscCall(MatConvert(A, MATBAIJKSPARSE, MAT_INPLACE_MATRIX, &A));
-    PetscCall(MatCreateVecs(A, &x, &y));
-    PetscCall(VecSet(x, 1.0));
-    bytes = (double)nvals * 8 + (double)P.rowptr[P.mbs] * 4 + (P.mbs + 1) * 4.0 + 16.0 * P.mbs * bs;
+    for (PetscInt p = 0; p < npat; p++) {
+      double pb;
 
+      PetscCall(CreateProblem(dims[p], npts[p], bs, scale, &A[p], &x[p], &y[p], &pb, &mbs[p]));
+      bytes += pb;
+    }
     PetscCall(ClearCandidate()); /* the built-in default first */
-    PetscCall(MatSetFromOptions(A));
-    PetscCall(MatMult(A, x, y));
-    PetscCall(TimeMedian(T, (int)warmup, (int)runs, [&]() { return MatMult(A, x, y); }, &def_us));
-    CandidateList cands;
-
+    PetscCall(TimeProblems(T, (int)npat, A, x, y, (int)warmup, (int)runs, us, &def_us));
     cands.n = 0;
     Candidates(bs, cands);
     for (int ci = 0; ci < cands.n; ci++) {
       const Candidate &c = cands.c[ci];
 
       PetscCall(SetCandidate(c));
-      PetscCall(MatSetFromOptions(A));
-      PetscCall(MatMult(A, x, y)); /* new choice, outside the timing */
-      PetscCall(TimeMedian(T, (int)warmup, (int)runs, [&]() { return MatMult(A, x, y); }, &us));
-      if (us < best_us) {
-        best_us = us;
+      PetscCall(TimeProblems(T, (int)npat, A, x, y, (int)warmup, (int)runs, us, &sum));
+      if (all) {
+        PetscCall(PetscPrintf(PETSC_COMM_SELF, "  bs %2d %-6s ept %d warps %2d teams %d lanes %2d:", bs, c.kernel, c.ept, c.warps, c.teams, c.lanes));
+        for (PetscInt p = 0; p < npat; p++) PetscCall(PetscPrintf(PETSC_COMM_SELF, " %s %7.1f us", patterns[p], us[p]));
+        PetscCall(PetscPrintf(PETSC_COMM_SELF, "; %7.0f GB/s\n", bytes / (sum * 1e3)));
+      }
+      if (sum < best_us) {
+        best_us = sum;
         best    = c;
       }
     }
     PetscCall(ClearCandidate());
     fprintf(fp, "%d %s %d %d %d %d   # %.0f %.0f\n", bs, best.kernel, best.ept, best.warps, best.teams, best.lanes, bytes / (best_us * 1e3), bytes / (def_us * 1e3));
     fflush(fp);
-    PetscCall(PetscPrintf(PETSC_COMM_SELF, "bs %2d: best %-6s ept %d warps %2d teams %d lanes %2d: %7.0f GB/s (built-in default %7.0f GB/s), %d block rows\n", bs, best.kernel, best.ept, best.warps, best.teams, best.lanes, bytes / (best_us * 1e3), bytes / (def_us * 1e3), P.mbs));
-    PetscCall(VecDestroy(&x));
-    PetscCall(VecDestroy(&y));
-    PetscCall(MatDestroy(&A));
-    PetscCall(PetscFree3(ia, ja, va));
+    PetscCall(PetscPrintf(PETSC_COMM_SELF, "bs %2d: best %-6s ept %d warps %2d teams %d lanes %2d: %7.0f GB/s (built-in default %7.0f GB/s), %d block rows in %s\n", bs, best.kernel, best.ept, best.warps, best.teams, best.lanes, bytes / (best_us * 1e3), bytes / (def_us * 1e3), mbs[0], patterns[0]));
+    for (PetscInt p = 0; p < npat; p++) {
+      PetscCall(VecDestroy(&x[p]));
+      PetscCall(VecDestroy(&y[p]));
+      PetscCall(MatDestroy(&A[p]));
+    }
   }
   fclose(fp);
+  for (PetscInt p = 0; p < npat; p++) PetscCall(PetscFree(patterns[p]));
   PetscCallCUDA(cudaEventDestroy(T.a));
   PetscCallCUDA(cudaEventDestroy(T.b));
   PetscCall(PetscFinalize());

@@ -56,7 +56,9 @@ tcase bk_gpu_k1_bs4_lanes8_refused --gpu --fail -- test_baijksparse -gpu -bs 4 -
 for lanes in 2 4 8 16 32; do
   tcase bk_gpu_scalar_lanes$lanes --gpu -- test_baijksparse -gpu -bs 1 -mbs 100 -avg 6 -empty_rows -long_rows -mat_baijksparse_kernel scalar -mat_baijksparse_lanes $lanes --grep 'GPU kernel scalar \('"$lanes"' lanes' --grep '^OK'
 done
-for spec in "2 1 1 4" "3 2 1 2" "5 1 1 1" "6 1 1 4" "6 4 1 3" "7 3 2 2" "9 2 1 15" "12 4 1 4" "16 1 1 4" "16 2 2 2" "17 1 1 4" "23 3 1 4" "24 1 1 4" "31 2 1 4" "33 1 2 2" "40 4 1 4" "45 1 2 4" "45 3 1 4" "45 4 4 1"; do
+# K2 layouts: one warp (nb groups of N_tg = ceil(bs/ept)), groups straddling warps (13 1 3, 20 2 3, 7 1 4), a group
+# wider than a warp (33 1 2, 45 1 2), rows past bs in the last ept slot (7 3, 45 4), a single group (31, 32)
+for spec in "2 1 1 4" "2 2 2 1" "3 2 1 2" "5 1 1 1" "6 1 1 4" "6 4 1 3" "7 3 2 2" "7 1 4 1" "9 2 1 15" "12 4 1 4" "13 1 3 2" "16 1 1 4" "16 2 2 2" "17 1 1 4" "20 2 3 1" "23 3 1 4" "24 1 1 4" "31 2 1 4" "32 1 1 2" "33 1 2 2" "40 4 1 4" "45 1 2 4" "45 2 2 2" "45 3 1 4" "45 4 4 1"; do
   set -- $spec
   tcase bk_gpu_k2_bs$1_ept$2_w$3_t$4 --gpu -- test_baijksparse -gpu -bs $1 -mbs 16 -empty_rows -long_rows -seed $1 -mat_baijksparse_kernel k2 \
         -mat_baijksparse_ept $2 -mat_baijksparse_warps $3 -mat_baijksparse_teams $4 --grep "GPU kernel K2 \(ept $2" --grep '^OK'
@@ -97,3 +99,10 @@ done
 tcase bk_gpu_mpi2_empty_rank --gpu -n 2 -- test_baijksparse -gpu -bs 3 -mbs 0 -nbs 5 -use_gpu_aware_mpi 0 --grep '^OK'
 tcase bk_gpu_rectangular --gpu -- test_baijksparse -gpu -bs 5 -mbs 9 -nbs 14 --grep '^OK'
 tcase bk_gpu_log_view --gpu -- test_baijksparse -gpu -bs 4 -log_view --grep 'BAIJKMult' --grep 'BAIJKCopyToGPU'
+
+# --- GPU: the tuning table (the H100 one, valid on any GPU) and the cap of K3's warps at the mean row length ------------
+tcase bk_gpu_tuning_table --gpu -- test_baijksparse -gpu -bs 6 -view_matrix -mat_baijksparse_tuning_file "$PBG_ROOT/conf/baijksparse_tuning_sm90.txt" \
+      --grep 'GPU kernel K2 \(ept 2, .*parameters from tuning table: .*baijksparse_tuning_sm90.txt' --grep '^OK'
+tcase bk_gpu_tuning_none --gpu -- test_baijksparse -gpu -bs 6 -view_matrix -mat_baijksparse_tuning_file none --grep 'parameters from built-in defaults' --grep '^OK'
+tcase bk_gpu_tuning_k3_warps_capped --gpu -- test_baijksparse -gpu -bs 50 -mbs 12 -avg 2 -view_matrix -mat_baijksparse_tuning_file "$PBG_ROOT/conf/baijksparse_tuning_sm90.txt" \
+      --grep 'GPU kernel K3 \(ept [0-9], [0-9]+ thread blocks per block row, [1-3] warps per thread block; parameters from tuning table' --grep '^OK'

@@ -125,12 +125,25 @@ static void DefaultParams(MatBAIJKSPARSEKernel kernel, int bs, MatBAIJKSPARSEPar
   p->teams  = 1;
   p->lanes  = 0;
   switch (kernel) {
-  case MAT_BAIJKSPARSE_KERNEL_K2:
-    /* N_tg = ceil(bs/ept) between 6 and 15, so that a one-warp team holds nb = 2..5 groups */
-    p->ept   = bs < 6 ? 1 : (bs <= 11 ? 1 : (bs <= 23 ? 2 : 3));
-    p->warps = ((bs + p->ept - 1) / p->ept + 31) / 32;
-    p->teams = 4;
-    break;
+  case MAT_BAIJKSPARSE_KERNEL_K2: {
+    /* the shape of the H100 table (conf/baijksparse_tuning_sm90.txt): 1 warp per block row below bs 6, 2 below bs 10,
+       else 4 (more columns, so more loads, in flight per block row); ept 2..4, the one that leaves the fewest thread
+       slots idle (idle lanes, rows past bs), the smaller on ties; 128 threads per thread block */
+    const int maxept = bs >= 6 ? MAT_BAIJKSPARSE_MAX_EPT : 2;
+    double    best   = -1;
+
+    p->warps = bs < 6 ? 1 : (bs < 10 ? 2 : 4);
+    for (int ept = 2; ept <= maxept; ept++) {
+      const int    ntg = (bs + ept - 1) / ept, nb = 32 * p->warps / ntg;
+      const double eff = (double)nb * bs / (32.0 * p->warps * ept);
+
+      if (nb >= 1 && eff > best + 1e-9) {
+        best   = eff;
+        p->ept = ept;
+      }
+    }
+    p->teams = 4 / p->warps;
+  } break;
   case MAT_BAIJKSPARSE_KERNEL_K3:
     p->ept   = 1;
     p->warps = 4;
@@ -273,6 +286,13 @@ static PetscErrorCode MatSeqBAIJKSPARSEChoose(Mat A, PetscInt mbs, const PetscIn
   if (o->warps) c->p.warps = (int)o->warps;
   if (o->teams) c->p.teams = (int)o->teams;
   if (o->lanes) c->p.lanes = (int)o->lanes;
+  if (c->p.kernel == MAT_BAIJKSPARSE_KERNEL_K3 && !o->warps) {
+    /* warp q of K3 takes blocks q, q + warps, ... of the block row: warps past the mean row length would idle (a table
+       tuned on longer rows, e.g. 16 warps from 3d7/3d27 on a 2-D 5-point pattern) */
+    const int cap = (int)PetscMax(1, PetscCeilReal(mean));
+
+    if (c->p.warps > cap) c->p.warps = cap;
+  }
   if (c->p.kernel == MAT_BAIJKSPARSE_KERNEL_SCALAR && c->p.lanes == 0) {
     c->p.lanes = 2;
     while (c->p.lanes < 32 && c->p.lanes < mean) c->p.lanes *= 2;
@@ -295,6 +315,8 @@ static PetscErrorCode MatSeqBAIJKSPARSEChoose(Mat A, PetscInt mbs, const PetscIn
   default:
     c->balanced = (PetscBool)(c->maxlen > c->lambda);
   }
+  /* K2 counts the columns of a work item (blocks x bs) in an int */
+  PetscCheck(c->p.kernel != MAT_BAIJKSPARSE_KERNEL_K2 || (PetscInt64)(c->balanced ? PetscMin(c->lambda, c->maxlen) : c->maxlen) * bs <= PETSC_INT32_MAX, PETSC_COMM_SELF, PETSC_ERR_SUP, "%s: a block row of %" PetscInt_FMT " blocks is too long for kernel K2; use -mat_baijksparse_balance on", MATSEQBAIJKSPARSE, c->maxlen);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -1129,7 +1151,7 @@ PetscErrorCode MatConvert_Any_BAIJKSPARSE(Mat A, MatType type, MatReuse reuse, M
    BAIJ stores them) are copied to the device at the first product and again whenever the host copy changed
    (`MatSetValues()`, assembly, `MatScale()`, `MatShift()`, `MatZeroEntries()`, `MatCopy()`, ...: every operation other than
    the products runs on the host). The kernels: bs 1 a group of lanes per row; K1 (bs 2-5) truncated warps reading several
-   whole blocks per load; K2 (bs 6-45) thread arrays nb x N_tg with ept rows per thread and double buffering; K3 (bs > 45)
+   whole blocks per load; K2 (bs 6-45) thread arrays nb x N_tg streaming the block row's values as one dense column-major matrix, nb columns per load, ept rows per thread; K3 (bs > 45)
    a 2-D grid where several thread blocks share a block row. Parameters come from the tuning table of the GPU
    architecture, else built-in defaults; the options above override them. Block rows longer than lambda are split into
    segments whose partial results a reduction kernel adds up. The transposed products use a simple kernel with

@@ -9,7 +9,7 @@
    MatBAIJKSPARSEDevice). A work item whose row is complete writes y (+ z) directly; a segment of a split row
    writes its partial sums to work[], which MatBAIJKSPARSEReduce_CUDA() combines. x and the indices are read
    through the read-only data cache (__ldg). No kernel returns early: the warp-synchronous steps (shuffles,
-   __syncwarp, named barriers) are reached by every thread of the warp or team. */
+   __syncwarp, __syncthreads) are reached by every thread of the warp or thread block. */
 #pragma once
 
 #include <petscblockgpu/private/baijksparsecuda.h>
@@ -115,94 +115,103 @@ __global__ void __launch_bounds__(1024) K1Kernel(const MatBAIJKSPARSEMultArgs a)
   }
 }
 
-__host__ __device__ constexpr int K2Unroll(int bs, int ept)
+/* Loads in flight per thread and sweep of K2: U columns of EPT values each, about 4 values */
+__host__ __device__ constexpr int K2Columns(int ept)
 {
-  return bs * ept > 96 ? 8 : bs;
+  return ept >= 3 ? 1 : 4 / ept;
 }
 
 /* ------------------------------------------------------------------ K2: bs 2..45
-   A team of 32*warps threads per work item is a thread array nb x N_tg (N_tg = ceil(bs/EPT), nb =
-   floor(32*warps/N_tg); the remaining threads idle). Group g takes blocks beg+g, beg+g+nb, ...; thread t of the
-   group owns rows t, t+N_tg, ... (EPT of them, fewer for the last threads when bs % N_tg != 0: the uneven
-   split) and sweeps the block column by column, so the N_tg threads read each column coalesced. The loads of
-   the next column (and, at the end of a block, of the next block's first column and column index) are issued
-   before the FMAs of the current one: double buffering in registers. The nb partial sums are combined through
-   shared memory after a named barrier of the team (teams are whole warps: bar.sync id, 32*warps). */
+   The values of a block row (blocks beg..end-1) are contiguous in BSR and, read block after block and column after
+   column, form one dense bs x (nblocks*bs) column-major matrix V: column m is column m % bs of block beg + m / bs and
+   multiplies x[colidx[beg + m/bs]*bs + m % bs]. A team of T = 32*warps threads per work item is a thread array of
+   nb = floor(T / N_tg) column groups of N_tg = ceil(bs/EPT) threads (lane l: group g = l / N_tg, t = l % N_tg; the
+   last T % N_tg threads idle). Thread (g, t) owns rows t, t + N_tg, ... (EPT of them) and takes the columns
+   g, g + nb, g + 2 nb, ...; U = K2Columns(EPT) of them per sweep, their loads issued before any FMA. With EPT = 1 a
+   load instruction of the team reads nb*bs consecutive values, a fully coalesced slice of the row's value stream.
+   (The previous K2 gave each group a whole block, so a warp's load was nb pieces of one column each, bs*bs*8 bytes
+   apart, with one or two loads in flight per thread, and synchronised its teams with named barriers: 40-60% of triad
+   at bs 6..32. The barriers were most of that loss, see the reduction below; with them this layout was no faster.)
+   The nb partial sums of a row are added by shuffles over lanes N_tg, 2 N_tg, 4 N_tg, ... apart inside each warp;
+   with several warps the first lane of each row in each warp (its "head") puts the warp's sum in shared memory and,
+   after a barrier of the thread block (warps is the same for all its teams), the sums of the warps are added in warp
+   order (deterministic). Values are read
+   with the streaming hint (read once: keep x in the caches), x and the indices through the read-only cache. */
 template <int BS, int EPT>
 __global__ void __launch_bounds__(512) K2Kernel(const MatBAIJKSPARSEMultArgs a, const int warps)
 {
-  constexpr int  NTG = (BS + EPT - 1) / EPT;
-  constexpr int  BS2 = BS * BS;
+  constexpr int NTG = (BS + EPT - 1) / EPT;
+  constexpr int BS2 = BS * BS;
+  constexpr int U   = K2Columns(EPT);
   extern __shared__ Scalar smem[];
-  const int      ts = 32 * warps, nb = ts / NTG;
-  const int      team = threadIdx.x / ts, tl = threadIdx.x % ts;
-  const int      g = tl / NTG, t = tl % NTG;
-  const int      w   = blockIdx.x * (blockDim.x / ts) + team;
-  const Item     it  = GetItem(a, w);
-  const int     *col = a.colidx;
-  const Scalar  *val = a.val;
-  Scalar         acc[EPT];
+  const int     ts = 32 * warps, nb = ts / NTG;
+  const int     team = threadIdx.x / ts, tl = threadIdx.x % ts, lane = threadIdx.x & 31;
+  const int     g = tl / NTG, t = tl % NTG;
+  const int     w  = blockIdx.x * (blockDim.x / ts) + team;
+  const Item    it = GetItem(a, w);
+  const int     ncols = (it.end - it.beg) * BS;
+  const int    *col   = a.colidx + it.beg;
+  const Scalar *vrow  = a.val + (size_t)it.beg * BS2 + t;
+  Scalar        acc[EPT];
 
 #pragma unroll
   for (int e = 0; e < EPT; e++) acc[e] = 0;
-  if (g < nb) {
-    int k = it.beg + g;
-    if (k < it.end) {
-      int           c = __ldg(col + k);
-      const Scalar *vb = val + (size_t)k * BS2;
-      Scalar        vcur[EPT], xcur = __ldg(a.x + (size_t)c * BS);
+  for (int m0 = g < nb ? g : ncols; m0 < ncols; m0 += U * nb) {
+    /* all loads of the sweep first, unconditional (a column past the row reads column m0 again, a row past bs reads
+       row bs-1; both are zeroed afterwards), so that no load waits behind a branch or behind the x load of an
+       earlier column */
+    Scalar v[U][EPT], xv[U];
+    int    cb[U], c[U];
 #pragma unroll
-      for (int e = 0; e < EPT; e++) vcur[e] = (t + NTG * e < BS) ? vb[t + NTG * e] : 0;
-      while (true) {
-        const int     kn   = k + nb;
-        const bool    more = kn < it.end;
-        const int     cn   = more ? __ldg(col + kn) : 0;
-        const Scalar *vbn  = val + (size_t)(more ? kn : k) * BS2;
-        /* fully unrolled, except for the largest register footprints (which would spill) */
-#pragma unroll(K2Unroll(BS, EPT))
-        for (int j = 0; j < BS; j++) {
-          Scalar vnext[EPT], xnext = 0;
-          if (j + 1 < BS) {
-            xnext = __ldg(a.x + (size_t)c * BS + j + 1);
+    for (int u = 0; u < U; u++) {
+      const int m  = m0 + u * nb < ncols ? m0 + u * nb : m0;
+      const int kb = m / BS;
+
+      c[u]  = m - kb * BS;
+      cb[u] = __ldg(col + kb);
 #pragma unroll
-            for (int e = 0; e < EPT; e++) vnext[e] = (t + NTG * e < BS) ? vb[(j + 1) * BS + t + NTG * e] : 0;
-          } else {
-            if (more) xnext = __ldg(a.x + (size_t)cn * BS);
-#pragma unroll
-            for (int e = 0; e < EPT; e++) vnext[e] = (more && t + NTG * e < BS) ? vbn[t + NTG * e] : 0;
-          }
-#pragma unroll
-          for (int e = 0; e < EPT; e++) {
-            acc[e] += vcur[e] * xcur;
-            vcur[e] = vnext[e];
-          }
-          xcur = xnext;
-        }
-        if (!more) break;
-        k  = kn;
-        c  = cn;
-        vb = vbn;
-      }
+      for (int e = 0; e < EPT; e++) v[u][e] = __ldcs(vrow + (size_t)m * BS + (t + NTG * e < BS ? NTG * e : BS - 1 - t));
     }
+#pragma unroll
+    for (int u = 0; u < U; u++) xv[u] = __ldg(a.x + (size_t)cb[u] * BS + c[u]);
+#pragma unroll
+    for (int u = 0; u < U; u++)
+#pragma unroll
+      for (int e = 0; e < EPT; e++) acc[e] += (m0 + u * nb < ncols && t + NTG * e < BS) ? v[u][e] * xv[u] : 0;
   }
-  if (nb == 1) {
+  /* lanes N_tg*j apart hold the same rows: a shuffle tree over j inside the warp (all 32 lanes take part) */
+#pragma unroll
+  for (int off = NTG; off < 32; off *= 2)
+#pragma unroll
+    for (int e = 0; e < EPT; e++) {
+      const Scalar o = __shfl_down_sync(0xffffffffu, acc[e], off);
+      if (lane + off < 32) acc[e] += o;
+    }
+  if (warps == 1) {
     if (w < a.nwork && g == 0) {
 #pragma unroll
       for (int e = 0; e < EPT; e++)
         if (t + NTG * e < BS) Store(a, it.out, BS, t + NTG * e, acc[e]);
     }
   } else {
-    Scalar *red = smem + (size_t)team * nb * BS;
-    if (g < nb) {
+    /* the head of row t in warp q is the team's first lane l >= 32 q with l % N_tg == t; its sum goes to red[e][l] */
+    Scalar *red = smem + (size_t)team * EPT * ts;
+    if (lane < NTG && g < nb) {
 #pragma unroll
-      for (int e = 0; e < EPT; e++)
-        if (t + NTG * e < BS) red[g * BS + t + NTG * e] = acc[e];
+      for (int e = 0; e < EPT; e++) red[e * ts + tl] = acc[e];
     }
-    asm volatile("bar.sync %0, %1;" ::"r"(team + 1), "r"(ts) : "memory");
+    /* one barrier for the thread block, not a named barrier per team: with a run-time barrier id ptxas reserves all
+       16 barriers for the thread block, and on the H100 the time then fell only in proportion to the teams per
+       thread block (fewer resident thread blocks): 12% of triad with 1 team, 40% with 4 */
+    __syncthreads();
     if (w < a.nwork) {
       for (int i = tl; i < BS; i += ts) {
-        Scalar s = 0;
-        for (int q = 0; q < nb; q++) s += red[q * BS + i];
+        const int r = i % NTG, e = i / NTG;
+        Scalar    s = 0;
+        for (int q = 0; q < warps; q++) {
+          const int l = 32 * q + (r - 32 * q % NTG + NTG) % NTG;
+          if (l < 32 * q + 32 && l < nb * NTG) s += red[e * ts + l];
+        }
         Store(a, it.out, BS, i, s);
       }
     }
@@ -288,11 +297,9 @@ typedef PetscErrorCode (*K2Launcher)(const MatBAIJKSPARSEParams *, const MatBAIJ
 template <int BS, int EPT>
 static PetscErrorCode K2Launch(const MatBAIJKSPARSEParams *p, const MatBAIJKSPARSEMultArgs *a, cudaStream_t stream)
 {
-  constexpr int NTG   = (BS + EPT - 1) / EPT;
   const int     ts    = 32 * p->warps;
-  const int     nb    = ts / NTG;
   const int     teams = p->teams;
-  const size_t  shm   = nb > 1 ? (size_t)teams * nb * BS * sizeof(Scalar) : 0;
+  const size_t  shm   = p->warps > 1 ? (size_t)teams * EPT * ts * sizeof(Scalar) : 0;
   const unsigned grid = (unsigned)((a->nwork + teams - 1) / teams);
 
   PetscFunctionBegin;
