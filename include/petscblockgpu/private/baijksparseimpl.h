@@ -37,7 +37,7 @@ PETSC_INTERN const char *const MatBAIJKSPARSEBalances[];
 #define MAT_BAIJKSPARSE_K2_MAX_BS  45
 #define MAT_BAIJKSPARSE_K1_MAX_BS  5
 #define MAT_BAIJKSPARSE_MAX_EPT    4
-#define MAT_BAIJKSPARSE_K2_MAX_TEAMS 15 /* named barriers 1..15 */
+#define MAT_BAIJKSPARSE_K2_MAX_TEAMS 15 /* block rows (teams) of one K2 thread block, at most */
 
 /* Launch parameters of one kernel; which fields count depends on the kernel:
    SCALAR: lanes (lanes per row, 2..32, power of 2; 0: from the mean row length), warps (per thread block)
