@@ -74,7 +74,7 @@ $(OBJDIR)/%.o: %.c
 
 $(OBJDIR)/tests/%.o: tests/%.cxx
 	@mkdir -p $(@D)
-	$(CXX) -o $@ -c -std=c++20 -O2 -pthread -Wall -Wno-unknown-pragmas $(CXXCPPFLAGS) -Itests $(PBG_INCLUDES) -MMD -MP $<
+	$(CXX) -o $@ -c -std=c++20 -O2 -pthread -Wall -Wno-unknown-pragmas -Itests/emu/stub $(CXXCPPFLAGS) -Itests $(PBG_INCLUDES) -MMD -MP $<
 
 $(OBJDIR)/%.o: %.cu
 	@mkdir -p $(@D)

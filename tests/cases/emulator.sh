@@ -2,3 +2,4 @@
 # commit and check the kernels' logic and lane protocol against host references (the --gpu cases check them on
 # the device).
 tcase emu_vbjacobi_kernels -- test_emu_vbjacobi -seed 1 --grep '^OK' --nogrep FAIL
+tcase emu_baijksparse_kernels -- test_emu_baijksparse -seed 1 --grep '^OK' --nogrep FAIL

@@ -7,6 +7,7 @@
    the warp have already left the kernel is undefined behaviour in CUDA: the emulator counts it as an error.
    It checks logic and lane protocol, not timing, coalescing or the memory model. */
 #pragma once
+#define PBG_CUDA_EMULATOR 1 /* kernel headers leave out their launchers (<<< >>>) and CUDA includes */
 #include <math.h>
 #include <cmath>
 #include <cstdint>
@@ -139,6 +140,12 @@ inline T __shfl_sync(unsigned mask, T v, int src, int width = 32, const std::sou
   return EmuExchange<T>(mask, EmuBits(v), [&](const uint64_t *s) { return EmuFromBits<T>(s[from]); }, at);
 }
 template <class T>
+inline T __shfl_down_sync(unsigned mask, T v, unsigned d, int width = 32, const std::source_location at = std::source_location::current())
+{
+  const int lane = EmuLane(), seg = lane & ~(width - 1), from = (lane - seg) + (int)d < width ? lane + (int)d : lane;
+  return EmuExchange<T>(mask, EmuBits(v), [&](const uint64_t *s) { return EmuFromBits<T>(s[from]); }, at);
+}
+template <class T>
 inline T __shfl_xor_sync(unsigned mask, T v, int m, int width = 32, const std::source_location at = std::source_location::current())
 {
   const int lane = EmuLane(), x = lane ^ m, from = (x & ~(width - 1)) == (lane & ~(width - 1)) ? x : lane;
@@ -193,6 +200,11 @@ inline T __ldg(const T *p)
 {
   return *p;
 }
+template <class T>
+inline T __ldcs(const T *p)
+{
+  return *p;
+}
 inline int atomicAdd(int *p, int v)
 {
   std::lock_guard<std::mutex> g(emu.atomics);
@@ -208,9 +220,10 @@ inline int atomicMin(int *p, int v)
   return o;
 }
 
-/* Runs kernel() as a launch of grid x block threads (1-D, block a multiple of 32), one thread block after the other.
+/* Runs kernel() as a launch of grid x grid_y thread blocks of block threads (1-D blocks, a multiple of 32), one thread
+   block after the other.
    Returns the number of protocol errors (warp intrinsics with lanes that had left). */
-inline long EmuLaunch(unsigned grid, unsigned block, const std::function<void()> &kernel)
+inline long EmuLaunch(unsigned grid, unsigned block, const std::function<void()> &kernel, unsigned grid_y = 1)
 {
   std::vector<std::thread> threads;
   EmuRendezvous            next; /* the thread blocks are run one after the other */
@@ -218,18 +231,20 @@ inline long EmuLaunch(unsigned grid, unsigned block, const std::function<void()>
   emu.errors = 0;
   emu.warps  = std::vector<EmuWarp>(block / 32);
   gridDim.x  = grid;
+  gridDim.y  = grid_y;
   blockDim.x = block;
   next.reset((int)block);
   for (unsigned t = 0; t < block; t++)
     threads.emplace_back([&, t] {
       threadIdx.x = t;
-      for (unsigned b = 0; b < grid; b++) {
+      for (unsigned b = 0; b < grid * grid_y; b++) {
         if (t == 0) {
           for (auto &w : emu.warps) w.rv.reset(32);
           emu.block.reset((int)block);
         }
         next.wait(); /* the rendezvous are reset before anyone uses them */
-        blockIdx.x = b;
+        blockIdx.x = b % grid;
+        blockIdx.y = b / grid;
         kernel();
         EmuMyWarp().rv.leave();
         emu.block.leave();

@@ -13,7 +13,9 @@
 #pragma once
 
 #include <petscblockgpu/private/baijksparsecuda.h>
-#include <petscdevice_cuda.h>
+#ifndef PBG_CUDA_EMULATOR /* the host warp emulator of the tests (tests/emu/cuda_emu.h) compiles the kernels only */
+  #include <petscdevice_cuda.h>
+#endif
 
 namespace pbg
 {
@@ -291,6 +293,7 @@ __global__ void __launch_bounds__(512) K3Kernel(const MatBAIJKSPARSEMultArgs a)
   }
 }
 
+#ifndef PBG_CUDA_EMULATOR
 /* ------------------------------------------------------------------ K2 dispatch: one table of instances per file */
 typedef PetscErrorCode (*K2Launcher)(const MatBAIJKSPARSEParams *, const MatBAIJKSPARSEMultArgs *, cudaStream_t);
 
@@ -335,6 +338,8 @@ static PetscErrorCode K2DispatchImpl(std::integer_sequence<int, I...>, const Mat
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
+
+#endif
 
 } // namespace baijk
 } // namespace pbg
