@@ -15,6 +15,7 @@ for bs in 1 2 5 8 13 17 46; do
   tcase bk_host_bs$bs -- test_baijksparse -bs $bs -mbs 10 -empty_rows -long_rows -seed $bs --grep '^OK'
 done
 tcase bk_host_bs8_empty_rows_mpi3 -n 3 -- test_baijksparse -bs 8 -mbs 9 -empty_rows --grep '^OK'
+tcase bk_host_bs5_long_rows_mpi4 -n 4 -- test_baijksparse -bs 5 -mbs 7 -empty_rows -long_rows --grep '^OK'
 tcase bk_host_rectangular_mpi2 -n 2 -- test_baijksparse -bs 3 -mbs 7 -nbs 11 --grep '^OK'
 tcase bk_host_empty_rank_mpi2 -n 2 -- test_baijksparse -bs 2 -mbs 0 -nbs 4 --grep '^OK'
 tcase bk_view_matrix -- test_baijksparse -bs 2 -mbs 4 -view_matrix --grep 'type: seqbaijksparse' --grep 'baijksparse: MatMult: '
@@ -85,8 +86,8 @@ tcase bk_gpu_balance_auto_splits --gpu -- test_baijksparse -gpu -bs 4 -mbs 60 -a
 tcase bk_gpu_balance_auto_uniform --gpu -- test_baijksparse -gpu -create dmda -bs 4 -grid 10 --grep 'rows balanced: no' --grep '^OK'
 tcase bk_gpu_balance_on_lambda1 --gpu -- test_baijksparse -gpu -bs 2 -mbs 30 -long_rows -empty_rows -mat_baijksparse_balance on -mat_baijksparse_lambda 1 --grep 'rows balanced: yes' --grep '^OK'
 
-# --- GPU: MPI (ghost scatter overlapped with the diagonal part) ---------------------------------------------------
-for np in 2 3; do
+# --- GPU: MPI (ghost scatter overlapped with the diagonal part); on one GPU the ranks share it ------------------------
+for np in 2 3 4; do
   for bs in 1 3 7 20 50; do
     tcase bk_gpu_mpi${np}_bs$bs --gpu -n $np -- test_baijksparse -gpu -bs $bs -mbs 12 -empty_rows -long_rows -seed $bs -use_gpu_aware_mpi 0 --grep 'device products verified' --grep '^OK'
   done

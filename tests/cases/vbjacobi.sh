@@ -26,6 +26,7 @@ tcase vbj_mpi2_mixed -n 2 -- test_vbjacobi -mode mixed -maxgen 12 -nblocks_local
 tcase vbj_mpi3_super -n 3 -- test_vbjacobi -mode super -maxgen 20 -maxbs 7 -nblocks_local 30 --grep '^OK'
 tcase vbj_mpi2_baij -n 2 -- test_vbjacobi -mode uniform -bs 5 -mat_type baij -compare_petsc --grep '^OK'
 tcase vbj_mpi3_baijksparse -n 3 -- test_vbjacobi -mode uniform -bs 3 -mat_type baijksparse --grep '^OK'
+tcase vbj_mpi4_super -n 4 -- test_vbjacobi -mode super -maxgen 12 -maxbs 5 -nblocks_local 20 --grep '^OK'
 # singular and non-finite blocks
 tcase vbj_singular_fails -- test_vbjacobi -mode mixed -singular_block 3 --grep 'DIVERGED_PC_FAILED' --grep 'SETUP FAILED: zero or tiny pivot in diagonal block 3'
 tcase vbj_singular_fails_mpi3 -n 3 -- test_vbjacobi -mode uniform -bs 4 -singular_block 2 --grep 'DIVERGED_PC_FAILED' -pc_view --grep 'SETUP FAILED: zero or tiny pivot in diagonal block 102, global rows 408\.\.411'
@@ -65,6 +66,8 @@ tcase vbj_gpu_mpi2_super_cap1 --gpu -n 2 -- test_vbjacobi -mode super -maxgen 5 
 tcase vbj_gpu_mpi2_mixed --gpu -n 2 -- test_vbjacobi -mode mixed -maxgen 12 -nblocks_local 200 -pivot -mat_type aijcusparse -compare_host "${GPUV[@]}"
 tcase vbj_gpu_mpi3_super --gpu -n 3 -- test_vbjacobi -mode super -maxgen 20 -maxbs 7 -nblocks_local 150 -mat_type aijcusparse -compare_host "${GPUV[@]}"
 tcase vbj_gpu_mpi3_baijksparse --gpu -n 3 -- test_vbjacobi -mode uniform -bs 5 -nblocks_local 100 -mat_type baijksparse -compare_host "${GPUV[@]}"
+tcase vbj_gpu_mpi4_super --gpu -n 4 -- test_vbjacobi -mode super -maxgen 20 -maxbs 9 -nblocks_local 80 -mat_type aijcusparse -compare_host "${GPUV[@]}"
+tcase vbj_gpu_mpi4_baijksparse --gpu -n 4 -- test_vbjacobi -mode uniform -bs 3 -nblocks_local 60 -mat_type baijksparse -compare_host "${GPUV[@]}"
 tcase vbj_gpu_singular_fails --gpu -- test_vbjacobi -mode mixed -singular_block 3 -mat_type aijcusparse -vec_type cuda --grep 'DIVERGED_PC_FAILED' --grep 'SETUP FAILED: zero or tiny pivot in diagonal block 3' --grep 'setup ran on: GPU'
 tcase vbj_gpu_singular_fails_mpi3 --gpu -n 3 -- test_vbjacobi -mode uniform -bs 4 -singular_block 2 -mat_type aijcusparse -vec_type cuda --grep 'DIVERGED_PC_FAILED' --grep 'SETUP FAILED: zero or tiny pivot in diagonal block 102, global rows 408\.\.411'
 # the failure message of a block found on the device (the host never copied the starts)
