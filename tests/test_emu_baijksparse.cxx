@@ -1,8 +1,8 @@
 static const char help[] = "Runs the MATBAIJKSPARSE SpMV kernels (src/mat/baijcuda_k/cuda/baijksparse_kernels.cuh) in the host warp emulator\n"
                            "(tests/emu/cuda_emu.h) and checks y = A x and y = A x + z against the host BSR product, on random BSR matrices\n"
                            "with empty rows, rows of 1..6 blocks and a long row (40 blocks), without a GPU:\n"
-                           "  scalar kernel (bs 1, 2..32 lanes a row), K2 (bs 2..45, ept 1..4, 1..4 warps a block row, several block rows a\n"
-                           "  thread block), K3 (bs 7..70, ept 1..2, 1..3 warps, 2-D grid). K1 (static shared memory) is left to the GPU cases.\n"
+                           "  scalar kernel (bs 1, 2..32 lanes a row), K1 (bs 2..5, sub-warps of 8..32 lanes), K2 (bs 2..45, ept 1..4, 1..4 warps a block row, several block rows a\n"
+                           "  thread block), K3 (bs 7..70, ept 1..2, 1..3 warps, 2-D grid).\n"
                            "Options: -seed <n>. Prints one line per case and 'OK' when all pass.\n";
 
 #include "emu/cuda_emu.h"
@@ -98,6 +98,18 @@ static void ScalarCase(int mbs)
   Check(A, G == 8, what, [&](MatBAIJKSPARSEMultArgs &a) { return EmuLaunch((unsigned)((a.nwork + 128 / G - 1) / (128 / G)), 128, [&] { ScalarKernel<G>(a); }); });
 }
 
+template <int BS, int S>
+static void K1Case(int mbs, int warps)
+{
+  const Bsr A = RandomBsr(BS, mbs);
+  char      what[128];
+  snprintf(what, sizeof(what), "K1      bs %2d, %2d lanes a block row, %d warps a thread block, %d block rows", BS, S, warps, mbs);
+  Check(A, S == 16, what, [&](MatBAIJKSPARSEMultArgs &a) {
+    const int perblock = warps * (32 / S);
+    return EmuLaunch((unsigned)((a.nwork + perblock - 1) / perblock), 32 * warps, [&] { K1Kernel<BS, S>(a); });
+  });
+}
+
 template <int BS, int EPT>
 static void K2Case(int mbs, int warps)
 {
@@ -127,6 +139,11 @@ int main(int argc, char **argv)
   ScalarCase<2>(70);
   ScalarCase<8>(70);
   ScalarCase<32>(40);
+  K1Case<2, 8>(50, 4);
+  K1Case<2, 32>(50, 2);
+  K1Case<3, 16>(50, 4);
+  K1Case<4, 16>(40, 1);
+  K1Case<5, 32>(40, 4);
   K2Case<2, 1>(30, 1);
   K2Case<3, 2>(30, 2);
   K2Case<6, 1>(30, 1);

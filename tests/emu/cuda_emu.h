@@ -25,7 +25,8 @@
 #define __forceinline__ inline
 #define __launch_bounds__(...)
 #define __restrict__ __restrict
-#define __shared__
+#define __shared__        static /* one copy for the thread block running (they run one after the other) */
+#define PBG_EXTERN_SHARED extern /* `extern double smem[]`: the array below (or one the test defines in the kernels' namespace) */
 
 struct EmuDim3 {
   unsigned x = 0, y = 0, z = 0;

@@ -17,6 +17,11 @@
   #include <petscdevice_cuda.h>
 #endif
 
+/* the dynamic shared memory of a kernel (the host warp emulator of the tests defines it otherwise) */
+#ifndef PBG_EXTERN_SHARED
+  #define PBG_EXTERN_SHARED extern __shared__
+#endif
+
 namespace pbg
 {
 namespace baijk
@@ -145,7 +150,7 @@ __global__ void __launch_bounds__(512) K2Kernel(const MatBAIJKSPARSEMultArgs a, 
   constexpr int NTG = (BS + EPT - 1) / EPT;
   constexpr int BS2 = BS * BS;
   constexpr int U   = K2Columns(EPT);
-  extern __shared__ Scalar smem[];
+  PBG_EXTERN_SHARED Scalar smem[];
   const int     ts = 32 * warps, nb = ts / NTG;
   const int     team = threadIdx.x / ts, tl = threadIdx.x % ts, lane = threadIdx.x & 31;
   const int     g = tl / NTG, t = tl % NTG;
@@ -229,7 +234,7 @@ __global__ void __launch_bounds__(512) K2Kernel(const MatBAIJKSPARSEMultArgs a, 
 template <int EPT>
 __global__ void __launch_bounds__(512) K3Kernel(const MatBAIJKSPARSEMultArgs a)
 {
-  extern __shared__ Scalar smem[];
+  PBG_EXTERN_SHARED Scalar smem[];
   const int     bs = a.bs, warps = blockDim.x >> 5, q = threadIdx.x >> 5, lane = threadIdx.x & 31;
   const int     tile = blockIdx.y * 32 * EPT;
   const int     w    = blockIdx.x;

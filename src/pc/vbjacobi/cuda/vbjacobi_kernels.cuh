@@ -14,6 +14,11 @@
 #include <cfloat>
 #include <utility>
 
+/* the dynamic shared memory of a kernel (the host warp emulator of the tests defines it otherwise) */
+#ifndef PBG_EXTERN_SHARED
+  #define PBG_EXTERN_SHARED extern __shared__
+#endif
+
 #define PBG_CTA 128 /* threads per thread block in every kernel here */
 
 /* ------------------------------------------------------------------------------------------- sub-warp helpers */
@@ -260,7 +265,7 @@ __host__ __device__ constexpr int SetupMinCtas(int P)
 template <int P, SourceKind SRC>
 __global__ void __launch_bounds__(PBG_CTA, SetupMinCtas(P)) SetupKernel(SparseRows M, int nblocks, int kmax, const int *__restrict__ starts, const int *__restrict__ sizes, const PetscInt64 *__restrict__ offsets, PetscScalar *inv, int identity_policy, PetscInt *info_out, SetupOutcome *outcome)
 {
-  extern __shared__ double smem[];
+  PBG_EXTERN_SHARED double smem[];
   const int lane = threadIdx.x % P, sub = threadIdx.x / P, b = blockIdx.x * (PBG_CTA / P) + sub;
   double   *tile = smem + (size_t)sub * SubwarpSharedDoubles(P), *rowbuf = tile + P * (P + 1);
   int      *sipiv = reinterpret_cast<int *>(rowbuf + P); /* ipiv[j]: the row of step j's pivot */
