@@ -3,6 +3,7 @@ static const char help[] = "Runs the MATBAIJKSPARSE SpMV kernels (src/mat/baijcu
                            "with empty rows, rows of 1..6 blocks and a long row (40 blocks), without a GPU:\n"
                            "  scalar kernel (bs 1, 2..32 lanes a row), K1 (bs 2..5, sub-warps of 8..32 lanes), K2 (bs 2..45, ept 1..4, 1..4 warps a block row, several block rows a\n"
                            "  thread block), K3 (bs 7..70, ept 1..2, 1..3 warps, 2-D grid).\n"
+                           "Each kernel also on balanced rows (segments of long rows writing partial sums to work slots).\n"
                            "Options: -seed <n>. Prints one line per case and 'OK' when all pass.\n";
 
 #include "emu/cuda_emu.h"
@@ -89,6 +90,57 @@ static void Check(const Bsr &A, bool withz, const char *what, const std::functio
   printf("%s %s%s: rel diff %.1e, protocol errors %ld\n", ok ? "ok  " : "FAIL", what, withz ? " (+ z)" : "", diff, errs);
 }
 
+/* Balanced rows: block rows longer than lambda blocks are cut into segments of at most lambda blocks, each a work
+   item whose partial sums go to its own slot of work[]; the other rows write y. Checks y of the whole rows and every
+   slot against the host's partial products. launch(a) runs the kernel on the work items of a. */
+static void CheckSegments(const Bsr &A, int lambda, const char *what, const std::function<long(MatBAIJKSPARSEMultArgs &)> &launch)
+{
+  const int           bs = A.bs, n = A.mbs * bs;
+  std::vector<int>    segptr(1, 0), segrow, slotbeg, slotend;
+  std::vector<double> x(A.nbs * bs), y(n, NAN), ref(n, 0.0);
+  for (auto &v : x) v = Uniform();
+  for (int r = 0; r < A.mbs; r++) {
+    const int beg = A.rowptr[r], end = A.rowptr[r + 1];
+    if (end - beg <= lambda) {
+      segptr.push_back(end);
+      segrow.push_back(r);
+    } else
+      for (int k = beg; k < end; k += lambda) {
+        segptr.push_back(std::min(end, k + lambda));
+        segrow.push_back(-(int)slotbeg.size() - 1);
+        slotbeg.push_back(k);
+        slotend.push_back(std::min(end, k + lambda));
+      }
+  }
+  std::vector<double> work(std::max<size_t>(1, slotbeg.size()) * bs, NAN), wref(work.size(), 0.0);
+  auto                product = [&](int beg, int end, double *out) {
+    for (int k = beg; k < end; k++)
+      for (int j = 0; j < bs; j++)
+        for (int i = 0; i < bs; i++) out[i] += A.val[(size_t)k * bs * bs + j * bs + i] * x[A.colidx[k] * bs + j];
+  };
+  for (size_t w = 0; w < segrow.size(); w++)
+    if (segrow[w] >= 0) product(segptr[w], segptr[w + 1], &ref[segrow[w] * bs]);
+  for (size_t q = 0; q < slotbeg.size(); q++) product(slotbeg[q], slotend[q], &wref[q * bs]);
+  MatBAIJKSPARSEMultArgs a = {bs, A.mbs, (int)segrow.size(), A.rowptr.data(), A.colidx.data(), segptr.data(), segrow.data(), A.val.data(), x.data(), nullptr, y.data(), work.data()};
+  const long             errs = launch(a);
+  double                 num = 0, den = 0;
+  for (size_t w = 0; w < segrow.size(); w++)
+    if (segrow[w] >= 0)
+      for (int i = 0; i < bs; i++) {
+        const double d = y[segrow[w] * bs + i] - ref[segrow[w] * bs + i];
+        num += d * d;
+        den += ref[segrow[w] * bs + i] * ref[segrow[w] * bs + i];
+      }
+  for (size_t e = 0; e < slotbeg.size() * bs; e++) {
+    num += (work[e] - wref[e]) * (work[e] - wref[e]);
+    den += wref[e] * wref[e];
+  }
+  const double diff = std::sqrt(num / den);
+  const bool   ok   = errs == 0 && diff <= 1e-14 && !slotbeg.empty();
+  if (!ok) nfail++;
+  printf("%s %s, balanced rows (lambda %d: %d work items, %d slots): rel diff %.1e, protocol errors %ld\n", ok ? "ok  " : "FAIL", what, lambda, (int)segrow.size(), (int)slotbeg.size(), diff, errs);
+}
+
 template <int G>
 static void ScalarCase(int mbs)
 {
@@ -158,6 +210,13 @@ int main(int argc, char **argv)
   K3Case<1>(50, 8, 3);
   K3Case<2>(64, 6, 2);
   K3Case<2>(70, 5, 3);
+  { /* balanced rows: every kernel on segments */
+    const Bsr A1 = RandomBsr(1, 60), A3 = RandomBsr(3, 40), A9 = RandomBsr(9, 30), A50 = RandomBsr(50, 6);
+    CheckSegments(A1, 4, "scalar  bs  1, 8 lanes", [&](MatBAIJKSPARSEMultArgs &a) { return EmuLaunch((unsigned)((a.nwork + 15) / 16), 128, [&] { ScalarKernel<8>(a); }); });
+    CheckSegments(A3, 3, "K1      bs  3, 16 lanes", [&](MatBAIJKSPARSEMultArgs &a) { return EmuLaunch((unsigned)((a.nwork + 7) / 8), 128, [&] { K1Kernel<3, 16>(a); }); });
+    CheckSegments(A9, 5, "K2      bs  9, ept 2, 2 warps", [&](MatBAIJKSPARSEMultArgs &a) { return EmuLaunch((unsigned)((a.nwork + 1) / 2), 128, [&] { K2Kernel<9, 2>(a, 2); }); });
+    CheckSegments(A50, 7, "K3      bs 50, ept 1, 2 warps", [&](MatBAIJKSPARSEMultArgs &a) { return EmuLaunch((unsigned)a.nwork, 64, [&] { K3Kernel<1>(a); }, 2); });
+  }
   if (!nfail) PetscCall(PetscPrintf(PETSC_COMM_SELF, "OK\n"));
   PetscCheck(!nfail, PETSC_COMM_SELF, PETSC_ERR_PLIB, "%d emulated kernel case(s) failed", nfail);
   PetscCall(PetscFinalize());
