@@ -1,0 +1,43 @@
+#!/usr/bin/env python3
+"""Plots bench_scaling's CSV (bench/run_scaling.sh): MatMult time and speedup over one GPU against the GPU count, for
+each matrix type and problem (grid, bs), with the ideal line.
+
+usage: python3 bench/plot_scaling.py scaling.csv [out.png]"""
+import sys
+from collections import defaultdict
+
+from plot_common import png_beside, pyplot, read_rows, save
+
+
+def main():
+    if len(sys.argv) < 2:
+        sys.exit(__doc__)
+    rows = read_rows(sys.argv[1])
+    plt = pyplot('plot_scaling.py')
+    series = defaultdict(dict)  # (type, grid, bs) -> {ranks: seconds}
+    for r in rows:
+        series[(r['mat_type'], r['grid'], r['bs'])][int(r['ranks'])] = float(r['time_s'])
+    fig, (ax_t, ax_s) = plt.subplots(1, 2, figsize=(11, 4.2))
+    top = 1
+    for (typ, grid, bs), pts in sorted(series.items()):
+        ranks = sorted(pts)
+        label = f'{typ}, {grid}^3 cells, bs {bs}'
+        ax_t.plot(ranks, [1e6 * pts[n] for n in ranks], 'o-', label=label)
+        if 1 in pts:
+            ax_s.plot(ranks, [pts[1] / pts[n] for n in ranks], 'o-', label=label)
+        top = max(top, ranks[-1])
+    ax_s.plot([1, top], [1, top], 'k--', label='ideal')
+    ax_t.set_xlabel('GPUs (one MPI rank each)')
+    ax_t.set_ylabel('MatMult time (us)')
+    ax_t.set_yscale('log')
+    ax_s.set_xlabel('GPUs (one MPI rank each)')
+    ax_s.set_ylabel('speedup over one GPU')
+    for ax in (ax_t, ax_s):
+        ax.set_xticks(sorted({n for pts in series.values() for n in pts}))
+        ax.grid(True, alpha=0.3)
+        ax.legend(fontsize=8)
+    save(fig, png_beside(sys.argv[1], sys.argv[2] if len(sys.argv) > 2 else None), f'MatMult strong scaling, {rows[0]["device"]}')
+
+
+if __name__ == '__main__':
+    main()
