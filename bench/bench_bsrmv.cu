@@ -124,11 +124,6 @@ static void SkewedPattern(int mbs, int nlong, long longblocks, Pattern &P)
 }
 
 /* ------------------------------------------------------------------ device helpers */
-__global__ static void TriadKernel(double *a, const double *b, const double *c, double s, size_t n)
-{
-  for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x) a[i] = b[i] + s * c[i];
-}
-
 /* CSR of the expanded matrix: row r*bs+i holds, block by block, the row i of each block of block row r */
 __global__ static void CsrRowptrKernel(int mbs, int bs, const int *rowptr, int *csrrow)
 {
@@ -387,25 +382,7 @@ int main(int argc, char **argv)
   PetscCallCUSPARSE(cusparseCreate(&sp));
   PetscCallCUSPARSE(cusparseSetStream(sp, T.stream));
 
-  { /* triad, 3 x 1 GiB (scaled) */
-    const size_t n = (size_t)(scale * (1 << 27)) + 1024;
-    double      *a, *b, *c, us;
-
-    PetscCallCUDA(cudaMalloc((void **)&a, n * sizeof(double)));
-    PetscCallCUDA(cudaMalloc((void **)&b, n * sizeof(double)));
-    PetscCallCUDA(cudaMalloc((void **)&c, n * sizeof(double)));
-    PetscCallCUDA(cudaMemset(b, 0, n * sizeof(double)));
-    PetscCallCUDA(cudaMemset(c, 0, n * sizeof(double)));
-    PetscCall(TimeMedian(T, warmup, runs, [&]() -> PetscErrorCode {
-      PetscFunctionBegin;
-      TriadKernel<<<prop.multiProcessorCount * 8, 256, 0, T.stream>>>(a, b, c, 3.0, n);
-      PetscCallCUDA(cudaGetLastError());
-      PetscFunctionReturn(PETSC_SUCCESS); }, &us));
-    triad_GBs = GBs(3.0 * n * sizeof(double), us);
-    PetscCallCUDA(cudaFree(a));
-    PetscCallCUDA(cudaFree(b));
-    PetscCallCUDA(cudaFree(c));
-  }
+  PetscCall(MeasureTriad(T, prop, (size_t)(scale * (1 << 27)) + 1024, (int)warmup, (int)runs, &triad_GBs)); /* 3 x 1 GiB (scaled) */
   PetscCall(PetscPrintf(PETSC_COMM_SELF, "bench_bsrmv: device %s (sm_%d%d, %.0f GiB), FP64, values per matrix %.2f GiB, median of %d runs\n", prop.name, prop.major, prop.minor, prop.totalGlobalMem / 1073741824.0, scale, (int)runs));
   PetscCall(PetscPrintf(PETSC_COMM_SELF, "triad (a = b + s c) measured in this run: %.0f GB/s\n\n", triad_GBs));
   if (out[0]) {

@@ -102,3 +102,31 @@ static PetscErrorCode TimeMedian(Timer &T, int warmup, int runs, F f, double *us
 {
   return TimeMedianWithReset(T, warmup, runs, []() { return PETSC_SUCCESS; }, f, us);
 }
+
+__global__ static void TriadKernel(double *a, const double *b, const double *c, double s, size_t n)
+{
+  for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x) a[i] = b[i] + s * c[i];
+}
+
+/* The reference bandwidth: a = b + s c on three vectors of n doubles, the median of runs (GB/s, 24 n bytes) */
+static PetscErrorCode MeasureTriad(Timer &T, const cudaDeviceProp &prop, size_t n, int warmup, int runs, double *gbs)
+{
+  double *a, *b, *c, us;
+
+  PetscFunctionBegin;
+  PetscCallCUDA(cudaMalloc((void **)&a, n * sizeof(double)));
+  PetscCallCUDA(cudaMalloc((void **)&b, n * sizeof(double)));
+  PetscCallCUDA(cudaMalloc((void **)&c, n * sizeof(double)));
+  PetscCallCUDA(cudaMemset(b, 0, n * sizeof(double)));
+  PetscCallCUDA(cudaMemset(c, 0, n * sizeof(double)));
+  PetscCall(TimeMedian(T, warmup, runs, [&]() -> PetscErrorCode {
+    PetscFunctionBegin;
+    TriadKernel<<<prop.multiProcessorCount * 8, 256, 0, T.stream>>>(a, b, c, 3.0, n);
+    PetscCallCUDA(cudaGetLastError());
+    PetscFunctionReturn(PETSC_SUCCESS); }, &us));
+  *gbs = 3.0 * n * sizeof(double) / us * 1e-3;
+  PetscCallCUDA(cudaFree(a));
+  PetscCallCUDA(cudaFree(b));
+  PetscCallCUDA(cudaFree(c));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}

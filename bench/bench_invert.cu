@@ -25,11 +25,6 @@ static const char help[] = "Batched inversion of small dense blocks on the GPU: 
 #include <cmath>
 
 /* ------------------------------------------------------------------------------------------- device helpers */
-__global__ static void TriadKernel(double *a, const double *b, const double *c, double s, size_t n)
-{
-  for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x) a[i] = b[i] + s * c[i];
-}
-
 __device__ static double HashUnit(unsigned long long x) /* in [-1, 1) */
 {
   x ^= x >> 33;
@@ -257,25 +252,7 @@ int main(int argc, char **argv)
   PetscCallCUBLAS(cublasCreate(&cb));
   PetscCallCUBLAS(cublasSetStream(cb, T.stream));
 
-  { /* triad on 3 x 1 GiB */
-    const size_t n = (size_t)1 << 27;
-    double      *a, *b, *c, us;
-
-    PetscCallCUDA(cudaMalloc((void **)&a, n * sizeof(double)));
-    PetscCallCUDA(cudaMalloc((void **)&b, n * sizeof(double)));
-    PetscCallCUDA(cudaMalloc((void **)&c, n * sizeof(double)));
-    PetscCallCUDA(cudaMemset(b, 0, n * sizeof(double)));
-    PetscCallCUDA(cudaMemset(c, 0, n * sizeof(double)));
-    PetscCall(TimeMedian(T, (int)warmup, (int)runs, [&]() -> PetscErrorCode {
-      PetscFunctionBegin;
-      TriadKernel<<<prop.multiProcessorCount * 8, 256, 0, T.stream>>>(a, b, c, 3.0, n);
-      PetscCallCUDA(cudaGetLastError());
-      PetscFunctionReturn(PETSC_SUCCESS); }, &us));
-    triad_GBs = 3.0 * n * sizeof(double) / us * 1e-3;
-    PetscCallCUDA(cudaFree(a));
-    PetscCallCUDA(cudaFree(b));
-    PetscCallCUDA(cudaFree(c));
-  }
+  PetscCall(MeasureTriad(T, prop, (size_t)1 << 27, (int)warmup, (int)runs, &triad_GBs)); /* 3 x 1 GiB */
 
   /* one allocation for the largest batch: three copies of nb blocks of m x m, m the largest size asked for */
   int    mmax = 1;

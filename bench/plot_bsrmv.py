@@ -3,17 +3,12 @@
 variants and CSR SpMV, with the triad measured in the same run; one panel per sparsity pattern, plus the skewed-row
 comparison. Usage: plot_bsrmv.py results.csv [out.png]"""
 import csv
-import sys
 
-from plot_common import png_beside, pyplot, save
+from plot_common import command_line, save
 
 
 def main():
-    if len(sys.argv) < 2:
-        sys.exit(__doc__)
-    src = sys.argv[1]
-    out = png_beside(src, sys.argv[2] if len(sys.argv) > 2 else None)
-    plt = pyplot('plot_bsrmv.py')
+    plt, src, out = command_line('plot_bsrmv.py', __doc__)
     main_rows, skew_rows, header = [], [], None
     with open(src) as f:
         for row in csv.reader(f):

@@ -4,6 +4,18 @@ import os
 import sys
 
 
+def command_line(script, doc):
+    """the plot scripts' command line, `script CSV [OUT.png]` (or -o OUT.png): matplotlib's pyplot, the CSV's path
+    and the PNG's (beside the CSV unless given)"""
+    import argparse
+    ap = argparse.ArgumentParser(prog=script, description=doc.splitlines()[0])
+    ap.add_argument('csv')
+    ap.add_argument('out', nargs='?')
+    ap.add_argument('-o', '--output')
+    args = ap.parse_args()
+    return pyplot(script), args.csv, png_beside(args.csv, args.output or args.out)
+
+
 def pyplot(script):
     """matplotlib.pyplot on the Agg backend, or exit with a message naming script"""
     try:

@@ -9,19 +9,13 @@ bandwidth of the same run) as a dashed line. Middle: our fraction of that floor 
 variant. Right: the mixed-size batches (sizes 1..m; cuBLAS on blocks padded to m). Needs matplotlib
 (pip install matplotlib); runs anywhere, no GPU needed.
 """
-import argparse
 
-from plot_common import png_beside, pyplot, read_rows, save
+from plot_common import command_line, read_rows, save
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument('csv')
-    ap.add_argument('-o', '--output')
-    args = ap.parse_args()
-    plt = pyplot('plot_invert.py')
-    rows = read_rows(args.csv)
-    out = png_beside(args.csv, args.output)
+    plt, path, out = command_line('plot_invert.py', __doc__)
+    rows = read_rows(path)
     device = rows[0]['device']
     triad = float(rows[0]['triad_GBs'])
     uni = sorted((r for r in rows if r['batch'] == 'uniform'), key=lambda r: int(r['n']))

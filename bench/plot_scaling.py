@@ -3,17 +3,14 @@
 each matrix type and problem (grid, bs), with the ideal line.
 
 usage: python3 bench/plot_scaling.py scaling.csv [out.png]"""
-import sys
 from collections import defaultdict
 
-from plot_common import png_beside, pyplot, read_rows, save
+from plot_common import command_line, read_rows, save
 
 
 def main():
-    if len(sys.argv) < 2:
-        sys.exit(__doc__)
-    rows = read_rows(sys.argv[1])
-    plt = pyplot('plot_scaling.py')
+    plt, path, out = command_line('plot_scaling.py', __doc__)
+    rows = read_rows(path)
     series = defaultdict(dict)  # (type, grid, bs) -> {ranks: seconds}
     for r in rows:
         series[(r['mat_type'], r['grid'], r['bs'])][int(r['ranks'])] = float(r['time_s'])
@@ -36,7 +33,7 @@ def main():
         ax.set_xticks(sorted({n for pts in series.values() for n in pts}))
         ax.grid(True, alpha=0.3)
         ax.legend(fontsize=8)
-    save(fig, png_beside(sys.argv[1], sys.argv[2] if len(sys.argv) > 2 else None), f'MatMult strong scaling, {rows[0]["device"]}')
+    save(fig, out, f'MatMult strong scaling, {rows[0]["device"]}')
 
 
 if __name__ == '__main__':

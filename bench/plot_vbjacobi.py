@@ -8,9 +8,8 @@ a dashed line) and the setup time (first setup and re-setup, log scale) against 
 each preconditioner and matrix type. Real matrices, when the CSV has them, get a last row: apply bandwidth and
 setup time per matrix. Needs matplotlib (pip install matplotlib); runs anywhere, no GPU needed.
 """
-import argparse
 
-from plot_common import png_beside, pyplot, read_rows, save
+from plot_common import command_line, read_rows, save
 from collections import OrderedDict
 
 PATTERNS = ['arrow', 'tridiag', 'blockdiag', 'laplace']
@@ -32,13 +31,8 @@ def label(pc, matrix):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument('csv')
-    ap.add_argument('-o', '--output')
-    args = ap.parse_args()
-    plt = pyplot('plot_vbjacobi.py')
-    rows = read_rows(args.csv)
-    out = png_beside(args.csv, args.output)
+    plt, path, out = command_line('plot_vbjacobi.py', __doc__)
+    rows = read_rows(path)
     device = rows[0]['device']
     triad = float(rows[0]['triad_GBs'])
     pats = [p for p in PATTERNS if any(r['pattern'] == p for r in rows)]

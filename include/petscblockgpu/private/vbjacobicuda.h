@@ -56,9 +56,6 @@ PETSC_INTERN PetscErrorCode PCVBJacobiSetBlocks_CUDA(PetscInt nblocks, const Pet
 /* h_starts[0..count) = d_starts[first..first+count) */
 PETSC_INTERN PetscErrorCode PCVBJacobiCopyStartsToHost_CUDA(const PCVBJacobiDevice *, PetscInt first, PetscInt count, PetscInt *h_starts);
 
-/* Frees the detection work space (call before PCVBJacobiDeviceReset_CUDA(), which zeroes dev). */
-PETSC_INTERN PetscErrorCode PCVBJacobiDeviceFreeScratch_CUDA(PCVBJacobiDevice *);
-
 /* Merged setup: extraction of each diagonal block from A, Gauss-Jordan inversion with implicit pivoting and
    insertion of the inverse, one launch per size class. Computes d_inv_offsets and allocates d_inv as needed.
    Under PC_VBJACOBI_SINGULAR_IDENTITY a singular block (info > 0) is stored as the identity (NaN/Inf blocks

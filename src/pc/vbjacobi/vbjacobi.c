@@ -475,10 +475,7 @@ static PetscErrorCode PCReset_VBJacobi(PC pc)
   PetscCall(PetscFree(jac->starts));
   PetscCall(PetscFree(jac->inv_offsets));
   PetscCall(PetscFree(jac->inv));
-  if (jac->dev) {
-    PetscCall(PCVBJacobiDeviceFreeScratch_CUDA((PCVBJacobiDevice *)jac->dev));
-    PetscCall(PCVBJacobiDeviceReset_CUDA((PCVBJacobiDevice *)jac->dev));
-  }
+  if (jac->dev) PetscCall(PCVBJacobiDeviceReset_CUDA((PCVBJacobiDevice *)jac->dev));
   PetscCall(PetscFree(jac->dev));
   jac->nblocks        = 0;
   jac->rows_detected  = -1;

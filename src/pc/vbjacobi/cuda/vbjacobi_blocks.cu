@@ -9,6 +9,7 @@
 #include <petscblockgpu/private/vbjacobicuda.h>
 #include <petscdevice_cuda.h>
 #include <cub/cub.cuh>
+#include "subwarp_width.cuh"
 
 #define PBG_CTA1 256 /* threads per thread block */
 
@@ -75,27 +76,12 @@ static PetscErrorCode LaunchPatternRun(int G, int mrows, const PCVBJacobiDeviceM
   const unsigned grid = (unsigned)(((size_t)mrows * G + PBG_CTA1 - 1) / PBG_CTA1);
 
   PetscFunctionBegin;
-  switch (G) {
-  case 1:
-    PatternRunKernel<1><<<grid, PBG_CTA1, 0, stream>>>(mrows, A->d_rowptr, A->d_colidx, A->d_o_rowptr, A->d_o_colidx, v);
-    break;
-  case 2:
-    PatternRunKernel<2><<<grid, PBG_CTA1, 0, stream>>>(mrows, A->d_rowptr, A->d_colidx, A->d_o_rowptr, A->d_o_colidx, v);
-    break;
-  case 4:
-    PatternRunKernel<4><<<grid, PBG_CTA1, 0, stream>>>(mrows, A->d_rowptr, A->d_colidx, A->d_o_rowptr, A->d_o_colidx, v);
-    break;
-  case 8:
-    PatternRunKernel<8><<<grid, PBG_CTA1, 0, stream>>>(mrows, A->d_rowptr, A->d_colidx, A->d_o_rowptr, A->d_o_colidx, v);
-    break;
-  case 16:
-    PatternRunKernel<16><<<grid, PBG_CTA1, 0, stream>>>(mrows, A->d_rowptr, A->d_colidx, A->d_o_rowptr, A->d_o_colidx, v);
-    break;
-  default:
-    PatternRunKernel<32><<<grid, PBG_CTA1, 0, stream>>>(mrows, A->d_rowptr, A->d_colidx, A->d_o_rowptr, A->d_o_colidx, v);
-    break;
-  }
-  PetscCallCUDA(cudaGetLastError());
+  PetscCall(ForSubwarpWidth(G, [&](auto W) -> PetscErrorCode {
+    PetscFunctionBegin;
+    PatternRunKernel<decltype(W)::value><<<grid, PBG_CTA1, 0, stream>>>(mrows, A->d_rowptr, A->d_colidx, A->d_o_rowptr, A->d_o_colidx, v);
+    PetscCallCUDA(cudaGetLastError());
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -364,14 +350,5 @@ PetscErrorCode PCVBJacobiCopyStartsToHost_CUDA(const PCVBJacobiDevice *dev, Pets
   PetscCallCUDA(cudaMemcpyAsync(h_starts, dev->d_starts + first, sizeof(PetscInt) * count, cudaMemcpyDeviceToHost, stream));
   PetscCallCUDA(cudaStreamSynchronize(stream));
   PetscCall(PetscLogGpuToCpu(sizeof(PetscInt) * count));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-PetscErrorCode PCVBJacobiDeviceFreeScratch_CUDA(PCVBJacobiDevice *dev)
-{
-  PetscFunctionBegin;
-  PetscCallCUDA(cudaFree(dev->d_scratch));
-  dev->d_scratch   = NULL;
-  dev->cap_scratch = 0;
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -5,6 +5,7 @@
 #include <petscdevice_cuda.h>
 #include <type_traits>
 #include "vbjacobi_kernels.cuh"
+#include "subwarp_width.cuh"
 
 /* ------------------------------------------------------------------------------------------- launch helpers */
 static int SubwarpWidth(PetscInt maxk)
@@ -37,35 +38,6 @@ static PetscErrorCode LaunchSetupP(SourceKind src, const SparseRows &M, int nblo
     break;
   }
   PetscCallCUDA(cudaGetLastError());
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-/* Calls f(std::integral_constant<int, P>) for the run-time sub-warp width P: the one place that maps widths to
-   template instances */
-template <class F>
-static PetscErrorCode ForSubwarpWidth(int P, F f)
-{
-  PetscFunctionBegin;
-  switch (P) {
-  case 1:
-    PetscCall(f(std::integral_constant<int, 1>()));
-    break;
-  case 2:
-    PetscCall(f(std::integral_constant<int, 2>()));
-    break;
-  case 4:
-    PetscCall(f(std::integral_constant<int, 4>()));
-    break;
-  case 8:
-    PetscCall(f(std::integral_constant<int, 8>()));
-    break;
-  case 16:
-    PetscCall(f(std::integral_constant<int, 16>()));
-    break;
-  default:
-    PetscCall(f(std::integral_constant<int, 32>()));
-    break;
-  }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -176,6 +148,7 @@ PetscErrorCode PCVBJacobiDeviceReset_CUDA(PCVBJacobiDevice *dev)
   PetscCallCUDA(cudaFree(dev->d_inv));
   PetscCallCUDA(cudaFree(dev->d_info));
   PetscCallCUDA(cudaFree(dev->d_outcome));
+  PetscCallCUDA(cudaFree(dev->d_scratch));
   PetscCall(PetscMemzero(dev, sizeof(*dev)));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
