@@ -6,6 +6,8 @@ static const char help[] = "Brute-force tuner of the MATBAIJKSPARSE kernels: for
                            "  -all              print the time of every candidate\n"
                            "  -scale <0.25>     values per matrix: scale x 1 GiB\n"
                            "  -runs <10>        timed runs per candidate (median), after -warmup <2>\n"
+                           "  -maxlen <0>       write the lines for matrices of mean block-row length <= maxlen only (a row-length\n"
+                           "                    class: tune short-row patterns with it, long-row ones without, and keep both sets of lines)\n"
                            "  -o <file>         the table (default conf/baijksparse_tuning_sm<XY>.txt in the current directory)\n";
 
 #include <petscblockgpu.h>
@@ -153,7 +155,7 @@ static PetscErrorCode TimeProblems(Timer &T, int np, Mat *A, Vec *x, Vec *y, int
 
 int main(int argc, char **argv)
 {
-  PetscInt       bslist[128], nbs = 128, runs = 10, warmup = 2, npat = MAX_PATTERNS;
+  PetscInt       bslist[128], nbs = 128, runs = 10, warmup = 2, npat = MAX_PATTERNS, maxlen = 0;
   PetscReal      scale = 0.25;
   char          *patterns[MAX_PATTERNS], out[PETSC_MAX_PATH_LEN] = "", plist[256] = "";
   int            dims[MAX_PATTERNS], npts[MAX_PATTERNS];
@@ -182,6 +184,8 @@ int main(int argc, char **argv)
   PetscCall(PetscOptionsGetReal(NULL, NULL, "-scale", &scale, NULL));
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-runs", &runs, NULL));
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-warmup", &warmup, NULL));
+  PetscCall(PetscOptionsGetInt(NULL, NULL, "-maxlen", &maxlen, NULL));
+  PetscCheck(maxlen >= 0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-maxlen %" PetscInt_FMT " must be >= 0", maxlen);
   PetscCall(PetscOptionsGetBool(NULL, NULL, "-all", &all, NULL));
   PetscCall(PetscOptionsGetString(NULL, NULL, "-o", out, sizeof(out), NULL));
   PetscCall(TimerCreate(T, &prop));
@@ -194,7 +198,8 @@ int main(int argc, char **argv)
   PetscCheck(fp, PETSC_COMM_SELF, PETSC_ERR_FILE_OPEN, "Cannot write %s", out);
   fprintf(fp, "# MATBAIJKSPARSE tuning table: the fastest MatMult() kernel per block size, by bench/tune_baijksparse\n");
   fprintf(fp, "# device %s (sm_%d%d); patterns %s (sum of their times), %.2f GiB of values per matrix, median of %d runs\n", prop.name, prop.major, prop.minor, plist, (double)scale, (int)runs);
-  fprintf(fp, "# bs kernel ept warps teams lanes   # GB/s of the best, GB/s of the built-in default (all patterns)\n");
+  if (maxlen) fprintf(fp, "# lines for matrices whose mean block-row length is at most %d\n", (int)maxlen);
+  fprintf(fp, "# bs kernel ept warps teams lanes%s   # GB/s of the best, GB/s of the built-in default (all patterns)\n", maxlen ? " maxlen" : "");
   PetscCall(PetscPrintf(PETSC_COMM_SELF, "tune_baijksparse: device %s (sm_%d%d), patterns %s, writing %s\n", prop.name, prop.major, prop.minor, plist, out));
 
   for (PetscInt b = 0; b < nbs; b++) {
@@ -234,7 +239,8 @@ int main(int argc, char **argv)
       }
     }
     PetscCall(ClearCandidate());
-    fprintf(fp, "%d %s %d %d %d %d   # %.0f %.0f\n", bs, best.kernel, best.ept, best.warps, best.teams, best.lanes, bytes / (best_us * 1e3), bytes / (def_us * 1e3));
+    if (maxlen) fprintf(fp, "%d %s %d %d %d %d %d   # %.0f %.0f\n", bs, best.kernel, best.ept, best.warps, best.teams, best.lanes, (int)maxlen, bytes / (best_us * 1e3), bytes / (def_us * 1e3));
+    else fprintf(fp, "%d %s %d %d %d %d   # %.0f %.0f\n", bs, best.kernel, best.ept, best.warps, best.teams, best.lanes, bytes / (best_us * 1e3), bytes / (def_us * 1e3));
     fflush(fp);
     PetscCall(PetscPrintf(PETSC_COMM_SELF, "bs %2d: best %-6s ept %d warps %2d teams %d lanes %2d: %7.0f GB/s (built-in default %7.0f GB/s), %d block rows in %s\n", bs, best.kernel, best.ept, best.warps, best.teams, best.lanes, bytes / (best_us * 1e3), bytes / (def_us * 1e3), mbs[0], patterns[0]));
     for (PetscInt p = 0; p < npat; p++) {

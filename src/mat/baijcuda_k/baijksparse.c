@@ -25,8 +25,30 @@ const char *const MatBAIJKSPARSEBalances[]      = {"auto", "on", "off"};
 static PetscBool            PBGTableLoaded = PETSC_FALSE;
 static char                 PBGTableFile[PETSC_MAX_PATH_LEN] = ""; /* -mat_baijksparse_tuning_file, or "" */
 static char                 PBGTableUsed[PETSC_MAX_PATH_LEN] = ""; /* the file read, or "" */
-static PetscBool            PBGTableHas[PBG_TABLE_MAX_BS + 1];
-static MatBAIJKSPARSEParams PBGTable[PBG_TABLE_MAX_BS + 1];
+/* per bs, up to PBG_TABLE_CLASSES lines, each for the matrices whose mean block-row length is at most its maxlen (0: any) */
+#define PBG_TABLE_CLASSES 4
+typedef struct {
+  MatBAIJKSPARSEParams p;
+  int                  maxlen;
+} TableEntry;
+static int        PBGTableCount[PBG_TABLE_MAX_BS + 1];
+static TableEntry PBGTable[PBG_TABLE_MAX_BS + 1][PBG_TABLE_CLASSES];
+
+/* The line of the table for block size bs and mean block-row length mean: the smallest maxlen >= mean, else the
+   line for any length; NULL when the table has none */
+static const TableEntry *TableFind(int bs, PetscReal mean)
+{
+  const TableEntry *best = NULL;
+
+  if (bs < 1 || bs > PBG_TABLE_MAX_BS) return NULL;
+  for (int i = 0; i < PBGTableCount[bs]; i++) {
+    const TableEntry *e = &PBGTable[bs][i];
+
+    if (e->maxlen && mean > e->maxlen) continue;
+    if (!best || (e->maxlen && (!best->maxlen || e->maxlen < best->maxlen))) best = e;
+  }
+  return best;
+}
 
 static PetscErrorCode ParseKernelName(const char *name, MatBAIJKSPARSEKernel *kernel, PetscBool *ok)
 {
@@ -46,8 +68,10 @@ static PetscErrorCode ParseKernelName(const char *name, MatBAIJKSPARSEKernel *ke
 
 /* The table of this device's architecture: -mat_baijksparse_tuning_file, else $PETSCBLOCKGPU_TUNING_FILE, else
    conf/baijksparse_tuning_sm<XY>.txt next to the library's directory (lib/../conf, as in the source tree and the
-   bundle). Lines "bs kernel ept warps teams [lanes]", '#' starts a comment. A missing file means built-in
-   defaults; a malformed line is an error. "none" disables the table. */
+   bundle). Lines "bs kernel ept warps teams [lanes [maxlen]]", '#' starts a comment; a line with maxlen > 0 serves
+   only matrices whose mean block-row length is at most maxlen (the tuner's short-row class), so a block size may
+   have a line per row-length class. A missing file means built-in defaults; a malformed line is an error. "none"
+   disables the table. */
 static PetscErrorCode MatBAIJKSPARSETableLoad(void)
 {
   char        path[PETSC_MAX_PATH_LEN] = "", line[512];
@@ -59,7 +83,7 @@ static PetscErrorCode MatBAIJKSPARSETableLoad(void)
   PetscFunctionBegin;
   if (PBGTableLoaded) PetscFunctionReturn(PETSC_SUCCESS);
   PBGTableLoaded = PETSC_TRUE;
-  PetscCall(PetscArrayzero(PBGTableHas, PBG_TABLE_MAX_BS + 1));
+  PetscCall(PetscArrayzero(PBGTableCount, PBG_TABLE_MAX_BS + 1));
   env = getenv("PETSCBLOCKGPU_TUNING_FILE");
   if (PBGTableFile[0]) PetscCall(PetscStrncpy(path, PBGTableFile, sizeof(path)));
   else if (env && env[0]) PetscCall(PetscStrncpy(path, env, sizeof(path)));
@@ -87,28 +111,41 @@ static PetscErrorCode MatBAIJKSPARSETableLoad(void)
   if (!fp) PetscFunctionReturn(PETSC_SUCCESS);
   while (fgets(line, sizeof(line), fp)) {
     char                 kname[32];
-    int                  bs, ept, warps, teams, lanes = 0, n;
+    int                  bs, ept, warps, teams, lanes = 0, maxlen = 0, n;
     char                *hash = strchr(line, '#');
     MatBAIJKSPARSEKernel kernel = MAT_BAIJKSPARSE_KERNEL_AUTO;
     PetscBool            ok;
 
     lineno++;
     if (hash) *hash = 0;
-    n = sscanf(line, "%d %31s %d %d %d %d", &bs, kname, &ept, &warps, &teams, &lanes);
+    n = sscanf(line, "%d %31s %d %d %d %d %d", &bs, kname, &ept, &warps, &teams, &lanes, &maxlen);
     if (n <= 0) continue;
     if (n >= 5) PetscCall(ParseKernelName(kname, &kernel, &ok));
     else ok = PETSC_FALSE;
-    if (!ok || bs < 1) {
+    if (!ok || bs < 1 || maxlen < 0) {
       (void)fclose(fp);
-      SETERRQ(PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "Tuning table %s, line %d: expected \"bs kernel ept warps teams [lanes]\" with kernel scalar, K1, K2 or K3", path, lineno);
+      SETERRQ(PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "Tuning table %s, line %d: expected \"bs kernel ept warps teams [lanes [maxlen]]\" with kernel scalar, K1, K2 or K3 and maxlen >= 0", path, lineno);
     }
     if (bs > PBG_TABLE_MAX_BS) continue;
-    PBGTable[bs].kernel = kernel;
-    PBGTable[bs].ept    = ept;
-    PBGTable[bs].warps  = warps;
-    PBGTable[bs].teams  = teams;
-    PBGTable[bs].lanes  = lanes;
-    PBGTableHas[bs]     = PETSC_TRUE;
+    {
+      TableEntry *e = NULL;
+
+      for (int i = 0; i < PBGTableCount[bs]; i++)
+        if (PBGTable[bs][i].maxlen == maxlen) e = &PBGTable[bs][i]; /* a later line for the same class replaces it */
+      if (!e) {
+        if (PBGTableCount[bs] == PBG_TABLE_CLASSES) {
+          (void)fclose(fp);
+          SETERRQ(PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "Tuning table %s, line %d: more than %d row-length classes for bs %d", path, lineno, PBG_TABLE_CLASSES, bs);
+        }
+        e = &PBGTable[bs][PBGTableCount[bs]++];
+      }
+      e->p.kernel = kernel;
+      e->p.ept    = ept;
+      e->p.warps  = warps;
+      e->p.teams  = teams;
+      e->p.lanes  = lanes;
+      e->maxlen   = maxlen;
+    }
   }
   (void)fclose(fp);
   PetscCall(PetscStrncpy(PBGTableUsed, path, sizeof(PBGTableUsed)));
@@ -246,7 +283,8 @@ typedef struct {
   MatBAIJKSPARSEParams p;
   PetscBool            balanced;
   PetscInt             lambda, maxlen, mbs, nz;
-  const char          *source; /* where the parameters came from */
+  const char          *source;      /* where the parameters came from */
+  int                  tablemaxlen; /* the row-length class of the table line used (0: any length) */
 } Choice;
 
 /* Kernel, parameters and balancing of A for its current pattern (ia: BAIJ's block row pointers) */
@@ -261,21 +299,21 @@ static PetscErrorCode MatSeqBAIJKSPARSEChoose(Mat A, PetscInt mbs, const PetscIn
   PetscFunctionBegin;
   if (!o->read) PetscCall(MatBAIJKSPARSEOptionsRead_Private(A, NULL, &k->opts));
   PetscCall(MatBAIJKSPARSETableLoad());
-  c->mbs    = mbs;
-  c->nz     = mbs ? ia[mbs] : 0;
+  c->mbs         = mbs;
+  c->tablemaxlen = 0;
+  c->nz          = mbs ? ia[mbs] : 0;
   c->maxlen = 0;
   for (PetscInt r = 0; r < mbs; r++) c->maxlen = PetscMax(c->maxlen, ia[r + 1] - ia[r]);
   mean = mbs ? (PetscReal)c->nz / (PetscReal)mbs : 0;
 
-  if (o->kernel == MAT_BAIJKSPARSE_KERNEL_AUTO && bs <= PBG_TABLE_MAX_BS && PBGTableHas[bs]) {
-    c->p      = PBGTable[bs];
-    c->source = "tuning table";
-  } else {
-    MatBAIJKSPARSEKernel kern = o->kernel == MAT_BAIJKSPARSE_KERNEL_AUTO ? DefaultKernel(bs) : o->kernel;
+  {
+    const TableEntry          *e    = TableFind(bs, mean);
+    const MatBAIJKSPARSEKernel kern = o->kernel == MAT_BAIJKSPARSE_KERNEL_AUTO ? (e ? e->p.kernel : DefaultKernel(bs)) : o->kernel;
 
-    if (bs <= PBG_TABLE_MAX_BS && PBGTableHas[bs] && PBGTable[bs].kernel == kern) {
-      c->p      = PBGTable[bs];
-      c->source = "tuning table";
+    if (e && e->p.kernel == kern) {
+      c->p           = e->p;
+      c->source      = "tuning table";
+      c->tablemaxlen = e->maxlen;
     } else {
       DefaultParams(kern, bs, &c->p);
       c->source = "built-in defaults";
@@ -931,7 +969,12 @@ PetscErrorCode MatSeqBAIJKSPARSEViewKernel_Private(Mat A, PetscViewer viewer, co
   PetscCheck(done, PETSC_COMM_SELF, PETSC_ERR_PLIB, "Cannot get the block rows of the %s matrix", MATSEQBAIJKSPARSE);
   PetscCall(MatSeqBAIJKSPARSEChoose(A, mbs, ia, &c));
   DescribeParams(&c.p, (int)A->rmap->bs, buf, sizeof(buf));
-  PetscCall(PetscViewerASCIIPrintf(viewer, "baijksparse: %sMatMult: GPU kernel %s (%s; parameters from %s%s%s)\n", what, MatBAIJKSPARSEKernels[c.p.kernel], buf, c.source, PBGTableUsed[0] ? ": " : "", PBGTableUsed[0] && c.source[0] == 't' ? PBGTableUsed : ""));
+  {
+    char cls[64] = "";
+
+    if (c.source[0] == 't' && c.tablemaxlen) PetscCall(PetscSNPrintf(cls, sizeof(cls), ", line for mean block-row length <= %d", c.tablemaxlen));
+    PetscCall(PetscViewerASCIIPrintf(viewer, "baijksparse: %sMatMult: GPU kernel %s (%s; parameters from %s%s%s%s)\n", what, MatBAIJKSPARSEKernels[c.p.kernel], buf, c.source, PBGTableUsed[0] ? ": " : "", PBGTableUsed[0] && c.source[0] == 't' ? PBGTableUsed : "", cls));
+  }
   if (c.balanced) {
     PetscInt nsplit = 0, nseg = 0;
 
@@ -1153,7 +1196,8 @@ PetscErrorCode MatConvert_Any_BAIJKSPARSE(Mat A, MatType type, MatReuse reuse, M
    the products runs on the host). The kernels: bs 1 a group of lanes per row; K1 (bs 2-5) truncated warps reading several
    whole blocks per load; K2 (bs 6-45) thread arrays nb x N_tg streaming the block row's values as one dense column-major matrix, nb columns per load, ept rows per thread; K3 (bs > 45)
    a 2-D grid where several thread blocks share a block row. Parameters come from the tuning table of the GPU
-   architecture, else built-in defaults; the options above override them. Block rows longer than lambda are split into
+   architecture (a line per block size, or per block size and row-length class: bs 3 on short rows, a 2-D 5-point
+   stencil, is best served by K1 and on long ones, a 3-D 27-point stencil, by K2), else built-in defaults; the options above override them. Block rows longer than lambda are split into
    segments whose partial results a reduction kernel adds up. The transposed products use a simple kernel with
    atomicAdd() (their last bits may vary from run to run).
 
