@@ -4,6 +4,8 @@
 # PART: tests      the whole suite, GPU cases only (PBG_GPU_ONLY=1)          -> OUTDIR/tests.log
 #       memcheck   compute-sanitizer memcheck on the kernel cases              -> OUTDIR/memcheck.log
 #       racecheck  compute-sanitizer racecheck on the kernel cases             -> OUTDIR/racecheck.log
+#                  (cuSPARSE's kernels excluded: its csrmv_v3_kernel, run by aijcusparse's MatMult inside the
+#                  KSP tests, reports shared-memory WAW hazards of its own, thousands per solve)
 #       invert     bench_invert (500k blocks, n = 1..32, mixed)                 -> OUTDIR/invert.{csv,txt}
 #       vbjacobi   bench_vbjacobi (1M rows, four patterns, maxbs 1..32)         -> OUTDIR/vbjacobi.{csv,txt}
 #       bsrmv      bench_bsrmv (1 GiB of values per matrix)                     -> OUTDIR/bsrmv.{csv,txt}
@@ -22,7 +24,7 @@ for part in "$@"; do
   case "$part" in
     tests) PBG_GPU_ONLY=1 bash "$here/tests/run.sh" > "$out/tests.log" 2>&1; rc=$? ;;
     memcheck) PBG_GPU_ONLY=1 PBG_WRAP="compute-sanitizer --tool memcheck --error-exitcode 99" bash "$here/tests/run.sh" "$kernels" > "$out/memcheck.log" 2>&1; rc=$? ;;
-    racecheck) PBG_GPU_ONLY=1 PBG_WRAP="compute-sanitizer --tool racecheck --racecheck-report hazard --error-exitcode 99" bash "$here/tests/run.sh" "$kernels" > "$out/racecheck.log" 2>&1; rc=$? ;;
+    racecheck) PBG_GPU_ONLY=1 PBG_WRAP="compute-sanitizer --tool racecheck --racecheck-report hazard --kernel-name-exclude kns=cusparse --error-exitcode 99" bash "$here/tests/run.sh" "$kernels" > "$out/racecheck.log" 2>&1; rc=$? ;;
     invert) bench_invert -o "$out/invert.csv" > "$out/invert.txt" 2>&1; rc=$? ;;
     vbjacobi) bench_vbjacobi -o "$out/vbjacobi.csv" -matrices "$here/tests/data/matrices" > "$out/vbjacobi.txt" 2>&1; rc=$? ;;
     bsrmv) bench_bsrmv -o "$out/bsrmv.csv" > "$out/bsrmv.txt" 2>&1; rc=$? ;;

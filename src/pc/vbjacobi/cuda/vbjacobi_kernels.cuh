@@ -312,7 +312,10 @@ __global__ void __launch_bounds__(PBG_CTA, SetupMinCtas(P)) SetupKernel(SparseRo
    predicated, not guarded by a break at the block size: so all P of them are in flight at once (with a break
    each waited for its FMA; measured 50..63% of triad at block sizes 8..32 on an H100). A lane per row instead (a
    warp on 32 consecutive rows, so no lane idles on mixed sizes; block found by bisection and shuffles, x through
-   the cache) measured 1.1x..1.6x slower on an H100 (arrow, block-diagonal, tridiagonal, max block size 4..32). */
+   the cache) measured 1.1x..1.6x slower on an H100 (arrow, block-diagonal, tridiagonal, max block size 4..32).
+   Rounds instead (a warp on R x 32/P blocks, their starts read by one coalesced load and handed out by shuffles,
+   the loads of all R rounds issued before the first FMA) measured up to 8% slower at P = 8, R = 4 (48 registers,
+   fewer resident warps) and within 1% at P = 16, R = 2: the apply is not bound by the start -> D load chain. */
 template <int P, bool TRANS>
 __global__ void __launch_bounds__(PBG_CTA) ApplyKernel(int nblocks, const int *__restrict__ starts, const PetscInt64 *__restrict__ offsets, const PetscScalar *__restrict__ inv, const PetscScalar *__restrict__ x, PetscScalar *__restrict__ y)
 {
