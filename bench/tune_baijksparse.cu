@@ -157,7 +157,7 @@ int main(int argc, char **argv)
 {
   PetscInt       bslist[128], nbs = 128, runs = 10, warmup = 2, npat = MAX_PATTERNS, maxlen = 0;
   PetscReal      scale = 0.25;
-  char          *patterns[MAX_PATTERNS], out[PETSC_MAX_PATH_LEN] = "", plist[256] = "";
+  char          *patterns[MAX_PATTERNS], out[PETSC_MAX_PATH_LEN] = "", plist[256] = "", maxcol[16] = "";
   int            dims[MAX_PATTERNS], npts[MAX_PATTERNS];
   PetscBool      flg, all = PETSC_FALSE;
   Timer          T;
@@ -199,6 +199,7 @@ int main(int argc, char **argv)
   fprintf(fp, "# MATBAIJKSPARSE tuning table: the fastest MatMult() kernel per block size, by bench/tune_baijksparse\n");
   fprintf(fp, "# device %s (sm_%d%d); patterns %s (sum of their times), %.2f GiB of values per matrix, median of %d runs\n", prop.name, prop.major, prop.minor, plist, (double)scale, (int)runs);
   if (maxlen) fprintf(fp, "# lines for matrices whose mean block-row length is at most %d\n", (int)maxlen);
+  if (maxlen) snprintf(maxcol, sizeof(maxcol), " %d", (int)maxlen); /* the 7th column of every line */
   fprintf(fp, "# bs kernel ept warps teams lanes%s   # GB/s of the best, GB/s of the built-in default (all patterns)\n", maxlen ? " maxlen" : "");
   PetscCall(PetscPrintf(PETSC_COMM_SELF, "tune_baijksparse: device %s (sm_%d%d), patterns %s, writing %s\n", prop.name, prop.major, prop.minor, plist, out));
 
@@ -239,8 +240,7 @@ int main(int argc, char **argv)
       }
     }
     PetscCall(ClearCandidate());
-    if (maxlen) fprintf(fp, "%d %s %d %d %d %d %d   # %.0f %.0f\n", bs, best.kernel, best.ept, best.warps, best.teams, best.lanes, (int)maxlen, bytes / (best_us * 1e3), bytes / (def_us * 1e3));
-    else fprintf(fp, "%d %s %d %d %d %d   # %.0f %.0f\n", bs, best.kernel, best.ept, best.warps, best.teams, best.lanes, bytes / (best_us * 1e3), bytes / (def_us * 1e3));
+    fprintf(fp, "%d %s %d %d %d %d%s   # %.0f %.0f\n", bs, best.kernel, best.ept, best.warps, best.teams, best.lanes, maxcol, bytes / (best_us * 1e3), bytes / (def_us * 1e3));
     fflush(fp);
     PetscCall(PetscPrintf(PETSC_COMM_SELF, "bs %2d: best %-6s ept %d warps %2d teams %d lanes %2d: %7.0f GB/s (built-in default %7.0f GB/s), %d block rows in %s\n", bs, best.kernel, best.ept, best.warps, best.teams, best.lanes, bytes / (best_us * 1e3), bytes / (def_us * 1e3), mbs[0], patterns[0]));
     for (PetscInt p = 0; p < npat; p++) {

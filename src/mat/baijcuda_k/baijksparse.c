@@ -283,8 +283,7 @@ typedef struct {
   MatBAIJKSPARSEParams p;
   PetscBool            balanced;
   PetscInt             lambda, maxlen, mbs, nz;
-  const char          *source;      /* where the parameters came from */
-  int                  tablemaxlen; /* the row-length class of the table line used (0: any length) */
+  char                 source[PETSC_MAX_PATH_LEN + 64]; /* where the parameters came from (the table: its file and line class) */
 } Choice;
 
 /* Kernel, parameters and balancing of A for its current pattern (ia: BAIJ's block row pointers) */
@@ -299,9 +298,8 @@ static PetscErrorCode MatSeqBAIJKSPARSEChoose(Mat A, PetscInt mbs, const PetscIn
   PetscFunctionBegin;
   if (!o->read) PetscCall(MatBAIJKSPARSEOptionsRead_Private(A, NULL, &k->opts));
   PetscCall(MatBAIJKSPARSETableLoad());
-  c->mbs         = mbs;
-  c->tablemaxlen = 0;
-  c->nz          = mbs ? ia[mbs] : 0;
+  c->mbs    = mbs;
+  c->nz     = mbs ? ia[mbs] : 0;
   c->maxlen = 0;
   for (PetscInt r = 0; r < mbs; r++) c->maxlen = PetscMax(c->maxlen, ia[r + 1] - ia[r]);
   mean = mbs ? (PetscReal)c->nz / (PetscReal)mbs : 0;
@@ -311,15 +309,17 @@ static PetscErrorCode MatSeqBAIJKSPARSEChoose(Mat A, PetscInt mbs, const PetscIn
     const MatBAIJKSPARSEKernel kern = o->kernel == MAT_BAIJKSPARSE_KERNEL_AUTO ? (e ? e->p.kernel : DefaultKernel(bs)) : o->kernel;
 
     if (e && e->p.kernel == kern) {
-      c->p           = e->p;
-      c->source      = "tuning table";
-      c->tablemaxlen = e->maxlen;
+      char cls[64] = "";
+
+      c->p = e->p;
+      if (e->maxlen) PetscCall(PetscSNPrintf(cls, sizeof(cls), ", line for mean block-row length <= %d", e->maxlen));
+      PetscCall(PetscSNPrintf(c->source, sizeof(c->source), "tuning table: %s%s", PBGTableUsed, cls));
     } else {
       DefaultParams(kern, bs, &c->p);
-      c->source = "built-in defaults";
+      PetscCall(PetscStrncpy(c->source, "built-in defaults", sizeof(c->source)));
     }
   }
-  if (o->ept || o->warps || o->teams || o->lanes) c->source = "options";
+  if (o->ept || o->warps || o->teams || o->lanes) PetscCall(PetscStrncpy(c->source, "options", sizeof(c->source)));
   if (o->ept) c->p.ept = (int)o->ept;
   if (o->warps) c->p.warps = (int)o->warps;
   if (o->teams) c->p.teams = (int)o->teams;
@@ -969,12 +969,7 @@ PetscErrorCode MatSeqBAIJKSPARSEViewKernel_Private(Mat A, PetscViewer viewer, co
   PetscCheck(done, PETSC_COMM_SELF, PETSC_ERR_PLIB, "Cannot get the block rows of the %s matrix", MATSEQBAIJKSPARSE);
   PetscCall(MatSeqBAIJKSPARSEChoose(A, mbs, ia, &c));
   DescribeParams(&c.p, (int)A->rmap->bs, buf, sizeof(buf));
-  {
-    char cls[64] = "";
-
-    if (c.source[0] == 't' && c.tablemaxlen) PetscCall(PetscSNPrintf(cls, sizeof(cls), ", line for mean block-row length <= %d", c.tablemaxlen));
-    PetscCall(PetscViewerASCIIPrintf(viewer, "baijksparse: %sMatMult: GPU kernel %s (%s; parameters from %s%s%s%s)\n", what, MatBAIJKSPARSEKernels[c.p.kernel], buf, c.source, PBGTableUsed[0] ? ": " : "", PBGTableUsed[0] && c.source[0] == 't' ? PBGTableUsed : "", cls));
-  }
+  PetscCall(PetscViewerASCIIPrintf(viewer, "baijksparse: %sMatMult: GPU kernel %s (%s; parameters from %s)\n", what, MatBAIJKSPARSEKernels[c.p.kernel], buf, c.source));
   if (c.balanced) {
     PetscInt nsplit = 0, nseg = 0;
 
