@@ -31,7 +31,10 @@
     Timed: the first PCSetUp() (vbjacobi: detection + extraction + inversion; the matrix values current on host
     and device before it), a re-setup after new values (MatScale(), which aijcusparse does on the device, so that
     a PC that sets up on the host pays for copying them back; the best of -resetup_reps), and PCApply(): the median of -reps applies after -warmup ones, each
-    between CUDA events on PETSc's stream, and the mean of -reps applies queued back to back.
+    between CUDA events on PETSc's stream, and the mean of -reps applies queued back to back; both on the same x and
+    y, which then stay in the L2 cache as far as the PC's own reads leave them there (as in a Krylov method, where x
+    was just written by the previous kernel). 'cold': the median of -reps single applies that rotate through pairs
+    of vectors moving 4x the L2 cache, so that neither x nor y is in it.
     Reported: the apply bandwidth, counting 8*sum(k^2) bytes of inverses plus 16*n bytes of vectors (x read, y
     written; jacobi: 8n of inverse diagonal), its fraction of the reference bandwidth, the setup speedups of
     vbjacobi over vpbjacobi, the apply speed of each PC relative to vpbjacobi, the blocks vbjacobi found against
@@ -86,7 +89,7 @@ typedef struct {
   PetscInt  n, nblocks, nblocks_found;
   PetscInt64 nnz, inv_bytes;
   /* results */
-  double    setup, resetup, apply, apply_batched, gbs, frac, frac_same, maxdiff;
+  double    setup, resetup, apply, apply_batched, apply_cold, gbs, frac, frac_same, frac_cold, maxdiff;
   PetscBool blocks_ok, has_diff;
 } Row;
 
@@ -96,6 +99,8 @@ typedef struct {
   PetscInt   reps, warmup, resetup_reps;
   double     triad_gbs, triad_small_gbs, waxpy_gbs, pmult_gbs;
   PetscInt64 triad_n;
+  Vec       *coldx, *coldy; /* pairs of vectors the cold-vector applies rotate through */
+  PetscInt   ncold;
   FILE      *csv;
   Timer      timer;
   Row        rows[8];
@@ -382,6 +387,17 @@ static const char *Fmt(double v, char buf[], size_t len, const char *fmt)
   return buf;
 }
 
+static PetscErrorCode ColdVectorsDestroy(Bench *b)
+{
+  PetscFunctionBegin;
+  if (b->ncold) {
+    PetscCall(VecDestroyVecs(b->ncold, &b->coldx));
+    PetscCall(VecDestroyVecs(b->ncold, &b->coldy));
+  }
+  b->ncold = 0;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* Before each first setup the values are current on both sides (host and device), so that no PC's first setup pays
    for a copy of the matrix; the re-setups follow MatScale(), which aijcusparse runs on the device. */
 static PetscErrorCode MakeCurrent(Mat A, Vec x, Vec y)
@@ -397,6 +413,29 @@ static PetscErrorCode MakeCurrent(Mat A, Vec x, Vec y)
     PetscCall(MatSeqAIJRestoreArrayRead(A, &v));
   }
   PetscCall(MatMult(A, x, y)); /* host -> device, if the device copy is stale */
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Pairs (x, y) like x, enough of them to move 4x the L2 cache's 50 MB (at least 2), with random x: an apply on a pair
+   finds neither of its vectors in the L2 cache, since the applies on the other pairs ran in between */
+static PetscErrorCode ColdVectors(Bench *b, Vec x)
+{
+  PetscInt n, need;
+
+  PetscFunctionBegin;
+  PetscCall(VecGetSize(x, &n));
+  need = PetscMax(2, (PetscInt)(200e6 / (16.0 * n)) + 1);
+  if (b->ncold) {
+    PetscInt have;
+
+    PetscCall(VecGetSize(b->coldx[0], &have));
+    if (have == n) PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  PetscCall(ColdVectorsDestroy(b));
+  PetscCall(VecDuplicateVecs(x, need, &b->coldx));
+  PetscCall(VecDuplicateVecs(x, need, &b->coldy));
+  for (PetscInt i = 0; i < need; i++) PetscCall(VecCopy(x, b->coldx[i]));
+  b->ncold = need;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -468,13 +507,21 @@ static PetscErrorCode RunPC(Bench *b, Mat A, const char type[], const char matri
     t[k] = s;
   }
   row->apply = Median(b->reps, t);
-  PetscCall(PetscFree(t));
   PetscCall(Sync(b));
   PetscCall(PetscTime(&t0));
   for (PetscInt k = 0; k < b->reps; k++) PetscCall(PCApply(pc, x, y));
   PetscCall(Sync(b));
   PetscCall(PetscTime(&t1));
   row->apply_batched = (t1 - t0) / b->reps;
+  PetscCall(ColdVectors(b, x));
+  for (PetscInt k = 0; k < b->reps; k++) {
+    PetscCall(TimerStart(b));
+    PetscCall(PCApply(pc, b->coldx[k % b->ncold], b->coldy[k % b->ncold]));
+    PetscCall(TimerStop(b, &s));
+    t[k] = s;
+  }
+  row->apply_cold = Median(b->reps, t);
+  PetscCall(PetscFree(t));
   PetscCall(PCDestroy(&pc));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -495,7 +542,7 @@ static PetscErrorCode RelDiff(Vec a, Vec ref, Vec work, double *d)
 static PetscErrorCode Report(Bench *b, const char pattern[], PetscInt maxbs, PetscInt n, PetscInt nblocks, PetscInt64 nnz, PetscInt64 inv_bytes, PetscBool built)
 {
   Row *vp = NULL;
-  char   a[32], c[32], c2[32], d[32], e[32], f[32], g[32], h[64];
+  char   a[32], c[32], c2[32], c3[32], d[32], e[32], f[32], g[32], h[64];
   double same_w = 0, same_p = 0, same_gbs = 0;
 
   PetscFunctionBegin;
@@ -508,7 +555,7 @@ static PetscErrorCode Report(Bench *b, const char pattern[], PetscInt maxbs, Pet
     same_gbs = PetscMax(same_w, same_p);
   }
   PetscCall(PetscPrintf(PETSC_COMM_SELF, "\n%s, max block size %" PetscInt_FMT ": %" PetscInt_FMT " rows, %" PetscInt_FMT " blocks, %" PetscInt64_FMT " nonzeros, inverses %.1f MB\n", pattern, maxbs, n, nblocks, nnz, inv_bytes / 1e6));
-  PetscCall(PetscPrintf(PETSC_COMM_SELF, "  %-10s %-14s %10s %10s %10s %10s %8s %7s %6s %8s %8s %7s %9s  %s\n", "pc", "matrix", "setup ms", "resetup ms", "apply us", "batched us", "GB/s", "triad", "same", "setup x", "resetup x", "apply x", "diff", "blocks"));
+  PetscCall(PetscPrintf(PETSC_COMM_SELF, "  %-10s %-14s %10s %10s %10s %10s %8s %7s %6s %8s %6s %8s %8s %7s %9s  %s\n", "pc", "matrix", "setup ms", "resetup ms", "apply us", "batched us", "GB/s", "triad", "same", "cold us", "cold", "setup x", "resetup x", "apply x", "diff", "blocks"));
   for (PetscInt r = 0; r < b->nrows; r++) {
     Row       *w     = &b->rows[r];
     PetscInt64 bytes = !strcmp(w->pc, PCJACOBI) ? 24 * (PetscInt64)n : inv_bytes + 16 * (PetscInt64)n;
@@ -523,6 +570,7 @@ static PetscErrorCode Report(Bench *b, const char pattern[], PetscInt maxbs, Pet
     w->gbs       = w->apply > 0 ? bytes / w->apply / 1e9 : -1;
     w->frac      = b->triad_gbs > 0 && w->gbs > 0 ? w->gbs / b->triad_gbs : -1;
     w->frac_same = same_gbs > 0 && w->gbs > 0 ? w->gbs / same_gbs : -1;
+    w->frac_cold = b->triad_gbs > 0 && w->apply_cold > 0 ? bytes / w->apply_cold / 1e9 / b->triad_gbs : -1;
     if (vp && vp != w) {
       sx = w->setup > 0 ? vp->setup / w->setup : -1;
       rx = w->resetup > 0 && vp->resetup > 0 ? vp->resetup / w->resetup : -1;
@@ -530,11 +578,11 @@ static PetscErrorCode Report(Bench *b, const char pattern[], PetscInt maxbs, Pet
     if (vp) ax = w->apply > 0 ? vp->apply / w->apply : -1;
     h[0] = 0;
     if (!strcmp(w->pc, PCVBJACOBI)) PetscCall(PetscSNPrintf(h, sizeof(h), "%" PetscInt_FMT "%s", w->nblocks_found, !built ? "" : w->blocks_ok ? " (as built)" : " (DIFFER from those built)"));
-    PetscCall(PetscPrintf(PETSC_COMM_SELF, "  %-10s %-14s %10.3f %10s %10.2f %10.2f %8.1f %7s %6s %8s %8s %7s %9s  %s\n", w->pc, w->matrix, 1e3 * w->setup, Fmt(1e3 * w->resetup, a, sizeof(a), "%.3f"), 1e6 * w->apply, 1e6 * w->apply_batched, w->gbs, Fmt(100 * w->frac, c, sizeof(c), "%.0f%%"), Fmt(100 * w->frac_same, c2, sizeof(c2), "%.0f%%"),
+    PetscCall(PetscPrintf(PETSC_COMM_SELF, "  %-10s %-14s %10.3f %10s %10.2f %10.2f %8.1f %7s %6s %8.2f %6s %8s %8s %7s %9s  %s\n", w->pc, w->matrix, 1e3 * w->setup, Fmt(1e3 * w->resetup, a, sizeof(a), "%.3f"), 1e6 * w->apply, 1e6 * w->apply_batched, w->gbs, Fmt(100 * w->frac, c, sizeof(c), "%.0f%%"), Fmt(100 * w->frac_same, c2, sizeof(c2), "%.0f%%"), 1e6 * w->apply_cold, Fmt(100 * w->frac_cold, c3, sizeof(c3), "%.0f%%"),
                           Fmt(sx, d, sizeof(d), "%.1f"), Fmt(rx, e, sizeof(e), "%.1f"), Fmt(ax, f, sizeof(f), "%.2f"), w->has_diff ? Fmt(w->maxdiff, g, sizeof(g), "%.1e") : "-", h));
     if (b->csv)
-      PetscCall(PetscFPrintf(PETSC_COMM_SELF, b->csv, "\"%s\",%s,%" PetscInt_FMT ",%" PetscInt_FMT ",%" PetscInt_FMT ",%" PetscInt64_FMT ",%" PetscInt64_FMT ",%s,%s,%.6e,%.6e,%.6e,%.6e,%.3f,%.4f,%.3f,%.3f,%.4f,%" PetscInt_FMT ",%d,%.3e,%.1f,%.1f,%.1f,%.1f,%.1f,%.4f\n", b->device, w->pattern, w->maxbs, w->n, w->nblocks, w->nnz, w->inv_bytes, w->matrix, w->pc,
-                             w->setup, w->resetup, w->apply, w->apply_batched, w->gbs, w->frac, sx, rx, ax, w->nblocks_found, (int)w->blocks_ok, w->has_diff ? w->maxdiff : -1.0, b->triad_gbs, b->triad_small_gbs, b->waxpy_gbs, b->pmult_gbs, same_gbs, w->frac_same));
+      PetscCall(PetscFPrintf(PETSC_COMM_SELF, b->csv, "\"%s\",%s,%" PetscInt_FMT ",%" PetscInt_FMT ",%" PetscInt_FMT ",%" PetscInt64_FMT ",%" PetscInt64_FMT ",%s,%s,%.6e,%.6e,%.6e,%.6e,%.3f,%.4f,%.3f,%.3f,%.4f,%" PetscInt_FMT ",%d,%.3e,%.1f,%.1f,%.1f,%.1f,%.1f,%.4f,%.6e,%.4f\n", b->device, w->pattern, w->maxbs, w->n, w->nblocks, w->nnz, w->inv_bytes, w->matrix, w->pc,
+                             w->setup, w->resetup, w->apply, w->apply_batched, w->gbs, w->frac, sx, rx, ax, w->nblocks_found, (int)w->blocks_ok, w->has_diff ? w->maxdiff : -1.0, b->triad_gbs, b->triad_small_gbs, b->waxpy_gbs, b->pmult_gbs, same_gbs, w->frac_same, w->apply_cold, w->frac_cold));
   }
   if (b->csv) fflush(b->csv);
   for (PetscInt r = 0; r < b->nrows; r++) {
@@ -787,7 +835,7 @@ int main(int argc, char **argv)
     PetscCall(PetscDeviceInitialize(PETSC_DEVICE_CUDA));
   } else PetscCall(PetscSNPrintf(b.device, sizeof(b.device), "host (no GPU: a functional check, not a benchmark)"));
   PetscCall(PetscPrintf(PETSC_COMM_SELF, "bench_vbjacobi: device %s\n", b.device));
-  PetscCall(PetscPrintf(PETSC_COMM_SELF, "  apply: median of %" PetscInt_FMT " PCApply after %" PetscInt_FMT " warm-up (CUDA events), and the mean of %" PetscInt_FMT " queued back to back\n  setup: the first PCSetUp (values current on host and device), then the best of %" PetscInt_FMT " re-setups after MatScale (on the device for aijcusparse: host-side setups copy the values back)\n", b.reps, b.warmup, b.reps, b.resetup_reps));
+  PetscCall(PetscPrintf(PETSC_COMM_SELF, "  apply: median of %" PetscInt_FMT " PCApply after %" PetscInt_FMT " warm-up (CUDA events), and the mean of %" PetscInt_FMT " queued back to back, and the median of single applies on cold vectors (rotated through pairs beyond the L2 cache)\n  setup: the first PCSetUp (values current on host and device), then the best of %" PetscInt_FMT " re-setups after MatScale (on the device for aijcusparse: host-side setups copy the values back)\n", b.reps, b.warmup, b.reps, b.resetup_reps));
   PetscCall(PetscPrintf(PETSC_COMM_SELF, "  GB/s counts 8*sum(k^2) bytes of inverses + 16 n of vectors (jacobi: 24 n); x: ratio of vpbjacobi's time to this one's (> 1: faster than vpbjacobi)\n"));
   {
     PetscInt64 tn = b.gpu ? triad_n : PetscMin(triad_n, 1 << 22);
@@ -803,7 +851,7 @@ int main(int argc, char **argv)
 
   if (csvname[0]) {
     PetscCall(PetscFOpen(PETSC_COMM_SELF, csvname, "w", &b.csv));
-    PetscCall(PetscFPrintf(PETSC_COMM_SELF, b.csv, "device,pattern,maxbs,n,nblocks,nnz,inv_bytes,matrix,pc,setup_s,resetup_s,apply_s,apply_batched_s,apply_GBs,frac_triad,setup_speedup_vs_vpbjacobi,resetup_speedup_vs_vpbjacobi,apply_speed_vs_vpbjacobi,blocks_found,blocks_ok,maxdiff_vs_vpbjacobi,triad_GBs,triad_small_GBs,waxpy_GBs,pointwisemult_GBs,triad_same_bytes_GBs,frac_triad_same_bytes\n"));
+    PetscCall(PetscFPrintf(PETSC_COMM_SELF, b.csv, "device,pattern,maxbs,n,nblocks,nnz,inv_bytes,matrix,pc,setup_s,resetup_s,apply_s,apply_batched_s,apply_GBs,frac_triad,setup_speedup_vs_vpbjacobi,resetup_speedup_vs_vpbjacobi,apply_speed_vs_vpbjacobi,blocks_found,blocks_ok,maxdiff_vs_vpbjacobi,triad_GBs,triad_small_GBs,waxpy_GBs,pointwisemult_GBs,triad_same_bytes_GBs,frac_triad_same_bytes,apply_cold_s,frac_triad_cold\n"));
   }
 
   if (b.gpu) { /* one small untimed pass first: the one-time costs of the process (each kernel's module loading on first
@@ -851,6 +899,7 @@ int main(int argc, char **argv)
     PetscCall(CheckCuda(cudaEventDestroy(b.timer.e0), "cudaEventDestroy"));
     PetscCall(CheckCuda(cudaEventDestroy(b.timer.e1), "cudaEventDestroy"));
   }
+  PetscCall(ColdVectorsDestroy(&b));
   if (b.nbad) PetscCall(PetscPrintf(PETSC_COMM_SELF, "bench_vbjacobi: %" PetscInt_FMT " vbjacobi measurement(s) with other blocks or outputs than the reference\n", b.nbad));
   PetscCheck(!check || !b.nbad, PETSC_COMM_SELF, PETSC_ERR_PLIB, "-check: %" PetscInt_FMT " vbjacobi measurement(s) differ from the reference (see CHECK FAILED above)", b.nbad);
   for (PetscInt k = 0; k < npat; k++) PetscCall(PetscFree(patterns[k]));

@@ -48,9 +48,12 @@ static void Candidates(int bs, CandidateList &c)
     for (int l : lanes)
       for (int w : w3) Add(c, "scalar", 1, w, 1, l);
   if (bs <= 5)
-    for (int l : lanes)
+    for (int l : lanes) {
       if (l >= 8 && l >= bs * bs)
-        for (int w : w5) Add(c, "k1", 1, w, 1, l);
+        for (int w : w5) Add(c, "k1", 1, w, 1, l); /* an element per lane */
+      if (l >= 8 && bs > 1)
+        for (int w : w5) Add(c, "k1", bs, w, 1, l); /* a column per lane */
+    }
   if (bs >= 2 && bs <= 45) {
     const int maxept = bs >= 6 ? 4 : 2;
     for (int ept = 1; ept <= maxept; ept++) {

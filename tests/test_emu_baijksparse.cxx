@@ -1,7 +1,7 @@
 static const char help[] = "Runs the MATBAIJKSPARSE SpMV kernels (src/mat/baijcuda_k/cuda/baijksparse_kernels.cuh) in the host warp emulator\n"
                            "(tests/emu/cuda_emu.h) and checks y = A x and y = A x + z against the host BSR product, on random BSR matrices\n"
                            "with empty rows, rows of 1..6 blocks and a long row (40 blocks), without a GPU:\n"
-                           "  scalar kernel (bs 1, 2..32 lanes a row), K1 (bs 2..5, sub-warps of 8..32 lanes), K2 (bs 2..45, ept 1..4, 1..4 warps a block row, several block rows a\n"
+                           "  scalar kernel (bs 1, 2..32 lanes a row), K1 (bs 2..5, sub-warps of 8..32 lanes, an element or a column per lane), K2 (bs 2..45, ept 1..4, 1..4 warps a block row, several block rows a\n"
                            "  thread block), K3 (bs 7..70, ept 1..2, 1..3 warps, 2-D grid).\n"
                            "Each kernel also on balanced rows (segments of long rows writing partial sums to work slots).\n"
                            "Options: -seed <n>. Prints one line per case and 'OK' when all pass.\n";
@@ -162,6 +162,18 @@ static void K1Case(int mbs, int warps)
   });
 }
 
+template <int BS, int S>
+static void K1ColumnCase(int mbs, int warps)
+{
+  const Bsr A = RandomBsr(BS, mbs);
+  char      what[128];
+  snprintf(what, sizeof(what), "K1 cols bs %2d, %2d lanes a block row, %d warps a thread block, %d block rows", BS, S, warps, mbs);
+  Check(A, S == 16, what, [&](MatBAIJKSPARSEMultArgs &a) {
+    const int perblock = warps * (32 / S);
+    return EmuLaunch((unsigned)((a.nwork + perblock - 1) / perblock), 32 * warps, [&] { K1ColumnKernel<BS, S>(a); });
+  });
+}
+
 template <int BS, int EPT>
 static void K2Case(int mbs, int warps)
 {
@@ -196,6 +208,11 @@ int main(int argc, char **argv)
   K1Case<3, 16>(50, 4);
   K1Case<4, 16>(40, 1);
   K1Case<5, 32>(40, 4);
+  K1ColumnCase<2, 8>(50, 4);
+  K1ColumnCase<3, 16>(50, 4);
+  K1ColumnCase<3, 8>(50, 2);
+  K1ColumnCase<4, 32>(40, 1);
+  K1ColumnCase<5, 16>(40, 3);
   K2Case<2, 1>(30, 1);
   K2Case<3, 2>(30, 2);
   K2Case<6, 1>(30, 1);
@@ -214,6 +231,7 @@ int main(int argc, char **argv)
     const Bsr A1 = RandomBsr(1, 60), A3 = RandomBsr(3, 40), A9 = RandomBsr(9, 30), A50 = RandomBsr(50, 6);
     CheckSegments(A1, 4, "scalar  bs  1, 8 lanes", [&](MatBAIJKSPARSEMultArgs &a) { return EmuLaunch((unsigned)((a.nwork + 15) / 16), 128, [&] { ScalarKernel<8>(a); }); });
     CheckSegments(A3, 3, "K1      bs  3, 16 lanes", [&](MatBAIJKSPARSEMultArgs &a) { return EmuLaunch((unsigned)((a.nwork + 7) / 8), 128, [&] { K1Kernel<3, 16>(a); }); });
+    CheckSegments(A3, 3, "K1 cols bs  3, 16 lanes", [&](MatBAIJKSPARSEMultArgs &a) { return EmuLaunch((unsigned)((a.nwork + 7) / 8), 128, [&] { K1ColumnKernel<3, 16>(a); }); });
     CheckSegments(A9, 5, "K2      bs  9, ept 2, 2 warps", [&](MatBAIJKSPARSEMultArgs &a) { return EmuLaunch((unsigned)((a.nwork + 1) / 2), 128, [&] { K2Kernel<9, 2>(a, 2); }); });
     CheckSegments(A50, 7, "K3      bs 50, ept 1, 2 warps", [&](MatBAIJKSPARSEMultArgs &a) { return EmuLaunch((unsigned)a.nwork, 64, [&] { K3Kernel<1>(a); }, 2); });
   }

@@ -48,11 +48,19 @@ for bs in 1 2 3 4 5; do
   tcase bk_gpu_k1_bs$bs --gpu -- test_baijksparse -gpu -bs $bs -mbs 30 -empty_rows -long_rows -mat_baijksparse_kernel k1 --grep 'GPU kernel K1' --grep '^OK'
   for lanes in 8 16 32; do
     [ $((bs * bs)) -le $lanes ] || continue
-    tcase bk_gpu_k1_bs${bs}_lanes$lanes --gpu -- test_baijksparse -gpu -bs $bs -mbs 30 -avg 3 -empty_rows -long_rows -mat_baijksparse_kernel k1 -mat_baijksparse_lanes $lanes -mat_baijksparse_warps 3 \
-          --grep "GPU kernel K1 \($lanes lanes" --grep '^OK'
+    tcase bk_gpu_k1_bs${bs}_lanes$lanes --gpu -- test_baijksparse -gpu -bs $bs -mbs 30 -avg 3 -empty_rows -long_rows -mat_baijksparse_kernel k1 -mat_baijksparse_ept 1 -mat_baijksparse_lanes $lanes -mat_baijksparse_warps 3 \
+          --grep "GPU kernel K1 \($lanes lanes per block row, an element per lane" --grep '^OK'
   done
 done
-tcase bk_gpu_k1_bs4_lanes8_refused --gpu --fail -- test_baijksparse -gpu -bs 4 -mat_baijksparse_kernel k1 -mat_baijksparse_lanes 8 --grep 'needs at least 16 lanes'
+# K1 with a column per lane (ept = bs): every sub-warp width
+for bs in 2 3 4 5; do
+  for lanes in 8 16 32; do
+    tcase bk_gpu_k1_bs${bs}_columns_lanes$lanes --gpu -- test_baijksparse -gpu -bs $bs -mbs 30 -avg 3 -empty_rows -long_rows -mat_baijksparse_kernel k1 -mat_baijksparse_ept $bs -mat_baijksparse_lanes $lanes -mat_baijksparse_warps 3 \
+          --grep "GPU kernel K1 \($lanes lanes per block row, a column per lane" --grep '^OK'
+  done
+done
+tcase bk_gpu_k1_bs3_ept2_refused --gpu --fail -- test_baijksparse -gpu -bs 3 -mat_baijksparse_kernel k1 -mat_baijksparse_ept 2 --grep 'K1 takes ept 1 (an element per lane) or 3'
+tcase bk_gpu_k1_bs4_lanes8_refused --gpu --fail -- test_baijksparse -gpu -bs 4 -mat_baijksparse_kernel k1 -mat_baijksparse_ept 1 -mat_baijksparse_lanes 8 --grep 'needs at least 16 lanes'
 
 for lanes in 2 4 8 16 32; do
   tcase bk_gpu_scalar_lanes$lanes --gpu -- test_baijksparse -gpu -bs 1 -mbs 100 -avg 6 -empty_rows -long_rows -mat_baijksparse_kernel scalar -mat_baijksparse_lanes $lanes --grep 'GPU kernel scalar \('"$lanes"' lanes' --grep '^OK'

@@ -211,7 +211,7 @@ PetscErrorCode MatBAIJKSPARSEOptionsRead_Private(Mat A, PetscOptionItems PetscOp
     PetscCall(PetscOptionsEList("-mat_baijksparse_kernel", "MatMult kernel on the GPU (auto: tuning table, else scalar for bs 1, k1 for bs 2-5, k2 for bs 6-45, k3 above)", "MATBAIJKSPARSE", MatBAIJKSPARSEKernelOptions, 5, MatBAIJKSPARSEKernelOptions[kidx], &kidx, NULL));
     PetscCall(PetscOptionsEList("-mat_baijksparse_balance", "Split long block rows into segments (auto: when the longest row exceeds lambda)", "MATBAIJKSPARSE", MatBAIJKSPARSEBalances, 3, MatBAIJKSPARSEBalances[bidx], &bidx, NULL));
     PetscCall(PetscOptionsInt("-mat_baijksparse_lambda", "Longest segment of a balanced block row, in blocks (0: max(32, 4 x mean row length))", "MATBAIJKSPARSE", o->lambda, &o->lambda, NULL));
-    PetscCall(PetscOptionsInt("-mat_baijksparse_ept", "K2/K3: rows of a block per thread, 1-4 (0: table or default)", "MATBAIJKSPARSE", o->ept, &o->ept, NULL));
+    PetscCall(PetscOptionsInt("-mat_baijksparse_ept", "Rows of a block per thread: K1 1 (an element per lane) or bs (a column per lane); K2, K3 1-4 (0: table or default)", "MATBAIJKSPARSE", o->ept, &o->ept, NULL));
     PetscCall(PetscOptionsInt("-mat_baijksparse_warps", "Warps per block row (K2) or per thread block (scalar, K1, K3) (0: table or default)", "MATBAIJKSPARSE", o->warps, &o->warps, NULL));
     PetscCall(PetscOptionsInt("-mat_baijksparse_teams", "K2: block rows per thread block, 1-15 (0: table or default)", "MATBAIJKSPARSE", o->teams, &o->teams, NULL));
     PetscCall(PetscOptionsInt("-mat_baijksparse_lanes", "Scalar kernel (bs 1): lanes per row, 2-32; K1: lanes per block row, 8, 16 or 32 (0: from the mean row length)", "MATBAIJKSPARSE", o->lanes, &o->lanes, NULL));
@@ -336,9 +336,11 @@ static PetscErrorCode MatSeqBAIJKSPARSEChoose(Mat A, PetscInt mbs, const PetscIn
     while (c->p.lanes < 32 && c->p.lanes < mean) c->p.lanes *= 2;
   }
   if (c->p.kernel == MAT_BAIJKSPARSE_KERNEL_K1 && c->p.lanes == 0) {
-    /* the smallest sub-warp holding a block whose two loads in flight cover a mean row */
+    /* the smallest sub-warp holding a block (or its columns) whose two loads in flight cover a mean row */
+    const int per = c->p.ept == bs ? bs : bs * bs; /* lanes a block takes */
+
     c->p.lanes = 8;
-    while (c->p.lanes < 32 && (c->p.lanes < bs * bs || 2 * (c->p.lanes / (bs * bs)) < mean)) c->p.lanes *= 2;
+    while (c->p.lanes < 32 && (c->p.lanes < per || 2 * (c->p.lanes / per) < mean)) c->p.lanes *= 2;
   }
   PetscCheck(MatBAIJKSPARSEParamsValid(&c->p, bs, msg, sizeof(msg)), PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "%s: kernel %s (%s) cannot run this matrix: %s", MATSEQBAIJKSPARSE, MatBAIJKSPARSEKernels[c->p.kernel], c->source, msg);
 
@@ -931,7 +933,8 @@ static void DescribeParams(const MatBAIJKSPARSEParams *p, int bs, char *buf, siz
     snprintf(buf, len, "%d lanes per row, %d warps per thread block", p->lanes, p->warps);
     break;
   case MAT_BAIJKSPARSE_KERNEL_K1:
-    snprintf(buf, len, "%d lanes per block row, %d blocks per load, %d warps per thread block", p->lanes, p->lanes / (bs * bs), p->warps);
+    if (p->ept == bs && bs > 1) snprintf(buf, len, "%d lanes per block row, a column per lane (ept %d), %d blocks per load, %d warps per thread block", p->lanes, bs, p->lanes / bs, p->warps);
+    else snprintf(buf, len, "%d lanes per block row, an element per lane, %d blocks per load, %d warps per thread block", p->lanes, p->lanes / (bs * bs), p->warps);
     break;
   case MAT_BAIJKSPARSE_KERNEL_K2: {
     const int ntg = (bs + p->ept - 1) / p->ept;
@@ -1172,7 +1175,7 @@ PetscErrorCode MatConvert_Any_BAIJKSPARSE(Mat A, MatType type, MatReuse reuse, M
 . -mat_baijksparse_kernel <auto>        - auto, scalar (bs 1), k1 (bs 1-5), k2 (bs 2-45), k3 (any bs)
 . -mat_baijksparse_balance <auto>       - auto, on, off: split block rows longer than lambda into segments
 . -mat_baijksparse_lambda <0>           - longest segment in blocks (0: max(32, 4 x the mean block row length))
-. -mat_baijksparse_ept <0>              - K2, K3: rows of a block per thread
+. -mat_baijksparse_ept <0>              - rows of a block per thread: K1 1 or bs (a column per lane), K2 and K3 1-4
 . -mat_baijksparse_warps <0>            - K2: warps per block row; scalar, K1, K3: warps per thread block
 . -mat_baijksparse_teams <0>            - K2: block rows per thread block
 . -mat_baijksparse_lanes <0>            - scalar kernel: lanes per row (2-32); K1: lanes per block row (8, 16, 32)
@@ -1189,7 +1192,7 @@ PetscErrorCode MatConvert_Any_BAIJKSPARSE(Mat A, MatType type, MatReuse reuse, M
    BAIJ stores them) are copied to the device at the first product and again whenever the host copy changed
    (`MatSetValues()`, assembly, `MatScale()`, `MatShift()`, `MatZeroEntries()`, `MatCopy()`, ...: every operation other than
    the products runs on the host). The kernels: bs 1 a group of lanes per row; K1 (bs 2-5) truncated warps reading several
-   whole blocks per load; K2 (bs 6-45) thread arrays nb x N_tg streaming the block row's values as one dense column-major matrix, nb columns per load, ept rows per thread; K3 (bs > 45)
+   whole blocks per load, an element or a column of a block per lane; K2 (bs 6-45) thread arrays nb x N_tg streaming the block row's values as one dense column-major matrix, nb columns per load, ept rows per thread; K3 (bs > 45)
    a 2-D grid where several thread blocks share a block row. Parameters come from the tuning table of the GPU
    architecture (a line per block size, or per block size and row-length class: bs 3 on short rows, a 2-D 5-point
    stencil, is best served by K1 and on long ones, a 3-D 27-point stencil, by K2), else built-in defaults; the options above override them. Block rows longer than lambda are split into

@@ -25,8 +25,9 @@ PetscBool MatBAIJKSPARSEParamsValid(const MatBAIJKSPARSEParams *p, int bs, char 
     break;
   case MAT_BAIJKSPARSE_KERNEL_K1:
     if (bs < 1 || bs > MAT_BAIJKSPARSE_K1_MAX_BS) snprintf(buf, sizeof(buf), "K1 serves bs 1..%d, not %d", MAT_BAIJKSPARSE_K1_MAX_BS, bs);
+    else if (p->ept != 1 && p->ept != bs) snprintf(buf, sizeof(buf), "K1 takes ept 1 (an element per lane) or %d (a column per lane), not %d", bs, p->ept);
     else if (p->lanes != 8 && p->lanes != 16 && p->lanes != 32) snprintf(buf, sizeof(buf), "K1 takes 8, 16 or 32 lanes per block row, not %d", p->lanes);
-    else if (p->lanes < bs * bs) snprintf(buf, sizeof(buf), "K1 with bs %d needs at least %d lanes per block row, not %d", bs, bs * bs > 16 ? 32 : (bs * bs > 8 ? 16 : 8), p->lanes);
+    else if (p->ept == 1 && p->lanes < bs * bs) snprintf(buf, sizeof(buf), "K1 with bs %d needs at least %d lanes per block row, not %d", bs, bs * bs > 16 ? 32 : (bs * bs > 8 ? 16 : 8), p->lanes);
     else if (p->warps < 1 || p->warps > 32) snprintf(buf, sizeof(buf), "warps %d is not in 1..32", p->warps);
     break;
   case MAT_BAIJKSPARSE_KERNEL_K2: {
@@ -62,6 +63,7 @@ static PetscErrorCode ScalarLaunch(const MatBAIJKSPARSEParams *p, const MatBAIJK
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* K1 with S lanes per work item: an element per lane (ept 1), or a column per lane (ept bs) */
 template <int BS, int S>
 static PetscErrorCode K1LaunchS(const MatBAIJKSPARSEParams *p, const MatBAIJKSPARSEMultArgs *a, cudaStream_t stream)
 {
@@ -69,29 +71,31 @@ static PetscErrorCode K1LaunchS(const MatBAIJKSPARSEParams *p, const MatBAIJKSPA
   const unsigned grid     = (unsigned)((a->nwork + perblock - 1) / perblock);
 
   PetscFunctionBegin;
-  K1Kernel<BS, S><<<grid, 32 * p->warps, 0, stream>>>(*a);
+  if constexpr (BS > 1) {
+    if (p->ept == BS) K1ColumnKernel<BS, S><<<grid, 32 * p->warps, 0, stream>>>(*a);
+  }
+  if constexpr (BS * BS <= S) {
+    if (p->ept == 1) K1Kernel<BS, S><<<grid, 32 * p->warps, 0, stream>>>(*a);
+  }
   PetscCallCUDA(cudaGetLastError());
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* the sub-warp sizes that hold a block: S >= bs^2 */
+/* the sub-warp sizes 8, 16, 32 (MatBAIJKSPARSEParamsValid() has checked that they hold a block, or its columns) */
 template <int BS>
 static PetscErrorCode K1Launch(const MatBAIJKSPARSEParams *p, const MatBAIJKSPARSEMultArgs *a, cudaStream_t stream)
 {
   PetscFunctionBegin;
-  if constexpr (BS * BS <= 8) {
-    if (p->lanes == 8) {
-      PetscCall(K1LaunchS<BS, 8>(p, a, stream));
-      PetscFunctionReturn(PETSC_SUCCESS);
-    }
+  switch (p->lanes) {
+  case 8:
+    PetscCall(K1LaunchS<BS, 8>(p, a, stream));
+    break;
+  case 16:
+    PetscCall(K1LaunchS<BS, 16>(p, a, stream));
+    break;
+  default:
+    PetscCall(K1LaunchS<BS, 32>(p, a, stream));
   }
-  if constexpr (BS * BS <= 16) {
-    if (p->lanes == 16) {
-      PetscCall(K1LaunchS<BS, 16>(p, a, stream));
-      PetscFunctionReturn(PETSC_SUCCESS);
-    }
-  }
-  PetscCall(K1LaunchS<BS, 32>(p, a, stream));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

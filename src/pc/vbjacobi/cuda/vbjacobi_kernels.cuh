@@ -307,15 +307,48 @@ __global__ void __launch_bounds__(PBG_CTA, SetupMinCtas(P)) SetupKernel(SparseRo
   StoreInverse<P>(valid && !info ? k : 0, lane, row, pivstep, scale, sipiv, SRC == SOURCE_SHARED, tile, valid ? inv + offsets[b] : inv);
 }
 
-/* y = D x (or D^T x) for each block: a sub-warp per block, x segment in registers, column-major D read with
-   consecutive lanes on consecutive rows (coalesced); the transpose reads each column with one lane. The loads are
-   predicated, not guarded by a break at the block size: so all P of them are in flight at once (with a break
-   each waited for its FMA; measured 50..63% of triad at block sizes 8..32 on an H100). A lane per row instead (a
-   warp on 32 consecutive rows, so no lane idles on mixed sizes; block found by bisection and shuffles, x through
-   the cache) measured 1.1x..1.6x slower on an H100 (arrow, block-diagonal, tridiagonal, max block size 4..32).
-   Rounds instead (a warp on R x 32/P blocks, their starts read by one coalesced load and handed out by shuffles,
-   the loads of all R rounds issued before the first FMA) measured up to 8% slower at P = 8, R = 4 (48 registers,
-   fewer resident warps) and within 1% at P = 16, R = 2: the apply is not bound by the start -> D load chain. */
+/* One halving step of a reduce-scatter over a sub-warp: lane l holds v[0..2H) of its own and keeps the half named by
+   its bit H (upper or lower), adding in the partner's (l ^ H) values of that half. After the steps H = P/2 .. 1 lane l
+   holds, in v[0], the sum over the sub-warp's lanes of their v[l]. P - 1 shuffles in all. */
+template <int P, int H>
+__device__ __forceinline__ void ReduceScatterStep(int lane, double (&v)[P])
+{
+  if constexpr (H >= 1) {
+    const bool upper = lane & H;
+#pragma unroll
+    for (int t = 0; t < H; t++) {
+      double keep = v[t], give = v[t + H];
+      if (upper) { /* a swap of values, not a run-time index: v stays in registers */
+        const double tmp = keep;
+        keep             = give;
+        give             = tmp;
+      }
+      v[t] = keep + __shfl_xor_sync(0xffffffffu, give, H);
+    }
+    ReduceScatterStep<P, H / 2>(lane, v);
+  }
+}
+
+/* y = D x (or D^T x) for each block: a sub-warp per block, lane i reads row i of D (column-major, so consecutive
+   lanes read consecutive entries: coalesced) into registers with x_i. Plain: y_i = sum_j D(i,j) x_j, x_j by shuffle.
+   Transposed: y_j = sum_i D(i,j) x_i, lane i's terms D(i,j) x_i summed over the lanes by a reduce-scatter, so the
+   transposed apply reads D coalesced too (reading each lane's column instead, k doubles apart, measured 64% of
+   triad at k = 32 on an H100, against 94% this way).
+   D is read once per apply, with the evict-first hint: it streams through L2 without evicting the vectors, which a
+   Krylov method reads again at once (at 1M rows x and y are 16 MB of the 50 MB L2: with x just written by the
+   previous kernel, mixed blocks 1..8 went from 27.9 to 22.3 us; with cold vectors, rotated among 12 pairs, from
+   29.6 to 28.8 us).
+   The loads are predicated, not guarded by a break at the block size: so all P of them are in flight at once (with a
+   break each waited for its FMA; measured 50..63% of triad at block sizes 8..32 on an H100).
+   Tried and dropped (H100, 1M rows):
+   - a lane per row, a warp on 32 consecutive rows (no lane idles on mixed sizes), the block found by bisection and
+     x through the cache: 1.1x..1.6x slower; with the block instead from a per-warp mask of block starts and x by
+     shuffle, within 3% either way (mixed sizes 1..12: 5% faster, 1..8: 2% slower);
+   - rounds (a warp on R x 32/P blocks, their starts read by one coalesced load and handed out by shuffles, the loads
+     of all R rounds issued before the first FMA): up to 8% slower at P = 8, R = 4 (48 registers, fewer resident
+     warps), within 1% at P = 16, R = 2.
+   This kernel runs within 2% of a plain stream that reads the same bytes (mixed sizes 1..8: 25.0 against 24.4 us
+   back to back): what is left above the triad of a large vector is the fixed cost of a 50..100 MB kernel. */
 template <int P, bool TRANS>
 __global__ void __launch_bounds__(PBG_CTA) ApplyKernel(int nblocks, const int *__restrict__ starts, const PetscInt64 *__restrict__ offsets, const PetscScalar *__restrict__ inv, const PetscScalar *__restrict__ x, PetscScalar *__restrict__ y)
 {
@@ -327,8 +360,15 @@ __global__ void __launch_bounds__(PBG_CTA) ApplyKernel(int nblocks, const int *_
   double       dj[P], sum = 0.0;
 
 #pragma unroll
-  for (int j = 0; j < P; j++) dj[j] = (j < k && lane < k) ? (TRANS ? __ldg(D + j + (size_t)lane * k) : __ldg(D + lane + (size_t)j * k)) : 0.0;
+  for (int j = 0; j < P; j++) dj[j] = (j < k && lane < k) ? __ldcs(D + lane + (size_t)j * k) : 0.0;
+  if (TRANS) {
 #pragma unroll
-  for (int j = 0; j < P; j++) sum = fma(dj[j], __shfl_sync(0xffffffffu, xi, j, P), sum);
+    for (int j = 0; j < P; j++) dj[j] *= xi;
+    ReduceScatterStep<P, P / 2>(lane, dj);
+    sum = dj[0];
+  } else {
+#pragma unroll
+    for (int j = 0; j < P; j++) sum = fma(dj[j], __shfl_sync(0xffffffffu, xi, j, P), sum);
+  }
   if (lane < k) y[s + lane] = sum;
 }
