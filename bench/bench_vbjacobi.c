@@ -33,8 +33,8 @@
     a PC that sets up on the host pays for copying them back; the best of -resetup_reps), and PCApply(): the median of -reps applies after -warmup ones, each
     between CUDA events on PETSc's stream, and the mean of -reps applies queued back to back; both on the same x and
     y, which then stay in the L2 cache as far as the PC's own reads leave them there (as in a Krylov method, where x
-    was just written by the previous kernel). 'cold': the median of -reps single applies that rotate through pairs
-    of vectors moving 4x the L2 cache, so that neither x nor y is in it.
+    was just written by the previous kernel). 'cold': the median of -reps single applies, each after a read of 256 MB
+    of a vector of its own has evicted the L2 cache, so that neither the vectors nor the inverses are in it.
     Reported: the apply bandwidth, counting 8*sum(k^2) bytes of inverses plus 16*n bytes of vectors (x read, y
     written; jacobi: 8n of inverse diagonal), its fraction of the reference bandwidth, the setup speedups of
     vbjacobi over vpbjacobi, the apply speed of each PC relative to vpbjacobi, the blocks vbjacobi found against
@@ -99,8 +99,7 @@ typedef struct {
   PetscInt   reps, warmup, resetup_reps;
   double     triad_gbs, triad_small_gbs, waxpy_gbs, pmult_gbs;
   PetscInt64 triad_n;
-  Vec       *coldx, *coldy; /* pairs of vectors the cold-vector applies rotate through */
-  PetscInt   ncold;
+  Vec        flush; /* 256 MB read before each cold apply, so that the L2 cache holds none of the apply's data */
   FILE      *csv;
   Timer      timer;
   Row        rows[8];
@@ -387,17 +386,6 @@ static const char *Fmt(double v, char buf[], size_t len, const char *fmt)
   return buf;
 }
 
-static PetscErrorCode ColdVectorsDestroy(Bench *b)
-{
-  PetscFunctionBegin;
-  if (b->ncold) {
-    PetscCall(VecDestroyVecs(b->ncold, &b->coldx));
-    PetscCall(VecDestroyVecs(b->ncold, &b->coldy));
-  }
-  b->ncold = 0;
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
 /* Before each first setup the values are current on both sides (host and device), so that no PC's first setup pays
    for a copy of the matrix; the re-setups follow MatScale(), which aijcusparse runs on the device. */
 static PetscErrorCode MakeCurrent(Mat A, Vec x, Vec y)
@@ -416,26 +404,20 @@ static PetscErrorCode MakeCurrent(Mat A, Vec x, Vec y)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* Pairs (x, y) like x, enough of them to move 4x the L2 cache's 50 MB (at least 2), with random x: an apply on a pair
-   finds neither of its vectors in the L2 cache, since the applies on the other pairs ran in between */
-static PetscErrorCode ColdVectors(Bench *b, Vec x)
+/* Evicts the L2 cache (50 MB on an H100) by reading 256 MB of a vector of its own (a norm: reads only, so the
+   cache is left clean, with no write-backs to pay during the timed apply), and waits for it */
+static PetscErrorCode FlushL2(Bench *b)
 {
-  PetscInt n, need;
+  PetscReal nrm;
 
   PetscFunctionBegin;
-  PetscCall(VecGetSize(x, &n));
-  need = PetscMax(2, (PetscInt)(200e6 / (16.0 * n)) + 1);
-  if (b->ncold) {
-    PetscInt have;
-
-    PetscCall(VecGetSize(b->coldx[0], &have));
-    if (have == n) PetscFunctionReturn(PETSC_SUCCESS);
+  if (!b->gpu) PetscFunctionReturn(PETSC_SUCCESS);
+  if (!b->flush) {
+    PetscCall(VecCreateSeqCUDA(PETSC_COMM_SELF, 1 << 25, &b->flush));
+    PetscCall(VecSet(b->flush, 1.0));
   }
-  PetscCall(ColdVectorsDestroy(b));
-  PetscCall(VecDuplicateVecs(x, need, &b->coldx));
-  PetscCall(VecDuplicateVecs(x, need, &b->coldy));
-  for (PetscInt i = 0; i < need; i++) PetscCall(VecCopy(x, b->coldx[i]));
-  b->ncold = need;
+  PetscCall(VecNorm(b->flush, NORM_2, &nrm));
+  PetscCall(Sync(b));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -513,10 +495,10 @@ static PetscErrorCode RunPC(Bench *b, Mat A, const char type[], const char matri
   PetscCall(Sync(b));
   PetscCall(PetscTime(&t1));
   row->apply_batched = (t1 - t0) / b->reps;
-  PetscCall(ColdVectors(b, x));
   for (PetscInt k = 0; k < b->reps; k++) {
+    PetscCall(FlushL2(b));
     PetscCall(TimerStart(b));
-    PetscCall(PCApply(pc, b->coldx[k % b->ncold], b->coldy[k % b->ncold]));
+    PetscCall(PCApply(pc, x, y));
     PetscCall(TimerStop(b, &s));
     t[k] = s;
   }
@@ -835,7 +817,7 @@ int main(int argc, char **argv)
     PetscCall(PetscDeviceInitialize(PETSC_DEVICE_CUDA));
   } else PetscCall(PetscSNPrintf(b.device, sizeof(b.device), "host (no GPU: a functional check, not a benchmark)"));
   PetscCall(PetscPrintf(PETSC_COMM_SELF, "bench_vbjacobi: device %s\n", b.device));
-  PetscCall(PetscPrintf(PETSC_COMM_SELF, "  apply: median of %" PetscInt_FMT " PCApply after %" PetscInt_FMT " warm-up (CUDA events), and the mean of %" PetscInt_FMT " queued back to back, and the median of single applies on cold vectors (rotated through pairs beyond the L2 cache)\n  setup: the first PCSetUp (values current on host and device), then the best of %" PetscInt_FMT " re-setups after MatScale (on the device for aijcusparse: host-side setups copy the values back)\n", b.reps, b.warmup, b.reps, b.resetup_reps));
+  PetscCall(PetscPrintf(PETSC_COMM_SELF, "  apply: median of %" PetscInt_FMT " PCApply after %" PetscInt_FMT " warm-up (CUDA events), and the mean of %" PetscInt_FMT " queued back to back, and the median of single applies after the L2 cache was evicted (cold)\n  setup: the first PCSetUp (values current on host and device), then the best of %" PetscInt_FMT " re-setups after MatScale (on the device for aijcusparse: host-side setups copy the values back)\n", b.reps, b.warmup, b.reps, b.resetup_reps));
   PetscCall(PetscPrintf(PETSC_COMM_SELF, "  GB/s counts 8*sum(k^2) bytes of inverses + 16 n of vectors (jacobi: 24 n); x: ratio of vpbjacobi's time to this one's (> 1: faster than vpbjacobi)\n"));
   {
     PetscInt64 tn = b.gpu ? triad_n : PetscMin(triad_n, 1 << 22);
@@ -899,7 +881,7 @@ int main(int argc, char **argv)
     PetscCall(CheckCuda(cudaEventDestroy(b.timer.e0), "cudaEventDestroy"));
     PetscCall(CheckCuda(cudaEventDestroy(b.timer.e1), "cudaEventDestroy"));
   }
-  PetscCall(ColdVectorsDestroy(&b));
+  PetscCall(VecDestroy(&b.flush));
   if (b.nbad) PetscCall(PetscPrintf(PETSC_COMM_SELF, "bench_vbjacobi: %" PetscInt_FMT " vbjacobi measurement(s) with other blocks or outputs than the reference\n", b.nbad));
   PetscCheck(!check || !b.nbad, PETSC_COMM_SELF, PETSC_ERR_PLIB, "-check: %" PetscInt_FMT " vbjacobi measurement(s) differ from the reference (see CHECK FAILED above)", b.nbad);
   for (PetscInt k = 0; k < npat; k++) PetscCall(PetscFree(patterns[k]));

@@ -59,7 +59,7 @@ for bs in 2 3 4 5; do
           --grep "GPU kernel K1 \($lanes lanes per block row, a column per lane" --grep '^OK'
   done
 done
-tcase bk_gpu_k1_bs3_ept2_refused --gpu --fail -- test_baijksparse -gpu -bs 3 -mat_baijksparse_kernel k1 -mat_baijksparse_ept 2 --grep 'K1 takes ept 1 (an element per lane) or 3'
+tcase bk_gpu_k1_bs3_ept2_refused --gpu --fail -- test_baijksparse -gpu -bs 3 -mat_baijksparse_kernel k1 -mat_baijksparse_ept 2 --grep 'K1 takes ept 1 \(an element per lane\) or 3 \(a column per lane\), not 2'
 tcase bk_gpu_k1_bs4_lanes8_refused --gpu --fail -- test_baijksparse -gpu -bs 4 -mat_baijksparse_kernel k1 -mat_baijksparse_ept 1 -mat_baijksparse_lanes 8 --grep 'needs at least 16 lanes'
 
 for lanes in 2 4 8 16 32; do

@@ -185,6 +185,10 @@ static void DefaultParams(MatBAIJKSPARSEKernel kernel, int bs, MatBAIJKSPARSEPar
     p->ept   = 1;
     p->warps = 4;
     break;
+  case MAT_BAIJKSPARSE_KERNEL_K1:
+    /* a column per lane: the H100 tuner's choice for bs 2..5 on short rows, and for bs 2 on long ones too */
+    p->ept = bs;
+    break;
   default:
     break;
   }
