@@ -150,27 +150,19 @@ static void ScalarCase(int mbs)
   Check(A, G == 8, what, [&](MatBAIJKSPARSEMultArgs &a) { return EmuLaunch((unsigned)((a.nwork + 128 / G - 1) / (128 / G)), 128, [&] { ScalarKernel<G>(a); }); });
 }
 
-template <int BS, int S>
+/* K1 with an element per lane, or with a column per lane (COLUMNS: ept = bs) */
+template <int BS, int S, bool COLUMNS = false>
 static void K1Case(int mbs, int warps)
 {
   const Bsr A = RandomBsr(BS, mbs);
   char      what[128];
-  snprintf(what, sizeof(what), "K1      bs %2d, %2d lanes a block row, %d warps a thread block, %d block rows", BS, S, warps, mbs);
+  snprintf(what, sizeof(what), "K1 %s bs %2d, %2d lanes a block row, %d warps a thread block, %d block rows", COLUMNS ? "cols" : "    ", BS, S, warps, mbs);
   Check(A, S == 16, what, [&](MatBAIJKSPARSEMultArgs &a) {
     const int perblock = warps * (32 / S);
-    return EmuLaunch((unsigned)((a.nwork + perblock - 1) / perblock), 32 * warps, [&] { K1Kernel<BS, S>(a); });
-  });
-}
-
-template <int BS, int S>
-static void K1ColumnCase(int mbs, int warps)
-{
-  const Bsr A = RandomBsr(BS, mbs);
-  char      what[128];
-  snprintf(what, sizeof(what), "K1 cols bs %2d, %2d lanes a block row, %d warps a thread block, %d block rows", BS, S, warps, mbs);
-  Check(A, S == 16, what, [&](MatBAIJKSPARSEMultArgs &a) {
-    const int perblock = warps * (32 / S);
-    return EmuLaunch((unsigned)((a.nwork + perblock - 1) / perblock), 32 * warps, [&] { K1ColumnKernel<BS, S>(a); });
+    return EmuLaunch((unsigned)((a.nwork + perblock - 1) / perblock), 32 * warps, [&] {
+      if constexpr (COLUMNS) K1ColumnKernel<BS, S>(a);
+      else K1Kernel<BS, S>(a);
+    });
   });
 }
 
@@ -208,11 +200,11 @@ int main(int argc, char **argv)
   K1Case<3, 16>(50, 4);
   K1Case<4, 16>(40, 1);
   K1Case<5, 32>(40, 4);
-  K1ColumnCase<2, 8>(50, 4);
-  K1ColumnCase<3, 16>(50, 4);
-  K1ColumnCase<3, 8>(50, 2);
-  K1ColumnCase<4, 32>(40, 1);
-  K1ColumnCase<5, 16>(40, 3);
+  K1Case<2, 8, true>(50, 4);
+  K1Case<3, 16, true>(50, 4);
+  K1Case<3, 8, true>(50, 2);
+  K1Case<4, 32, true>(40, 1);
+  K1Case<5, 16, true>(40, 3);
   K2Case<2, 1>(30, 1);
   K2Case<3, 2>(30, 2);
   K2Case<6, 1>(30, 1);
