@@ -421,14 +421,33 @@ static PetscErrorCode FlushL2(Bench *b)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* The median of -reps single PCApply() between events; cold: each after the L2 cache was evicted */
+static PetscErrorCode MedianApply(Bench *b, PC pc, Vec x, Vec y, PetscBool cold, double *median)
+{
+  PetscReal *t;
+  double     s;
+
+  PetscFunctionBegin;
+  PetscCall(PetscMalloc1(b->reps, &t));
+  for (PetscInt k = 0; k < b->reps; k++) {
+    if (cold) PetscCall(FlushL2(b));
+    PetscCall(TimerStart(b));
+    PetscCall(PCApply(pc, x, y));
+    PetscCall(TimerStop(b, &s));
+    t[k] = s;
+  }
+  *median = Median(b->reps, t);
+  PetscCall(PetscFree(t));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* Sets up and applies PC type `type` on A; its output for x goes to y. For vbjacobi, maxbs and blocking are set
    and the number of blocks found is returned in nfound (and the blocks in starts, when asked for). */
 static PetscErrorCode RunPC(Bench *b, Mat A, const char type[], const char matrix[], PetscInt maxbs, PCVBJacobiBlocking blocking, Vec x, Vec y, Row *row, PetscInt *nfound, PetscInt **starts)
 {
   PC             pc;
-  PetscReal     *t;
   PetscLogDouble t0, t1;
-  double         s, best = -1;
+  double         best = -1;
   PetscBool      isvb;
 
   PetscFunctionBegin;
@@ -481,29 +500,14 @@ static PetscErrorCode RunPC(Bench *b, Mat A, const char type[], const char matri
 
   for (PetscInt k = 0; k < b->warmup; k++) PetscCall(PCApply(pc, x, y));
   PetscCall(Sync(b));
-  PetscCall(PetscMalloc1(b->reps, &t));
-  for (PetscInt k = 0; k < b->reps; k++) {
-    PetscCall(TimerStart(b));
-    PetscCall(PCApply(pc, x, y));
-    PetscCall(TimerStop(b, &s));
-    t[k] = s;
-  }
-  row->apply = Median(b->reps, t);
+  PetscCall(MedianApply(b, pc, x, y, PETSC_FALSE, &row->apply));
   PetscCall(Sync(b));
   PetscCall(PetscTime(&t0));
   for (PetscInt k = 0; k < b->reps; k++) PetscCall(PCApply(pc, x, y));
   PetscCall(Sync(b));
   PetscCall(PetscTime(&t1));
   row->apply_batched = (t1 - t0) / b->reps;
-  for (PetscInt k = 0; k < b->reps; k++) {
-    PetscCall(FlushL2(b));
-    PetscCall(TimerStart(b));
-    PetscCall(PCApply(pc, x, y));
-    PetscCall(TimerStop(b, &s));
-    t[k] = s;
-  }
-  row->apply_cold = Median(b->reps, t);
-  PetscCall(PetscFree(t));
+  PetscCall(MedianApply(b, pc, x, y, PETSC_TRUE, &row->apply_cold));
   PetscCall(PCDestroy(&pc));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -7,6 +7,7 @@ static const char help[] = "Runs the MATBAIJKSPARSE SpMV kernels (src/mat/baijcu
                            "Options: -seed <n>. Prints one line per case and 'OK' when all pass.\n";
 
 #include "emu/cuda_emu.h"
+#include "emu/emu_random.h"
 #include "../src/mat/baijcuda_k/cuda/baijksparse_kernels.cuh"
 #include <petscsys.h>
 #include <algorithm>
@@ -22,18 +23,6 @@ double smem[1 << 16]; /* the kernels' `extern __shared__ Scalar smem[]`, declare
 }
 } // namespace pbg
 
-static uint64_t rng_state = 1;
-static double   Uniform()
-{
-  rng_state ^= rng_state << 13;
-  rng_state ^= rng_state >> 7;
-  rng_state ^= rng_state << 17;
-  return (double)(rng_state >> 11) / (double)(1ULL << 52) - 1.0;
-}
-static int RandInt(int n)
-{
-  return (int)((Uniform() + 1.0) * 0.5 * n) % n;
-}
 
 struct Bsr {
   int                 bs, mbs, nbs;
@@ -191,7 +180,7 @@ int main(int argc, char **argv)
 
   PetscCall(PetscInitialize(&argc, &argv, NULL, help));
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-seed", &seed, NULL));
-  rng_state = 0x9E3779B97F4A7C15ULL ^ (uint64_t)seed;
+  EmuSeed(seed);
   ScalarCase<2>(70);
   ScalarCase<8>(70);
   ScalarCase<32>(40);

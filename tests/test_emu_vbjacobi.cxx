@@ -11,23 +11,12 @@ static const char help[] = "Runs the PCVBJACOBI device kernels (src/pc/vbjacobi/
                            "Prints one line per case and 'OK' when all pass.\n";
 
 #include "emu/cuda_emu.h"
+#include "emu/emu_random.h"
 #include "../src/pc/vbjacobi/cuda/vbjacobi_kernels.cuh"
 #include <petscsys.h>
 #include <algorithm>
 #include <vector>
 
-static uint64_t rng_state = 1;
-static double   Uniform() /* in [-1, 1) */
-{
-  rng_state ^= rng_state << 13;
-  rng_state ^= rng_state >> 7;
-  rng_state ^= rng_state << 17;
-  return (double)(rng_state >> 11) / (double)(1ULL << 52) - 1.0;
-}
-static int RandInt(int n) /* in [0, n) */
-{
-  return (int)((Uniform() + 1.0) * 0.5 * n) % n;
-}
 
 /* A k x k column-major block whose largest entries sit on a random permutation, so that implicit pivoting must
    leave the diagonal; well conditioned */
@@ -299,7 +288,7 @@ int main(int argc, char **argv)
   PetscCall(PetscInitialize(&argc, &argv, NULL, help));
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-seed", &seed, NULL));
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-nblocks", &nb, NULL));
-  rng_state = 0x9E3779B97F4A7C15ULL ^ (uint64_t)seed;
+  EmuSeed(seed);
   AllCases<1>((int)nb);
   AllCases<2>((int)nb);
   AllCases<4>((int)nb);

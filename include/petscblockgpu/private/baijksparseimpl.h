@@ -41,7 +41,8 @@ PETSC_INTERN const char *const MatBAIJKSPARSEBalances[];
 
 /* Launch parameters of one kernel; which fields count depends on the kernel:
    SCALAR: lanes (lanes per row, 2..32, power of 2; 0: from the mean row length), warps (per thread block)
-   K1:     lanes (per block row: 8, 16 or 32, at least bs^2; 0: from the mean row length), warps (per thread block)
+   K1:     ept (1: an element of a block per lane, bs: a column per lane), lanes (per block row: 8, 16 or 32, at least
+           the lanes a block takes; 0: from the mean row length), warps (per thread block)
    K2:     ept (rows of a block per thread, 1..4), warps (per block row: the nb x N_tg array, N_tg = ceil(bs/ept),
            nb = floor(32 warps / N_tg)), teams (block rows per thread block, 1..15)
    K3:     ept (rows per lane; a thread block covers 32 ept rows of the blocks, gridDim.y = ceil(bs/(32 ept))),
@@ -50,6 +51,12 @@ typedef struct {
   MatBAIJKSPARSEKernel kernel;
   int                  ept, warps, teams, lanes;
 } MatBAIJKSPARSEParams;
+
+/* Lanes one block takes in K1: bs^2 with an element per lane, bs with a column per lane (ept = bs) */
+static inline int MatBAIJKSPARSEK1LanesPerBlock(const MatBAIJKSPARSEParams *p, int bs)
+{
+  return p->ept == bs ? bs : bs * bs;
+}
 
 /* What the user asked for (options); 0 / AUTO: chosen from the tuning table or the built-in defaults */
 typedef struct {

@@ -341,7 +341,7 @@ static PetscErrorCode MatSeqBAIJKSPARSEChoose(Mat A, PetscInt mbs, const PetscIn
   }
   if (c->p.kernel == MAT_BAIJKSPARSE_KERNEL_K1 && c->p.lanes == 0) {
     /* the smallest sub-warp holding a block (or its columns) whose two loads in flight cover a mean row */
-    const int per = c->p.ept == bs ? bs : bs * bs; /* lanes a block takes */
+    const int per = MatBAIJKSPARSEK1LanesPerBlock(&c->p, (int)bs);
 
     c->p.lanes = 8;
     while (c->p.lanes < 32 && (c->p.lanes < per || 2 * (c->p.lanes / per) < mean)) c->p.lanes *= 2;
@@ -937,8 +937,8 @@ static void DescribeParams(const MatBAIJKSPARSEParams *p, int bs, char *buf, siz
     snprintf(buf, len, "%d lanes per row, %d warps per thread block", p->lanes, p->warps);
     break;
   case MAT_BAIJKSPARSE_KERNEL_K1:
-    if (p->ept == bs && bs > 1) snprintf(buf, len, "%d lanes per block row, a column per lane (ept %d), %d blocks per load, %d warps per thread block", p->lanes, bs, p->lanes / bs, p->warps);
-    else snprintf(buf, len, "%d lanes per block row, an element per lane, %d blocks per load, %d warps per thread block", p->lanes, p->lanes / (bs * bs), p->warps);
+    if (p->ept == bs && bs > 1) snprintf(buf, len, "%d lanes per block row, a column per lane (ept %d), %d blocks per load, %d warps per thread block", p->lanes, bs, p->lanes / MatBAIJKSPARSEK1LanesPerBlock(p, bs), p->warps);
+    else snprintf(buf, len, "%d lanes per block row, an element per lane, %d blocks per load, %d warps per thread block", p->lanes, p->lanes / MatBAIJKSPARSEK1LanesPerBlock(p, bs), p->warps);
     break;
   case MAT_BAIJKSPARSE_KERNEL_K2: {
     const int ntg = (bs + p->ept - 1) / p->ept;

@@ -27,7 +27,7 @@ PetscBool MatBAIJKSPARSEParamsValid(const MatBAIJKSPARSEParams *p, int bs, char 
     if (bs < 1 || bs > MAT_BAIJKSPARSE_K1_MAX_BS) snprintf(buf, sizeof(buf), "K1 serves bs 1..%d, not %d", MAT_BAIJKSPARSE_K1_MAX_BS, bs);
     else if (p->ept != 1 && p->ept != bs) snprintf(buf, sizeof(buf), "K1 takes ept 1 (an element per lane) or %d (a column per lane), not %d", bs, p->ept);
     else if (p->lanes != 8 && p->lanes != 16 && p->lanes != 32) snprintf(buf, sizeof(buf), "K1 takes 8, 16 or 32 lanes per block row, not %d", p->lanes);
-    else if (p->ept == 1 && p->lanes < bs * bs) snprintf(buf, sizeof(buf), "K1 with bs %d needs at least %d lanes per block row, not %d", bs, bs * bs > 16 ? 32 : (bs * bs > 8 ? 16 : 8), p->lanes);
+    else if (p->lanes < MatBAIJKSPARSEK1LanesPerBlock(p, bs)) snprintf(buf, sizeof(buf), "K1 with bs %d needs at least %d lanes per block row, not %d", bs, bs * bs > 16 ? 32 : (bs * bs > 8 ? 16 : 8), p->lanes);
     else if (p->warps < 1 || p->warps > 32) snprintf(buf, sizeof(buf), "warps %d is not in 1..32", p->warps);
     break;
   case MAT_BAIJKSPARSE_KERNEL_K2: {
