@@ -16,7 +16,7 @@
       blockdiag  block diagonal, random block sizes in [1, m]
       laplace    2-D 5-point Laplace on a square grid with m unknowns per grid point (dense m x m couplings)
     Then, in the same process and on the same matrix and blocks:
-      vbjacobi   -pc_type vbjacobi, the blocks found by its own supervariable detection (capped at m)
+      vbjacobi   -pc_type vbjacobi, the blocks found by its own detection of natural supervariables (capped at m)
       vpbjacobi  PETSc's PCVPBJACOBI with the same blocks given by MatSetVariableBlockSizes()
       pbjacobi   PETSc's PCPBJACOBI with the matrix block size m (uniform patterns only)
       jacobi     PETSc's PCJACOBI
@@ -42,6 +42,11 @@
     With -f (a comma-separated list of PETSc binary files, each optionally :BS) or -matrices DIR (the
     MANIFEST.tsv of conf/fetch-matrices.sh), the same on real matrices: vbjacobi's blocks (matrix block size
     when BS > 1, else supervariables) are then given to vpbjacobi.
+    Detection: with -detect_maxbs LIST (default 8,16,32; an empty list skips it), the time of the block detection
+    alone (the VBJacDetect event of -log_view: device kernels + the one synchronization) at about ROWS rows, natural
+    supervariables against merged ones (the paper's blocking; -pc_vbjacobi_blocking natural / supervariable), the
+    median of 5 first setups each, on the laplace pattern with 1 unknown per point (every row its own supervariable:
+    the most units to merge) and on blockdiag (random natural blocks 1..m, merged up to m).
     A table goes to stdout and, with -o, every measurement to a CSV file; bench/plot_vbjacobi.py plots it.
     With -check, the program fails when vbjacobi found other blocks than those built, or when its output differs
     from vpbjacobi's by more than 1e-10 (relative, max norm): a test of the numbers, not of the speed.
@@ -62,6 +67,7 @@ static char help[] = "Benchmark of PCVBJACOBI (GPU) against PETSc's vpbjacobi, p
                      "  -triad_n <n>           entries of the VecWAXPY triad vectors (default 33554432)\n"
                      "  -f <file[:bs],...>     real matrices (PETSc binary); -matrices <dir> reads DIR/MANIFEST.tsv\n"
                      "  -o <file.csv>          write every measurement as CSV\n"
+                     "  -detect_maxbs <list>   bounds of the detection timing, natural vs merged supervariables (default 8,16,32)\n"
                      "  -check                 fail when vbjacobi's blocks or outputs differ from the reference\n"
                      "  -host                  run on the host (a functional check without GPU)\n\n";
 
@@ -690,7 +696,8 @@ static PetscErrorCode RunPattern(Bench *b, const char pattern[], PetscInt ntarge
     } else PetscCall(PetscObjectReference((PetscObject)(Ab = B)));
     PetscCall(MatDestroy(&B));
   }
-  PetscCall(RunAll(b, A, Ab, m, p.uniform, PC_VBJACOBI_BLOCKING_SUPERVARIABLE, p.nblocks, p.starts, &found));
+  /* natural supervariables are exactly the blocks as built (merging would join neighbouring built blocks) */
+  PetscCall(RunAll(b, A, Ab, m, p.uniform, PC_VBJACOBI_BLOCKING_NATURAL, p.nblocks, p.starts, &found));
   if (!b->quiet) PetscCall(Report(b, pattern, m, p.n, p.nblocks, p.nnz, p.inv_bytes, PETSC_TRUE));
   else
     PetscCall(PetscPrintf(PETSC_COMM_SELF, "  warm-up %s, max block size %" PetscInt_FMT ", %" PetscInt_FMT " rows: first setups vbjacobi %.3f ms, vpbjacobi %.3f ms\n", pattern, m, p.n, 1e3 * b->rows[0].setup, 1e3 * b->rows[1].setup));
@@ -743,6 +750,72 @@ static PetscErrorCode RunFile(Bench *b, const char file[], PetscInt bs, PetscBoo
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* Time of the block detection alone (the VBJacDetect event), the median of `reps` first setups */
+static PetscErrorCode DetectTime(Mat A, PetscInt maxbs, PCVBJacobiBlocking blocking, PetscInt reps, double *median, PetscInt *nblocks)
+{
+  PetscLogEvent      ev;
+  PetscEventPerfInfo before, after;
+  PetscReal          t[16];
+
+  PetscFunctionBegin;
+  PetscCall(PetscLogEventGetId("VBJacDetect", &ev));
+  for (PetscInt r = 0; r < reps; r++) {
+    PC pc;
+
+    PetscCall(PCCreate(PETSC_COMM_SELF, &pc));
+    PetscCall(PCSetType(pc, PCVBJACOBI));
+    PetscCall(PCSetOperators(pc, A, A));
+    PetscCall(PCVBJacobiSetMaxBlockSize(pc, maxbs));
+    PetscCall(PCVBJacobiSetBlocking(pc, blocking));
+    PetscCall(PetscLogEventGetPerfInfo(PETSC_DETERMINE, ev, &before));
+    PetscCall(PCSetUp(pc));
+    PetscCall(PetscLogEventGetPerfInfo(PETSC_DETERMINE, ev, &after));
+    t[r] = after.time - before.time;
+    PetscCall(PCVBJacobiGetBlocks(pc, nblocks, NULL));
+    PetscCall(PCDestroy(&pc));
+  }
+  *median = Median(reps, t);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Detection with merging against the natural detection, on the laplace (m = 1) and blockdiag patterns */
+static PetscErrorCode RunDetection(Bench *b, PetscInt ntarget, PetscInt nbounds, const PetscInt *bounds)
+{
+  const char *pats[2] = {"laplace", "blockdiag"};
+
+  PetscFunctionBegin;
+  if (!nbounds) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(PetscLogDefaultBegin()); /* the event times (a no-op when -log_view already started logging) */
+  PetscCall(PetscPrintf(PETSC_COMM_SELF, "\nblock detection alone (VBJacDetect event, median of 5 first setups): natural supervariables against merged (the paper's blocking)\n"));
+  PetscCall(PetscPrintf(PETSC_COMM_SELF, "  %-10s %5s %9s %12s %12s %10s %10s %8s\n", "pattern", "bound", "rows", "natural ms", "merged ms", "natural k", "merged k", "ratio"));
+  for (PetscInt q = 0; q < 2; q++) {
+    for (PetscInt k = 0; k < nbounds; k++) {
+      Problem      p;
+      Mat          A;
+      PetscInt    *ia, *ja, nb_nat, nb_mrg;
+      PetscScalar *va;
+      double       t_nat, t_mrg;
+
+      PetscCall(ProblemCreate(pats[q], ntarget, q ? bounds[k] : 1, 7, &p));
+      PetscCall(ProblemCSR(&p, &ia, &ja, &va));
+      PetscCall(MatCreate(PETSC_COMM_SELF, &A));
+      PetscCall(MatSetSizes(A, p.n, p.n, p.n, p.n));
+      PetscCall(MatSetType(A, b->gpu ? MATSEQAIJCUSPARSE : MATSEQAIJ));
+      PetscCall(MatSeqAIJSetPreallocationCSR(A, ia, ja, va));
+      PetscCall(PetscFree(ia));
+      PetscCall(PetscFree(ja));
+      PetscCall(PetscFree(va));
+      PetscCall(DetectTime(A, bounds[k], PC_VBJACOBI_BLOCKING_NATURAL, 5, &t_nat, &nb_nat));
+      PetscCall(DetectTime(A, bounds[k], PC_VBJACOBI_BLOCKING_SUPERVARIABLE, 5, &t_mrg, &nb_mrg));
+      PetscCall(PetscPrintf(PETSC_COMM_SELF, "  %-10s %5" PetscInt_FMT " %9" PetscInt_FMT " %12.3f %12.3f %10.2f %10.2f %8.2f\n", pats[q], bounds[k], p.n, 1e3 * t_nat, 1e3 * t_mrg, (double)p.n / nb_nat, (double)p.n / nb_mrg, t_mrg / t_nat));
+      if (b->csv) PetscCall(PetscFPrintf(PETSC_COMM_SELF, b->csv, "%s,detect_%s,%" PetscInt_FMT ",%" PetscInt_FMT ",%" PetscInt_FMT ",,,,natural_vs_merged,%.9f,%.9f,,,,,,,%" PetscInt_FMT ",,,,,,,,,,\n", b->device, pats[q], bounds[k], p.n, nb_nat, t_nat, t_mrg, nb_mrg));
+      PetscCall(MatDestroy(&A));
+      PetscCall(ProblemDestroy(&p));
+    }
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 int main(int argc, char **argv)
 {
   Bench          b;
@@ -750,6 +823,7 @@ int main(int argc, char **argv)
   char          *patterns[MAXLIST], *files[MAXLIST], csvname[PETSC_MAX_PATH_LEN] = "", mdir[PETSC_MAX_PATH_LEN] = "";
   const char    *defpat[4] = {"arrow", "tridiag", "blockdiag", "laplace"};
   PetscBool      flg, fflg, host = PETSC_FALSE, withbaij = PETSC_TRUE, check = PETSC_FALSE;
+  PetscInt       dbounds[MAXLIST] = {8, 16, 32}, ndbounds = 3;
   PetscLogDouble tstart, tend;
 
   PetscFunctionBeginUser;
@@ -793,6 +867,11 @@ int main(int argc, char **argv)
   PetscCall(PetscOptionsString("-o", "CSV output file", "bench_vbjacobi", csvname, csvname, sizeof(csvname), NULL));
   PetscCall(PetscOptionsBool("-host", "run on the host (functional check)", "bench_vbjacobi", host, &host, NULL));
   PetscCall(PetscOptionsBool("-check", "fail when vbjacobi's blocks or outputs differ from the reference", "bench_vbjacobi", check, &check, NULL));
+  {
+    PetscInt given = MAXLIST;
+    PetscCall(PetscOptionsIntArray("-detect_maxbs", "bounds of the detection timing (natural vs merged supervariables)", "bench_vbjacobi", dbounds, &given, &flg));
+    if (flg) ndbounds = given;
+  }
   PetscOptionsEnd();
   if (!fflg) nfiles = 0;
   PetscCheck(b.reps >= 1 && b.warmup >= 0 && b.resetup_reps >= 0 && n >= 2, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "need -reps >= 1, -warmup >= 0, -resetup_reps >= 0, -n >= 2");
@@ -850,6 +929,7 @@ int main(int argc, char **argv)
   for (PetscInt q = 0; q < npat; q++)
     for (PetscInt k = 0; k < nmaxbs; k++) PetscCall(RunPattern(&b, patterns[q], n, maxbs[k], withbaij));
 
+  PetscCall(RunDetection(&b, n, ndbounds, dbounds));
   for (PetscInt k = 0; k < nfiles; k++) {
     char    *colon = strrchr(files[k], ':');
     PetscInt bs    = 1;

@@ -124,7 +124,7 @@ static PetscErrorCode WriteExample(const char file[], PetscInt n, PetscInt bs, P
 
 /* -compare_host: the same solve (same options, same right-hand side) with the matrix loaded again from the file as a
    host matrix, aij or baij with the block size of A, and host vectors, so that every part of it takes the host path */
-static PetscErrorCode SolveOnHost(const char file[], Mat A, Vec b, PetscInt *its, KSPConvergedReason *reason, PetscReal *relres, char htype[], size_t len)
+static PetscErrorCode SolveOnHost(const char file[], Mat A, Vec b, PC pcd, PetscInt *its, KSPConvergedReason *reason, PetscReal *relres, char htype[], size_t len, PetscInt *blocks_differ)
 {
   MPI_Comm           comm = PetscObjectComm((PetscObject)A);
   Mat                Ah;
@@ -165,6 +165,28 @@ static PetscErrorCode SolveOnHost(const char file[], Mat A, Vec b, PetscInt *its
   PetscCall(KSPCreate(comm, &ksp));
   PetscCall(KSPSetOperators(ksp, Ah, Ah));
   PetscCall(KSPSetFromOptions(ksp));
+  PetscCall(KSPSetUp(ksp));
+  *blocks_differ = -1; /* not vbjacobi */
+  {
+    PC        pch;
+    PetscBool vbd, vbh;
+
+    PetscCall(KSPGetPC(ksp, &pch));
+    PetscCall(PetscObjectTypeCompare((PetscObject)pcd, PCVBJACOBI, &vbd));
+    PetscCall(PetscObjectTypeCompare((PetscObject)pch, PCVBJACOBI, &vbh));
+    if (vbd && vbh) { /* the blocks of both paths, rank by rank: the number of ranks whose blocks differ */
+      PetscInt        nd, nh;
+      const PetscInt *sd, *sh;
+      PetscBool       same;
+
+      PetscCall(PCVBJacobiGetBlocks(pcd, &nd, &sd));
+      PetscCall(PCVBJacobiGetBlocks(pch, &nh, &sh));
+      same = (PetscBool)(nd == nh);
+      if (same) PetscCall(PetscArraycmp(sd, sh, nd + 1, &same));
+      nd = same ? 0 : 1;
+      PetscCallMPI(MPIU_Allreduce(&nd, blocks_differ, 1, MPIU_INT, MPI_SUM, comm));
+    }
+  }
   PetscCall(VecSet(xh, 0.0));
   PetscCall(KSPSolve(ksp, bh, xh));
   PetscCall(KSPGetIterationNumber(ksp, its));
@@ -334,11 +356,14 @@ int main(int argc, char **argv)
     KSPConvergedReason hreason;
     PetscReal          hres;
     char               htype[64];
+    PetscInt           bdiff;
 
-    PetscCall(SolveOnHost(file, A, b, &hits, &hreason, &hres, htype, sizeof(htype)));
+    PetscCall(SolveOnHost(file, A, b, pc, &hits, &hreason, &hres, htype, sizeof(htype), &bdiff));
+    if (bdiff >= 0) PetscCall(PetscPrintf(PETSC_COMM_WORLD, "  compare with host     vbjacobi blocks: %s\n", bdiff ? "DIFFER" : "identical"));
     PetscCall(PetscPrintf(PETSC_COMM_WORLD, "  host path             %s matrix, host vectors: iterations %" PetscInt_FMT ", %s, true residual %.3e\n", htype, hits, KSPConvergedReasons[hreason], (double)hres));
     PetscCall(PetscPrintf(PETSC_COMM_WORLD, "  compare with host     iterations %" PetscInt_FMT " here, %" PetscInt_FMT " on the host, difference %" PetscInt_FMT " (tolerance %" PetscInt_FMT "): %s\n", its, hits, PetscAbsInt(its - hits), cmp_tol,
-                          (PetscAbsInt(its - hits) <= cmp_tol && (reason > 0) == (hreason > 0)) ? "MATCH" : "MISMATCH"));
+                          (PetscAbsInt(its - hits) <= cmp_tol && (reason > 0) == (hreason > 0) && bdiff <= 0) ? "MATCH" : "MISMATCH"));
+    PetscCheck(bdiff <= 0, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "vbjacobi found other blocks on %" PetscInt_FMT " rank(s) than its host path", bdiff);
     PetscCheck((reason > 0) == (hreason > 0), PETSC_COMM_WORLD, PETSC_ERR_NOT_CONVERGED, "this solve %s (%s) but the host solve %s (%s)", reason > 0 ? "converged" : "did not converge", KSPConvergedReasons[reason], hreason > 0 ? "converged" : "did not converge", KSPConvergedReasons[hreason]);
     PetscCheck(PetscAbsInt(its - hits) <= cmp_tol, PETSC_COMM_WORLD, PETSC_ERR_NOT_CONVERGED, "iterations %" PetscInt_FMT " differ from the host path's %" PetscInt_FMT " by more than %" PetscInt_FMT, its, hits, cmp_tol);
   }

@@ -21,9 +21,11 @@ PETSC_EXTERN PetscErrorCode PetscBlockGPUFinalizePackage(void);
 
   Values:
 + `PC_VBJACOBI_BLOCKING_AUTO`          - variable block sizes of the matrix if set, else its block size if > 1, else supervariables
-. `PC_VBJACOBI_BLOCKING_SUPERVARIABLE` - runs of consecutive rows with identical column patterns, cut at the maximum block size
+. `PC_VBJACOBI_BLOCKING_SUPERVARIABLE` - the paper's supervariable blocking: runs of consecutive rows with identical column
+                                         patterns (natural supervariables), adjacent ones merged greedily up to the maximum block size
 . `PC_VBJACOBI_BLOCKING_MATRIX`        - the block size of the matrix (`MatSetBlockSize()`, BAIJ)
-- `PC_VBJACOBI_BLOCKING_VARIABLE`      - the sizes given with `MatSetVariableBlockSizes()`
+. `PC_VBJACOBI_BLOCKING_VARIABLE`      - the sizes given with `MatSetVariableBlockSizes()`
+- `PC_VBJACOBI_BLOCKING_NATURAL`       - natural supervariables only, cut at the maximum block size, not merged
 
   Level: intermediate
 
@@ -33,7 +35,8 @@ typedef enum {
   PC_VBJACOBI_BLOCKING_AUTO,
   PC_VBJACOBI_BLOCKING_SUPERVARIABLE,
   PC_VBJACOBI_BLOCKING_MATRIX,
-  PC_VBJACOBI_BLOCKING_VARIABLE
+  PC_VBJACOBI_BLOCKING_VARIABLE,
+  PC_VBJACOBI_BLOCKING_NATURAL
 } PCVBJacobiBlocking;
 PETSC_EXTERN const char *const PCVBJacobiBlockings[];
 

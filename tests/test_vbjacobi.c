@@ -101,6 +101,7 @@ int main(int argc, char **argv)
   Vec          x, y, yref;
   PetscBool   *empty;
   PCVBJacobiSingularPolicy policy;
+  PCVBJacobiBlocking       blocking = PC_VBJACOBI_BLOCKING_AUTO;
 
   PetscFunctionBeginUser;
   PetscCall(PetscInitialize(&argc, &argv, NULL, help));
@@ -136,29 +137,48 @@ int main(int argc, char **argv)
     empty[r] = (PetscBool)(empty_rows && RandReal(rnd) < 0.15);
     n += runs[r];
   }
-  /* expected blocks: the runs cut at maxbs (supervariables; matrix or variable blocks larger than maxbs are refused),
-     where for supervariables adjacent empty runs form one run */
+  /* the blocking the PC will use: -pc_vbjacobi_blocking, with auto resolved by its documented rule (variable sizes
+     when set, else the matrix block size when > 1 and within the bound, else merged supervariables) */
+  {
+    PetscBool set;
+
+    PetscCall(PetscOptionsGetEnum(NULL, NULL, "-pc_vbjacobi_blocking", PCVBJacobiBlockings, (PetscEnum *)&blocking, &set));
+    if (!set || blocking == PC_VBJACOBI_BLOCKING_AUTO) blocking = mode == MODE_MIXED ? PC_VBJACOBI_BLOCKING_VARIABLE : (mode == MODE_UNIFORM && bs > 1 && bs <= maxbs ? PC_VBJACOBI_BLOCKING_MATRIX : PC_VBJACOBI_BLOCKING_SUPERVARIABLE);
+  }
+  /* expected blocks: the runs cut at maxbs (natural supervariables; matrix or variable blocks larger than maxbs are
+     refused), where for supervariables adjacent empty runs form one run; supervariable blocking then merges adjacent
+     chunks while the merged block has at most maxbs rows (an empty chunk makes its merged block empty) */
   PetscCall(PetscMalloc2(n + 1, &exp_starts, n + 1, &exp_empty));
   {
-    PetscInt s = 0;
+    PetscInt  s = 0;
+    PetscBool sv = (PetscBool)(blocking == PC_VBJACOBI_BLOCKING_SUPERVARIABLE || blocking == PC_VBJACOBI_BLOCKING_NATURAL);
     for (PetscInt r = 0; r < nruns;) {
       PetscInt len = runs[r], r1 = r + 1;
-      if (mode == MODE_SUPER) {
+      if (sv)
         while (empty[r] && r1 < nruns && empty[r1]) len += runs[r1++];
-        for (PetscInt c = 0; c < len; c += maxbs) {
-          exp_empty[nexp]    = empty[r];
-          exp_starts[nexp++] = s + c;
-        }
-      } else { /* one block per run; a run longer than maxbs can only come from supervariables, cut as above */
-        for (PetscInt c = 0; c < len; c += maxbs) {
-          exp_empty[nexp]    = empty[r];
-          exp_starts[nexp++] = s + c;
-        }
+      for (PetscInt c = 0; c < len; c += maxbs) {
+        exp_empty[nexp]    = empty[r];
+        exp_starts[nexp++] = s + c;
       }
       s += len;
       r = r1;
     }
     exp_starts[nexp] = n;
+    if (blocking == PC_VBJACOBI_BLOCKING_SUPERVARIABLE) { /* greedy merge, written as a running size */
+      PetscInt nm = 0, cur = 0;
+      for (PetscInt b = 0; b < nexp; b++) {
+        PetscInt k = exp_starts[b + 1] - exp_starts[b];
+        if (b == 0 || cur + k > maxbs) {
+          exp_starts[nm] = exp_starts[b];
+          exp_empty[nm]  = exp_empty[b];
+          nm++;
+          cur = 0;
+        } else exp_empty[nm - 1] = (PetscBool)(exp_empty[nm - 1] || exp_empty[b]);
+        cur += k;
+      }
+      exp_starts[nm] = n;
+      nexp           = nm;
+    }
   }
 
   PetscCall(MatCreate(PETSC_COMM_WORLD, &A));
@@ -352,7 +372,8 @@ int main(int argc, char **argv)
       for (PetscInt b = 0; b < nb; b++) sizes[b] = st[b + 1] - st[b];
       PetscCall(MatSetVariableBlockSizes(B, nb, sizes));
       PetscCall(PetscFree(sizes));
-      for (PetscInt t = 0; t < (mode == MODE_UNIFORM ? 2 : 1); t++) {
+      /* pbjacobi takes the matrix block size: comparable only when the blocks are those */
+      for (PetscInt t = 0; t < (mode == MODE_UNIFORM && nb * bs == st[nb] ? 2 : 1); t++) {
         char what[64];
         PetscCall(PCCreate(PETSC_COMM_WORLD, &pc2));
         PetscCall(PCSetType(pc2, types[t]));
@@ -390,6 +411,8 @@ int main(int argc, char **argv)
         PetscCall(PCSetType(pch, PCVBJACOBI));
         PetscCall(PCVBJacobiSetMaxBlockSize(pch, maxbs));
         PetscCall(PCVBJacobiSetSingularPolicy(pch, policy));
+        PetscCall(PCVBJacobiGetBlocking(pc, &blocking));
+        PetscCall(PCVBJacobiSetBlocking(pch, blocking));
         PetscCall(PetscOptionsSetValue(NULL, "-host_pc_vbjacobi_use_gpu", "0"));
         PetscCall(PCSetFromOptions(pch));
         PetscCall(PCSetOperators(pch, A, A));

@@ -34,12 +34,12 @@ tcase demo_mpi2_vbjacobi -n 2 --grep 'converged reason +CONVERGED' --grep '2 MPI
 tcase demo_aij_vbjacobi --grep 'converged reason +CONVERGED' --grep 'matrix +seqaij, block size 4' \
       -- demo -dm_mat_type aij -ksp_type idr -pc_type vbjacobi -check_converged
 
-# on an AIJ matrix, supervariable detection must find the K x K cell blocks: same blocks, same iterations
+# on an AIJ matrix, natural supervariable detection must find the K x K cell blocks: same blocks, same iterations
 demo_check_supervariable() {
   local blk sv
   blk=$(demo_iterations -dm_mat_type baijksparse -da_grid_x 64 -da_grid_y 64 -ksp_type idr -pc_type vbjacobi -pc_vbjacobi_blocking matrix) || return 1
-  sv=$(demo_iterations -dm_mat_type aij -da_grid_x 64 -da_grid_y 64 -ksp_type idr -pc_type vbjacobi -pc_vbjacobi_blocking supervariable -ksp_view) || return 1
-  echo "iterations: matrix blocking on baijksparse ${blk:-?}, supervariable blocking on aij ${sv:-?}"
+  sv=$(demo_iterations -dm_mat_type aij -da_grid_x 64 -da_grid_y 64 -ksp_type idr -pc_type vbjacobi -pc_vbjacobi_blocking natural -ksp_view) || return 1
+  echo "iterations: matrix blocking on baijksparse ${blk:-?}, natural supervariable blocking on aij ${sv:-?}"
   [[ "$blk" =~ ^[0-9]+$ ]] && [ "$blk" = "$sv" ]
 }
 tcheck demo_aij_supervariable_same_as_matrix_blocks -- demo_check_supervariable

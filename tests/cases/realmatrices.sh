@@ -74,20 +74,26 @@ else
       # the GPU path: aijcusparse, and baijksparse for block matrices; the host path's iterations within 2
       # shellcheck disable=SC2046
       tcase rm_gpu_${name}_aijcusparse_${ksp} --gpu -- solve_file -f "$f" -mat_type aijcusparse "${bsopt[@]}" $(pbg_rm_ksp "$ksp") \
-        -pc_type vbjacobi -check_converged -compare_host -compare_host_tol "${pbg_rm_gpu_tol[$name]:-2}" -ksp_view --grep 'setup ran on: GPU' --grep 'compare with host .*: MATCH'
+        -pc_type vbjacobi -check_converged -compare_host -compare_host_tol "${pbg_rm_gpu_tol[$name]:-2}" -ksp_view --grep 'setup ran on: GPU' --grep 'vbjacobi blocks: identical' --grep 'compare with host .*: MATCH'
       if [ "$bs" -gt 1 ]; then
         # shellcheck disable=SC2046
         tcase rm_gpu_${name}_baijksparse_${ksp} --gpu -- solve_file -f "$f" -mat_type baijksparse "${bsopt[@]}" $(pbg_rm_ksp "$ksp") \
           -pc_type vbjacobi -check_converged -compare_host -compare_host_tol "${pbg_rm_gpu_tol[$name]:-2}" -ksp_view --grep 'setup ran on: GPU' --grep 'compare with host .*: MATCH'
       fi
     done
-    # same blocks, same iterations: pbjacobi for block matrices, jacobi for those without supervariables (the
-    # detection must find only 1x1 blocks there)
+    # merged supervariables at two bounds: the GPU finds the blocks of the host path (aijcusparse; all matrices)
+    for bound in 8 24; do
+      tcase rm_gpu_${name}_merged$bound --gpu -- solve_file -f "$f" -mat_type aijcusparse $(pbg_rm_ksp gmres) -ksp_max_it 5 -pc_type vbjacobi \
+        -pc_vbjacobi_blocking supervariable -pc_vbjacobi_max_block_size $bound -compare_host -compare_host_tol 5 -ksp_view \
+        --grep 'setup ran on: GPU' --grep 'vbjacobi blocks: identical'
+    done
+    # same blocks, same iterations: pbjacobi for block matrices, jacobi for those without supervariables (natural
+    # detection must find only 1x1 blocks there; the default, merged supervariables, makes larger blocks)
     # shellcheck disable=SC2046
     if [ "$bs" -gt 1 ]; then
       tcheck rm_${name}_vbjacobi_eq_pbjacobi -- check_rm_same_iterations "$f" "$bs" pbjacobi $(pbg_rm_ksp "$(pbg_rm_eq_ksp "$name")")
     elif [ "${pbg_rm_super[$k]}" = 1 ]; then
-      tcheck rm_${name}_vbjacobi_eq_jacobi -- check_rm_same_iterations "$f" 1 jacobi $(pbg_rm_ksp "$(pbg_rm_eq_ksp "$name")")
+      tcheck rm_${name}_vbjacobi_eq_jacobi -- check_rm_same_iterations "$f" 1 jacobi $(pbg_rm_ksp "$(pbg_rm_eq_ksp "$name")") -pc_vbjacobi_blocking natural
     fi
   done
 

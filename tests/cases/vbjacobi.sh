@@ -12,7 +12,16 @@ tcase vbj_uniform_baijksparse -- test_vbjacobi -mode uniform -bs 6 -mat_type bai
 # mixed sizes from MatSetVariableBlockSizes, with pivoting needed
 tcase vbj_mixed_pivot -- test_vbjacobi -mode mixed -maxgen 32 -nblocks_local 60 -pivot -compare_petsc --grep '^OK' -pc_view --grep 'blocks from: variable'
 tcase vbj_mixed_small -- test_vbjacobi -mode mixed -maxgen 4 -nblocks_local 200 -pivot -seed 11 --grep '^OK'
-# supervariable detection: runs of identical patterns, cut at the maximum block size
+# supervariable detection: runs of identical patterns, cut at the maximum block size (natural), then merged greedily up
+# to it (supervariable, the default for matrices without a block size)
+for maxbs in 2 5 8 16 24 32; do
+  tcase vbj_merged_cap$maxbs -- test_vbjacobi -mode super -maxgen 9 -maxbs $maxbs -nblocks_local 70 -pc_vbjacobi_blocking supervariable -seed $maxbs --grep 'blocks match' --grep '^OK'
+done
+tcase vbj_merged_auto_bs1 -- test_vbjacobi -mode uniform -bs 1 -nblocks_local 100 -maxbs 12 -pc_view --grep 'blocks from: supervariable' --grep 'histogram \(size:count\): 4:1 12:8' --grep '^OK'
+tcase vbj_natural_cap5 -- test_vbjacobi -mode super -maxgen 12 -maxbs 5 -nblocks_local 80 -pc_vbjacobi_blocking natural -seed 9 -pc_view --grep 'blocks from: natural' --grep '^OK'
+tcase vbj_merged_long_runs -- test_vbjacobi -mode super -maxgen 40 -maxbs 12 -nblocks_local 40 -pc_vbjacobi_blocking supervariable -compare_petsc --grep 'blocks match' --grep '^OK'
+tcase vbj_mpi3_merged -n 3 -- test_vbjacobi -mode super -maxgen 6 -maxbs 16 -nblocks_local 30 -offdiag 4 --grep 'blocks match' --grep '^OK'
+tcase vbj_merged_baij_bs3 -- test_vbjacobi -mode uniform -bs 3 -mat_type baij -maxbs 8 -pc_vbjacobi_blocking supervariable -nblocks_local 40 -pc_view --grep 'histogram \(size:count\):.* 6:' --grep '^OK'
 tcase vbj_super_cap32 -- test_vbjacobi -mode super -maxgen 40 -nblocks_local 60 -pc_vbjacobi_blocking supervariable --grep '^OK'
 tcase vbj_super_cap5 -- test_vbjacobi -mode super -maxgen 12 -maxbs 5 -nblocks_local 80 -seed 9 --grep '^OK'
 tcase vbj_super_cap1 -- test_vbjacobi -mode super -maxgen 6 -maxbs 1 -nblocks_local 50 --grep '^OK'
@@ -50,11 +59,20 @@ for maxgen in 4 8 16 32; do
   tcase vbj_gpu_mixed_max$maxgen --gpu -- test_vbjacobi -mode mixed -maxgen $maxgen -nblocks_local 500 -mat_type aijcusparse -pivot -compare_host -compare_petsc -seed $maxgen "${GPUV[@]}"
 done
 for maxbs in 1 2 3 8 13 32; do
+  tcase vbj_gpu_natural_cap$maxbs --gpu -- test_vbjacobi -mode super -maxgen 40 -maxbs $maxbs -nblocks_local 400 -offdiag 5 -mat_type aijcusparse -compare_host -pc_vbjacobi_blocking natural -seed $maxbs "${GPUV[@]}" --grep 'blocks from: natural'
   tcase vbj_gpu_super_cap$maxbs --gpu -- test_vbjacobi -mode super -maxgen 40 -maxbs $maxbs -nblocks_local 400 -offdiag 5 -mat_type aijcusparse -compare_host -seed $maxbs "${GPUV[@]}" --grep 'blocks from: supervariable'
 done
 for ex in cached shared; do
   tcase vbj_gpu_extraction_$ex --gpu -- test_vbjacobi -mode mixed -maxgen 32 -nblocks_local 300 -offdiag 40 -mat_type aijcusparse -pivot -compare_host -pc_vbjacobi_extraction $ex "${GPUV[@]}" --grep "extraction $ex"
 done
+# merged supervariables on the device: the same blocks as the host path (-compare_host) and as the test's own merge
+for maxbs in 2 5 8 12 16 24 32; do
+  tcase vbj_gpu_merged_cap$maxbs --gpu -- test_vbjacobi -mode super -maxgen 9 -maxbs $maxbs -nblocks_local 3000 -offdiag 3 -mat_type aijcusparse -compare_host -pc_vbjacobi_blocking supervariable -seed $maxbs "${GPUV[@]}" --grep 'blocks match'
+done
+tcase vbj_gpu_merged_bs1_many --gpu -- test_vbjacobi -mode uniform -bs 1 -nblocks_local 100000 -maxbs 24 -mat_type aijcusparse -compare_host "${GPUV[@]}" --grep 'blocks from: supervariable' --grep 'blocks match'
+tcase vbj_gpu_merged_baijksparse_bs3 --gpu -- test_vbjacobi -mode uniform -bs 3 -nblocks_local 500 -mat_type baijksparse -maxbs 16 -pc_vbjacobi_blocking supervariable -compare_host "${GPUV[@]}" --grep 'blocks match'
+tcase vbj_gpu_mpi3_merged --gpu -n 3 -- test_vbjacobi -mode super -maxgen 7 -maxbs 16 -nblocks_local 400 -mat_type aijcusparse -compare_host "${GPUV[@]}" --grep 'blocks from: supervariable' --grep 'blocks match'
+tcase vbj_gpu_merged_empty_rows --gpu -- test_vbjacobi -mode super -maxgen 6 -maxbs 12 -nblocks_local 300 -empty_rows -pc_vbjacobi_singular identity -mat_type aijcusparse -compare_host "${GPUV[@]}" --grep 'replaced by the identity'
 tcase vbj_gpu_super_empty_rows --gpu -- test_vbjacobi -mode super -maxgen 6 -nblocks_local 300 -empty_rows -pc_vbjacobi_singular identity -mat_type aijcusparse -compare_host "${GPUV[@]}" --grep 'replaced by the identity'
 tcase vbj_gpu_baijksparse_bs6 --gpu -- test_vbjacobi -mode uniform -bs 6 -nblocks_local 200 -mat_type baijksparse -compare_host -seed 5 "${GPUV[@]}"
 tcase vbj_gpu_baijksparse_super --gpu -- test_vbjacobi -mode uniform -bs 3 -nblocks_local 200 -mat_type baijksparse -pc_vbjacobi_blocking supervariable -compare_host -seed 6 "${GPUV[@]}" --grep 'blocks from: supervariable'

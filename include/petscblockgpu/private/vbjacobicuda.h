@@ -20,9 +20,16 @@ typedef struct {
   PetscReal          mean_row_len; /* stored entries per row of the diagonal part (host-known; picks AUTO extraction) */
 } PCVBJacobiDeviceMat;
 
+/* Width classes of the setup: blocks of k rows are inverted by sub-warps of P = 1, 2, 4, 8, 16 or 32 lanes */
+#define PC_VBJACOBI_NUM_WIDTH_CLASSES 6
+
 /* Blocks and inverses on the device. */
 typedef struct {
   PetscInt             nblocks, maxk;       /* number of blocks, largest block */
+  PetscInt             class_count[PC_VBJACOBI_NUM_WIDTH_CLASSES]; /* blocks of each width class c: sub-warp P = 2^c lanes,
+                                                   k in (P/2, P] (class 0: k = 1); filled by every block source */
+  int                 *d_class_perm;        /* [nblocks] block ids grouped by width class, ascending within a class (setup) */
+  size_t               cap_class_perm;      /* its allocated length */
   PetscInt            *d_starts;            /* [nblocks+1] first local row of each block */
   PetscInt64          *d_inv_offsets;       /* [nblocks+1] offset of each inverse in d_inv (sum of k^2) */
   PetscScalar         *d_inv;               /* inverses, each k x k column-major, one after the other */
@@ -43,9 +50,11 @@ typedef struct {
    caller (PCVBJacobiCopyStartsToHost_CUDA() when the host needs them): no O(n) work or transfer on the host.
 
    Supervariable detection: runs of consecutive rows with identical column patterns (whole rows, off-diagonal
-   pattern included), cut greedily into chunks of at most maxbs rows: exactly the blocks of the host path. One
-   synchronization, to read the block count and sizes. maxbs = 1 needs no detection (every row is a block). */
-PETSC_INTERN PetscErrorCode PCVBJacobiDetectSupervariables_CUDA(const PCVBJacobiDeviceMat *, PetscInt maxbs, PCVBJacobiDevice *);
+   pattern included), cut greedily into chunks of at most maxbs rows (natural supervariables); with merge, adjacent
+   chunks then merged greedily while the merged block has at most maxbs rows (the paper's blocking). Exactly the blocks
+   of the host path. One synchronization, to read the block count and sizes. maxbs = 1 needs no detection (every row
+   is a block). */
+PETSC_INTERN PetscErrorCode PCVBJacobiDetectSupervariables_CUDA(const PCVBJacobiDeviceMat *, PetscInt maxbs, PetscBool merge, PCVBJacobiDevice *);
 
 /* Blocks of bs rows each (matrix blocking, bs dividing nrows): made on the device, no synchronization. */
 PETSC_INTERN PetscErrorCode PCVBJacobiSetUniformBlocks_CUDA(PetscInt nrows, PetscInt bs, PCVBJacobiDevice *);

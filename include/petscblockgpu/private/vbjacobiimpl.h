@@ -37,6 +37,8 @@ typedef struct {
 PETSC_INTERN PetscErrorCode PCVBJacobiResolveBlocking(PC, PCVBJacobiBlocking *);
 /* Host block detection (blocking.c): fills jac->nblocks and jac->starts for the local rows of pmat. */
 PETSC_INTERN PetscErrorCode PCVBJacobiDetectBlocks_Host(PC, PCVBJacobiBlocking);
+/* Greedy agglomeration of natural blocks (starts[0..nblocks], in place) up to maxbs rows per block. */
+PETSC_INTERN PetscErrorCode PCVBJacobiAgglomerate_Host(PetscInt maxbs, PetscInt *nblocks, PetscInt *starts);
 /* The block size of the matrix blocking: MatGetBlockSize(), checked against maxbs and the local rows. */
 PETSC_INTERN PetscErrorCode PCVBJacobiMatrixBlockSize(Mat, PetscInt maxbs, PetscInt *bs);
 

@@ -1,10 +1,10 @@
 /* Block detection of PCVBJACOBI on the host: supervariables, the matrix block size, or variable block sizes. */
 #include <petscblockgpu/private/vbjacobiimpl.h>
 
-/* Supervariables: runs of consecutive local rows whose column patterns are identical, cut into chunks of
-   at most maxbs rows. The whole row is compared (global column indices, off-process columns included), so
-   the blocks of a row range do not depend on how the matrix is split over ranks, except at rank boundaries. */
-static PetscErrorCode DetectSupervariables(Mat A, PetscInt maxbs, PetscInt *nblocks, PetscInt **starts)
+/* Natural supervariables: runs of consecutive local rows whose column patterns are identical, cut into chunks of
+   at most maxbs rows. The whole row is compared (global column indices, off-process columns included), so the
+   blocks of a row range do not depend on how the matrix is split over ranks, except at rank boundaries. */
+static PetscErrorCode DetectNaturalSupervariables(Mat A, PetscInt maxbs, PetscInt *nblocks, PetscInt **starts)
 {
   PetscInt  rstart, rend, nb = 0, prev_nc = -1, run = 0, prev_cap = 0, *st, *prev = NULL;
   PetscBool has;
@@ -42,6 +42,27 @@ static PetscErrorCode DetectSupervariables(Mat A, PetscInt maxbs, PetscInt *nblo
   PetscCall(PetscFree(prev));
   *nblocks = nb;
   *starts  = st;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Agglomeration of the paper's supervariable blocking (MAGMA-sparse, Ginkgo): adjacent natural blocks merged
+   greedily, from the first, while the merged block stays within maxbs rows. In place on starts[0..nblocks]. The GPU
+   finds the same blocks in parallel (vbjacobi_blocks.cu): each natural block's successor is the furthest start within
+   maxbs rows, and the chosen starts are those on the successor chain from block 0. */
+PetscErrorCode PCVBJacobiAgglomerate_Host(PetscInt maxbs, PetscInt *nblocks, PetscInt *starts)
+{
+  PetscInt nb = 0, nunits = *nblocks;
+
+  PetscFunctionBegin;
+  for (PetscInt u = 0; u < nunits;) {
+    PetscInt v = u + 1;
+
+    while (v < nunits && starts[v + 1] - starts[u] <= maxbs) v++;
+    starts[nb++] = starts[u];
+    u            = v;
+  }
+  starts[nb] = starts[nunits];
+  *nblocks   = nb;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -141,8 +162,12 @@ PetscErrorCode PCVBJacobiDetectBlocks_Host(PC pc, PCVBJacobiBlocking how)
   case PC_VBJACOBI_BLOCKING_MATRIX:
     PetscCall(MatrixBlocks(A, jac->max_block_size, &jac->nblocks, &jac->starts));
     break;
+  case PC_VBJACOBI_BLOCKING_NATURAL:
+    PetscCall(DetectNaturalSupervariables(A, jac->max_block_size, &jac->nblocks, &jac->starts));
+    break;
   case PC_VBJACOBI_BLOCKING_SUPERVARIABLE:
-    PetscCall(DetectSupervariables(A, jac->max_block_size, &jac->nblocks, &jac->starts));
+    PetscCall(DetectNaturalSupervariables(A, jac->max_block_size, &jac->nblocks, &jac->starts));
+    PetscCall(PCVBJacobiAgglomerate_Host(jac->max_block_size, &jac->nblocks, jac->starts));
     break;
   default:
     SETERRQ(PetscObjectComm((PetscObject)pc), PETSC_ERR_ARG_WRONG, "PCVBJACOBI: unknown blocking %d", (int)how);

@@ -4,7 +4,7 @@
 #include <petscblockgpu/private/vbjacobicuda.h>
 #include <petscblockgpu/private/baijksparseimpl.h>
 
-const char *const PCVBJacobiBlockings[]        = {"auto", "supervariable", "matrix", "variable", "PCVBJacobiBlocking", "PC_VBJACOBI_BLOCKING_", NULL};
+const char *const PCVBJacobiBlockings[]        = {"auto", "supervariable", "matrix", "variable", "natural", "PCVBJacobiBlocking", "PC_VBJACOBI_BLOCKING_", NULL};
 const char *const PCVBJacobiSingularPolicies[] = {"error", "identity", "PCVBJacobiSingularPolicy", "PC_VBJACOBI_SINGULAR_", NULL};
 const char *const PCVBJacobiExtractions[]      = {"auto", "cached", "shared", "PCVBJacobiExtraction", "PC_VBJACOBI_EXTRACTION_", NULL};
 
@@ -294,7 +294,8 @@ static PetscErrorCode SetUp_Device(PC pc, const PCVBJacobiDeviceMat *dm, PetscBo
     jac->host_starts_valid = PETSC_FALSE;
     switch (how) {
     case PC_VBJACOBI_BLOCKING_SUPERVARIABLE:
-      PetscCall(PCVBJacobiDetectSupervariables_CUDA(dm, jac->max_block_size, dev));
+    case PC_VBJACOBI_BLOCKING_NATURAL:
+      PetscCall(PCVBJacobiDetectSupervariables_CUDA(dm, jac->max_block_size, (PetscBool)(how == PC_VBJACOBI_BLOCKING_SUPERVARIABLE), dev));
       break;
     case PC_VBJACOBI_BLOCKING_MATRIX: {
       PetscInt bs;
@@ -572,7 +573,7 @@ static PetscErrorCode PCSetFromOptions_VBJacobi(PC pc, PetscOptionItems PetscOpt
 
   PetscFunctionBegin;
   PetscOptionsHeadBegin(PetscOptionsObject, "Variable-size block Jacobi options");
-  PetscCall(PetscOptionsRangeInt("-pc_vbjacobi_max_block_size", "Largest diagonal block (blocks of supervariables are cut at this size)", "PCVBJacobiSetMaxBlockSize", maxbs, &maxbs, &flg, 1, PC_VBJACOBI_MAX_BLOCK_SIZE));
+  PetscCall(PetscOptionsRangeInt("-pc_vbjacobi_max_block_size", "Largest diagonal block (supervariables are merged up to this size)", "PCVBJacobiSetMaxBlockSize", maxbs, &maxbs, &flg, 1, PC_VBJACOBI_MAX_BLOCK_SIZE));
   if (flg) PetscCall(PCVBJacobiSetMaxBlockSize(pc, maxbs));
   PetscCall(PetscOptionsEnum("-pc_vbjacobi_blocking", "Where the blocks come from", "PCVBJacobiSetBlocking", PCVBJacobiBlockings, (PetscEnum)jac->blocking, (PetscEnum *)&jac->blocking, &flg));
   if (flg) jac->rows_detected = -1;
@@ -606,7 +607,7 @@ static PetscErrorCode PCVBJacobiSetBlocking_VBJacobi(PC pc, PCVBJacobiBlocking b
   PC_VBJacobi *jac = (PC_VBJacobi *)pc->data;
 
   PetscFunctionBegin;
-  PetscCheck(blocking >= PC_VBJACOBI_BLOCKING_AUTO && blocking <= PC_VBJACOBI_BLOCKING_VARIABLE, PetscObjectComm((PetscObject)pc), PETSC_ERR_ARG_OUTOFRANGE, "Unknown PCVBJacobiBlocking %d", (int)blocking);
+  PetscCheck(blocking >= PC_VBJACOBI_BLOCKING_AUTO && blocking <= PC_VBJACOBI_BLOCKING_NATURAL, PetscObjectComm((PetscObject)pc), PETSC_ERR_ARG_OUTOFRANGE, "Unknown PCVBJacobiBlocking %d", (int)blocking);
   if (blocking != jac->blocking) jac->rows_detected = -1;
   jac->blocking = blocking;
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -656,7 +657,8 @@ static PetscErrorCode PCVBJacobiGetInverses_VBJacobi(PC pc, const PetscScalar *i
 }
 
 /*@
-  PCVBJacobiSetMaxBlockSize - Sets the largest diagonal block of `PCVBJACOBI`; runs of supervariables are cut at this size.
+  PCVBJacobiSetMaxBlockSize - Sets the largest diagonal block of `PCVBJACOBI`; supervariable blocking merges adjacent
+  supervariables up to this size, and cuts longer runs of identical rows at it.
 
   Logically Collective
 
@@ -711,10 +713,11 @@ PetscErrorCode PCVBJacobiGetMaxBlockSize(PC pc, PetscInt *maxbs)
 
   Input Parameters:
 + pc       - the preconditioner context
-- blocking - `PC_VBJACOBI_BLOCKING_AUTO` (default), `PC_VBJACOBI_BLOCKING_SUPERVARIABLE`, `PC_VBJACOBI_BLOCKING_MATRIX` or `PC_VBJACOBI_BLOCKING_VARIABLE`
+- blocking - `PC_VBJACOBI_BLOCKING_AUTO` (default), `PC_VBJACOBI_BLOCKING_SUPERVARIABLE`, `PC_VBJACOBI_BLOCKING_NATURAL`,
+             `PC_VBJACOBI_BLOCKING_MATRIX` or `PC_VBJACOBI_BLOCKING_VARIABLE`
 
   Options Database Key:
-. -pc_vbjacobi_blocking <auto,supervariable,matrix,variable> - the source of the blocks
+. -pc_vbjacobi_blocking <auto,supervariable,matrix,variable,natural> - the source of the blocks
 
   Level: intermediate
 
@@ -866,7 +869,7 @@ PetscErrorCode PCVBJacobiGetInverses(PC pc, const PetscScalar *inv[])
 
   Options Database Keys:
 + -pc_vbjacobi_max_block_size <32>                          - largest block, 1 to 32
-. -pc_vbjacobi_blocking <auto,supervariable,matrix,variable> - where the blocks come from (default auto)
+. -pc_vbjacobi_blocking <auto,supervariable,matrix,variable,natural> - where the blocks come from (default auto)
 . -pc_vbjacobi_singular <error,identity>                     - what to do with a singular block (default error)
 . -pc_vbjacobi_extraction <auto,cached,shared>              - how the GPU setup reads a block: each thread its own row,
                                                                or the (sub-)warp a row at a time through shared memory
@@ -876,14 +879,16 @@ PetscErrorCode PCVBJacobiGetInverses(PC pc, const PetscScalar *inv[])
 
   Notes:
   The blocks come from `MatSetVariableBlockSizes()`, from the matrix block size (`MATBAIJ`, `MatSetBlockSize()`),
-  or from supervariables: runs of consecutive rows with identical column patterns, cut at the maximum block size.
+  or from the paper's supervariable blocking: natural supervariables (runs of consecutive rows with identical column
+  patterns, cut at the maximum block size), then adjacent ones merged greedily while the merged block stays within the
+  maximum block size, so that blocks grow with the bound (`natural` keeps the unmerged supervariables).
   Each block is inverted by Gauss-Jordan elimination with implicit pivoting (Anzt, Dongarra, Flegar and
   Quintana-Orti, Parallel Computing 2018). In parallel the blocks are those of the local diagonal part: they never
   cross ranks.
 
   Works with `MATAIJ`, `MATBAIJ`, `MATBAIJKSPARSE` and `MATAIJCUSPARSE` matrices. When the matrix lives on the GPU
-  (`MATAIJCUSPARSE`, `MATBAIJKSPARSE`) and a GPU is present, the whole setup runs there: supervariable detection by
-  parallel kernels and scans, then one merged kernel per size class that extracts each block, inverts it in registers
+  (`MATAIJCUSPARSE`, `MATBAIJKSPARSE`) and a GPU is present, the whole setup runs there: supervariable detection and
+  agglomeration by parallel kernels, scans and pointer jumping, then one merged kernel per size class that extracts each block, inverts it in registers
   and stores the inverse; the apply is a batched GEMV with one (sub-)warp per block. Otherwise both run on the host.
   `-pc_view` shows the block statistics, the bytes stored, where the setup ran, the kernels and the time of each phase.
 

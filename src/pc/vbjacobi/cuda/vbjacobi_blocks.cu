@@ -9,7 +9,9 @@
 #include <petscblockgpu/private/vbjacobicuda.h>
 #include <petscdevice_cuda.h>
 #include <cub/cub.cuh>
+#include <utility>
 #include "subwarp_width.cuh"
+#include "vbjacobi_agglomerate.cuh"
 
 #define PBG_CTA1 256 /* threads per thread block */
 
@@ -18,7 +20,28 @@ struct BlockStats {
   long long          inv_len; /* sum of k^2 */
   unsigned long long k3;      /* sum of k^3 */
   int                nblocks, maxk;
+  int                class_count[PC_VBJACOBI_NUM_WIDTH_CLASSES]; /* blocks per width class (vbjacobicuda.h) */
 };
+
+/* The width class of a block of k >= 1 rows: c with 2^(c-1) < k <= 2^c */
+__host__ __device__ __forceinline__ int WidthClass(int k)
+{
+  int c = 0;
+  while ((1 << c) < k) c++;
+  return c;
+}
+
+/* Adds this thread's block of k rows (k = 0: none) to the thread block's class counts, then to stats (one atomic per
+   class and thread block). Every thread of the thread block must call it. */
+__device__ __forceinline__ void CountClasses(int k, BlockStats *stats)
+{
+  __shared__ int cnt[PC_VBJACOBI_NUM_WIDTH_CLASSES];
+  if (threadIdx.x < PC_VBJACOBI_NUM_WIDTH_CLASSES) cnt[threadIdx.x] = 0;
+  __syncthreads();
+  if (k) atomicAdd(&cnt[WidthClass(k)], 1);
+  __syncthreads();
+  if (threadIdx.x < PC_VBJACOBI_NUM_WIDTH_CLASSES && cnt[threadIdx.x]) atomicAdd(&stats->class_count[threadIdx.x], cnt[threadIdx.x]);
+}
 
 /* Per scalar row: the block that starts there (cnt 1, sq k^2), or none (0, 0). Their exclusive scan gives each
    block its number and the offset of its inverse. */
@@ -121,6 +144,7 @@ __global__ void __launch_bounds__(PBG_CTA1) BlockSizesKernel(int n, int bs, int 
     atomicMax(&stats->maxk, kmax);
     atomicAdd(&stats->k3, k3);
   }
+  CountClasses(k, stats);
 }
 
 /* From the exclusive scan of the pairs: starts[b] and offsets[b] of every block, and the closing entries
@@ -136,6 +160,67 @@ __global__ void __launch_bounds__(PBG_CTA1) ScatterKernel(int n, int bs, int max
     offsets[e.cnt] = e.sq;
   }
   if (i == n - 1) {
+    const int       nb  = e.cnt + (k ? 1 : 0);
+    const long long len = e.sq + (long long)k * k;
+    starts[nb]          = n;
+    offsets[nb]         = len;
+    stats->nblocks      = nb;
+    stats->inv_len      = len;
+  }
+}
+
+/* The natural blocks as units of the agglomeration: units[u] = first row of unit u, units[U] = n, *nunits = U */
+__global__ void __launch_bounds__(PBG_CTA1) UnitScatterKernel(int n, int bs, int maxbs, const int *__restrict__ runbr, const StartPair *__restrict__ excl, int *units, int *nunits)
+{
+  const int i = blockIdx.x * PBG_CTA1 + threadIdx.x;
+  if (i >= n) return;
+  const int k = BlockAt(runbr, n, bs, maxbs, i), u = excl[i].cnt;
+  if (k) units[u] = i;
+  if (i == n - 1) {
+    units[u + (k ? 1 : 0)] = n;
+    *nunits                = u + (k ? 1 : 0);
+  }
+}
+
+/* pair[u] of each unit u < limit: the merged block that starts there (marked: on the chain), or none; with the stats */
+__global__ void __launch_bounds__(PBG_CTA1) MergedSizesKernel(AgglomerateWork w, int limit, StartPair *pair, BlockStats *stats)
+{
+  typedef cub::BlockReduce<int, PBG_CTA1>                IntReduce;
+  typedef cub::BlockReduce<unsigned long long, PBG_CTA1> SumReduce;
+  __shared__ typename IntReduce::TempStorage             tmax;
+  __shared__ typename SumReduce::TempStorage             tsum;
+  const int                                              u = blockIdx.x * PBG_CTA1 + threadIdx.x;
+  const int                                              U = *w.nunits_ptr;
+  const int                                              k = u < U && w.mark[u] ? w.units[w.next[u]] - w.units[u] : 0;
+
+  if (u < limit) {
+    StartPair p;
+    p.sq    = (long long)k * k;
+    p.cnt   = k ? 1 : 0;
+    p.pad   = 0;
+    pair[u] = p;
+  }
+  const int                kmax = IntReduce(tmax).Reduce(k, MaxOp());
+  const unsigned long long k3   = SumReduce(tsum).Sum((unsigned long long)k * k * k);
+  if (threadIdx.x == 0) {
+    atomicMax(&stats->maxk, kmax);
+    atomicAdd(&stats->k3, k3);
+  }
+  CountClasses(k, stats);
+}
+
+/* From the exclusive scan of the merged pairs: starts[b], offsets[b], and the closing entries, as ScatterKernel */
+__global__ void __launch_bounds__(PBG_CTA1) MergedScatterKernel(AgglomerateWork w, int n, const StartPair *__restrict__ excl, int *starts, PetscInt64 *offsets, BlockStats *stats)
+{
+  const int u = blockIdx.x * PBG_CTA1 + threadIdx.x, U = *w.nunits_ptr;
+  if (u >= U) return;
+  const int       k = w.mark[u] ? w.units[w.next[u]] - w.units[u] : 0;
+  const StartPair e = excl[u];
+  if (k) {
+    starts[e.cnt]  = w.units[u];
+    offsets[e.cnt] = e.sq;
+  }
+  if (u == U - 1) {
     const int       nb  = e.cnt + (k ? 1 : 0);
     const long long len = e.sq + (long long)k * k;
     starts[nb]          = n;
@@ -235,6 +320,8 @@ PetscErrorCode PCVBJacobiSetUniformBlocks_CUDA(PetscInt nrows, PetscInt bs, PCVB
   dev->maxk        = nb ? bs : 0;
   dev->inv_len     = (PetscInt64)nrows * bs;
   dev->setup_flops = 2.0 * (PetscLogDouble)bs * bs * bs * nb;
+  for (int c = 0; c < PC_VBJACOBI_NUM_WIDTH_CLASSES; c++) dev->class_count[c] = 0;
+  if (nb) dev->class_count[WidthClass((int)bs)] = nb;
   PetscCall(PetscLogGpuTimeBegin());
   UniformBlocksKernel<<<Grid1(nb + 1), PBG_CTA1, 0, stream>>>((int)nb, (int)bs, dev->d_starts, dev->d_inv_offsets);
   PetscCallCUDA(cudaGetLastError());
@@ -243,12 +330,12 @@ PetscErrorCode PCVBJacobiSetUniformBlocks_CUDA(PetscInt nrows, PetscInt bs, PCVB
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode PCVBJacobiDetectSupervariables_CUDA(const PCVBJacobiDeviceMat *A, PetscInt maxbs, PCVBJacobiDevice *dev)
+PetscErrorCode PCVBJacobiDetectSupervariables_CUDA(const PCVBJacobiDeviceMat *A, PetscInt maxbs, PetscBool merge, PCVBJacobiDevice *dev)
 {
   const int    n = (int)A->nrows, bs = (int)A->bs, mrows = bs > 0 ? n / bs : 0;
-  size_t       b1 = 0, b2 = 0, off_runs, off_pairs, off_tmp, bytes;
+  size_t       b1 = 0, b2 = 0, off_runs, off_pairs, off_units, off_tmp, bytes;
   char        *base;
-  int         *runbr;
+  int         *runbr, *units = NULL;
   StartPair   *pairs;
   BlockStats  *d_stats, h_stats;
   void        *tmp;
@@ -268,12 +355,14 @@ PetscErrorCode PCVBJacobiDetectSupervariables_CUDA(const PCVBJacobiDeviceMat *A,
   PetscCall(PetscGetCurrentCUDAStream(&stream));
   /* lanes per row in the pattern compare: about 4 column indices each, from the mean (block) row length */
   while (G < 32 && 4.0 * G * bs < A->mean_row_len) G *= 2;
-  /* work space: stats | run of each block row | a pair per scalar row | CUB's temporary storage */
+  /* work space: stats | run of each block row | a pair per scalar row | the agglomeration's units, count, successors,
+     two jump arrays and marks (n + 1 each) | CUB's temporary storage */
   PetscCallCUDA(cub::DeviceScan::InclusiveScan(NULL, b1, (int *)NULL, (int *)NULL, MaxOp(), mrows, stream));
   PetscCallCUDA(cub::DeviceScan::ExclusiveScan(NULL, b2, (StartPair *)NULL, (StartPair *)NULL, PairSum(), zero, n, stream));
   off_runs  = Align256(sizeof(BlockStats));
   off_pairs = off_runs + Align256(sizeof(int) * (size_t)mrows);
-  off_tmp   = off_pairs + Align256(sizeof(StartPair) * (size_t)n);
+  off_units = off_pairs + Align256(sizeof(StartPair) * (size_t)n);
+  off_tmp   = off_units + (merge ? 6 * Align256(sizeof(int) * ((size_t)n + 1)) : 0);
   bytes     = off_tmp + Align256(PetscMax(b1, b2));
   PetscCall(EnsureScratch(dev, bytes));
   PetscCall(EnsureBlockCapacity(dev, n)); /* at most n blocks: the starts are written before their number is known */
@@ -290,8 +379,43 @@ PetscErrorCode PCVBJacobiDetectSupervariables_CUDA(const PCVBJacobiDeviceMat *A,
   BlockSizesKernel<<<Grid1(n), PBG_CTA1, 0, stream>>>(n, bs, (int)maxbs, runbr, pairs, d_stats);
   PetscCallCUDA(cudaGetLastError());
   PetscCallCUDA(cub::DeviceScan::ExclusiveScan(tmp, b2, pairs, pairs, PairSum(), zero, n, stream));
-  ScatterKernel<<<Grid1(n), PBG_CTA1, 0, stream>>>(n, bs, (int)maxbs, runbr, pairs, dev->d_starts, dev->d_inv_offsets, d_stats);
-  PetscCallCUDA(cudaGetLastError());
+  if (!merge) {
+    ScatterKernel<<<Grid1(n), PBG_CTA1, 0, stream>>>(n, bs, (int)maxbs, runbr, pairs, dev->d_starts, dev->d_inv_offsets, d_stats);
+    PetscCallCUDA(cudaGetLastError());
+  } else {
+    /* the natural blocks become the units; the blocks are the units on the successor chain from unit 0 */
+    const size_t    stride = Align256(sizeof(int) * ((size_t)n + 1)) / sizeof(int);
+    AgglomerateWork w;
+    int            *nunits, *jin, *jout;
+    const int       rounds = AgglomerateRounds(n, (int)maxbs);
+
+    units       = (int *)(base + off_units);
+    nunits      = units + stride;
+    w.units     = units;
+    w.nunits_ptr = nunits;
+    w.next      = units + 2 * stride;
+    w.jump_a    = units + 3 * stride;
+    w.jump_b    = units + 4 * stride;
+    w.mark      = units + 5 * stride;
+    UnitScatterKernel<<<Grid1(n), PBG_CTA1, 0, stream>>>(n, bs, (int)maxbs, runbr, pairs, units, nunits);
+    PetscCallCUDA(cudaGetLastError());
+    AgglomerateNextKernel<<<Grid1(n + 1), PBG_CTA1, 0, stream>>>(w, n, (int)maxbs);
+    PetscCallCUDA(cudaGetLastError());
+    jin  = w.jump_a;
+    jout = w.jump_b;
+    for (int r = 0; r < rounds; r++) {
+      AgglomerateJumpKernel<<<Grid1(n + 1), PBG_CTA1, 0, stream>>>(w, n, jin, jout);
+      PetscCallCUDA(cudaGetLastError());
+      std::swap(jin, jout);
+    }
+    /* the stats of the natural blocks are replaced by those of the merged ones */
+    PetscCallCUDA(cudaMemsetAsync(d_stats, 0, sizeof(BlockStats), stream));
+    MergedSizesKernel<<<Grid1(n), PBG_CTA1, 0, stream>>>(w, n, pairs, d_stats);
+    PetscCallCUDA(cudaGetLastError());
+    PetscCallCUDA(cub::DeviceScan::ExclusiveScan(tmp, b2, pairs, pairs, PairSum(), zero, n, stream));
+    MergedScatterKernel<<<Grid1(n), PBG_CTA1, 0, stream>>>(w, n, pairs, dev->d_starts, dev->d_inv_offsets, d_stats);
+    PetscCallCUDA(cudaGetLastError());
+  }
   PetscCallCUDA(cudaMemcpyAsync(&h_stats, d_stats, sizeof(h_stats), cudaMemcpyDeviceToHost, stream));
   PetscCallCUDA(cudaStreamSynchronize(stream));
   PetscCall(PetscLogGpuTimeEnd());
@@ -300,9 +424,17 @@ PetscErrorCode PCVBJacobiDetectSupervariables_CUDA(const PCVBJacobiDeviceMat *A,
   dev->maxk        = h_stats.maxk;
   dev->inv_len     = (PetscInt64)h_stats.inv_len;
   dev->setup_flops = 2.0 * (PetscLogDouble)h_stats.k3;
-  PetscCheck(dev->nblocks >= 1 && dev->nblocks <= n && dev->maxk >= 1, PETSC_COMM_SELF, PETSC_ERR_PLIB, "PCVBJACOBI: device detection gave %" PetscInt_FMT " blocks, largest %" PetscInt_FMT ", for %d rows", dev->nblocks, dev->maxk, n);
+  for (int c = 0; c < PC_VBJACOBI_NUM_WIDTH_CLASSES; c++) dev->class_count[c] = h_stats.class_count[c];
+  PetscCheck(dev->nblocks >= 1 && dev->nblocks <= n && dev->maxk >= 1 && dev->maxk <= maxbs, PETSC_COMM_SELF, PETSC_ERR_PLIB, "PCVBJACOBI: device detection gave %" PetscInt_FMT " blocks, largest %" PetscInt_FMT ", for %d rows", dev->nblocks, dev->maxk, n);
   PetscCall(EnsureInverseCapacity(dev));
   PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Class counts of blocks given on the host */
+static void CountClassesHost(PetscInt nblocks, const PetscInt *h_starts, PCVBJacobiDevice *dev)
+{
+  for (int c = 0; c < PC_VBJACOBI_NUM_WIDTH_CLASSES; c++) dev->class_count[c] = 0;
+  for (PetscInt b = 0; b < nblocks; b++) dev->class_count[WidthClass((int)(h_starts[b + 1] - h_starts[b]))]++;
 }
 
 PetscErrorCode PCVBJacobiSetBlocks_CUDA(PetscInt nblocks, const PetscInt *h_starts, PCVBJacobiDevice *dev)
@@ -325,6 +457,7 @@ PetscErrorCode PCVBJacobiSetBlocks_CUDA(PetscInt nblocks, const PetscInt *h_star
     dev->inv_len += (PetscInt64)k * k;
     dev->setup_flops += 2.0 * k * k * k;
   }
+  CountClassesHost(nblocks, h_starts, dev);
   PetscCall(EnsureBlockCapacity(dev, nblocks));
   PetscCallCUDA(cub::DeviceScan::ExclusiveSum(NULL, tmp_bytes, dev->d_inv_offsets, dev->d_inv_offsets, (int)nblocks + 1, stream));
   PetscCall(EnsureScratch(dev, tmp_bytes));
