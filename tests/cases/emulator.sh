@@ -3,3 +3,4 @@
 # the device).
 tcase emu_vbjacobi_kernels -- test_emu_vbjacobi -seed 1 --grep '^OK' --nogrep FAIL
 tcase emu_baijksparse_kernels -- test_emu_baijksparse -seed 1 --grep '^OK' --nogrep FAIL
+tcase emu_agglomeration_kernels -- test_emu_blocking -seed 1 --grep '^OK' --nogrep FAIL
