@@ -100,6 +100,25 @@ tests/bin/ex2: $(OBJDIR)/petsc-tutorials/ex2.o
 	@mkdir -p $(@D)
 	$(PCC_LINKER) $(PCC_LINKER_FLAGS) -o $@ $< $(PETSC_LIB)
 
+# PETSc's snes ex19 (driven cavity, 4 dof) and ts ex5 (Gray-Scott, 2 dof), unmodified: bench/make_tutorial_jacobians.sh
+# runs them (also on the GPU node, from the bundle) to dump their Jacobians for bench_solve.
+PETSC_TUTSRC := $(firstword $(wildcard $(PETSC_DIR)/share/petsc/examples/src $(PETSC_DIR)/src))
+PETSC_EX19   := $(wildcard $(PETSC_TUTSRC)/snes/tutorials/ex19.c)
+PETSC_EX5    := $(wildcard $(addprefix $(PETSC_TUTSRC)/ts/tutorials/advection-diffusion-reaction/,ex5.c reaction_diffusion.c))
+$(OBJDIR)/petsc-tutorials/ex19.o: $(PETSC_EX19)
+	@mkdir -p $(@D)
+	$(PCC) -o $@ -c $(PCC_FLAGS) $(CFLAGS) $(CCPPFLAGS) $<
+$(OBJDIR)/petsc-tutorials/ex5/%.o: $(PETSC_TUTSRC)/ts/tutorials/advection-diffusion-reaction/%.c
+	@mkdir -p $(@D)
+	$(PCC) -o $@ -c $(PCC_FLAGS) $(CFLAGS) $(CCPPFLAGS) $<
+bench/bin/ex19: $(OBJDIR)/petsc-tutorials/ex19.o
+	@mkdir -p $(@D)
+	$(PCC_LINKER) $(PCC_LINKER_FLAGS) -o $@ $< $(PETSC_LIB)
+bench/bin/ex5: $(OBJDIR)/petsc-tutorials/ex5/ex5.o $(OBJDIR)/petsc-tutorials/ex5/reaction_diffusion.o
+	@mkdir -p $(@D)
+	$(PCC_LINKER) $(PCC_LINKER_FLAGS) -o $@ $^ $(PETSC_LIB)
+bench: $(if $(PETSC_EX19),bench/bin/ex19) $(if $(word 2,$(PETSC_EX5)),bench/bin/ex5)
+
 demo: examples/bin/demo lib
 	@PBG_ROOT=$(CURDIR) MPIEXEC="$(MPIEXEC)" bash examples/demo.sh
 

@@ -2,7 +2,7 @@ static const char help[] = "Batched inversion of small dense blocks on the GPU: 
                            "Anzt et al., Parallel Computing 2018) against cuBLAS cublasDgetrfBatched + cublasDgetriBatched and\n"
                            "cublasDmatinvBatched, in one process, with a triad measured in the same run as the bandwidth ceiling.\n"
                            "  -sizes <1,...,32>  uniform batches: every block n x n (default 1..32)\n"
-                           "  -mixed <4,8,16,32> mixed batches: sizes uniform in 1..m (cuBLAS inverts the blocks padded to m x m with the\n"
+                           "  -mixed <2,4,8,16,32> mixed batches: sizes uniform in 1..m (cuBLAS inverts the blocks padded to m x m with the\n"
                            "                     identity; GF/s count the useful 2 k^3 flops of each block for every variant)\n"
                            "  -nblocks <500000>  blocks per batch (fewer when the three copies of the batch would exceed -max_gib)\n"
                            "  -max_gib <g>       device memory for the batches (default: 70% of the free memory)\n"
@@ -236,8 +236,8 @@ int main(int argc, char **argv)
     for (nsizes = 0; nsizes < 32; nsizes++) sizes[nsizes] = nsizes + 1;
   PetscCall(PetscOptionsGetIntArray(NULL, NULL, "-mixed", mixed, &nmixed, &flg));
   if (!flg) {
-    const PetscInt d[] = {4, 8, 16, 32};
-    for (nmixed = 0; nmixed < 4; nmixed++) mixed[nmixed] = d[nmixed];
+    const PetscInt d[] = {2, 4, 8, 16, 32};
+    for (nmixed = 0; nmixed < 5; nmixed++) mixed[nmixed] = d[nmixed];
   }
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-nblocks", &nb, NULL));
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-runs", &runs, NULL));

@@ -11,6 +11,20 @@
 #       bsrmv      bench_bsrmv (1 GiB of values per matrix)                     -> OUTDIR/bsrmv.{csv,txt}
 #       tune       tune_baijksparse -> OUTDIR/conf/baijksparse_tuning_sm<XY>.txt (commit it under conf/)
 #       scaling    run_scaling.sh over the visible GPUs                         -> OUTDIR/scaling.{csv,txt}
+#       solve      bench_solve, time to solution: the SuiteSparse matrices of data/suitesparse, the real-matrix set
+#                  of tests/data/matrices (MANIFEST.tsv) and two PETSc tutorial Jacobians at 512x512 (snes ex19, bs 4;
+#                  ts ex5, bs 2; made first by bench/make_tutorial_jacobians.sh in a temporary directory), KSPIDR(4),
+#                  GMRES(30), BiCGStab, every PC config                          -> OUTDIR/solve.{csv,txt}
+#                  Several bench_solve runs append to one CSV, by priority: SuiteSparse with IDR, the tutorials, the
+#                  real-matrix set, SuiteSparse with GMRES and BiCGStab; each gets a -budget so that the part ends by
+#                  SOLVE_DEADLINE seconds (default 400) after it started, a run in progress aside (-time_cap), and
+#                  -stagnation_its SOLVE_STAGNATION (default 5000: a solve whose residual has not dropped by 10% in
+#                  5000 iterations stops, reason "stagnation"; 0 = the paper's protocol, 50,000 iterations).
+#       solve_small bench_solve on data/suitesparse only, KSPIDR(4) with jacobi, vbjacobi (supervariable) and
+#                  vpbjacobi at the bounds 8..32, the paper's protocol (up to 50,000 iterations, -time_cap 10): its
+#                  Table 1 (H100: about 130 s)                                    -> OUTDIR/solve_small.{csv,txt}
+#                  SOLVE_ARGS: bench_solve options added to every solve/solve_small run (they win: e.g.
+#                  SOLVE_ARGS="-bounds 8,16,32 -ksp_types idr,gmres" to trim, "-time_cap 5").
 # Every part runs even when an earlier one failed; the exit status is that of the last failing part.
 set -u
 out=${1:?usage: gpu_session.sh OUTDIR PART...}
@@ -19,6 +33,56 @@ mkdir -p "$out"
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 kernels='^(inv_|vbj_gpu|bk_gpu)'
 status=0
+
+# bench_solve into OUTDIR/NAME.{csv,txt} (appending), with a -budget that keeps the part inside its deadline
+solve_run() { # NAME DEADLINE(epoch s) TIME_CAP ARGS...
+  local name=$1 deadline=$2 cap=$3 now budget
+  shift 3
+  now=$(date +%s)
+  budget=$((deadline - now - ${cap%.*} - 5))
+  if [ "$budget" -le 0 ]; then
+    echo "=== solve: no time left for: bench_solve $*" | tee -a "$out/$name.txt"
+    return 0
+  fi
+  echo "=== bench_solve $* -time_cap $cap -budget $budget ${SOLVE_ARGS:-}" >> "$out/$name.txt"
+  # shellcheck disable=SC2086 # SOLVE_ARGS is a list of options
+  bench_solve "$@" -time_cap "$cap" -budget "$budget" -o "$out/$name.csv" -append ${SOLVE_ARGS:-} >> "$out/$name.txt" 2>&1
+}
+solve_small() {
+  rm -f "$out/solve_small.csv" "$out/solve_small.txt"
+  solve_run solve_small $(($(date +%s) + ${SOLVE_DEADLINE:-400})) 10 -suitesparse_dir "$here/data/suitesparse" -ksp_types idr \
+    -pcs jacobi,vbjacobi,vpbjacobi -blockings supervariable -mat_types aij
+}
+solve_all() {
+  local deadline tut rc=0 stag="-stagnation_its ${SOLVE_STAGNATION:-5000}"
+  deadline=$(($(date +%s) + ${SOLVE_DEADLINE:-400}))
+  rm -f "$out/solve.csv" "$out/solve.txt"
+  tut=$(mktemp -d)
+  bash "$here/bench/make_tutorial_jacobians.sh" "$tut" >> "$out/solve.txt" 2>&1 || rc=$?
+  # by priority: the paper's matrices with IDR (Table 1), the GPU-scale tutorial Jacobians, the real-matrix set, then
+  # GMRES and BiCGStab on the paper's matrices (GMRES(30) stagnates on most of them)
+  # shellcheck disable=SC2086 # $stag is two words
+  solve_run solve "$deadline" 10 -suitesparse_dir "$here/data/suitesparse" -ksp_types idr $stag || rc=$?
+  if [ -f "$tut/cavity512.petsc" ] && [ -f "$tut/grayscott512.petsc" ]; then
+    # grayscott: 100..300 iterations a solve, every KSP (10 s in all on an H100); cavity (the Jacobian at ex19's
+    # initial guess): IDR and BiCGStab take 3000..20000 iterations (2..8 s a solve), GMRES(30) stagnates in every
+    # configuration (5000 iterations, 2.3 s each): left out unless SOLVE_ARGS asks for it
+    # shellcheck disable=SC2086
+    solve_run solve "$deadline" 8 -f "$tut/grayscott512.petsc:2" $stag || rc=$?
+    # shellcheck disable=SC2086
+    solve_run solve "$deadline" 8 -f "$tut/cavity512.petsc:4" -ksp_types idr,bcgs $stag || rc=$?
+  else
+    echo "=== solve: no tutorial Jacobians (see make_tutorial_jacobians above)" >> "$out/solve.txt"
+  fi
+  rm -rf "$tut"
+  # shellcheck disable=SC2086
+  solve_run solve "$deadline" 5 -matrices_dir "$here/tests/data/matrices" $stag || rc=$?
+  # shellcheck disable=SC2086
+  solve_run solve "$deadline" 3 -suitesparse_dir "$here/data/suitesparse" -ksp_types gmres,bcgs $stag || rc=$?
+  grep -E '^bench_solve: [0-9]+ runs|budget .* reached|no time left' "$out/solve.txt"
+  return "$rc"
+}
+
 for part in "$@"; do
   echo "=== $part ($(date +%T))"
   case "$part" in
@@ -30,6 +94,8 @@ for part in "$@"; do
     bsrmv) bench_bsrmv -o "$out/bsrmv.csv" > "$out/bsrmv.txt" 2>&1; rc=$? ;;
     tune) (cd "$out" && mkdir -p conf && tune_baijksparse) > "$out/tune.txt" 2>&1; rc=$? ;;
     scaling) bash "$here/bench/run_scaling.sh" "$out/scaling.csv" > "$out/scaling.txt" 2>&1; rc=$? ;;
+    solve) solve_all; rc=$? ;;
+    solve_small) solve_small; rc=$?; grep -E '^bench_solve: [0-9]+ runs' "$out/solve_small.txt" ;;
     *) echo "gpu_session.sh: unknown part '$part'" >&2; rc=2 ;;
   esac
   echo "=== $part: exit $rc ($(date +%T))"

@@ -9,6 +9,7 @@
 #       deps/ucx/              UCX transport modules that UCX dlopens (found beside libucs: <libdir>/ucx)
 #       bin/                   mpiexec.hydra + hydra_pmi_proxy (hydra runs the proxy from its own directory)
 #       tests/{run.sh,cases/,bin/}, examples/{demo.sh,bin/}, bench/bin/, conf/*.txt
+#       bench/*.sh, bench/plot_solve.py; data/suitesparse/ (../shared/matrices/suitesparse/*.mtx.gz, when present)
 #       BUNDLE-INFO.txt        what was bundled, from where
 #
 # The target machine is a GPU node (Ubuntu 24.04, CUDA 13 in /usr/local/cuda/lib64, no MPI, no BLAS, no
@@ -80,6 +81,16 @@ compgen -G "$root/bench/*.sh" > /dev/null && cp -p "$root"/bench/*.sh "$stage/be
 for d in tests/data examples/data bench/data; do # data that cases may read, if any
   [ -d "$root/$d" ] && mkdir -p "$stage/$d" && cp -a "$root/$d/." "$stage/$d/"
 done
+[ -f "$root/bench/plot_solve.py" ] && cp -p "$root/bench/plot_solve.py" "$stage/bench/"
+# the SuiteSparse matrices of the block-Jacobi paper's Table 1 (bench_solve -suitesparse_dir data/suitesparse), when
+# this machine has them; the product never needs them
+ssdir=$root/../shared/matrices/suitesparse
+if compgen -G "$ssdir/*.mtx.gz" > /dev/null; then
+  mkdir -p "$stage/data/suitesparse"
+  cp -p "$ssdir"/*.mtx.gz "$stage/data/suitesparse/"
+  [ -f "$ssdir/README.md" ] && cp -p "$ssdir/README.md" "$stage/data/suitesparse/"
+  say "SuiteSparse matrices: $(for f in "$stage"/data/suitesparse/*.mtx.gz; do printf '%s ' "$(basename "$f")"; done)"
+fi
 cp -p /usr/bin/mpiexec.hydra /usr/bin/hydra_pmi_proxy "$stage/bin/"
 ln -s mpiexec.hydra "$stage/bin/mpiexec"
 
@@ -262,6 +273,16 @@ if [ "$verify" = 1 ]; then
       || { cat "$tmp/demo2.log"; die "demo under the bundled mpiexec -n 2 failed in the unpacked bundle"; }
     grep -q '2 MPI ranks' "$tmp/demo2.log" || { cat "$tmp/demo2.log"; die "mpiexec -n 2 did not give 2 ranks"; }
     say "  demo runs in the unpacked bundle, alone and under its mpiexec -n 2"
+  fi
+  # PETSc's tutorials dump their Jacobians from the bundle (no PETSc install there), and bench_solve reads them
+  if [ -x "$u/bench/bin/ex19" ] && [ -x "$u/bench/bin/ex5" ] && [ -x "$u/bench/bin/bench_solve" ]; then
+    (cd "$tmp" && env -i PATH=/usr/bin:/bin HOME="$tmp" "$u/run.sh" bash "$u/bench/make_tutorial_jacobians.sh" "$tmp/tut" --grid 16 > "$tmp/tut.log" 2>&1 \
+       && env -i PATH=/usr/bin:/bin HOME="$tmp" "$u/run.sh" bench_solve -f "$tmp/tut/cavity16.petsc:4,$tmp/tut/grayscott16.petsc:2" -ksp_types gmres \
+            -pcs jacobi,vbjacobi -bounds 8 -max_it 20 -warmup 0 >> "$tmp/tut.log" 2>&1) \
+      || { cat "$tmp/tut.log"; die "bench/make_tutorial_jacobians.sh or bench_solve failed in the unpacked bundle"; }
+    say "  bench/bin/ex19 and ex5 dump their Jacobians in the unpacked bundle; bench_solve reads them"
+  else
+    say "  warning: bench/bin/ex19, ex5 or bench_solve missing (make bench builds them from PETSc's tutorial sources)"
   fi
   filter=${PBG_BUNDLE_VERIFY_FILTER:-^demo_}
   (cd "$tmp" && env -i PATH=/usr/bin:/bin HOME="$tmp" "$u/run.sh" --check "$filter" > "$tmp/check.log" 2>&1) \

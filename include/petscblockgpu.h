@@ -20,7 +20,7 @@ PETSC_EXTERN PetscErrorCode PetscBlockGPUFinalizePackage(void);
   PCVBJacobiBlocking - where the diagonal blocks of `PCVBJACOBI` come from
 
   Values:
-+ `PC_VBJACOBI_BLOCKING_AUTO`          - variable block sizes of the matrix if set, else its block size if > 1, else supervariables
++ `PC_VBJACOBI_BLOCKING_AUTO`          - variable block sizes of the matrix if set, else supervariables (merged)
 . `PC_VBJACOBI_BLOCKING_SUPERVARIABLE` - the paper's supervariable blocking: runs of consecutive rows with identical column
                                          patterns (natural supervariables), adjacent ones merged greedily up to the maximum block size
 . `PC_VBJACOBI_BLOCKING_MATRIX`        - the block size of the matrix (`MatSetBlockSize()`, BAIJ)

@@ -138,12 +138,12 @@ int main(int argc, char **argv)
     n += runs[r];
   }
   /* the blocking the PC will use: -pc_vbjacobi_blocking, with auto resolved by its documented rule (variable sizes
-     when set, else the matrix block size when > 1 and within the bound, else merged supervariables) */
+     when set, else merged supervariables) */
   {
     PetscBool set;
 
     PetscCall(PetscOptionsGetEnum(NULL, NULL, "-pc_vbjacobi_blocking", PCVBJacobiBlockings, (PetscEnum *)&blocking, &set));
-    if (!set || blocking == PC_VBJACOBI_BLOCKING_AUTO) blocking = mode == MODE_MIXED ? PC_VBJACOBI_BLOCKING_VARIABLE : (mode == MODE_UNIFORM && bs > 1 && bs <= maxbs ? PC_VBJACOBI_BLOCKING_MATRIX : PC_VBJACOBI_BLOCKING_SUPERVARIABLE);
+    if (!set || blocking == PC_VBJACOBI_BLOCKING_AUTO) blocking = mode == MODE_MIXED ? PC_VBJACOBI_BLOCKING_VARIABLE : PC_VBJACOBI_BLOCKING_SUPERVARIABLE;
   }
   /* expected blocks: the runs cut at maxbs (natural supervariables; matrix or variable blocks larger than maxbs are
      refused), where for supervariables adjacent empty runs form one run; supervariable blocking then merges adjacent
@@ -234,6 +234,7 @@ int main(int argc, char **argv)
   if (singular_block >= 0 || nan_block >= 0) {
     PetscInt b = singular_block >= 0 ? singular_block : nan_block;
 
+    PetscCheck(b < nexp, PETSC_COMM_SELF, PETSC_ERR_USER, "-singular_block/-nan_block: there is no local block %" PetscInt_FMT " (%" PetscInt_FMT " blocks expected)", b, nexp);
     if (rank == size - 1) {
       PetscInt s = exp_starts[b], k = exp_starts[b + 1] - s, col = rstart + s;
       for (PetscInt i = 0; i < k; i++) {

@@ -13,6 +13,17 @@ tcase inv_mixed5 --gpu -- test_invert_batched -batch mixed -maxk 5 -seed 3 --gre
 tcase inv_mixed2 --gpu -- test_invert_batched -batch mixed -maxk 2 -seed 4 --grep '^OK'
 tcase inv_maxk_over --gpu -- test_invert_batched -batch maxk_over -n 3 --grep '^OK'
 tcase inv_maxk_over17 --gpu -- test_invert_batched -batch maxk_over -n 17 --grep '^OK'
+# launches by width class: sizes counted and sorted on the device (maxk > 4; several thread blocks of the sort at
+# 30000 blocks), thread-per-block closed forms for sizes 1..2 (also with singular, NaN/Inf blocks), one launch at P = 4
+# for maxk 3..4
+tcase inv_classes_1to32 --gpu -- test_invert_batched -batch mixed -maxk 32 -nblocks 3000 -seed 11 --grep '^OK' --grep 'mixed .*maxk 32: +30000 blocks of sizes 1..32.*: ok'
+tcase inv_classes_1to16 --gpu -- test_invert_batched -batch mixed -maxk 16 -nblocks 2000 -seed 12 --grep '^OK'
+tcase inv_classes_1to8_singular --gpu -- test_invert_batched -batch singular -maxk 8 -nblocks 3000 -seed 13 --grep '^OK' --grep 'info 0/>0/-1/-2: [0-9]+/[1-9][0-9]*/0/0'
+tcase inv_classes_1to2 --gpu -- test_invert_batched -batch mixed -maxk 2 -nblocks 3000 -seed 14 --grep '^OK'
+tcase inv_classes_1to2_singular --gpu -- test_invert_batched -batch singular -maxk 2 -seed 15 --grep '^OK' --grep 'info 0/>0/-1/-2: [0-9]+/[1-9][0-9]*/0/0'
+tcase inv_classes_1to2_nan --gpu -- test_invert_batched -batch nan -maxk 2 -seed 16 --grep '^OK' --grep 'info 0/>0/-1/-2: [0-9]+/0/[1-9][0-9]*/0'
+tcase inv_classes_1to2_badsize --gpu -- test_invert_batched -batch badsize -maxk 2 -seed 17 --grep '^OK'
+tcase inv_classes_1to4 --gpu -- test_invert_batched -batch mixed -maxk 4 -seed 18 --grep '^OK'
 # numerically hard and failing blocks
 tcase inv_illcond --gpu -- test_invert_batched -batch illcond -maxk 32 -seed 5 --grep '^OK'
 tcase inv_singular --gpu -- test_invert_batched -batch singular -maxk 32 -seed 6 --grep '^OK' --grep 'info 0/>0/-1/-2: [0-9]+/[1-9][0-9]*/0/0'

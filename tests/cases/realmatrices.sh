@@ -91,7 +91,7 @@ else
     # detection must find only 1x1 blocks there; the default, merged supervariables, makes larger blocks)
     # shellcheck disable=SC2046
     if [ "$bs" -gt 1 ]; then
-      tcheck rm_${name}_vbjacobi_eq_pbjacobi -- check_rm_same_iterations "$f" "$bs" pbjacobi $(pbg_rm_ksp "$(pbg_rm_eq_ksp "$name")")
+      tcheck rm_${name}_vbjacobi_eq_pbjacobi -- check_rm_same_iterations "$f" "$bs" pbjacobi $(pbg_rm_ksp "$(pbg_rm_eq_ksp "$name")") -pc_vbjacobi_blocking matrix
     elif [ "${pbg_rm_super[$k]}" = 1 ]; then
       tcheck rm_${name}_vbjacobi_eq_jacobi -- check_rm_same_iterations "$f" 1 jacobi $(pbg_rm_ksp "$(pbg_rm_eq_ksp "$name")") -pc_vbjacobi_blocking natural
     fi

@@ -38,10 +38,10 @@ tcase vbj_mpi3_baijksparse -n 3 -- test_vbjacobi -mode uniform -bs 3 -mat_type b
 tcase vbj_mpi4_super -n 4 -- test_vbjacobi -mode super -maxgen 12 -maxbs 5 -nblocks_local 20 --grep '^OK'
 # singular and non-finite blocks
 tcase vbj_singular_fails -- test_vbjacobi -mode mixed -singular_block 3 --grep 'DIVERGED_PC_FAILED' --grep 'SETUP FAILED: zero or tiny pivot in diagonal block 3'
-tcase vbj_singular_fails_mpi3 -n 3 -- test_vbjacobi -mode uniform -bs 4 -singular_block 2 --grep 'DIVERGED_PC_FAILED' -pc_view --grep 'SETUP FAILED: zero or tiny pivot in diagonal block 102, global rows 408\.\.411'
-tcase vbj_singular_identity -- test_vbjacobi -mode uniform -bs 3 -singular_block 5 -pc_vbjacobi_singular identity --grep 'replaced by the identity: 1' --grep '^OK'
+tcase vbj_singular_fails_mpi3 -n 3 -- test_vbjacobi -mode uniform -bs 4 -pc_vbjacobi_blocking matrix -singular_block 2 --grep 'DIVERGED_PC_FAILED' -pc_view --grep 'SETUP FAILED: zero or tiny pivot in diagonal block 102, global rows 408\.\.411'
+tcase vbj_singular_identity -- test_vbjacobi -mode uniform -bs 3 -pc_vbjacobi_blocking matrix -singular_block 5 -pc_vbjacobi_singular identity --grep 'replaced by the identity: 1' --grep '^OK'
 tcase vbj_nan_fails -- test_vbjacobi -mode mixed -nan_block 0 -pc_vbjacobi_singular identity --grep 'holds NaN or Inf' --grep 'DIVERGED_PC_FAILED'
-tcase vbj_singular_error_message --fail -- test_vbjacobi -mode uniform -bs 2 -singular_block 7 -ksp_error_if_not_converged --grep 'zero or tiny pivot in diagonal block 7, global rows 14\.\.15'
+tcase vbj_singular_error_message --fail -- test_vbjacobi -mode uniform -bs 2 -pc_vbjacobi_blocking matrix -singular_block 7 -ksp_error_if_not_converged --grep 'zero or tiny pivot in diagonal block 7, global rows 14\.\.15'
 # bad options give clean errors
 tcase vbj_bad_maxbs --fail -- test_vbjacobi -pc_vbjacobi_max_block_size 33 --grep 'out of range|outside'
 tcase vbj_bad_blocking --fail -- test_vbjacobi -pc_vbjacobi_blocking nonsense --grep 'nonsense'
@@ -87,9 +87,11 @@ tcase vbj_gpu_mpi3_baijksparse --gpu -n 3 -- test_vbjacobi -mode uniform -bs 5 -
 tcase vbj_gpu_mpi4_super --gpu -n 4 -- test_vbjacobi -mode super -maxgen 20 -maxbs 9 -nblocks_local 80 -mat_type aijcusparse -compare_host "${GPUV[@]}"
 tcase vbj_gpu_mpi4_baijksparse --gpu -n 4 -- test_vbjacobi -mode uniform -bs 3 -nblocks_local 60 -mat_type baijksparse -compare_host "${GPUV[@]}"
 tcase vbj_gpu_singular_fails --gpu -- test_vbjacobi -mode mixed -singular_block 3 -mat_type aijcusparse -vec_type cuda --grep 'DIVERGED_PC_FAILED' --grep 'SETUP FAILED: zero or tiny pivot in diagonal block 3' --grep 'setup ran on: GPU'
-tcase vbj_gpu_singular_fails_mpi3 --gpu -n 3 -- test_vbjacobi -mode uniform -bs 4 -singular_block 2 -mat_type aijcusparse -vec_type cuda --grep 'DIVERGED_PC_FAILED' --grep 'SETUP FAILED: zero or tiny pivot in diagonal block 102, global rows 408\.\.411'
+tcase vbj_gpu_singular_fails_mpi3 --gpu -n 3 -- test_vbjacobi -mode uniform -bs 4 -pc_vbjacobi_blocking matrix -singular_block 2 -mat_type aijcusparse -vec_type cuda --grep 'DIVERGED_PC_FAILED' --grep 'SETUP FAILED: zero or tiny pivot in diagonal block 102, global rows 408\.\.411'
 # the failure message of a block found on the device (the host never copied the starts)
 tcase vbj_gpu_super_singular_mpi3 --gpu -n 3 -- test_vbjacobi -mode uniform -bs 4 -maxbs 2 -pc_vbjacobi_blocking supervariable -singular_block 2 -mat_type aijcusparse -vec_type cuda --grep 'DIVERGED_PC_FAILED' -pc_view --grep 'SETUP FAILED: zero or tiny pivot in diagonal block 202, global rows 404\.\.405' --grep 'setup ran on: GPU'
-tcase vbj_gpu_singular_identity --gpu -- test_vbjacobi -mode uniform -bs 3 -singular_block 5 -pc_vbjacobi_singular identity -mat_type aijcusparse -vec_type cuda --grep 'replaced by the identity: 1' --grep '^OK'
+tcase vbj_gpu_singular_identity --gpu -- test_vbjacobi -mode uniform -bs 3 -pc_vbjacobi_blocking matrix -singular_block 5 -pc_vbjacobi_singular identity -mat_type aijcusparse -vec_type cuda --grep 'replaced by the identity: 1' --grep '^OK'
 tcase vbj_gpu_nan_fails --gpu -- test_vbjacobi -mode mixed -nan_block 0 -pc_vbjacobi_singular identity -mat_type aijcusparse -vec_type cuda --grep 'holds NaN or Inf' --grep 'DIVERGED_PC_FAILED'
 tcase vbj_gpu_bad_extraction --gpu --fail -- test_vbjacobi -mat_type aijcusparse -pc_vbjacobi_extraction nonsense --grep 'nonsense'
+# a spoiled block that does not exist is a usage error of the test itself, not a silent pass
+tcase vbj_singular_block_out_of_range --fail -- test_vbjacobi -mode uniform -bs 3 -singular_block 5 --grep 'no local block 5'

@@ -179,6 +179,16 @@ inline unsigned __ballot_sync(unsigned mask, int pred, const std::source_locatio
     return r;
   }, at);
 }
+inline unsigned __match_any_sync(unsigned mask, int v, const std::source_location at = std::source_location::current())
+{
+  const int lane = EmuLane();
+  return EmuExchange<unsigned>(mask, (uint64_t)(uint32_t)v, [&](const uint64_t *s) {
+    unsigned r = 0;
+    for (int l = 0; l < 32; l++)
+      if ((mask >> l & 1u) && s[l] == s[lane]) r |= 1u << l;
+    return r;
+  }, at);
+}
 inline int __any_sync(unsigned mask, int pred, const std::source_location at = std::source_location::current())
 {
   return __ballot_sync(mask, pred, at) != 0;
@@ -193,6 +203,7 @@ inline void __syncthreads()
 }
 
 inline int    __ffs(unsigned x) { return __builtin_ffs((int)x); }
+inline int    __popc(unsigned x) { return __builtin_popcount(x); }
 inline int    __double2hiint(double d) { return (int)(uint32_t)(EmuBits(d) >> 32); }
 inline int    __double2loint(double d) { return (int)(uint32_t)EmuBits(d); }
 inline double __hiloint2double(int hi, int lo) { return EmuFromBits<double>(((uint64_t)(uint32_t)hi << 32) | (uint32_t)lo); }

@@ -28,20 +28,22 @@ typedef struct {
   PetscInt             nblocks, maxk;       /* number of blocks, largest block */
   PetscInt             class_count[PC_VBJACOBI_NUM_WIDTH_CLASSES]; /* blocks of each width class c: sub-warp P = 2^c lanes,
                                                    k in (P/2, P] (class 0: k = 1); filled by every block source */
-  int                 *d_class_perm;        /* [nblocks] block ids grouped by width class, ascending within a class (setup) */
+  int                 *d_class_perm;        /* [nblocks] block ids sorted by size, so grouped by width class; within a size in
+                                                   ascending runs (the setup's work order only) */
   size_t               cap_class_perm;      /* its allocated length */
   PetscInt            *d_starts;            /* [nblocks+1] first local row of each block */
   PetscInt64          *d_inv_offsets;       /* [nblocks+1] offset of each inverse in d_inv (sum of k^2) */
   PetscScalar         *d_inv;               /* inverses, each k x k column-major, one after the other */
   PetscInt            *d_info;              /* [nblocks] 0, pivot column + 1, or -1 (NaN/Inf), as the host path */
-  int                 *d_outcome;           /* [2] first failing block and blocks replaced, reused by every setup */
+  int                 *d_outcome;           /* [2 + 2*33] first failing block and blocks replaced, then the size-sort counters;
+                                                   reused by every setup */
   PetscInt64           inv_len;             /* entries of d_inv */
   PetscLogDouble       setup_flops;         /* 2 k^3 summed over the blocks */
   size_t               cap_blocks, cap_inv; /* allocated lengths, so a new setup reuses memory */
   void                *d_scratch;           /* work space of the block detection (vbjacobi_blocks.cu), kept for the next one */
   size_t               cap_scratch;         /* its bytes */
   PCVBJacobiExtraction extraction_used;     /* never AUTO after a setup */
-  char                 kernel[96];          /* the setup kernel that ran, for -pc_view */
+  char                 kernel[160];          /* the setup kernel that ran, for -pc_view */
   char                 apply_kernel[96];    /* the apply kernel, for -pc_view */
 } PCVBJacobiDevice;
 

@@ -193,13 +193,18 @@ __device__ __forceinline__ int GaussJordan(int k, int lane, double (&row)[P], in
   return info;
 }
 
-/* Calls GaussJordan<P, W> for the run-time W = kwarp (1..P, warp-uniform): W is a template parameter so that the
-   rotation of the columns is fixed at compile time */
+/* Calls GaussJordan<P, W> for the run-time W = kwarp (warp-uniform). The launches are made per width class, so a
+   sub-warp of P lanes holds blocks of P/2+1..P rows: only those P/2 instances exist (half the code of all 1..P, and a
+   warp switching between instances misses the instruction cache less). A warp of smaller blocks (a block source whose
+   classes disagree with WidthClass(), or a test launching any size at any width) runs the W = P instance, which pads
+   them with the identity: slower, still exact. kwarp = 0 (no block in the warp) runs nothing. */
 template <int P, int... Ws>
 __device__ __forceinline__ int GaussJordanDispatch(std::integer_sequence<int, Ws...>, int kwarp, int k, int lane, double (&row)[P], int &pivstep, double &scale, int *sipiv)
 {
-  int info = 0;
-  (void)((kwarp == Ws + 1 && ((info = GaussJordan<P, Ws + 1>(k, lane, row, pivstep, scale, sipiv)), true)) || ...);
+  constexpr int W0   = P / 2 + 1; /* the smallest size of the class */
+  int           info = 0;
+  if (kwarp > 0 && kwarp < W0) kwarp = P;
+  (void)((kwarp == W0 + Ws && ((info = GaussJordan<P, W0 + Ws>(k, lane, row, pivstep, scale, sipiv)), true)) || ...);
   return info;
 }
 
@@ -249,8 +254,212 @@ struct SetupOutcome {
   int nsingular; /* blocks replaced by the identity */
 };
 
-/* The merged setup kernel: extraction (per SRC), inversion and insertion, one sub-warp per block. SOURCE_DENSE
-   inverts the blocks at inv in place (their sizes from sizes[], or from starts[] when sizes is NULL). */
+/* ------------------------------------------------------------------------------------------- width classes */
+/* The setup is launched once per width class: class c holds the blocks of k in (2^c / 2, 2^c] rows (class 0: k <= 1)
+   and runs at P = 2^c lanes per block, so a warp holds blocks of similar size and runs about their own number of
+   steps (one launch at the width of the largest block made a 1 x 1 block take a whole warp in a batch of sizes
+   1..32, and every warp run the steps of its largest block). Classes 0 and 1 run together, a thread per block
+   (SetupSmall). Blocks stay where they are stored (offsets[]): a class launch takes its blocks through a
+   permutation that groups them by class, so only the order of the work changes. */
+constexpr int NumWidthClasses = 6; /* P = 1, 2, 4, 8, 16, 32 */
+
+__host__ __device__ constexpr int WidthClass(int k)
+{
+  return k <= 1 ? 0 : k <= 2 ? 1 : k <= 4 ? 2 : k <= 8 ? 3 : k <= 16 ? 4 : 5;
+}
+
+/* The work order sorts the blocks by size, not only by class: a warp runs the GaussJordan<P, W> instance of its
+   largest block, W = P/2+1..P, and warps running different instances at once on an SM miss the instruction cache
+   (16 instances of up to ~2 KB at P = 32). Measured (H100, bench_invert, 500000 blocks, % of the bandwidth floor):
+   one launch at the largest width: mixed 1..16 11.1%, 1..32 8.6%; grouped by class, random sizes within a class:
+   23.6% and 13.3%; sorted by size: 39.6% and 37.9% (mixed 1..8 36.9%, uniform 16 and 32: 55% and 47%). The sort costs
+   the same as the grouping (a count and a scatter, one pass each), with 33 keys instead of 6. */
+constexpr int NumSizeKeys = 33; /* sizes 0..32 */
+
+/* The sort key of block b: its size; a size outside 0..kmax (a bad argument of PetscBlockGPUInvertBatched(), info -2)
+   gets key 0, class 0: its launch is the cheapest that writes the info */
+__device__ __forceinline__ int BlockKey(int b, int kmax, const int *__restrict__ starts, const int *__restrict__ sizes)
+{
+  const int k = sizes ? sizes[b] : starts[b + 1] - starts[b];
+  return k < 0 || k > kmax ? 0 : k;
+}
+
+#define PBG_CLASS_ITEMS 8 /* blocks per thread in the sort kernels: a thread block takes 1024 consecutive blocks */
+
+/* f(block, key) for each of the thread block's blocks (block -1, key -1 past the end), one round of PBG_CTA at a time */
+template <class F>
+__device__ __forceinline__ void ForKeyRounds(int nblocks, int kmax, const int *starts, const int *sizes, F f)
+{
+  for (int j = 0; j < PBG_CLASS_ITEMS; j++) {
+    const int b = ((int)blockIdx.x * PBG_CLASS_ITEMS + j) * PBG_CTA + (int)threadIdx.x;
+    f(b < nblocks ? b : -1, b < nblocks ? BlockKey(b, kmax, starts, sizes) : -1);
+  }
+}
+
+/* The thread block's count of each key, in cnt[NumSizeKeys] (shared); ends with a __syncthreads() */
+__device__ __forceinline__ void CountKeys(int nblocks, int kmax, const int *starts, const int *sizes, int *cnt)
+{
+  if (threadIdx.x < NumSizeKeys) cnt[threadIdx.x] = 0;
+  __syncthreads();
+  ForKeyRounds(nblocks, kmax, starts, sizes, [&](int, int key) {
+    const unsigned peers = __match_any_sync(0xffffffffu, key); /* one shared atomic per key and warp */
+    if (key >= 0 && ((int)threadIdx.x % 32) == __ffs(peers) - 1) atomicAdd(&cnt[key], __popc(peers));
+  });
+  __syncthreads();
+}
+
+/* counts[key] += the number of blocks of that size (key): one atomic per key and thread block. counts[] must start
+   at zero. */
+__global__ void __launch_bounds__(PBG_CTA) SizeCountKernel(int nblocks, int kmax, const int *__restrict__ starts, const int *__restrict__ sizes, int *counts)
+{
+  __shared__ int cnt[NumSizeKeys];
+
+  CountKeys(nblocks, kmax, starts, sizes, cnt);
+  if (threadIdx.x < NumSizeKeys && cnt[threadIdx.x]) atomicAdd(&counts[threadIdx.x], cnt[threadIdx.x]);
+}
+
+/* perm[] = the block ids sorted by key (size), from counts[] (SizeCountKernel's, complete) and cursor[] (zero at the
+   start): a counting sort. Each thread block reserves, with one atomic per key on cursor[key], a run of that key's
+   positions and fills its runs in ascending block order (ranks among the warp's peers, warp totals through shared
+   memory). Runs of different thread blocks follow in the order they reserved: the order of the work, which changes
+   no result. Reads the sizes twice (the second time from cache) and writes perm: 8 bytes a block, against the 4 to 5
+   kernels and temporary storage of cub::DeviceRadixSort for the same. */
+__global__ void __launch_bounds__(PBG_CTA) SizePermKernel(int nblocks, int kmax, const int *__restrict__ starts, const int *__restrict__ sizes, const int *__restrict__ counts, int *cursor, int *__restrict__ perm)
+{
+  __shared__ int cnt[NumSizeKeys], pos[NumSizeKeys], wcnt[PBG_CTA / 32][NumSizeKeys];
+  const int      lane = (int)threadIdx.x % 32, warp = (int)threadIdx.x / 32;
+
+  CountKeys(nblocks, kmax, starts, sizes, cnt);
+  if (threadIdx.x < NumSizeKeys) {
+    int begin = 0; /* the key's first position: the blocks of smaller keys */
+    for (int q = 0; q < (int)threadIdx.x; q++) begin += counts[q];
+    pos[threadIdx.x] = cnt[threadIdx.x] ? begin + atomicAdd(&cursor[threadIdx.x], cnt[threadIdx.x]) : 0;
+  }
+  ForKeyRounds(nblocks, kmax, starts, sizes, [&](int b, int key) {
+    for (int e = (int)threadIdx.x; e < (PBG_CTA / 32) * NumSizeKeys; e += PBG_CTA) wcnt[e / NumSizeKeys][e % NumSizeKeys] = 0;
+    __syncthreads();
+    const unsigned peers = __match_any_sync(0xffffffffu, key);
+    const int      rank  = __popc(peers & ((1u << lane) - 1u));
+    if (key >= 0 && rank == 0) wcnt[warp][key] = __popc(peers);
+    __syncthreads();
+    if (key >= 0) {
+      int at = pos[key] + rank;
+      for (int w = 0; w < warp; w++) at += wcnt[w][key];
+      perm[at] = b;
+    }
+    __syncthreads();
+    if (threadIdx.x < NumSizeKeys)
+      for (int w = 0; w < PBG_CTA / 32; w++) pos[threadIdx.x] += wcnt[w][threadIdx.x];
+    __syncthreads(); /* wcnt is read before the next round clears it */
+  });
+}
+
+/* ------------------------------------------------------------------------------------------- the setup kernel */
+/* Records a block's outcome: info, the lowest failing block, the blocks replaced by the identity (outcome may be
+   NULL: PetscBlockGPUInvertBatched() reads only d_info). Returns whether the identity must be stored. */
+__device__ __forceinline__ bool RecordOutcome(int b, int info, int identity_policy, PetscInt *info_out, SetupOutcome *outcome)
+{
+  info_out[b] = info;
+  if (info > 0 && identity_policy) {
+    if (outcome) atomicAdd(&outcome->nsingular, 1);
+    return true;
+  }
+  if (info && outcome) atomicMin(&outcome->first_bad, b);
+  return false;
+}
+
+/* Blocks of 1 or 2 rows (classes 0 and 1), a thread per block, the inverse in closed form: the operations of
+   PCVBJacobiInvertBlock_Host() on k <= 2 written out (same pivot: row 1 only when |a10| > |a00|, same tiny-pivot
+   rule and info, same rounding but for FMA contraction).
+   Why not the sub-warp kernel at P = 1, 2 (H100, 500000 blocks, bench_invert): it reached 8.8% (n = 1) and 30% (n = 2)
+   of the floor, 0.44x and 0.84x cuBLAS getrf+getri. The floor counts 16 k^2 bytes a block, but a block also moves
+   its offset (8 bytes), size (4) and info (4): 32 bytes at n = 1 (2x the floor's 16), 80 at n = 2 (1.25x its 64), so
+   the kernel alone can reach at most 50% / 80% of the floor. The sub-warp kernel added to that a shared-memory tile
+   (4 KB a thread block at P = 1), the warp reductions and shuffles of the pivot search, a 2-lane sub-warp per 2 x 2
+   block, and its caller a host round trip for the outcome record (a copy to the device before, a copy back and a
+   second copy of the failing block's info after). Here: loads and stores of the thread's own block only, no shared
+   memory, no warp traffic, and PetscBlockGPUInvertBatched() skips the outcome record.
+   Expected: kernel ~6 us (n = 1) and ~15 us (n = 2) for 500000 blocks (16 and 40 MB at ~2.7 TB/s), against cuBLAS
+   getrf+getri 14.0 and 30.9 us; before: 31.7 and 36.7 us.
+   Measured (H100, bench_invert, 500000 blocks): n = 1 14.3 us (0.91x getrf+getri, 13.0 us in that run), n = 2 20.6 us
+   (1.53x), mixed 1..2 20.1 us (1.53x). What is left is the call's final cudaStreamSynchronize() (its contract): built
+   without it, n = 1 took 11.5 us (1.50x), n = 2 15.2 us (2.04x). */
+template <int P, SourceKind SRC>
+__device__ __forceinline__ void SetupSmall(const SparseRows &M, int nwork, int kmax, const int *__restrict__ perm, const int *__restrict__ starts, const int *__restrict__ sizes, const PetscInt64 *__restrict__ offsets, PetscScalar *inv, int identity_policy, PetscInt *info_out, SetupOutcome *outcome)
+{
+  const int i = (int)(blockIdx.x * PBG_CTA + threadIdx.x);
+  if (i >= nwork) return; /* no warp intrinsics below: a thread may leave */
+  const int b = perm ? perm[i] : i, s = starts ? starts[b] : 0, ksrc = sizes ? sizes[b] : starts[b + 1] - s;
+  if (ksrc < 0 || ksrc > kmax || ksrc > P) { /* (> P: a block of another class, never launched here) */
+    RecordOutcome(b, -2, 0, info_out, outcome);
+    return;
+  }
+  const int    k   = ksrc;
+  PetscScalar *out = inv + offsets[b];
+  double       a00 = 0.0, a10 = 0.0, a01 = 0.0, a11 = 0.0; /* A(i, j) = aij */
+
+  if (!k) {
+    RecordOutcome(b, 0, 0, info_out, outcome);
+    return;
+  }
+  if (SRC == SOURCE_DENSE) {
+    a00 = out[0];
+    if (P == 2 && k == 2) {
+      a10 = out[1];
+      a01 = out[2];
+      a11 = out[3];
+    }
+  } else { /* a thread scans the block's rows itself (both extractions: there is no sub-warp to share a row with;
+              the bisection in the row keeps a long row at log(length)) */
+    double r0[P];
+    ExtractOwnRow<P>(M, s, k, 0, r0);
+    a00 = r0[0];
+    if constexpr (P == 2) {
+      double r1[P];
+      ExtractOwnRow<P>(M, s, k, 1, r1);
+      a01 = r0[1];
+      a10 = r1[0];
+      a11 = r1[1];
+    }
+  }
+  const double amax = fmax(fmax(fabs(a00), fabs(a10)), fmax(fabs(a01), fabs(a11)));
+  const double tiny = (double)k * DBL_EPSILON * amax;
+  int          info = 0;
+  if (!isfinite(a00) || !isfinite(a10) || !isfinite(a01) || !isfinite(a11)) info = -1;
+  else if (k == 1) {
+    if (!(fabs(a00) > tiny)) info = 1;
+    else {
+      out[0] = 1.0 / a00;
+      RecordOutcome(b, 0, 0, info_out, outcome);
+      return;
+    }
+  } else {
+    /* step 0: pivot row p (lowest index on ties), the other row q */
+    const bool   p1 = fabs(a10) > fabs(a00);
+    const double ap0 = p1 ? a10 : a00, ap1 = p1 ? a11 : a01, aq0 = p1 ? a00 : a10, aq1 = p1 ? a01 : a11;
+    if (!(fabs(ap0) > tiny)) info = 1;
+    else {
+      const double d = 1.0 / ap0, u = ap1 * d, t = -aq0 * d, w = aq1 - aq0 * u; /* row p: (d, u); row q: (t, w) */
+      if (!(fabs(w) > tiny)) info = 2;
+      else {
+        const double d2 = 1.0 / w, sq0 = t * d2, sp0 = d - u * sq0, sp1 = -u * d2; /* step 1: row q pivots */
+        const int    p = p1, q = !p1;                                               /* inv(0, ipiv[j]) = S(p, j), inv(1, ipiv[j]) = S(q, j), ipiv = (p, q) */
+        out[0 + 2 * p] = sp0;
+        out[0 + 2 * q] = sp1;
+        out[1 + 2 * p] = sq0;
+        out[1 + 2 * q] = d2;
+        RecordOutcome(b, 0, 0, info_out, outcome);
+        return;
+      }
+    }
+  }
+  if (RecordOutcome(b, info, identity_policy, info_out, outcome)) StoreIdentity(k, 0, 1, out);
+}
+
+/* The merged setup kernel: extraction (per SRC), inversion and insertion, one sub-warp of P lanes per block, or a
+   thread per block at P <= 2. The launch works on nwork blocks: perm[0..nwork) (one width class of a batch grouped
+   by class), or 0..nwork when perm is NULL. SOURCE_DENSE inverts the blocks at inv in place (their sizes from
+   sizes[], or from starts[] when sizes is NULL). */
 /* Thread blocks of the setup kernel that must fit on an SM: at P = 32 ptxas otherwise takes ~146 registers
    (shuffles hoisted for ILP) and leaves 12 warps per SM; 4 (128 registers) measured 1.13x faster at k = 32 and
    1.18x at k = 17 on an H100 */
@@ -262,49 +471,46 @@ __host__ __device__ constexpr int SetupMinCtas(int P)
   return P == 32 ? PBG_SETUP_MIN_CTAS_32 : 1;
 }
 
-template <int P, SourceKind SRC>
-__global__ void __launch_bounds__(PBG_CTA, SetupMinCtas(P)) SetupKernel(SparseRows M, int nblocks, int kmax, const int *__restrict__ starts, const int *__restrict__ sizes, const PetscInt64 *__restrict__ offsets, PetscScalar *inv, int identity_policy, PetscInt *info_out, SetupOutcome *outcome)
+/* Blocks of the setup a thread block takes */
+__host__ __device__ constexpr int SetupBlocksPerCta(int P)
 {
-  PBG_EXTERN_SHARED double smem[];
-  const int lane = threadIdx.x % P, sub = threadIdx.x / P, b = blockIdx.x * (PBG_CTA / P) + sub;
-  double   *tile = smem + (size_t)sub * SubwarpSharedDoubles(P), *rowbuf = tile + P * (P + 1);
-  int      *sipiv = reinterpret_cast<int *>(rowbuf + P); /* ipiv[j]: the row of step j's pivot */
-  const bool valid = b < nblocks;
-  const int  s     = valid && starts ? starts[b] : 0;
-  const int  ksrc  = !valid ? 0 : (sizes ? sizes[b] : starts[b + 1] - s);
-  const bool badk  = ksrc < 0 || ksrc > kmax; /* only a caller of PetscBlockGPUInvertBatched() can give such sizes */
-  const int  k     = badk ? 0 : ksrc;
-  double     row[P];
-  int        pivstep = -1, info;
+  return P <= 2 ? PBG_CTA : PBG_CTA / P;
+}
 
-  if (SRC == SOURCE_CACHED) ExtractOwnRow<P>(M, s, k, lane, row);
-  else if (SRC == SOURCE_SHARED) ExtractRowsShared<P>(M, s, k, lane, rowbuf, row);
+template <int P, SourceKind SRC>
+__global__ void __launch_bounds__(PBG_CTA, SetupMinCtas(P)) SetupKernel(SparseRows M, int nwork, int kmax, const int *__restrict__ perm, const int *__restrict__ starts, const int *__restrict__ sizes, const PetscInt64 *__restrict__ offsets, PetscScalar *inv, int identity_policy, PetscInt *info_out, SetupOutcome *outcome)
+{
+  if constexpr (P <= 2) SetupSmall<P, SRC>(M, nwork, kmax, perm, starts, sizes, offsets, inv, identity_policy, info_out, outcome);
   else {
-    const PetscScalar *blk = valid ? inv + offsets[b] : inv;
+    PBG_EXTERN_SHARED double smem[];
+    const int lane = threadIdx.x % P, sub = threadIdx.x / P, i = blockIdx.x * (PBG_CTA / P) + sub;
+    double   *tile = smem + (size_t)sub * SubwarpSharedDoubles(P), *rowbuf = tile + P * (P + 1);
+    int      *sipiv = reinterpret_cast<int *>(rowbuf + P); /* ipiv[j]: the row of step j's pivot */
+    const bool valid = i < nwork;
+    const int  b     = !valid ? 0 : perm ? perm[i] : i;
+    const int  s     = valid && starts ? starts[b] : 0;
+    const int  ksrc  = !valid ? 0 : (sizes ? sizes[b] : starts[b + 1] - s);
+    const bool badk  = ksrc < 0 || ksrc > kmax || ksrc > P; /* only a caller of PetscBlockGPUInvertBatched() can give such sizes */
+    const int  k     = badk ? 0 : ksrc;
+    double     row[P];
+    int        pivstep = -1, info;
+
+    if (SRC == SOURCE_CACHED) ExtractOwnRow<P>(M, s, k, lane, row);
+    else if (SRC == SOURCE_SHARED) ExtractRowsShared<P>(M, s, k, lane, rowbuf, row);
+    else {
+      const PetscScalar *blk = valid ? inv + offsets[b] : inv;
 #pragma unroll
-    for (int t = 0; t < P; t++) row[t] = (lane < k && t < k) ? blk[lane + t * k] : 0.0;
+      for (int t = 0; t < P; t++) row[t] = (lane < k && t < k) ? blk[lane + t * k] : 0.0;
+    }
+    const int kwarp = __reduce_max_sync(0xffffffffu, k); /* every lane of the warp runs the same steps */
+    double    scale = 1.0;
+    info = GaussJordanDispatch<P>(std::make_integer_sequence<int, P - P / 2>(), kwarp, k, lane, row, pivstep, scale, sipiv);
+    if (badk) info = -2;
+    if (valid && lane == 0) RecordOutcome(b, info, identity_policy, info_out, outcome); /* (info is the sub-warp's) */
+    if (valid && info > 0 && identity_policy) StoreIdentity(k, lane, P, inv + offsets[b]);
+    /* every lane of the warp takes part in the tile's __syncwarp(), also those of failed or missing blocks */
+    StoreInverse<P>(valid && !info ? k : 0, lane, row, pivstep, scale, sipiv, SRC == SOURCE_SHARED, tile, valid ? inv + offsets[b] : inv);
   }
-  const int kwarp = __reduce_max_sync(0xffffffffu, k); /* every lane of the warp runs the same steps */
-  double    scale = 1.0;
-  info = GaussJordanDispatch<P>(std::make_integer_sequence<int, P>(), kwarp, k, lane, row, pivstep, scale, sipiv);
-  if (badk) info = -2;
-  if (valid) {
-    PetscScalar *out = inv + offsets[b];
-    if (info > 0 && identity_policy) {
-      StoreIdentity(k, lane, P, out);
-      if (lane == 0) {
-        atomicAdd(&outcome->nsingular, 1);
-        info_out[b] = info;
-      }
-    } else if (info) {
-      if (lane == 0) {
-        info_out[b] = info;
-        atomicMin(&outcome->first_bad, b);
-      }
-    } else if (lane == 0) info_out[b] = 0;
-  }
-  /* every lane of the warp takes part in the tile's __syncwarp(), also those of failed or missing blocks */
-  StoreInverse<P>(valid && !info ? k : 0, lane, row, pivstep, scale, sipiv, SRC == SOURCE_SHARED, tile, valid ? inv + offsets[b] : inv);
 }
 
 /* One halving step of a reduce-scatter over a sub-warp: lane l holds v[0..2H) of its own and keeps the half named by

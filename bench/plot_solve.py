@@ -1,0 +1,277 @@
+#!/usr/bin/env python3
+"""Tables and a performance profile from the CSV of bench_solve (bench_solve -o FILE.csv).
+
+Usage: plot_solve.py FILE.csv [OUT.png]   (or -o OUT.png; default: FILE.png beside the CSV)
+
+A run counts as solved when PETSc reports convergence AND its true relative residual ||b - A x|| / ||b|| is at most
+--true-tol (default 1e-6): under left preconditioning PETSc tests the preconditioned norm, which on badly scaled
+matrices can stop with a true residual of 1e-1. Converged runs above it are shown with '*' and count as not solved.
+A CSV with runs of both -pc_side left and right gets one Table 1 per side, and the side is part of each problem.
+
+Writes OUT.md (also printed) with
+  1. the layout of Table 1 of Anzt, Dongarra, Flegar, Quintana-Orti, "Variable-size batched Gauss-Jordan elimination
+     for block-Jacobi preconditioning on graphics processors", Parallel Computing 2018: rows = matrices, columns =
+     Jacobi, BJ(8), BJ(12), BJ(16), BJ(24), BJ(32); each cell "its / total s" of PETSc's KSPIDR(4) with jacobi and with
+     vbjacobi (supervariable blocking, bound k) on aijcusparse (aij in a host run), "-" when not converged, beside the
+     paper's figures (NVIDIA P100, MAGMA-sparse IDR(4)); where vbjacobi did not converge, the result of PETSc's
+     vpbjacobi with the same blocks;
+  2. per matrix and KSP, the best total time of each PC family (jacobi, pbjacobi, vpbjacobi, vbjacobi-default,
+     vbjacobi at its best bound/blocking/matrix type), with iterations and mean block size;
+and OUT.png, a Dolan-More performance profile: for each PC family, the fraction of the (matrix, KSP) problems it
+solved within a factor tau of the best total time of any family (log2 tau axis; not converged = never).
+Needs matplotlib for the PNG only (pip install matplotlib): without it the tables are still written, then the
+script exits with status 1 and a message.
+"""
+
+import argparse
+import csv
+import math
+import os
+import sys
+
+# Table 1 of the paper (its / s; None = did not converge), from shared/matrices/suitesparse/README.md.
+PAPER_CITATION = ('Anzt, Dongarra, Flegar, Quintana-Orti, "Variable-size batched Gauss-Jordan elimination for '
+                  'block-Jacobi preconditioning on graphics processors", Parallel Computing 2018, Table 1 '
+                  '(NVIDIA P100, MAGMA-sparse IDR(4), supervariable blocking)')
+PAPER = {  # matrix: [Jacobi, BJ(8), BJ(12), BJ(16), BJ(24), BJ(32)]
+    'bcsstk17': [(1967, 2.87), (1174, 1.78), (901, 1.38), (792, 1.23), (735, 1.20), (879, 1.40)],
+    'bcsstk18': [(1491, 1.90), (933, 1.37), (653, 0.98), (591, 0.92), (440, 0.65), (532, 0.85)],
+    's1rmt3m1': [(296, 0.43), (191, 0.32), (171, 0.24), (159, 0.28), (148, 0.28), (148, 0.27)],
+    's2rmq4m1': [(708, 0.97), (231, 0.39), (223, 0.36), (262, 0.43), (214, 0.36), (198, 0.36)],
+    's3rmq4m1': [None, (1387, 1.95), (599, 0.89), (1969, 2.83), (515, 0.80), (972, 1.47)],
+    's3rmt3m3': [None, None, (1995, 2.74), (2087, 2.86), (2229, 3.14), (784, 1.18)],
+}
+BOUNDS = [8, 12, 16, 24, 32]
+FAMILIES = ['jacobi', 'pbjacobi', 'vpbjacobi', 'vbjacobi-default', 'vbjacobi']
+AIJ = ('aijcusparse', 'aij')
+DASH = '\u2013'
+
+
+def read_csv(path):
+    """rows (dicts) and the device: the CSV's device column, or a comment line '# device: ...'"""
+    device = None
+    lines = []
+    with open(path) as f:
+        for line in f:
+            if line.startswith('#'):
+                if line[1:].strip().lower().startswith('device:'):
+                    device = line.split(':', 1)[1].strip()
+                continue
+            lines.append(line)
+    rows = list(csv.DictReader(lines))
+    if not rows:
+        sys.exit(f'{path}: no data rows')
+    for key in ('matrix', 'ksp', 'pc', 'bound', 'blocking', 'mat_type', 'iterations', 'reason', 'total_s'):
+        if key not in rows[0]:
+            sys.exit(f'{path}: no column {key}; is this a CSV of bench_solve?')
+    device = device or rows[0].get('device') or 'unknown device'
+    return rows, device
+
+
+TRUE_TOL = 1e-6
+
+
+def converged(r):
+    """PETSc's verdict"""
+    return r['reason'].startswith('CONVERGED')
+
+
+def solved(r):
+    """converged, and the true residual small enough"""
+    try:
+        res = float(r.get('true_rel_residual', 'nan'))
+    except ValueError:
+        res = math.nan
+    return converged(r) and res <= TRUE_TOL
+
+
+def side(r):
+    return r.get('pc_side') or 'left'
+
+
+def total(r):
+    return float(r['total_s'])
+
+
+def best(rows):
+    """the solved row with the least total time; else the converged one (shown with '*'); else None"""
+    ok = [r for r in rows if solved(r)] or [r for r in rows if converged(r)]
+    return min(ok, key=total) if ok else None
+
+
+def cell(r):
+    if r is None:
+        return None
+    if not converged(r):
+        return DASH
+    return f"{r['iterations']} / {total(r):.3g}" + ('' if solved(r) else '*')
+
+
+def table1(rows, sd):
+    sel = [r for r in rows if r['ksp'] == 'idr' and r['mat_type'] in AIJ and side(r) == sd]
+    mats = []
+    for r in sel:
+        if r['matrix'] not in mats and r['pc'] in ('jacobi', 'vbjacobi'):
+            mats.append(r['matrix'])
+    norm = 'the unpreconditioned residual (right preconditioning)' if sd == 'right' else \
+        'the preconditioned residual (left preconditioning, PETSc\'s default)'
+    out = [f'### KSPIDR(4), {sd} preconditioning: iterations / total seconds (setup + solve), ours beside the paper\'s', '',
+           f'Ours: PETSc KSPIDR(s=4), jacobi and vbjacobi -pc_vbjacobi_blocking supervariable on aijcusparse, b random in '
+           f'[0,1), rtol 1e-9 of {norm}. Paper: {PAPER_CITATION}. "{DASH}": not converged; "*": converged in PETSc\'s '
+           f'norm but true relative residual > {TRUE_TOL:g}; '
+           f'[vpb ...]: PETSc vpbjacobi with the same blocks, where vbjacobi did not converge.', '',
+           '| matrix | Jacobi | ' + ' | '.join(f'BJ({k})' for k in BOUNDS) + ' |',
+           '|---|' + '---|' * (1 + len(BOUNDS))]
+    for m in mats:
+        rm = [r for r in sel if r['matrix'] == m]
+        paper = PAPER.get(m)
+        cells = []
+        jac = [r for r in rm if r['pc'] == 'jacobi']
+        ours = cell(best(jac) or (jac[-1] if jac else None))
+        cells.append((ours, paper[0] if paper else None, None))
+        for i, k in enumerate(BOUNDS):
+            vb = [r for r in rm if r['pc'] == 'vbjacobi' and r['blocking'] == 'supervariable' and r['bound'] == str(k)]
+            vp = [r for r in rm if r['pc'] == 'vpbjacobi' and r['bound'] == str(k)]
+            b = best(vb) or (vb[-1] if vb else None)
+            extra = None
+            if b is not None and not solved(b) and vp:
+                extra = cell(best(vp) or vp[-1])
+            cells.append((cell(b), paper[i + 1] if paper else None, extra))
+        txt = []
+        for ours, pap, extra in cells:
+            s = ours if ours is not None else 'n/a'
+            if paper is not None:
+                s += ' (paper ' + (f'{pap[0]} / {pap[1]:.2f}' if pap else DASH) + ')'
+            if extra is not None:
+                s += f' [vpb {extra}]'
+            txt.append(s)
+        out.append(f'| {m} | ' + ' | '.join(txt) + ' |')
+    if not mats:
+        out.append('| (no KSPIDR runs with jacobi/vbjacobi on aij(cusparse) in the CSV) |' + ' |' * (1 + len(BOUNDS)))
+    return out
+
+
+def family_rows(rows, prob, fam):
+    m, k, sd = prob
+    return [r for r in rows if r['matrix'] == m and r['ksp'] == k and side(r) == sd and r['pc'] == fam]
+
+
+def problems(rows):
+    """(matrix, ksp, side) in the order of the CSV"""
+    seen = []
+    for r in rows:
+        key = (r['matrix'], r['ksp'], side(r))
+        if key not in seen:
+            seen.append(key)
+    return seen
+
+
+def table2(rows):
+    fams = [f for f in FAMILIES if any(r['pc'] == f for r in rows)]
+    out = ['### Best total time of each PC family per matrix and KSP', '',
+           'Cell: total s (setup + solve), iterations, mean block size; vbjacobi: at its best bound / blocking / matrix '
+           f'type. "{DASH}": no configuration of the family solved it (converged with true relative residual <= '
+           f'{TRUE_TOL:g}); blank: not run.', '',
+           '| matrix | ksp | side | ' + ' | '.join(fams) + ' |', '|---|---|---|' + '---|' * len(fams)]
+    for prob in problems(rows):
+        m, k, sd = prob
+        cells = []
+        for f in fams:
+            fr = family_rows(rows, prob, f)
+            if not fr:
+                cells.append('')
+                continue
+            b = best(fr)
+            if b is None or not solved(b):
+                cells.append(DASH)
+                continue
+            s = f"{total(b):.3g} s, {b['iterations']} its, b {float(b['mean_block']):.1f}"
+            if f == 'vbjacobi':
+                s += f" [{b['bound']} {b['blocking']} {b['mat_type']}]"
+            elif f in ('vpbjacobi',):
+                s += f" [{b['bound']}]"
+            elif f == 'vbjacobi-default':
+                s += f" [{b['mat_type']}]"
+            cells.append(s)
+        out.append(f'| {m} | {k} | {sd} | ' + ' | '.join(cells) + ' |')
+    return out
+
+
+def profile(rows, plt, out, device):
+    """Dolan-More profile; each family over the problems it was run on (pbjacobi: block matrices only)"""
+    fams = [f for f in FAMILIES if any(r['pc'] == f for r in rows)]
+    probs = problems(rows)
+    ratios = {f: [] for f in fams}
+    for prob in probs:
+        bests = {}
+        for f in fams:
+            fr = family_rows(rows, prob, f)
+            if not fr:
+                continue  # not applicable / not run: not in this family's problem set
+            b = best(fr)
+            bests[f] = total(b) if b is not None and solved(b) else math.inf
+        tmin = min(bests.values()) if bests else math.inf
+        for f, t in bests.items():
+            ratios[f].append(t / tmin if math.isfinite(tmin) and math.isfinite(t) else math.inf)
+    finite = [v for f in fams for v in ratios[f] if math.isfinite(v)]
+    hi = max(1.0, math.log2(max(finite)) * 1.1) if finite else 1.0
+    fig, ax = plt.subplots(figsize=(8, 5))
+    for f in fams:
+        r = sorted(ratios[f])
+        if not r:
+            continue
+        xs = [0.0]
+        ys = [sum(1 for v in r if v <= 1.0) / len(r)]
+        for v in r:
+            if math.isfinite(v) and v > 1.0:
+                xs.append(math.log2(v))
+                ys.append(sum(1 for w in r if w <= v) / len(r))
+        xs.append(hi)
+        ys.append(ys[-1])
+        ax.step(xs, ys, where='post', label=f'{f} ({len(r)} problems)', linewidth=2)
+    ax.set_xlabel('log2 tau (total time / best total time of any family on the problem)')
+    ax.set_ylabel('fraction of problems solved within tau')
+    ax.set_ylim(0, 1.02)
+    ax.set_xlim(0, hi)
+    ax.grid(alpha=0.3)
+    ax.legend(loc='lower right')
+    ax.set_title(f'{len(probs)} problems (matrix, KSP, side); solved = converged, true residual <= {TRUE_TOL:g}', fontsize=10)
+    fig.suptitle(f'bench_solve performance profile: {device[:70]}', fontsize=11)
+    fig.tight_layout()
+    fig.savefig(out, dpi=120)
+    print(f'wrote {out}')
+
+
+def main():
+    global TRUE_TOL
+    ap = argparse.ArgumentParser(prog='plot_solve.py', description=__doc__.splitlines()[0])
+    ap.add_argument('csv')
+    ap.add_argument('out', nargs='?')
+    ap.add_argument('-o', '--output')
+    ap.add_argument('--true-tol', type=float, default=1e-6, help='largest true relative residual of a solved run (default 1e-6)')
+    args = ap.parse_args()
+    TRUE_TOL = args.true_tol
+    png = args.output or args.out or os.path.splitext(args.csv)[0] + '.png'
+    md = os.path.splitext(png)[0] + '.md'
+    rows, device = read_csv(args.csv)
+    text = [f'# bench_solve: {device}', '', f'From {os.path.basename(args.csv)}: {len(rows)} runs.', '']
+    for sd in sorted({side(r) for r in rows}):
+        text += table1(rows, sd) + ['']
+    text += table2(rows) + ['']
+    with open(md, 'w') as f:
+        f.write('\n'.join(text))
+    print('\n'.join(text))
+    print(f'wrote {md}')
+    try:
+        import matplotlib
+        matplotlib.use('Agg')
+        import matplotlib.pyplot as plt
+    except ImportError:
+        print(f'plot_solve.py: matplotlib is not installed (pip install matplotlib): the tables are in {md}, '
+              f'the performance profile {png} was not drawn', file=sys.stderr)
+        sys.exit(1)
+    profile(rows, plt, png, device)
+
+
+if __name__ == '__main__':
+    main()
