@@ -302,6 +302,21 @@ static PetscErrorCode LoadPetscBinary(const char path[], PetscInt bs, Mat *A)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* The block matrix of the AIJ matrix H (its block size set): baijksparse with CUDA vectors on a GPU, baij on the host */
+static PetscErrorCode BlockMatrix(Bench *b, Mat H, Mat *Ab)
+{
+  Mat B;
+
+  PetscFunctionBegin;
+  PetscCall(MatConvert(H, MATSEQBAIJ, MAT_INITIAL_MATRIX, &B));
+  if (b->gpu) {
+    PetscCall(MatConvert(B, MATSEQBAIJKSPARSE, MAT_INITIAL_MATRIX, Ab));
+    PetscCall(MatSetVecType(*Ab, VECCUDA));
+    PetscCall(MatDestroy(&B));
+  } else *Ab = B;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 static PetscErrorCode ProblemLoad(Bench *b, const Entry *e, Problem *p)
 {
   Mat      H;
@@ -321,14 +336,7 @@ static PetscErrorCode ProblemLoad(Bench *b, const Entry *e, Problem *p)
   PetscCall(MatGetInfo(H, MAT_LOCAL, &info));
   p->nnz = (PetscInt64)info.nz_used;
   if (p->bs > 1 && InList(b->mattypes, b->nmattype, "baij")) {
-    Mat B;
-
-    PetscCall(MatConvert(H, MATSEQBAIJ, MAT_INITIAL_MATRIX, &B));
-    if (b->gpu) {
-      PetscCall(MatConvert(B, MATSEQBAIJKSPARSE, MAT_INITIAL_MATRIX, &p->Ab));
-      PetscCall(MatSetVecType(p->Ab, VECCUDA));
-      PetscCall(MatDestroy(&B));
-    } else p->Ab = B;
+    PetscCall(BlockMatrix(b, H, &p->Ab));
   }
   if (b->gpu) {
     PetscCall(MatConvert(H, MATSEQAIJCUSPARSE, MAT_INITIAL_MATRIX, &p->A));
@@ -405,16 +413,7 @@ static PetscErrorCode WarmupProblem(Bench *b, PetscInt d, Problem *p)
     PetscCall(MatConvert(H, MATSEQAIJCUSPARSE, MAT_INITIAL_MATRIX, &p->A));
     PetscCall(MatSetVecType(p->A, VECCUDA));
   } else PetscCall(MatDuplicate(H, MAT_COPY_VALUES, &p->A));
-  if (d > 1) {
-    Mat B;
-
-    PetscCall(MatConvert(H, MATSEQBAIJ, MAT_INITIAL_MATRIX, &B));
-    if (b->gpu) {
-      PetscCall(MatConvert(B, MATSEQBAIJKSPARSE, MAT_INITIAL_MATRIX, &p->Ab));
-      PetscCall(MatSetVecType(p->Ab, VECCUDA));
-      PetscCall(MatDestroy(&B));
-    } else p->Ab = B;
-  }
+  if (d > 1) PetscCall(BlockMatrix(b, H, &p->Ab));
   PetscCall(MatDuplicate(p->A, MAT_COPY_VALUES, &p->Avp));
   PetscCall(MatDestroy(&H));
   PetscCall(MatCreateVecs(p->A, &p->x, &p->b));

@@ -121,22 +121,21 @@ __device__ __forceinline__ int BlockAt(const int *__restrict__ runbr, int n, int
   return k;
 }
 
-/* pair[i] for each scalar row, and the largest block and sum k^3 (one atomic per thread block) */
-__global__ void __launch_bounds__(PBG_CTA1) BlockSizesKernel(int n, int bs, int maxbs, const int *__restrict__ runbr, StartPair *pair, BlockStats *stats)
+/* Records this thread's block of k rows (0: none) in its pair slot (when there is one), and in stats: the largest block,
+   sum k^3 (one atomic per thread block) and the class counts. Every thread of the thread block must call it. */
+__device__ __forceinline__ void RecordBlock(int k, StartPair *slot, BlockStats *stats)
 {
   typedef cub::BlockReduce<int, PBG_CTA1>                IntReduce;
   typedef cub::BlockReduce<unsigned long long, PBG_CTA1> SumReduce;
   __shared__ typename IntReduce::TempStorage             tmax;
   __shared__ typename SumReduce::TempStorage             tsum;
-  const int                                              i = blockIdx.x * PBG_CTA1 + threadIdx.x;
-  const int                                              k = i < n ? BlockAt(runbr, n, bs, maxbs, i) : 0;
 
-  if (i < n) {
+  if (slot) {
     StartPair p;
-    p.sq    = (long long)k * k;
-    p.cnt   = k ? 1 : 0;
-    p.pad   = 0;
-    pair[i] = p;
+    p.sq  = (long long)k * k;
+    p.cnt = k ? 1 : 0;
+    p.pad = 0;
+    *slot = p;
   }
   const int                kmax = IntReduce(tmax).Reduce(k, MaxOp());
   const unsigned long long k3   = SumReduce(tsum).Sum((unsigned long long)k * k * k);
@@ -145,6 +144,13 @@ __global__ void __launch_bounds__(PBG_CTA1) BlockSizesKernel(int n, int bs, int 
     atomicAdd(&stats->k3, k3);
   }
   CountClasses(k, stats);
+}
+
+/* pair[i] for each scalar row: the block that starts there, with the stats */
+__global__ void __launch_bounds__(PBG_CTA1) BlockSizesKernel(int n, int bs, int maxbs, const int *__restrict__ runbr, StartPair *pair, BlockStats *stats)
+{
+  const int i = blockIdx.x * PBG_CTA1 + threadIdx.x;
+  RecordBlock(i < n ? BlockAt(runbr, n, bs, maxbs, i) : 0, i < n ? pair + i : NULL, stats);
 }
 
 /* From the exclusive scan of the pairs: starts[b] and offsets[b] of every block, and the closing entries
@@ -185,28 +191,8 @@ __global__ void __launch_bounds__(PBG_CTA1) UnitScatterKernel(int n, int bs, int
 /* pair[u] of each unit u < limit: the merged block that starts there (marked: on the chain), or none; with the stats */
 __global__ void __launch_bounds__(PBG_CTA1) MergedSizesKernel(AgglomerateWork w, int limit, StartPair *pair, BlockStats *stats)
 {
-  typedef cub::BlockReduce<int, PBG_CTA1>                IntReduce;
-  typedef cub::BlockReduce<unsigned long long, PBG_CTA1> SumReduce;
-  __shared__ typename IntReduce::TempStorage             tmax;
-  __shared__ typename SumReduce::TempStorage             tsum;
-  const int                                              u = blockIdx.x * PBG_CTA1 + threadIdx.x;
-  const int                                              U = *w.nunits_ptr;
-  const int                                              k = u < U && w.mark[u] ? w.units[w.next[u]] - w.units[u] : 0;
-
-  if (u < limit) {
-    StartPair p;
-    p.sq    = (long long)k * k;
-    p.cnt   = k ? 1 : 0;
-    p.pad   = 0;
-    pair[u] = p;
-  }
-  const int                kmax = IntReduce(tmax).Reduce(k, MaxOp());
-  const unsigned long long k3   = SumReduce(tsum).Sum((unsigned long long)k * k * k);
-  if (threadIdx.x == 0) {
-    atomicMax(&stats->maxk, kmax);
-    atomicAdd(&stats->k3, k3);
-  }
-  CountClasses(k, stats);
+  const int u = blockIdx.x * PBG_CTA1 + threadIdx.x, U = *w.nunits_ptr;
+  RecordBlock(u < U && w.mark[u] ? w.units[w.next[u]] - w.units[u] : 0, u < limit ? pair + u : NULL, stats);
 }
 
 /* From the exclusive scan of the merged pairs: starts[b], offsets[b], and the closing entries, as ScatterKernel */
