@@ -95,3 +95,7 @@ tcase vbj_gpu_nan_fails --gpu -- test_vbjacobi -mode mixed -nan_block 0 -pc_vbja
 tcase vbj_gpu_bad_extraction --gpu --fail -- test_vbjacobi -mat_type aijcusparse -pc_vbjacobi_extraction nonsense --grep 'nonsense'
 # a spoiled block that does not exist is a usage error of the test itself, not a silent pass
 tcase vbj_singular_block_out_of_range --fail -- test_vbjacobi -mode uniform -bs 3 -singular_block 5 --grep 'no local block 5'
+# issue 12, defect 3: another matrix of the same size and the same nonzero-state counter gets its own blocks
+tcase vbj_reuse_other_matrix -- test_vbjacobi_reuse --grep 'local blocks 100, preonly error' --grep '^OK'
+tcase vbj_reuse_other_matrix_mpi2 -n 2 -- test_vbjacobi_reuse --grep '^OK'
+tcase vbj_gpu_reuse_other_matrix --gpu -- test_vbjacobi_reuse -mat_type aijcusparse -vec_type cuda --grep '^OK'

@@ -23,6 +23,7 @@ typedef struct {
   PetscBool          on_device;      /* the last setup ran on the GPU: blocks and inverses live in dev */
   void              *dev;            /* PCVBJacobiDevice of the GPU path (vbjacobicuda.h), NULL before its first use */
   PetscObjectState   nonzerostate;   /* of the Pmat when the blocks were found */
+  PetscObjectId      pmat_id;        /* the Pmat object the blocks were found for */
   PetscInt           rows_detected;  /* local rows of the Pmat when the blocks were found */
 
   /* outcome of the last setup */

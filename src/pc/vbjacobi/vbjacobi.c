@@ -340,14 +340,16 @@ static PetscErrorCode PCSetUp_VBJacobi(PC pc)
   PetscCheck(n == ncols, PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ, "PCVBJACOBI needs a matrix with square local diagonal part, got %" PetscInt_FMT " local rows and %" PetscInt_FMT " local columns", n, ncols);
   PetscCall(GetDeviceMat(pc, &dm, &ondevice));
 
-  /* the blocks are found again only when the nonzero pattern, the size or the place of the setup changed */
+  /* the blocks are found again when the matrix object, its nonzero pattern, the size or the place of the setup changed:
+     another matrix given to KSPSetOperators() can have the same size and the same nonzero-state counter */
   PetscCall(MatGetNonzeroState(A, &nzstate));
-  redetect = (PetscBool)(n != jac->rows_detected || nzstate != jac->nonzerostate || ondevice != jac->on_device); /* rows_detected is -1 without valid blocks */
+  redetect = (PetscBool)(n != jac->rows_detected || nzstate != jac->nonzerostate || ondevice != jac->on_device || ((PetscObject)A)->id != jac->pmat_id); /* rows_detected is -1 without valid blocks */
   jac->nsingular = 0;
   if (ondevice) PetscCall(SetUp_Device(pc, &dm, redetect, &bad_block, &bad_info));
   else PetscCall(SetUp_Host(pc, redetect, &bad_block, &bad_info));
   jac->on_device     = ondevice;
   jac->nonzerostate  = nzstate;
+  jac->pmat_id       = ((PetscObject)A)->id;
   jac->rows_detected = n;
 
   /* a singular or non-finite block fails the setup on every rank */
