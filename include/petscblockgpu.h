@@ -79,6 +79,9 @@ PETSC_EXTERN const char *const PCVBJacobiExtractions[];
 /* Largest diagonal block that PCVBJACOBI inverts (one warp per block on the GPU). */
 #define PC_VBJACOBI_MAX_BLOCK_SIZE 32
 
+/* The info of an inversion (PetscBlockGPUInvertBatched()) whose block is finite but whose inverse is not: it overflows */
+#define PC_VBJACOBI_INFO_INVERSE_NOT_FINITE (-3)
+
 PETSC_EXTERN PetscErrorCode PCVBJacobiSetMaxBlockSize(PC, PetscInt);
 PETSC_EXTERN PetscErrorCode PCVBJacobiGetMaxBlockSize(PC, PetscInt *);
 PETSC_EXTERN PetscErrorCode PCVBJacobiSetBlocking(PC, PCVBJacobiBlocking);

@@ -154,7 +154,7 @@ static void DenseCase(int nb, int mode, int identity)
       ok = false;
       printf("    block %d (k %d, kind %d): info %d, expected %d\n", b, k, kind[b], (int)info[b], want);
     }
-    if (want > 0 && identity) {
+    if ((want > 0 || want == InfoInverseNotFinite) && identity) { /* the policy's replacements */
       nsing++;
       for (int e = 0; e < k * k; e++) ok = ok && x[off[b] + e] == ((e % (k + 1)) == 0 ? 1.0 : 0.0);
     } else if (want) {
@@ -298,14 +298,17 @@ static int HostInvert(int n, double *A)
   for (int k = 0; k < n; k++)
     for (int j = 0; j < n; j++) buf[k + ipiv[j] * n] = A[ipiv[k] + j * n];
   std::copy(buf.begin(), buf.end(), A);
+  for (int i = 0; i < n * n; i++)
+    if (!std::isfinite(A[i])) return InfoInverseNotFinite; /* a finite block whose inverse overflows */
   return 0;
 }
 
 /* Kinds of blocks of the class cases: GOOD random (pivots off the diagonal), ZEROBLK all zero (info 1), ZEROCOL a zero
    column, RANK1 rank one (a later pivot is rounding noise: tiny), TINYCOL a column 1e-20 times the rest (tiny first
    pivot when it is column 0), TIE |a00| = |a10| (the lower row pivots), NANENTRY, INFENTRY, HUGE / SMALL (entries
-   scaled by 1e250 / 1e-250: the tiny rule is relative), BADSIZE (dense only: a size outside 0..kmax) */
-enum { C_GOOD, C_ZEROBLK, C_ZEROCOL, C_RANK1, C_TINYCOL, C_TIE, C_NAN, C_INF, C_HUGE, C_SMALL, C_BADSIZE, C_NKINDS };
+   scaled by 1e250 / 1e-250: the tiny rule is relative), OVERFLOW (entries scaled by 1e-310: pivots pass the relative
+   rule, the inverse overflows: info InfoInverseNotFinite), BADSIZE (dense only: a size outside 0..kmax) */
+enum { C_GOOD, C_ZEROBLK, C_ZEROCOL, C_RANK1, C_TINYCOL, C_TIE, C_NAN, C_INF, C_HUGE, C_SMALL, C_OVERFLOW, C_BADSIZE, C_NKINDS };
 
 static void SpecialBlock(int kind, int k, double *a)
 {
@@ -340,7 +343,8 @@ static void SpecialBlock(int kind, int k, double *a)
     break;
   case C_HUGE:
   case C_SMALL:
-    for (int e = 0; e < k * k; e++) a[e] *= kind == C_HUGE ? 1e250 : 1e-250;
+  case C_OVERFLOW:
+    for (int e = 0; e < k * k; e++) a[e] *= kind == C_HUGE ? 1e250 : kind == C_SMALL ? 1e-250 : 1e-310;
     break;
   }
 }
@@ -521,7 +525,7 @@ static void ClassCase(int nb, int kmax, int bs, bool device_perm, int identity)
       printf("    block %d (k %d, kind %d): info %d, host %d\n", b, k, kind[b], (int)info[b], want);
     }
     if (want) nfailed++;
-    if (want > 0 && identity) {
+    if ((want > 0 || want == InfoInverseNotFinite) && identity) { /* the policy's replacements */
       nsing++;
       for (int e = 0; e < k * k; e++) ok = ok && x[off[b] + e] == ((e % (k + 1)) == 0 ? 1.0 : 0.0);
     } else if (want) {

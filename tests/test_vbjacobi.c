@@ -9,6 +9,7 @@ static char help[] = "Tests PCVBJACOBI against independent references on random 
                      "  -empty_rows               : some runs have no entries at all (only with the identity policy)\n"
                      "  -compare_petsc            : also compare PCApply with PETSc's vpbjacobi (and pbjacobi for uniform blocks)\n"
                      "  -singular_block <b>, -nan_block <b> : spoil local block b on the last rank; the test then expects the setup to fail\n"
+                     "  -overflow_block <b>       : scale local block b of the last rank by 1e-310 (finite, its inverse overflows): the same\n"
                      "                              (or, under -pc_vbjacobi_singular identity, the identity as that block's inverse)\n"
                      "  -compare_host             : also set up a second PCVBJACOBI with -host_pc_vbjacobi_use_gpu 0 and require the same\n"
                      "                              blocks, inverses and products, before and after the values change (MatScale)\n"
@@ -89,7 +90,7 @@ static PetscErrorCode CheckClose(Vec y, Vec yref, PetscReal tol, const char *wha
 int main(int argc, char **argv)
 {
   Mode         mode = MODE_UNIFORM;
-  PetscInt     nbl = 50, bs = 3, maxgen = 8, maxbs = PC_VBJACOBI_MAX_BLOCK_SIZE, noff = 3, singular_block = -1, nan_block = -1;
+  PetscInt     nbl = 50, bs = 3, maxgen = 8, maxbs = PC_VBJACOBI_MAX_BLOCK_SIZE, noff = 3, singular_block = -1, nan_block = -1, overflow_block = -1;
   PetscBool    pivot = PETSC_FALSE, empty_rows = PETSC_FALSE, compare = PETSC_FALSE, compare_host = PETSC_FALSE;
   PetscInt     seed = 7, *runs, nruns, n = 0, rstart, N, *exp_starts, nexp = 0;
   PetscBool   *exp_empty;
@@ -120,6 +121,7 @@ int main(int argc, char **argv)
   PetscCall(PetscOptionsBool("-compare_petsc", "compare with vpbjacobi/pbjacobi", NULL, compare, &compare, NULL));
   PetscCall(PetscOptionsInt("-singular_block", "make this local block of the last rank singular", NULL, singular_block, &singular_block, NULL));
   PetscCall(PetscOptionsInt("-nan_block", "put NaN in this local block of the last rank", NULL, nan_block, &nan_block, NULL));
+  PetscCall(PetscOptionsInt("-overflow_block", "scale this local block of the last rank by 1e-310 (its inverse overflows)", NULL, overflow_block, &overflow_block, NULL));
   PetscCall(PetscOptionsBool("-compare_host", "compare with the host path of PCVBJACOBI", NULL, compare_host, &compare_host, NULL));
   PetscCall(PetscOptionsInt("-seed", "random seed", NULL, seed, &seed, NULL));
   PetscOptionsEnd();
@@ -230,8 +232,25 @@ int main(int argc, char **argv)
   PetscCall(MatAssemblyBegin(A, MAT_FINAL_ASSEMBLY));
   PetscCall(MatAssemblyEnd(A, MAT_FINAL_ASSEMBLY));
 
+  /* an overflowing inverse: the block's entries times 1e-310 (finite, and its pivots pass the relative rule); then
+     checked as a singular block: the setup fails, or the identity policy replaces it */
+  if (overflow_block >= 0) {
+    PetscCheck(overflow_block < nexp && singular_block < 0 && nan_block < 0, PETSC_COMM_SELF, PETSC_ERR_USER, "-overflow_block: no local block %" PetscInt_FMT " (%" PetscInt_FMT " expected), or combined with -singular_block/-nan_block", overflow_block, nexp);
+    if (rank == size - 1) {
+      PetscInt    s = exp_starts[overflow_block], k = exp_starts[overflow_block + 1] - s, idx[PC_VBJACOBI_MAX_BLOCK_SIZE];
+      PetscScalar v[PC_VBJACOBI_MAX_BLOCK_SIZE * PC_VBJACOBI_MAX_BLOCK_SIZE];
+
+      for (PetscInt i = 0; i < k; i++) idx[i] = rstart + s + i;
+      PetscCall(MatGetValues(A, k, idx, k, idx, v)); /* all read before the first set: a set unassembles the matrix */
+      for (PetscInt e = 0; e < k * k; e++) v[e] *= 1e-310;
+      PetscCall(MatSetValues(A, k, idx, k, idx, v, INSERT_VALUES));
+    }
+    PetscCall(MatAssemblyBegin(A, MAT_FINAL_ASSEMBLY));
+    PetscCall(MatAssemblyEnd(A, MAT_FINAL_ASSEMBLY));
+    singular_block = overflow_block;
+  }
   /* spoil one block of the last rank: zero its first column (singular) or put a NaN in it */
-  if (singular_block >= 0 || nan_block >= 0) {
+  if ((singular_block >= 0 && overflow_block < 0) || nan_block >= 0) {
     PetscInt b = singular_block >= 0 ? singular_block : nan_block;
 
     PetscCheck(b < nexp, PETSC_COMM_SELF, PETSC_ERR_USER, "-singular_block/-nan_block: there is no local block %" PetscInt_FMT " (%" PetscInt_FMT " blocks expected)", b, nexp);

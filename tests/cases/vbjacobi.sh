@@ -99,3 +99,11 @@ tcase vbj_singular_block_out_of_range --fail -- test_vbjacobi -mode uniform -bs 
 tcase vbj_reuse_other_matrix -- test_vbjacobi_reuse --grep 'local blocks 100, preonly error' --grep '^OK'
 tcase vbj_reuse_other_matrix_mpi2 -n 2 -- test_vbjacobi_reuse --grep '^OK'
 tcase vbj_gpu_reuse_other_matrix --gpu -- test_vbjacobi_reuse -mat_type aijcusparse -vec_type cuda --grep '^OK'
+# issue 12, defect 5: a finite block whose inverse overflows fails the setup, naming the block, or takes the identity
+# (a 1 x 1 block of 1e-310 has the Inf inverse; in a 3 x 3 one the subnormal elimination may meet a tiny pivot first)
+tcase vbj_overflow_fails -- test_vbjacobi -mode uniform -bs 3 -pc_vbjacobi_blocking matrix -overflow_block 4 -pc_view --grep 'DIVERGED_PC_FAILED' --grep 'SETUP FAILED: (the inverse of diagonal block 4 \(global rows 12\.\.14\) is not finite|zero or tiny pivot in diagonal block 4, global rows 12\.\.14)'
+tcase vbj_overflow_identity -- test_vbjacobi -mode mixed -maxgen 8 -overflow_block 3 -pc_vbjacobi_singular identity --grep 'replaced by the identity: 1' --grep '^OK'
+tcase vbj_overflow_fails_1x1 -- test_vbjacobi -mode uniform -bs 1 -pc_vbjacobi_blocking natural -offdiag 0 -overflow_block 7 -pc_view --grep 'DIVERGED_PC_FAILED' --grep 'inverse of diagonal block 7 .* is not finite'
+tcase vbj_gpu_overflow_fails --gpu -- test_vbjacobi -mode uniform -bs 3 -pc_vbjacobi_blocking matrix -overflow_block 4 -mat_type aijcusparse -vec_type cuda -pc_view --grep 'DIVERGED_PC_FAILED' --grep 'SETUP FAILED: (the inverse of diagonal block 4 \(global rows 12\.\.14\) is not finite|zero or tiny pivot in diagonal block 4, global rows 12\.\.14)' --grep 'setup ran on: GPU'
+tcase vbj_gpu_overflow_identity --gpu -- test_vbjacobi -mode mixed -maxgen 8 -overflow_block 3 -pc_vbjacobi_singular identity -mat_type aijcusparse -vec_type cuda -pc_view --grep 'replaced by the identity: 1' --grep 'setup ran on: GPU'
+tcase vbj_gpu_overflow_fails_1x1 --gpu -- test_vbjacobi -mode uniform -bs 1 -pc_vbjacobi_blocking natural -offdiag 0 -overflow_block 7 -mat_type aijcusparse -vec_type cuda -pc_view --grep 'inverse of diagonal block 7 .* is not finite' --grep 'setup ran on: GPU'

@@ -45,5 +45,6 @@ PETSC_INTERN PetscErrorCode PCVBJacobiMatrixBlockSize(Mat, PetscInt maxbs, Petsc
 
 /* Gauss-Jordan inversion with implicit pivoting of one n x n column-major block, in place.
    work must hold 2n PetscInts. Returns info = 0 on success, j+1 when the pivot of column j is zero or
-   tiny (relative to the largest entry of the block), -1 when the block holds NaN or Inf. */
+   tiny (relative to the largest entry of the block), -1 when the block holds NaN or Inf,
+   PC_VBJACOBI_INFO_INVERSE_NOT_FINITE when the block is finite but its inverse is not (it overflows). */
 PETSC_INTERN PetscErrorCode PCVBJacobiInvertBlock_Host(PetscInt, PetscScalar *, PetscInt *, PetscInt *);

@@ -65,6 +65,13 @@ PetscErrorCode PCVBJacobiInvertBlock_Host(PetscInt n, PetscScalar *A, PetscInt *
       for (PetscInt j = 0; j < n; j++) buf[k + ipiv[j] * n] = A[ipiv[k] + j * n];
     PetscCall(PetscArraycpy(A, buf, n * n));
   }
+  /* a finite block can still have an inverse that overflows (entries of 1e-310: pivots above the relative threshold,
+     reciprocals Inf); it must not pass as a preconditioner */
+  for (PetscInt i = 0; i < n * n; i++)
+    if (PetscIsInfOrNanScalar(A[i])) {
+      *info = PC_VBJACOBI_INFO_INVERSE_NOT_FINITE;
+      break;
+    }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -252,7 +259,7 @@ static PetscErrorCode SetUp_Host(PC pc, PetscBool redetect, PetscInt *bad_block,
     PetscCall(ExtractBlock(Ad, s, k, blk));
     PetscCall(PCVBJacobiInvertBlock_Host(k, blk, work, &info));
     flops += 2.0 * k * k * k;
-    if (info > 0 && jac->singular == PC_VBJACOBI_SINGULAR_IDENTITY) { /* policy: this block is left unpreconditioned */
+    if ((info > 0 || info == PC_VBJACOBI_INFO_INVERSE_NOT_FINITE) && jac->singular == PC_VBJACOBI_SINGULAR_IDENTITY) { /* policy: this block is left unpreconditioned */
       PetscCall(PetscArrayzero(blk, k * k));
       for (PetscInt i = 0; i < k; i++) blk[i + i * k] = 1.0;
       jac->nsingular++;
@@ -371,7 +378,9 @@ static PetscErrorCode PCSetUp_VBJacobi(PC pc)
     r0 += rstart;
     r1 += rstart;
 
-    if (bad_info < 0) PetscCall(PetscSNPrintf(jac->failure, sizeof(jac->failure), "diagonal block %" PetscInt_FMT " (global rows %" PetscInt_FMT "..%" PetscInt_FMT ") holds NaN or Inf", first_block + bad_block, r0, r1));
+    if (bad_info == PC_VBJACOBI_INFO_INVERSE_NOT_FINITE)
+      PetscCall(PetscSNPrintf(jac->failure, sizeof(jac->failure), "the inverse of diagonal block %" PetscInt_FMT " (global rows %" PetscInt_FMT "..%" PetscInt_FMT ") is not finite: the block is too badly scaled or too close to singular; -pc_vbjacobi_singular identity leaves such blocks unpreconditioned", first_block + bad_block, r0, r1));
+    else if (bad_info < 0) PetscCall(PetscSNPrintf(jac->failure, sizeof(jac->failure), "diagonal block %" PetscInt_FMT " (global rows %" PetscInt_FMT "..%" PetscInt_FMT ") holds NaN or Inf", first_block + bad_block, r0, r1));
     else
       PetscCall(PetscSNPrintf(jac->failure, sizeof(jac->failure), "zero or tiny pivot in diagonal block %" PetscInt_FMT ", global rows %" PetscInt_FMT "..%" PetscInt_FMT " (no usable pivot at elimination step %" PetscInt_FMT " of %" PetscInt_FMT "); -pc_vbjacobi_singular identity leaves such blocks unpreconditioned",
                                first_block + bad_block, r0, r1, bad_info, r1 - r0 + 1));

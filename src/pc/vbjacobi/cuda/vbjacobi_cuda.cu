@@ -7,6 +7,8 @@
 #include "vbjacobi_kernels.cuh"
 #include "subwarp_width.cuh"
 
+static_assert(InfoInverseNotFinite == PC_VBJACOBI_INFO_INVERSE_NOT_FINITE, "one info code for an overflowing inverse");
+
 /* ------------------------------------------------------------------------------------------- launch helpers */
 static int SubwarpWidth(PetscInt maxk)
 {
@@ -309,7 +311,8 @@ PetscErrorCode PCVBJacobiDeviceReset_CUDA(PCVBJacobiDevice *dev)
   Input/Output Parameters:
 + d_blocks - device array: each block k x k, column-major, at its offset; replaced by its inverse
 - d_info   - device array [nblocks]: 0 on success, j+1 when the pivot of column j was zero or tiny (below
-             k * eps * max|block|), -1 when the block holds NaN or Inf, -2 when its size is outside 0..maxk;
+             k * eps * max|block|), -1 when the block holds NaN or Inf, -2 when its size is outside 0..maxk,
+             `PC_VBJACOBI_INFO_INVERSE_NOT_FINITE` (-3) when the block is finite but its inverse overflows;
              a block with info != 0 is left as it was
 
   Level: advanced

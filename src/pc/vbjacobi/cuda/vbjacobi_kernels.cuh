@@ -355,12 +355,23 @@ __global__ void __launch_bounds__(PBG_CTA) SizePermKernel(int nblocks, int kmax,
 }
 
 /* ------------------------------------------------------------------------------------------- the setup kernel */
+/* info of a finite block whose inverse overflows (PC_VBJACOBI_INFO_INVERSE_NOT_FINITE of petscblockgpu.h): a block of
+   entries near 1e-310 passes the relative pivot rule and its reciprocals are Inf. It fails like a singular block (or
+   takes the identity under that policy): a non-finite inverse must never reach the apply. */
+constexpr int InfoInverseNotFinite = -3;
+
+/* Whether the identity policy replaces a block that failed with this info: singular or an overflowing inverse */
+__device__ __forceinline__ bool IdentityReplaces(int info)
+{
+  return info > 0 || info == InfoInverseNotFinite;
+}
+
 /* Records a block's outcome: info, the lowest failing block, the blocks replaced by the identity (outcome may be
    NULL: PetscBlockGPUInvertBatched() reads only d_info). Returns whether the identity must be stored. */
 __device__ __forceinline__ bool RecordOutcome(int b, int info, int identity_policy, PetscInt *info_out, SetupOutcome *outcome)
 {
   info_out[b] = info;
-  if (info > 0 && identity_policy) {
+  if (IdentityReplaces(info) && identity_policy) {
     if (outcome) atomicAdd(&outcome->nsingular, 1);
     return true;
   }
@@ -428,6 +439,7 @@ __device__ __forceinline__ void SetupSmall(const SparseRows &M, int nwork, int k
   if (!isfinite(a00) || !isfinite(a10) || !isfinite(a01) || !isfinite(a11)) info = -1;
   else if (k == 1) {
     if (!(fabs(a00) > tiny)) info = 1;
+    else if (!isfinite(1.0 / a00)) info = InfoInverseNotFinite;
     else {
       out[0] = 1.0 / a00;
       RecordOutcome(b, 0, 0, info_out, outcome);
@@ -444,12 +456,15 @@ __device__ __forceinline__ void SetupSmall(const SparseRows &M, int nwork, int k
       else {
         const double d2 = 1.0 / w, sq0 = t * d2, sp0 = d - u * sq0, sp1 = -u * d2; /* step 1: row q pivots */
         const int    p = p1, q = !p1;                                               /* inv(0, ipiv[j]) = S(p, j), inv(1, ipiv[j]) = S(q, j), ipiv = (p, q) */
-        out[0 + 2 * p] = sp0;
-        out[0 + 2 * q] = sp1;
-        out[1 + 2 * p] = sq0;
-        out[1 + 2 * q] = d2;
-        RecordOutcome(b, 0, 0, info_out, outcome);
-        return;
+        if (!isfinite(sp0) || !isfinite(sp1) || !isfinite(sq0) || !isfinite(d2)) info = InfoInverseNotFinite;
+        else {
+          out[0 + 2 * p] = sp0;
+          out[0 + 2 * q] = sp1;
+          out[1 + 2 * p] = sq0;
+          out[1 + 2 * q] = d2;
+          RecordOutcome(b, 0, 0, info_out, outcome);
+          return;
+        }
       }
     }
   }
@@ -505,9 +520,16 @@ __global__ void __launch_bounds__(PBG_CTA, SetupMinCtas(P)) SetupKernel(SparseRo
     const int kwarp = __reduce_max_sync(0xffffffffu, k); /* every lane of the warp runs the same steps */
     double    scale = 1.0;
     info = GaussJordanDispatch<P>(std::make_integer_sequence<int, P - P / 2>(), kwarp, k, lane, row, pivstep, scale, sipiv);
+    { /* an inverse that overflowed (every lane of the warp takes part in the reduction) */
+      double nonfinite = 0.0;
+#pragma unroll
+      for (int j = 0; j < P; j++)
+        if (j < k && lane < k && !isfinite(scale * row[j])) nonfinite = 1.0;
+      if (SubwarpMax<P>(nonfinite) > 0.0 && info == 0) info = InfoInverseNotFinite;
+    }
     if (badk) info = -2;
     if (valid && lane == 0) RecordOutcome(b, info, identity_policy, info_out, outcome); /* (info is the sub-warp's) */
-    if (valid && info > 0 && identity_policy) StoreIdentity(k, lane, P, inv + offsets[b]);
+    if (valid && IdentityReplaces(info) && identity_policy) StoreIdentity(k, lane, P, inv + offsets[b]);
     /* every lane of the warp takes part in the tile's __syncwarp(), also those of failed or missing blocks */
     StoreInverse<P>(valid && !info ? k : 0, lane, row, pivstep, scale, sipiv, SRC == SOURCE_SHARED, tile, valid ? inv + offsets[b] : inv);
   }
