@@ -125,3 +125,11 @@ printf '3 k1 1 4 1 16 -4\n' > "$PBG_LOGDIR/table_bad_class.txt"
 tcase bk_gpu_tuning_class_bad --gpu --fail -- test_baijksparse -gpu -bs 3 -mat_baijksparse_tuning_file "$PBG_LOGDIR/table_bad_class.txt" --grep 'line 1: expected "bs kernel ept warps teams \[lanes \[maxlen\]\]"'
 tcase bk_gpu_tuning_k3_warps_capped --gpu -- test_baijksparse -gpu -bs 50 -mbs 12 -avg 2 -view_matrix -mat_baijksparse_tuning_file "$PBG_ROOT/conf/baijksparse_tuning_sm90.txt" \
       --grep 'GPU kernel K3 \(ept [0-9], [0-9]+ thread blocks per block row, [1-3] warps per thread block; parameters from tuning table' --grep '^OK'
+
+# issue 12, defect 6: options and tuning tables the GPU path would refuse are refused on the host path too, where they are
+# read (every creation route: an assembled matrix converted, or an assembly of the type itself), seq and MPI
+tcase bk_host_bad_ept --fail -- test_baijksparse -bs 3 -mat_baijksparse_ept 7 --grep 'K1 takes ept 1 \(an element per lane\) or 3 \(a column per lane\), not 7'
+tcase bk_host_bad_ept_settype_hash --fail -- test_baijksparse -bs 3 -create settype_hash -mat_baijksparse_ept 7 --grep 'cannot run this matrix: K1 takes ept 1'
+tcase bk_host_bad_ept_mpi2 --fail -n 2 -- test_baijksparse -bs 5 -create settype -mat_baijksparse_kernel k2 -mat_baijksparse_ept 9 --grep 'kernel K2 \(options\) cannot run this matrix'
+printf '3 k1 1 4 1 16 -4\n' > "$PBG_LOGDIR/table_bad_class_host.txt"
+tcase bk_host_bad_tuning_file --fail -- test_baijksparse -bs 3 -mat_baijksparse_tuning_file "$PBG_LOGDIR/table_bad_class_host.txt" --grep 'line 1: expected "bs kernel ept warps teams \[lanes \[maxlen\]\]"'

@@ -189,3 +189,6 @@ PETSC_INTERN PetscErrorCode MatSeqBAIJKSPARSECopyToGPU(Mat);
    pointers to rowptr [mbs+1], colidx [nz] (32-bit) and the values (nz blocks of bs x bs, column-major). The
    pointers stay valid until the matrix changes its nonzero pattern or is destroyed; the values are read-only. */
 PETSC_INTERN PetscErrorCode MatBAIJKSPARSEGetDeviceBSR_Private(Mat, PetscInt *, PetscInt *, const int **, const int **, const PetscScalar **);
+/* Makes the kernel choice of an assembled seqbaijksparse (or part) on any path: refuses options and tuning tables the GPU
+   path would refuse */
+PETSC_INTERN PetscErrorCode MatSeqBAIJKSPARSECheckOptions_Private(Mat);

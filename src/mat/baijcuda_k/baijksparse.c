@@ -88,9 +88,13 @@ static PetscErrorCode MatBAIJKSPARSETableLoad(void)
   if (PBGTableFile[0]) PetscCall(PetscStrncpy(path, PBGTableFile, sizeof(path)));
   else if (env && env[0]) PetscCall(PetscStrncpy(path, env, sizeof(path)));
   else {
-    Dl_info info;
-    int     dev = 0, major = 0, minor = 0;
+    Dl_info   info;
+    int       dev = 0, major = 0, minor = 0;
+    PetscBool avail;
 
+    /* no device: no architecture, so no table of its own (the host path only checks the choice: built-in defaults) */
+    PetscCall(PetscBlockGPUDeviceAvailable(&avail));
+    if (!avail) PetscFunctionReturn(PETSC_SUCCESS);
     PetscCallCUDA(cudaGetDevice(&dev));
     PetscCallCUDA(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev));
     PetscCallCUDA(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev));
@@ -748,6 +752,25 @@ static inline void MarkHostNewer(Mat A)
   if (A->offloadmask != PETSC_OFFLOAD_UNALLOCATED) A->offloadmask = PETSC_OFFLOAD_CPU;
 }
 
+/* The kernel choice of the assembled pattern, made (and thrown away) on every path, so that an option or tuning table the
+   GPU path would refuse (-mat_baijksparse_ept 7, a malformed table line) is refused on a host run too, where the options
+   are read, rather than accepted silently until a GPU run */
+PetscErrorCode MatSeqBAIJKSPARSECheckOptions_Private(Mat A)
+{
+  const PetscInt *ia, *ja;
+  PetscInt        mbs;
+  PetscBool       done;
+  Choice          c;
+
+  PetscFunctionBegin;
+  if (A->hash_active) PetscFunctionReturn(PETSC_SUCCESS); /* (called at the end of an assembly: A->assembled is set after it) */
+  PetscCall(MatGetRowIJ(A, 0, PETSC_FALSE, PETSC_TRUE, &mbs, &ia, &ja, &done));
+  PetscCheck(done, PETSC_COMM_SELF, PETSC_ERR_PLIB, "Cannot get the block rows of the %s matrix", MATSEQBAIJKSPARSE);
+  PetscCall(MatSeqBAIJKSPARSEChoose(A, mbs, ia, &c));
+  PetscCall(MatRestoreRowIJ(A, 0, PETSC_FALSE, PETSC_TRUE, &mbs, &ia, &ja, &done));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 static PetscErrorCode MatAssemblyEnd_SeqBAIJKSPARSE(Mat A, MatAssemblyType mode)
 {
   Mat_SeqBAIJKSPARSE *k = (Mat_SeqBAIJKSPARSE *)A->spptr;
@@ -755,6 +778,7 @@ static PetscErrorCode MatAssemblyEnd_SeqBAIJKSPARSE(Mat A, MatAssemblyType mode)
   PetscFunctionBegin;
   PetscCall((*k->assemblyend)(A, mode));
   A->offloadmask = PETSC_OFFLOAD_CPU;
+  if (mode == MAT_FINAL_ASSEMBLY) PetscCall(MatSeqBAIJKSPARSECheckOptions_Private(A));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -1166,6 +1190,15 @@ PetscErrorCode MatConvert_Any_BAIJKSPARSE(Mat A, MatType type, MatReuse reuse, M
       else PetscCall(MatConvert_SeqBAIJ_SeqBAIJKSPARSE(A, ktype, MAT_INPLACE_MATRIX, &A));
     }
     *newmat = A;
+  }
+  if ((*newmat)->assembled) { /* an assembled matrix is not assembled again: check its kernel choice now, on every path */
+    if (ismpi) {
+      Mat Ad, Ao;
+
+      PetscCall(MatMPIBAIJKSPARSEGetSeqBAIJ_Private(*newmat, &Ad, &Ao, NULL));
+      if (Ad) PetscCall(MatSeqBAIJKSPARSECheckOptions_Private(Ad));
+      if (Ao) PetscCall(MatSeqBAIJKSPARSECheckOptions_Private(Ao));
+    } else PetscCall(MatSeqBAIJKSPARSECheckOptions_Private(*newmat));
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -295,7 +295,15 @@ static PetscErrorCode MatAssemblyEnd_MPIBAIJKSPARSE(Mat A, MatAssemblyType mode)
   PetscFunctionBegin;
   PetscCall((*k->assemblyend)(A, mode));
   PetscCall(MatMPIBAIJKSPARSEConvertParts(A, PETSC_TRUE)); /* parts made by MatSetUp()'s hash-based assembly */
-  if (mode == MAT_FINAL_ASSEMBLY) PetscCall(MatMPIBAIJKSPARSESetUpScatter(A, PETSC_TRUE));
+  if (mode == MAT_FINAL_ASSEMBLY) {
+    Mat Ad, Ao;
+
+    /* parts converted just now were assembled as MATSEQBAIJ: check their kernel choice here, on every path */
+    PetscCall(MatMPIBAIJKSPARSEGetSeqBAIJ_Private(A, &Ad, &Ao, NULL));
+    if (Ad) PetscCall(MatSeqBAIJKSPARSECheckOptions_Private(Ad));
+    if (Ao) PetscCall(MatSeqBAIJKSPARSECheckOptions_Private(Ao));
+    PetscCall(MatMPIBAIJKSPARSESetUpScatter(A, PETSC_TRUE));
+  }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
