@@ -133,3 +133,15 @@ tcase bk_host_bad_ept_settype_hash --fail -- test_baijksparse -bs 3 -create sett
 tcase bk_host_bad_ept_mpi2 --fail -n 2 -- test_baijksparse -bs 5 -create settype -mat_baijksparse_kernel k2 -mat_baijksparse_ept 9 --grep 'kernel K2 \(options\) cannot run this matrix'
 printf '3 k1 1 4 1 16 -4\n' > "$PBG_LOGDIR/table_bad_class_host.txt"
 tcase bk_host_bad_tuning_file --fail -- test_baijksparse -bs 3 -mat_baijksparse_tuning_file "$PBG_LOGDIR/table_bad_class_host.txt" --grep 'line 1: expected "bs kernel ept warps teams \[lanes \[maxlen\]\]"'
+
+# issue 12, defects 1, 2, 4: MatAXPY()/MatCopy() with DIFFERENT_NONZERO_PATTERN into baijksparse (PETSc's MatHeaderMerge()
+# dropped the subclass's data: MPI crashed in the next MatAssemblyEnd()/MatMult(); seq leaked 124 bytes a call, which
+# -malloc_dump shows), X baij or baijksparse, twice in a row, products against MATAIJ
+for op in axpy copy; do
+  for xt in baij baijksparse; do
+    tcase bk_${op}_different_${xt} -- test_baijksparse_axpy -op $op -x_mat_type $xt -malloc_debug -malloc_dump --grep '^OK' --nogrep '^\[ *[0-9]+\] [0-9]+ bytes '
+    tcase bk_${op}_different_${xt}_mpi2 -n 2 -- test_baijksparse_axpy -op $op -x_mat_type $xt --grep '^OK'
+  done
+  tcase bk_${op}_different_mpi3_bs3 -n 3 -- test_baijksparse_axpy -op $op -bs 3 -nb 4 --grep '^OK'
+  tcase bk_gpu_${op}_different_mpi2 --gpu -n 2 -- test_baijksparse_axpy -op $op -use_gpu_aware_mpi 0 --grep '^OK'
+done

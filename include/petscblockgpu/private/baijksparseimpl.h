@@ -96,6 +96,7 @@ typedef struct {
    converted, called by our overrides and put back by MatConvert_SeqBAIJKSPARSE_SeqBAIJ(). */
 typedef struct {
   PetscErrorCode (*destroy)(Mat);
+  PetscErrorCode (*axpy)(Mat, PetscScalar, Mat, MatStructure);
   PetscErrorCode (*duplicate)(Mat, MatDuplicateOption, Mat *);
   PetscErrorCode (*view)(Mat, PetscViewer);
   PetscErrorCode (*convertfrom)(Mat, MatType, MatReuse, Mat *);
@@ -120,6 +121,7 @@ typedef struct {
    garray of MPIBAIJ, because MPIBAIJ's lvec and Mvctx are in its private struct. */
 typedef struct {
   PetscErrorCode (*destroy)(Mat);
+  PetscErrorCode (*axpy)(Mat, PetscScalar, Mat, MatStructure);
   PetscErrorCode (*view)(Mat, PetscViewer);
   PetscErrorCode (*assemblyend)(Mat, MatAssemblyType);
   PetscErrorCode (*convertfrom)(Mat, MatType, MatReuse, Mat *);

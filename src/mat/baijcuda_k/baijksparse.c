@@ -819,7 +819,29 @@ static const char *const SeqForwardedTargets[] = {MATSEQAIJ, MATSEQSBAIJ};
 
 static PetscErrorCode MatSeqBAIJSetPreallocation_SeqBAIJKSPARSE(Mat, PetscInt, PetscInt, const PetscInt[]);
 
-static PetscErrorCode MatSeqBAIJKSPARSEComposeFunctions(Mat B, PetscBool set)
+/* Y += a X. BAIJ's MatAXPY() with another pattern builds a new matrix and merges it into Y with MatHeaderMerge(), which
+   keeps Y's methods but not its private data: the subclass would lose its state (and leak it). So Y runs the operation as
+   a plain BAIJ, converted in place and back; the same pattern, or a subset, stays BAIJ's direct update of the values. */
+static PetscErrorCode MatAXPY_SeqBAIJKSPARSE(Mat Y, PetscScalar a, Mat X, MatStructure str)
+{
+  Mat_SeqBAIJKSPARSE *k = (Mat_SeqBAIJKSPARSE *)Y->spptr;
+
+  PetscFunctionBegin;
+  if (str == SAME_NONZERO_PATTERN || str == SUBSET_NONZERO_PATTERN) {
+    PetscCall((*k->axpy)(Y, a, X, str));
+    MarkHostNewer(Y);
+  } else {
+    PetscCall(MatConvert_SeqBAIJKSPARSE_SeqBAIJ(Y, MATSEQBAIJ, MAT_INPLACE_MATRIX, &Y));
+    PetscCall(MatAXPY(Y, a, X, str));
+    PetscCall(MatConvert_SeqBAIJ_SeqBAIJKSPARSE(Y, MATSEQBAIJKSPARSE, MAT_INPLACE_MATRIX, &Y));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* set: compose ours; otherwise remove them, and with restore put BAIJ's preallocation back (a conversion back to BAIJ).
+   MatDestroy() restores nothing: BAIJ's destroy removes its own, and a function composed here while MatHeaderMerge()
+   destroys the matrix would outlive its list (124 bytes lost on every MatAXPY() with another pattern) */
+static PetscErrorCode MatSeqBAIJKSPARSEComposeFunctions(Mat B, PetscBool set, PetscBool restore)
 {
   Mat_SeqBAIJKSPARSE *k = (Mat_SeqBAIJKSPARSE *)B->spptr;
   char                name[128], base[128];
@@ -828,7 +850,7 @@ static PetscErrorCode MatSeqBAIJKSPARSEComposeFunctions(Mat B, PetscBool set)
   PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatConvert_seqbaijksparse_seqbaij_C", set ? MatConvert_SeqBAIJKSPARSE_SeqBAIJ : NULL));
   PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatConvert_seqaij_seqbaijksparse_C", set ? MatConvert_Any_BAIJKSPARSE : NULL));
   PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatConvert_seqbaij_seqbaijksparse_C", set ? MatConvert_Any_BAIJKSPARSE : NULL));
-  PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatSeqBAIJSetPreallocation_C", set ? MatSeqBAIJSetPreallocation_SeqBAIJKSPARSE : k->setpreallocation));
+  PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatSeqBAIJSetPreallocation_C", set ? MatSeqBAIJSetPreallocation_SeqBAIJKSPARSE : (restore ? k->setpreallocation : NULL)));
   for (size_t i = 0; i < PETSC_STATIC_ARRAY_LENGTH(SeqForwardedTargets); i++) {
     PetscErrorCode (*f)(Mat, MatType, MatReuse, Mat *) = NULL;
 
@@ -887,7 +909,7 @@ static PetscErrorCode MatDestroy_SeqBAIJKSPARSE(Mat A)
   PetscFunctionBegin;
   PetscCheck(k, PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s matrix without its private data", MATSEQBAIJKSPARSE);
   destroy = k->destroy;
-  PetscCall(MatSeqBAIJKSPARSEComposeFunctions(A, PETSC_FALSE));
+  PetscCall(MatSeqBAIJKSPARSEComposeFunctions(A, PETSC_FALSE, PETSC_FALSE));
   PetscCall(MatSeqBAIJKSPARSEDeviceDestroy(&k->dev));
   PetscCall(PetscFree(A->spptr));
   /* what remains is a MATSEQBAIJ: let BAIJ free it */
@@ -1062,6 +1084,7 @@ PetscErrorCode MatConvert_SeqBAIJKSPARSE_SeqBAIJ(Mat A, MatType type, MatReuse r
   k = (Mat_SeqBAIJKSPARSE *)B->spptr;
   PetscCheck(k, PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s matrix without its private data", MATSEQBAIJKSPARSE);
   B->ops->destroy          = k->destroy;
+  B->ops->axpy             = k->axpy;
   B->ops->duplicate        = k->duplicate;
   B->ops->view             = k->view;
   B->ops->convertfrom      = k->convertfrom;
@@ -1074,7 +1097,7 @@ PetscErrorCode MatConvert_SeqBAIJKSPARSE_SeqBAIJ(Mat A, MatType type, MatReuse r
   B->ops->setvaluesblocked = k->setvaluesblocked;
   B->ops->setfromoptions   = k->setfromoptions;
   B->ops->bindtocpu        = k->bindtocpu;
-  PetscCall(MatSeqBAIJKSPARSEComposeFunctions(B, PETSC_FALSE));
+  PetscCall(MatSeqBAIJKSPARSEComposeFunctions(B, PETSC_FALSE, PETSC_TRUE));
   PetscCall(MatSeqBAIJKSPARSEDeviceDestroy(&k->dev));
   PetscCall(PetscFree(B->spptr));
   PetscCall(PetscFree(B->defaultvectype));
@@ -1111,6 +1134,7 @@ PetscErrorCode MatConvert_SeqBAIJ_SeqBAIJKSPARSE(Mat A, MatType type, MatReuse r
     PetscCheck(!B->spptr, PETSC_COMM_SELF, PETSC_ERR_PLIB, "Mat->spptr of the %s matrix is already in use", ((PetscObject)B)->type_name);
     PetscCall(PetscNew(&k));
     k->destroy     = B->ops->destroy;
+    k->axpy        = B->ops->axpy;
     k->duplicate   = B->ops->duplicate;
     k->view        = B->ops->view;
     k->convertfrom = B->ops->convertfrom;
@@ -1122,11 +1146,12 @@ PetscErrorCode MatConvert_SeqBAIJ_SeqBAIJKSPARSE(Mat A, MatType type, MatReuse r
     B->spptr = k;
 
     B->ops->destroy     = MatDestroy_SeqBAIJKSPARSE;
+    B->ops->axpy        = MatAXPY_SeqBAIJKSPARSE;
     B->ops->duplicate   = MatDuplicate_SeqBAIJKSPARSE;
     B->ops->view        = MatView_SeqBAIJKSPARSE;
     B->ops->convertfrom = MatConvert_Any_BAIJKSPARSE;
     PetscCall(MatSeqBAIJKSPARSEInstallOps(B));
-    PetscCall(MatSeqBAIJKSPARSEComposeFunctions(B, PETSC_TRUE));
+    PetscCall(MatSeqBAIJKSPARSEComposeFunctions(B, PETSC_TRUE, PETSC_FALSE));
     PetscCall(PetscBlockGPUDeviceAvailable(&avail));
     if (avail) { /* a device: vectors from MatCreateVecs() live there, and the matrix is not bound to the CPU */
       PetscCall(PetscFree(B->defaultvectype));

@@ -70,13 +70,15 @@ static PetscErrorCode MatMPIBAIJSetPreallocation_MPIBAIJKSPARSE(Mat B, PetscInt 
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PetscErrorCode MatMPIBAIJKSPARSEComposeFunctions(Mat B, PetscBool set)
+/* set: compose ours; otherwise remove them, and with restore put MPIBAIJ's preallocation back (a conversion back); a
+   destroy restores nothing (see MatSeqBAIJKSPARSEComposeFunctions()) */
+static PetscErrorCode MatMPIBAIJKSPARSEComposeFunctions(Mat B, PetscBool set, PetscBool restore)
 {
   Mat_MPIBAIJKSPARSE *k = (Mat_MPIBAIJKSPARSE *)B->spptr;
   char                name[128], base[128];
 
   PetscFunctionBegin;
-  PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatMPIBAIJSetPreallocation_C", set ? MatMPIBAIJSetPreallocation_MPIBAIJKSPARSE : k->setpreallocation));
+  PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatMPIBAIJSetPreallocation_C", set ? MatMPIBAIJSetPreallocation_MPIBAIJKSPARSE : (restore ? k->setpreallocation : NULL)));
   PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatConvert_mpibaijksparse_mpibaij_C", set ? MatConvert_MPIBAIJKSPARSE_MPIBAIJ : NULL));
   PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatConvert_mpiaij_mpibaijksparse_C", set ? MatConvert_Any_BAIJKSPARSE : NULL));
   PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatConvert_mpibaij_mpibaijksparse_C", set ? MatConvert_Any_BAIJKSPARSE : NULL));
@@ -101,12 +103,29 @@ static PetscErrorCode MatDestroy_MPIBAIJKSPARSE(Mat A)
   PetscFunctionBegin;
   PetscCheck(k, PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s matrix without its private data", MATMPIBAIJKSPARSE);
   destroy = k->destroy;
-  PetscCall(MatMPIBAIJKSPARSEComposeFunctions(A, PETSC_FALSE));
+  PetscCall(MatMPIBAIJKSPARSEComposeFunctions(A, PETSC_FALSE, PETSC_FALSE));
   PetscCall(VecDestroy(&k->lvec));
   PetscCall(VecScatterDestroy(&k->Mvctx));
   PetscCall(PetscFree(A->spptr));
   PetscCall(PetscObjectChangeTypeName((PetscObject)A, MATMPIBAIJ));
   PetscCall((*destroy)(A)); /* destroys the parts through their own (MATSEQBAIJKSPARSE) destroy */
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Y += a X, as the seq type does it (MatAXPY_SeqBAIJKSPARSE): another pattern through a plain MPIBAIJ, converted in place
+   and back, since MPIBAIJ merges a new matrix into Y with MatHeaderMerge(), which drops the subclass's private data (the
+   next MatMult or MatAssemblyEnd then crashed; MatCopy() with another pattern comes here through MatAYPX()) */
+static PetscErrorCode MatAXPY_MPIBAIJKSPARSE(Mat Y, PetscScalar a, Mat X, MatStructure str)
+{
+  Mat_MPIBAIJKSPARSE *k = (Mat_MPIBAIJKSPARSE *)Y->spptr;
+
+  PetscFunctionBegin;
+  if (str == SAME_NONZERO_PATTERN || str == SUBSET_NONZERO_PATTERN) PetscCall((*k->axpy)(Y, a, X, str));
+  else {
+    PetscCall(MatConvert_MPIBAIJKSPARSE_MPIBAIJ(Y, MATMPIBAIJ, MAT_INPLACE_MATRIX, &Y));
+    PetscCall(MatAXPY(Y, a, X, str));
+    PetscCall(MatConvert_MPIBAIJ_MPIBAIJKSPARSE(Y, MATMPIBAIJKSPARSE, MAT_INPLACE_MATRIX, &Y));
+  }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -293,6 +312,7 @@ static PetscErrorCode MatAssemblyEnd_MPIBAIJKSPARSE(Mat A, MatAssemblyType mode)
   Mat_MPIBAIJKSPARSE *k = (Mat_MPIBAIJKSPARSE *)A->spptr;
 
   PetscFunctionBegin;
+  PetscCheck(k, PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s matrix without its private data", MATMPIBAIJKSPARSE);
   PetscCall((*k->assemblyend)(A, mode));
   PetscCall(MatMPIBAIJKSPARSEConvertParts(A, PETSC_TRUE)); /* parts made by MatSetUp()'s hash-based assembly */
   if (mode == MAT_FINAL_ASSEMBLY) {
@@ -370,8 +390,9 @@ PetscErrorCode MatConvert_MPIBAIJKSPARSE_MPIBAIJ(Mat A, MatType type, MatReuse r
   k = (Mat_MPIBAIJKSPARSE *)B->spptr;
   PetscCheck(k, PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s matrix without its private data", MATMPIBAIJKSPARSE);
   PetscCall(MatMPIBAIJKSPARSEConvertParts(B, PETSC_FALSE));
-  PetscCall(MatMPIBAIJKSPARSEComposeFunctions(B, PETSC_FALSE)); /* puts MPIBAIJ's preallocation back */
+  PetscCall(MatMPIBAIJKSPARSEComposeFunctions(B, PETSC_FALSE, PETSC_TRUE)); /* puts MPIBAIJ's preallocation back */
   B->ops->destroy          = k->destroy;
+  B->ops->axpy             = k->axpy;
   B->ops->view             = k->view;
   B->ops->assemblyend      = k->assemblyend;
   B->ops->convertfrom      = k->convertfrom;
@@ -418,6 +439,7 @@ PetscErrorCode MatConvert_MPIBAIJ_MPIBAIJKSPARSE(Mat A, MatType type, MatReuse r
     PetscCall(PetscObjectQueryFunction((PetscObject)B, "MatMPIBAIJSetPreallocation_C", &k->setpreallocation));
     PetscCheck(k->setpreallocation, PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s matrix without MatMPIBAIJSetPreallocation_C", MATMPIBAIJ);
     k->destroy          = B->ops->destroy;
+    k->axpy             = B->ops->axpy;
     k->view             = B->ops->view;
     k->assemblyend      = B->ops->assemblyend;
     k->convertfrom      = B->ops->convertfrom;
@@ -439,6 +461,7 @@ PetscErrorCode MatConvert_MPIBAIJ_MPIBAIJKSPARSE(Mat A, MatType type, MatReuse r
 
     PetscCall(MatMPIBAIJKSPARSEConvertParts(B, PETSC_TRUE)); /* the parts of a preallocated matrix */
     B->ops->destroy     = MatDestroy_MPIBAIJKSPARSE;
+    B->ops->axpy        = MatAXPY_MPIBAIJKSPARSE;
     B->ops->view        = MatView_MPIBAIJKSPARSE;
     B->ops->assemblyend      = MatAssemblyEnd_MPIBAIJKSPARSE;
     B->ops->convertfrom      = MatConvert_Any_BAIJKSPARSE;
@@ -448,7 +471,7 @@ PetscErrorCode MatConvert_MPIBAIJ_MPIBAIJKSPARSE(Mat A, MatType type, MatReuse r
     B->ops->multtransposeadd = MatMultTransposeAdd_MPIBAIJKSPARSE;
     B->ops->setfromoptions   = MatSetFromOptions_MPIBAIJKSPARSE;
     B->ops->bindtocpu        = MatBindToCPU_MPIBAIJKSPARSE;
-    PetscCall(MatMPIBAIJKSPARSEComposeFunctions(B, PETSC_TRUE));
+    PetscCall(MatMPIBAIJKSPARSEComposeFunctions(B, PETSC_TRUE, PETSC_FALSE));
     PetscCall(PetscObjectChangeTypeName((PetscObject)B, MATMPIBAIJKSPARSE));
     if (B->assembled) PetscCall(MatMPIBAIJKSPARSESetUpScatter(B, PETSC_FALSE));
   }
