@@ -57,7 +57,7 @@ PBG_CUFLAGS  := $(CUDAC_FLAGS) $(CUDAFLAGS) $(CUDACPPFLAGS) $(MPICXX_INCLUDES) $
 PBG_CUDA_LIBS := -lcublas -lcusparse -lcudart
 PBG_LINK_LIB := -L$(CURDIR)/lib -lpetscblockgpu $(CC_LINKER_SLFLAG)$(CURDIR)/lib $(PETSC_LIB) $(PBG_CUDA_LIBS)
 
-.PHONY: all lib examples tests bench demo check bundle install clean distclean help matrices
+.PHONY: all lib examples tests bench demo check memcheck bundle install clean distclean help matrices
 all: lib examples tests bench
 lib: $(LIBNAME)
 examples: $(EXAMPLES)
@@ -124,6 +124,10 @@ demo: examples/bin/demo lib
 
 check: lib tests examples bench matrices
 	@PBG_ROOT=$(CURDIR) MPIEXEC="$(MPIEXEC)" bash tests/run.sh
+
+# The host memory check alone (make check runs it too): host-path cases under valgrind, suppressions in conf/valgrind.supp
+memcheck: lib tests
+	@PBG_ROOT=$(CURDIR) MPIEXEC="$(MPIEXEC)" bash tests/run.sh '^vg_'
 
 bundle: all matrices
 	@PETSC_DIR=$(PETSC_DIR) PETSC_ARCH=$(PETSC_ARCH) MPIEXEC="$(MPIEXEC)" bash conf/bundle.sh
