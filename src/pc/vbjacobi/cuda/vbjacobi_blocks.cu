@@ -153,19 +153,16 @@ __global__ void __launch_bounds__(PBG_CTA1) BlockSizesKernel(int n, int bs, int 
   RecordBlock(i < n ? BlockAt(runbr, n, bs, maxbs, i) : 0, i < n ? pair + i : NULL, stats);
 }
 
-/* From the exclusive scan of the pairs: starts[b] and offsets[b] of every block, and the closing entries
-   starts[nblocks] = n, offsets[nblocks] = sum k^2, which also go to stats */
-__global__ void __launch_bounds__(PBG_CTA1) ScatterKernel(int n, int bs, int maxbs, const int *__restrict__ runbr, const StartPair *__restrict__ excl, int *starts, PetscInt64 *offsets, BlockStats *stats)
+/* Writes a block of k rows (0: none) that starts at row first, from its entry e of the exclusive scan of the pairs:
+   starts[b] and offsets[b]; the last thread (last) also the closing entries starts[nblocks] = n, offsets[nblocks] =
+   sum k^2, which go to stats too. Shared by the natural and the merged scatter. */
+__device__ __forceinline__ void ScatterBlock(int k, int first, const StartPair &e, bool last, int n, int *starts, PetscInt64 *offsets, BlockStats *stats)
 {
-  const int i = blockIdx.x * PBG_CTA1 + threadIdx.x;
-  if (i >= n) return;
-  const int       k = BlockAt(runbr, n, bs, maxbs, i);
-  const StartPair e = excl[i];
   if (k) {
-    starts[e.cnt]  = i;
+    starts[e.cnt]  = first;
     offsets[e.cnt] = e.sq;
   }
-  if (i == n - 1) {
+  if (last) {
     const int       nb  = e.cnt + (k ? 1 : 0);
     const long long len = e.sq + (long long)k * k;
     starts[nb]          = n;
@@ -173,6 +170,14 @@ __global__ void __launch_bounds__(PBG_CTA1) ScatterKernel(int n, int bs, int max
     stats->nblocks      = nb;
     stats->inv_len      = len;
   }
+}
+
+/* The natural blocks from the exclusive scan of their pairs (one per scalar row) */
+__global__ void __launch_bounds__(PBG_CTA1) ScatterKernel(int n, int bs, int maxbs, const int *__restrict__ runbr, const StartPair *__restrict__ excl, int *starts, PetscInt64 *offsets, BlockStats *stats)
+{
+  const int i = blockIdx.x * PBG_CTA1 + threadIdx.x;
+  if (i >= n) return;
+  ScatterBlock(BlockAt(runbr, n, bs, maxbs, i), i, excl[i], i == n - 1, n, starts, offsets, stats);
 }
 
 /* The natural blocks as units of the agglomeration: units[u] = first row of unit u, units[U] = n, *nunits = U */
@@ -188,32 +193,25 @@ __global__ void __launch_bounds__(PBG_CTA1) UnitScatterKernel(int n, int bs, int
   }
 }
 
-/* pair[u] of each unit u < limit: the merged block that starts there (marked: on the chain), or none; with the stats */
-__global__ void __launch_bounds__(PBG_CTA1) MergedSizesKernel(AgglomerateWork w, int limit, StartPair *pair, BlockStats *stats)
+/* Rows of the merged block that starts at unit u (0 when u is not on the chain or u >= U) */
+__device__ __forceinline__ int MergedBlockAt(const AgglomerateWork &w, int u, int U)
 {
-  const int u = blockIdx.x * PBG_CTA1 + threadIdx.x, U = *w.nunits_ptr;
-  RecordBlock(u < U && w.mark[u] ? w.units[w.next[u]] - w.units[u] : 0, u < limit ? pair + u : NULL, stats);
+  return u < U && w.mark[u] ? w.units[w.next[u]] - w.units[u] : 0;
 }
 
-/* From the exclusive scan of the merged pairs: starts[b], offsets[b], and the closing entries, as ScatterKernel */
+/* pair[u] of each unit u < limit: the merged block that starts there, or none; with the stats */
+__global__ void __launch_bounds__(PBG_CTA1) MergedSizesKernel(AgglomerateWork w, int limit, StartPair *pair, BlockStats *stats)
+{
+  const int u = blockIdx.x * PBG_CTA1 + threadIdx.x;
+  RecordBlock(MergedBlockAt(w, u, *w.nunits_ptr), u < limit ? pair + u : NULL, stats);
+}
+
+/* The merged blocks from the exclusive scan of their pairs (one per unit) */
 __global__ void __launch_bounds__(PBG_CTA1) MergedScatterKernel(AgglomerateWork w, int n, const StartPair *__restrict__ excl, int *starts, PetscInt64 *offsets, BlockStats *stats)
 {
   const int u = blockIdx.x * PBG_CTA1 + threadIdx.x, U = *w.nunits_ptr;
   if (u >= U) return;
-  const int       k = w.mark[u] ? w.units[w.next[u]] - w.units[u] : 0;
-  const StartPair e = excl[u];
-  if (k) {
-    starts[e.cnt]  = w.units[u];
-    offsets[e.cnt] = e.sq;
-  }
-  if (u == U - 1) {
-    const int       nb  = e.cnt + (k ? 1 : 0);
-    const long long len = e.sq + (long long)k * k;
-    starts[nb]          = n;
-    offsets[nb]         = len;
-    stats->nblocks      = nb;
-    stats->inv_len      = len;
-  }
+  ScatterBlock(MergedBlockAt(w, u, U), w.units[u], excl[u], u == U - 1, n, starts, offsets, stats);
 }
 
 /* Blocks of bs rows: starts[b] = b bs, offsets[b] = b bs^2, b = 0..nblocks */
