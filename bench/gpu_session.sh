@@ -31,7 +31,7 @@ out=${1:?usage: gpu_session.sh OUTDIR PART...}
 shift
 mkdir -p "$out"
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-kernels='^(inv_|vbj_gpu|bk_gpu)'
+kernels='^(inv_|vbj_gpu|bk_gpu|tut_gpu_)'
 status=0
 
 # bench_solve into OUTDIR/NAME.{csv,txt} (appending), with a -budget that keeps the part inside its deadline

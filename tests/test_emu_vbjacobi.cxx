@@ -102,20 +102,21 @@ static void Report(bool ok, const char *what)
 enum { GOOD, ZEROCOL, NANENTRY, INFENTRY, BADSIZE };
 
 /* SetupKernel<P, SOURCE_DENSE> on nb blocks; sizes from mode: 0 all P, 1 random 1..P, 2 all P/2+1 (fewer rows than
-   lanes), 3 random with special blocks; identity: the singular policy */
+   lanes), 3 random with special blocks, 4 all P packed and passed as NULL sizes and NULL offsets (the uniform call of
+   PetscBlockGPUInvertBatched()), 5 all P with gaps, NULL sizes; identity: the singular policy */
 template <int P>
 static void DenseCase(int nb, int mode, int identity)
 {
   std::vector<int>        sizes(nb), kind(nb, GOOD), zc(nb, -1);
   std::vector<PetscInt64> off(nb + 1, 0);
   for (int b = 0; b < nb; b++) {
-    sizes[b] = mode == 0 ? P : mode == 2 ? P / 2 + 1 : 1 + RandInt(P);
+    sizes[b] = mode == 0 || mode >= 4 ? P : mode == 2 ? P / 2 + 1 : 1 + RandInt(P);
     if (mode == 3) {
       const int r = RandInt(10);
       kind[b]     = r == 0 ? ZEROCOL : r == 1 ? NANENTRY : r == 2 ? INFENTRY : r == 3 ? BADSIZE : GOOD;
     }
     const int room = kind[b] == BADSIZE ? 1 : sizes[b] * sizes[b];
-    off[b + 1]     = off[b] + room + RandInt(3); /* gaps between blocks must stay untouched */
+    off[b + 1]     = off[b] + room + (mode == 4 ? 0 : RandInt(3)); /* gaps between blocks must stay untouched */
   }
   std::vector<double> a(off[nb] + 1), x;
   for (auto &v : a) v = -7.25; /* the gaps */
@@ -138,7 +139,7 @@ static void DenseCase(int nb, int mode, int identity)
   SetupOutcome          outcome = {INT_MAX, 0};
   SparseRows            none    = {0, 1, nullptr, nullptr, nullptr};
   const unsigned        grid    = (unsigned)((nb + SetupBlocksPerCta(P) - 1) / SetupBlocksPerCta(P));
-  const long            errs    = EmuLaunch(grid, PBG_CTA, [&] { SetupKernel<P, SOURCE_DENSE>(none, nb, P, nullptr, nullptr, sizes.data(), off.data(), x.data(), identity, info.data(), &outcome); });
+  const long            errs    = EmuLaunch(grid, PBG_CTA, [&] { SetupKernel<P, SOURCE_DENSE>(none, nb, P, nullptr, nullptr, mode >= 4 ? nullptr : sizes.data(), mode == 4 ? nullptr : off.data(), x.data(), identity, info.data(), &outcome); });
 
   bool   ok = errs == 0;
   double worst = 0;
@@ -170,7 +171,7 @@ static void DenseCase(int nb, int mode, int identity)
   }
   ok = ok && worst <= tol && outcome.first_bad == first_bad && outcome.nsingular == nsing;
   snprintf(what, sizeof(what), "dense    P %2d, %3d blocks, sizes %s%s: max rel diff %.1e, first failure %d (expected %d), identity %d/%d, protocol errors %ld", P, nb,
-           mode == 0 ? "all P" : mode == 2 ? "all P/2+1" : mode == 1 ? "1..P" : "1..P with zero columns, NaN, Inf, bad sizes", identity ? ", identity policy" : "", worst, outcome.first_bad == INT_MAX ? -1 : outcome.first_bad,
+           mode == 0 ? "all P" : mode == 2 ? "all P/2+1" : mode == 1 ? "1..P" : mode == 4 ? "all P, no sizes, no offsets" : mode == 5 ? "all P, no sizes" : "1..P with zero columns, NaN, Inf, bad sizes", identity ? ", identity policy" : "", worst, outcome.first_bad == INT_MAX ? -1 : outcome.first_bad,
            first_bad == INT_MAX ? -1 : first_bad, outcome.nsingular, nsing, errs);
   Report(ok, what);
 }
@@ -580,6 +581,8 @@ static void AllCases(int nb)
   if (P > 1) DenseCase<P>(nbP, 2, 0);
   DenseCase<P>(nbP, 3, 0);
   DenseCase<P>(nbP, 3, 1);
+  DenseCase<P>(nbP, 4, 0);
+  DenseCase<P>(nbP, 5, 0);
   for (int bs : {1, 2, 3}) {
     SparseCase<P, SOURCE_CACHED>(nbP, bs);
     SparseCase<P, SOURCE_SHARED>(nbP, bs);

@@ -12,7 +12,9 @@ static char help[] = "Tests PetscBlockGPUInvertBatched() (in-place batched inver
                      "        empty     : no blocks\n"
                      "        all       : uniform, mixed, illcond, singular, nan, one, maxk_over (not badsize)\n"
                      "  -sizes <1,...,32>, -nblocks <n>, -maxk <k>, -n <k>, -seed <s>\n"
-                     "  -error_case <maxk_large|maxk_negative|nblocks_negative> : a call that must fail with a PETSc error\n"
+                     "  -uniform_call : call with NULL sizes (every block maxk x maxk; the batch must be uniform), and NULL offsets\n"
+                     "        when the blocks are packed back to back (uniform, one); with gaps (one) the offsets are passed\n"
+                     "  -error_case <maxk_large|maxk_negative|nblocks_negative|null_offsets> : a call that must fail with a PETSc error\n"
                      "Every block whose info must be 0 is compared with LAPACK: ||X - Xref||_F / ||Xref||_F <= 100 k eps cond_F(A)\n"
                      "(cond_F = ||A||_F ||Xref||_F), and, for the well-conditioned kinds, also <= 1e-10 with the residual\n"
                      "||A X - I||_F / (||A||_F ||X||_F) <= 100 k eps. A block with info != 0, and the gaps between blocks, must be\n"
@@ -329,6 +331,8 @@ static PetscErrorCode CheckBatch(const char *batch, const Batch *B, const PetscS
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+static PetscBool uniform_call = PETSC_FALSE; /* -uniform_call */
+
 /* Uploads the batch, poisons d_info, inverts on the GPU, downloads, checks */
 static PetscErrorCode RunBatch(const char *batch, Batch *B, PetscInt *nfail_total)
 {
@@ -353,7 +357,16 @@ static PetscErrorCode RunBatch(const char *batch, Batch *B, PetscInt *nfail_tota
     PetscCallCUDA(cudaMemcpy(d_blocks, B->A, sizeof(PetscScalar) * B->len, cudaMemcpyHostToDevice));
     PetscCallCUDA(cudaDeviceSynchronize()); /* the copies are done before work on PETSc's stream, whatever its kind */
   }
-  PetscCall(PetscBlockGPUInvertBatched(B->nb, B->maxk, d_sizes, d_offsets, d_blocks, d_info));
+  if (uniform_call) { /* the uniform form of the call: no sizes; no offsets either when the blocks are packed */
+    PetscBool packed = PETSC_TRUE;
+
+    for (PetscInt b = 0; b < B->nb; b++) {
+      PetscCheck(B->sizes[b] == B->maxk, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "-uniform_call needs a uniform batch: block %" PetscInt_FMT " has size %" PetscInt_FMT ", maxk %" PetscInt_FMT, b, B->sizes[b], B->maxk);
+      if (B->offsets[b] != (PetscInt64)b * B->maxk * B->maxk) packed = PETSC_FALSE;
+    }
+    PetscCall(PetscPrintf(PETSC_COMM_SELF, "%-10s uniform call: NULL sizes, %s offsets\n", batch, packed ? "NULL" : "given"));
+    PetscCall(PetscBlockGPUInvertBatched(B->nb, B->maxk, NULL, packed ? NULL : d_offsets, d_blocks, d_info));
+  } else PetscCall(PetscBlockGPUInvertBatched(B->nb, B->maxk, d_sizes, d_offsets, d_blocks, d_info));
   if (B->nb) {
     PetscCallCUDA(cudaDeviceSynchronize());
     PetscCallCUDA(cudaMemcpy(X, d_blocks, sizeof(PetscScalar) * B->len, cudaMemcpyDeviceToHost));
@@ -489,13 +502,14 @@ static PetscErrorCode ErrorCase(const char *which)
   PetscInt    *d_sizes, *d_info, one = 1;
   PetscInt64  *d_offsets, zero = 0;
   PetscScalar *d_blocks, v = 2.0;
-  PetscBool    large, negative, nbneg;
+  PetscBool    large, negative, nbneg, nulloff;
 
   PetscFunctionBegin;
   PetscCall(PetscStrcmp(which, "maxk_large", &large));
   PetscCall(PetscStrcmp(which, "maxk_negative", &negative));
   PetscCall(PetscStrcmp(which, "nblocks_negative", &nbneg));
-  PetscCheck(large || negative || nbneg, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "Unknown -error_case %s", which);
+  PetscCall(PetscStrcmp(which, "null_offsets", &nulloff));
+  PetscCheck(large || negative || nbneg || nulloff, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "Unknown -error_case %s", which);
   PetscCallCUDA(cudaMalloc((void **)&d_sizes, sizeof(PetscInt)));
   PetscCallCUDA(cudaMalloc((void **)&d_offsets, sizeof(PetscInt64)));
   PetscCallCUDA(cudaMalloc((void **)&d_info, sizeof(PetscInt)));
@@ -504,7 +518,7 @@ static PetscErrorCode ErrorCase(const char *which)
   PetscCallCUDA(cudaMemcpy(d_offsets, &zero, sizeof(PetscInt64), cudaMemcpyHostToDevice));
   PetscCallCUDA(cudaMemcpy(d_blocks, &v, sizeof(PetscScalar), cudaMemcpyHostToDevice));
   PetscCall(PetscPrintf(PETSC_COMM_SELF, "error case %s: calling PetscBlockGPUInvertBatched(nblocks %d, maxk %d), which must fail\n", which, nbneg ? -1 : 1, large ? PC_VBJACOBI_MAX_BLOCK_SIZE + 1 : negative ? -1 : 1));
-  PetscCall(PetscBlockGPUInvertBatched(nbneg ? -1 : 1, large ? PC_VBJACOBI_MAX_BLOCK_SIZE + 1 : negative ? -1 : 1, d_sizes, d_offsets, d_blocks, d_info));
+  PetscCall(PetscBlockGPUInvertBatched(nbneg ? -1 : 1, large ? PC_VBJACOBI_MAX_BLOCK_SIZE + 1 : negative ? -1 : 1, d_sizes, nulloff ? NULL : d_offsets, d_blocks, d_info));
   PetscCall(PetscPrintf(PETSC_COMM_SELF, "error case %s: the call returned without an error\n", which));
   PetscCallCUDA(cudaFree(d_sizes));
   PetscCallCUDA(cudaFree(d_offsets));
@@ -536,6 +550,7 @@ int main(int argc, char **argv)
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-maxk", &maxk, NULL));
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-n", &n, NULL));
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-seed", &seed, NULL));
+  PetscCall(PetscOptionsGetBool(NULL, NULL, "-uniform_call", &uniform_call, NULL));
   PetscCheck(nb >= 0 && maxk >= 1 && maxk <= PC_VBJACOBI_MAX_BLOCK_SIZE && n >= 1 && n <= PC_VBJACOBI_MAX_BLOCK_SIZE, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "Need -nblocks >= 0 and -maxk, -n in 1..%d", PC_VBJACOBI_MAX_BLOCK_SIZE);
   for (PetscInt i = 0; i < nsizes; i++) PetscCheck(sizes[i] >= 1 && sizes[i] <= PC_VBJACOBI_MAX_BLOCK_SIZE, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-sizes: %" PetscInt_FMT " is outside 1..%d", sizes[i], PC_VBJACOBI_MAX_BLOCK_SIZE);
   rng_state = 0x1234567ULL + 7919ULL * (uint64_t)seed;

@@ -6,6 +6,10 @@
 # uniform batches: every size class (sub-warps of 1..32 lanes), blocks filling their sub-warp or not
 tcase inv_uniform_1to32 --gpu -- test_invert_batched -batch uniform -nblocks 257 --grep '^OK' --nogrep FAIL
 tcase inv_uniform_large --gpu -- test_invert_batched -batch uniform -sizes 3,8,17,32 -nblocks 20000 -seed 1 --grep '^OK' --nogrep FAIL
+# the uniform form of the call (NULL sizes; NULL offsets when packed): no metadata read, no class count, any maxk
+tcase inv_uniform_call_1to32 --gpu -- test_invert_batched -batch uniform -uniform_call -nblocks 257 --grep '^OK' --grep 'uniform32 +uniform call: NULL sizes, NULL offsets' --nogrep FAIL
+tcase inv_uniform_call_large --gpu -- test_invert_batched -batch uniform -uniform_call -sizes 1,2,3,5,8,17,32 -nblocks 20000 -seed 19 --grep '^OK' --nogrep FAIL
+tcase inv_one_uniform_call --gpu -- test_invert_batched -batch one -uniform_call -nblocks 1000 -seed 20 --grep '^OK' --grep 'uniform call: NULL sizes, given offsets'
 # mixed sizes with row permutations (implicit pivoting), gaps between blocks, several maxk
 tcase inv_mixed32 --gpu -- test_invert_batched -batch mixed -maxk 32 -nblocks 500 --grep '^OK' --grep 'mixed .*: ok'
 tcase inv_mixed16 --gpu -- test_invert_batched -batch mixed -maxk 16 -seed 2 --grep '^OK'
@@ -39,4 +43,5 @@ tcase inv_all --gpu -- test_invert_batched -batch all -nblocks 200 -seed 10 --gr
 # bad arguments: a PETSc error, not a crash
 tcase inv_err_maxk_large --gpu --fail -- test_invert_batched -error_case maxk_large --grep 'PETSC ERROR:.*maxk.*(outside|33)' --nogrep 'returned without an error'
 tcase inv_err_maxk_negative --gpu --fail -- test_invert_batched -error_case maxk_negative --grep 'PETSC ERROR:.*maxk.*(outside|-1)' --nogrep 'returned without an error'
+tcase inv_err_null_offsets --gpu --fail -- test_invert_batched -error_case null_offsets --grep 'PETSC ERROR:.*NULL offsets need NULL sizes' --nogrep 'returned without an error'
 tcase inv_err_nblocks_negative --gpu --fail -- test_invert_batched -error_case nblocks_negative --grep 'PETSC ERROR:.*(negative|nblocks)' --nogrep 'returned without an error'

@@ -305,8 +305,9 @@ PetscErrorCode PCVBJacobiDeviceReset_CUDA(PCVBJacobiDevice *dev)
 + nblocks   - number of blocks
 . maxk      - the largest block size in the batch, 1 to 32 (sizes above it are rejected with info -2; at most 4: one
               launch, nothing to count)
-. d_sizes   - device array [nblocks]: the size k of each block
-- d_offsets - device array [nblocks]: where each block starts in `d_blocks`
+. d_sizes   - device array [nblocks]: the size k of each block, or NULL: every block has maxk rows (a uniform batch)
+- d_offsets - device array [nblocks]: where each block starts in `d_blocks`, or NULL (only with NULL `d_sizes`): the
+              blocks are packed back to back, block b at b * maxk * maxk
 
   Input/Output Parameters:
 + d_blocks - device array: each block k x k, column-major, at its offset; replaced by its inverse
@@ -322,6 +323,9 @@ PetscErrorCode PCVBJacobiDeviceReset_CUDA(PCVBJacobiDevice *dev)
   inverses and `d_info` are ready for later work on that stream; synchronize it (`PetscDeviceContextSynchronize()`,
   or `cudaStreamSynchronize()`) before reading them on the host. The blocks may lie anywhere in `d_blocks` but must
   not overlap.
+
+  A uniform batch (NULL `d_sizes`) needs no counting and no synchronization for any maxk; with NULL `d_offsets` too it
+  reads no metadata, only the blocks (the layout of cuBLAS's strided batched routines).
 
   Blocks of 1 or 2 rows are inverted in closed form, a thread each; larger ones by a sub-warp of the next power of
   two lanes. When maxk > 4 the block sizes are counted on the device and read back (one synchronization), and a batch
@@ -340,16 +344,18 @@ PetscErrorCode PetscBlockGPUInvertBatched(PetscInt nblocks, PetscInt maxk, const
   PetscCheck(maxk >= 1 && maxk <= PC_VBJACOBI_MAX_BLOCK_SIZE, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "PetscBlockGPUInvertBatched: maxk %" PetscInt_FMT " is outside 1..%d", maxk, PC_VBJACOBI_MAX_BLOCK_SIZE);
   PetscCheck(sizeof(PetscInt) == sizeof(int), PETSC_COMM_SELF, PETSC_ERR_SUP, "PetscBlockGPUInvertBatched needs 32-bit PetscInt");
   if (!nblocks) PetscFunctionReturn(PETSC_SUCCESS);
-  PetscCheck(d_sizes && d_offsets && d_blocks && d_info, PETSC_COMM_SELF, PETSC_ERR_ARG_NULL, "PetscBlockGPUInvertBatched: NULL device array");
+  PetscCheck(d_blocks && d_info, PETSC_COMM_SELF, PETSC_ERR_ARG_NULL, "PetscBlockGPUInvertBatched: NULL device array of blocks or info");
+  PetscCheck(d_offsets || !d_sizes, PETSC_COMM_SELF, PETSC_ERR_ARG_NULL, "PetscBlockGPUInvertBatched: NULL offsets need NULL sizes (packed blocks are uniform, maxk x maxk)");
   PetscCall(PetscGetCurrentCUDAStream(&stream));
   PetscCall(PetscLogGpuTimeBegin());
   /* The caller reads d_info, so no outcome record (NULL): no copy to the device before the work, none back after.
      maxk <= 2: one thread-per-block launch takes every block (sizes 0..2, bad sizes), nothing to count or sort.
      maxk 3..4: one launch at P = 4 too (blocks of 1..2 rows padded in their sub-warps): counting the classes costs a
      round trip to the host (~15 us measured on an H100), a fifth of the whole inversion of 500000 blocks of 3 x 3.
+     A uniform batch (no sizes) is one class: one launch at its own width, whatever maxk.
      Otherwise the sizes are on the device: count them there and read the counts back (one synchronization), then
      sort the blocks by size when more than one class launch is needed. */
-  if (maxk <= 4) PetscCall(LaunchSetup(SubwarpWidth(maxk), SOURCE_DENSE, none, (int)nblocks, (int)maxk, NULL, NULL, d_sizes, d_offsets, d_blocks, 0, d_info, NULL, stream));
+  if (maxk <= 4 || !d_sizes) PetscCall(LaunchSetup(SubwarpWidth(maxk), SOURCE_DENSE, none, (int)nblocks, (int)maxk, NULL, NULL, d_sizes, d_offsets, d_blocks, 0, d_info, NULL, stream));
   else {
     SetupRecord *d_record;
     int         *d_perm = NULL;

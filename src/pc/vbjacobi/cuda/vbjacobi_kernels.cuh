@@ -276,11 +276,24 @@ __host__ __device__ constexpr int WidthClass(int k)
    the same as the grouping (a count and a scatter, one pass each), with 33 keys instead of 6. */
 constexpr int NumSizeKeys = 33; /* sizes 0..32 */
 
+/* The size and the storage offset of block b. sizes[] wins, then starts[]; with neither, every block has kmax rows
+   (a uniform batch of PetscBlockGPUInvertBatched() called with NULL sizes). With NULL offsets the blocks are packed
+   back to back, kmax x kmax each: a uniform batch then reads no metadata at all (n = 1 read 32 bytes a block with
+   them, 8 of them the block itself). */
+__device__ __forceinline__ int BlockSize(int b, int kmax, const int *__restrict__ starts, const int *__restrict__ sizes)
+{
+  return sizes ? sizes[b] : starts ? starts[b + 1] - starts[b] : kmax;
+}
+__device__ __forceinline__ PetscInt64 BlockOffset(int b, int kmax, const PetscInt64 *__restrict__ offsets)
+{
+  return offsets ? offsets[b] : (PetscInt64)b * kmax * kmax;
+}
+
 /* The sort key of block b: its size; a size outside 0..kmax (a bad argument of PetscBlockGPUInvertBatched(), info -2)
    gets key 0, class 0: its launch is the cheapest that writes the info */
 __device__ __forceinline__ int BlockKey(int b, int kmax, const int *__restrict__ starts, const int *__restrict__ sizes)
 {
-  const int k = sizes ? sizes[b] : starts[b + 1] - starts[b];
+  const int k = BlockSize(b, kmax, starts, sizes);
   return k < 0 || k > kmax ? 0 : k;
 }
 
@@ -400,13 +413,13 @@ __device__ __forceinline__ void SetupSmall(const SparseRows &M, int nwork, int k
 {
   const int i = (int)(blockIdx.x * PBG_CTA + threadIdx.x);
   if (i >= nwork) return; /* no warp intrinsics below: a thread may leave */
-  const int b = perm ? perm[i] : i, s = starts ? starts[b] : 0, ksrc = sizes ? sizes[b] : starts[b + 1] - s;
+  const int b = perm ? perm[i] : i, s = starts ? starts[b] : 0, ksrc = BlockSize(b, kmax, starts, sizes);
   if (ksrc < 0 || ksrc > kmax || ksrc > P) { /* (> P: a block of another class, never launched here) */
     RecordOutcome(b, -2, 0, info_out, outcome);
     return;
   }
   const int    k   = ksrc;
-  PetscScalar *out = inv + offsets[b];
+  PetscScalar *out = inv + BlockOffset(b, kmax, offsets);
   double       a00 = 0.0, a10 = 0.0, a01 = 0.0, a11 = 0.0; /* A(i, j) = aij */
 
   if (!k) {
@@ -504,7 +517,7 @@ __global__ void __launch_bounds__(PBG_CTA, SetupMinCtas(P)) SetupKernel(SparseRo
     const bool valid = i < nwork;
     const int  b     = !valid ? 0 : perm ? perm[i] : i;
     const int  s     = valid && starts ? starts[b] : 0;
-    const int  ksrc  = !valid ? 0 : (sizes ? sizes[b] : starts[b + 1] - s);
+    const int  ksrc  = !valid ? 0 : BlockSize(b, kmax, starts, sizes);
     const bool badk  = ksrc < 0 || ksrc > kmax || ksrc > P; /* only a caller of PetscBlockGPUInvertBatched() can give such sizes */
     const int  k     = badk ? 0 : ksrc;
     double     row[P];
@@ -513,7 +526,7 @@ __global__ void __launch_bounds__(PBG_CTA, SetupMinCtas(P)) SetupKernel(SparseRo
     if (SRC == SOURCE_CACHED) ExtractOwnRow<P>(M, s, k, lane, row);
     else if (SRC == SOURCE_SHARED) ExtractRowsShared<P>(M, s, k, lane, rowbuf, row);
     else {
-      const PetscScalar *blk = valid ? inv + offsets[b] : inv;
+      const PetscScalar *blk = valid ? inv + BlockOffset(b, kmax, offsets) : inv;
 #pragma unroll
       for (int t = 0; t < P; t++) row[t] = (lane < k && t < k) ? blk[lane + t * k] : 0.0;
     }
@@ -529,9 +542,9 @@ __global__ void __launch_bounds__(PBG_CTA, SetupMinCtas(P)) SetupKernel(SparseRo
     }
     if (badk) info = -2;
     if (valid && lane == 0) RecordOutcome(b, info, identity_policy, info_out, outcome); /* (info is the sub-warp's) */
-    if (valid && IdentityReplaces(info) && identity_policy) StoreIdentity(k, lane, P, inv + offsets[b]);
+    if (valid && IdentityReplaces(info) && identity_policy) StoreIdentity(k, lane, P, inv + BlockOffset(b, kmax, offsets));
     /* every lane of the warp takes part in the tile's __syncwarp(), also those of failed or missing blocks */
-    StoreInverse<P>(valid && !info ? k : 0, lane, row, pivstep, scale, sipiv, SRC == SOURCE_SHARED, tile, valid ? inv + offsets[b] : inv);
+    StoreInverse<P>(valid && !info ? k : 0, lane, row, pivstep, scale, sipiv, SRC == SOURCE_SHARED, tile, valid ? inv + BlockOffset(b, kmax, offsets) : inv);
   }
 }
 

@@ -1,0 +1,81 @@
+# PETSc's own snes ex19 (driven cavity, bs 4) and ts ex5 (Gray-Scott, bs 2), built unmodified by `make bench`, with
+# our library loaded by -dll_append: solves that converge, and failure paths (issue 12, item 7).
+#
+# Failure paths that PETSc reports and returns (the program exits 0 and prints the reason): a KSP that stops at its
+# iteration limit inside SNES, a SNES that stops at its limit, a TS step whose nonlinear solve fails with
+# -ts_error_if_step_fails 0. Failure paths that end in PETSc's abort (the error reaches main(), which calls
+# MPI_Abort): -ksp_error_if_not_converged and -ts_max_snes_failures with the step's SNES cut to one iteration. For
+# those, `abort_same_with_and_without_lib` checks that our types give the same outcome (exit status and error
+# message) as PETSc's own aij/pbjacobi run without our library: whatever the abort path does is PETSc's, not ours.
+# The GPU cases run the same with CUDA vectors (PBG_WRAP="compute-sanitizer ..." in bench/gpu_session.sh runs them
+# under memcheck).
+[ -x "$PBG_ROOT/bench/bin/ex19" ] || [ -x "$PBG_ROOT/bench/bin/ex5" ] || return 0
+
+tut_ex19() { echo ex19 -da_grid_x "$1" -da_grid_y "$1" -dll_append "$PBG_LIB" -snes_converged_reason -ksp_converged_reason; }
+tut_ex5() { echo ex5 -da_grid_x "$1" -da_grid_y "$1" -ts_max_steps "$2" -dll_append "$PBG_LIB" -snes_converged_reason; }
+ours=(-dm_mat_type baijksparse -ksp_type idr -pc_type vbjacobi)
+ours_gpu=(-dm_mat_type baijksparse -dm_vec_type cuda -ksp_type idr -pc_type vbjacobi)
+
+# solves that converge: host (seq and 2 ranks) and GPU
+# shellcheck disable=SC2046
+{
+tcase tut_ex19_vbjacobi_baijksparse -- $(tut_ex19 32) "${ours[@]}" -ksp_view --grep 'Nonlinear solve converged' --grep 'type: vbjacobi' --grep 'type: seqbaijksparse'
+tcase tut_ex19_vbjacobi_baijksparse_mpi2 -n 2 -- $(tut_ex19 32) "${ours[@]}" -ksp_view --grep 'Nonlinear solve converged' --grep 'type: mpibaijksparse'
+tcase tut_ex5_vbjacobi_baijksparse -- $(tut_ex5 32 5) "${ours[@]}" --grep 'Nonlinear solve converged' --nogrep 'DIVERGED'
+tcase tut_ex5_vbjacobi_baijksparse_mpi2 -n 2 -- $(tut_ex5 32 5) "${ours[@]}" --grep 'Nonlinear solve converged' --nogrep 'DIVERGED'
+tcase tut_gpu_ex19_vbjacobi_baijksparse --gpu -- $(tut_ex19 128) "${ours_gpu[@]}" -ksp_view --grep 'Nonlinear solve converged' --grep 'setup ran on: GPU' --grep 'type: seqbaijksparse'
+tcase tut_gpu_ex5_vbjacobi_baijksparse --gpu -- $(tut_ex5 256 10) "${ours_gpu[@]}" -ksp_view --grep 'Nonlinear solve converged' --grep 'setup ran on: GPU'
+
+# failures reported and returned: exit 0, the reason printed, nothing crashes
+for where in host gpu; do
+  if [ $where = host ]; then pre=tut; opts=("${ours[@]}"); g=(); else pre=tut_gpu; opts=("${ours_gpu[@]}"); g=(--gpu); fi
+  tcase ${pre}_ex19_ksp_fails_snes_returns "${g[@]}" -- $(tut_ex19 32) "${opts[@]}" -ksp_max_it 2 \
+    --grep 'Linear solve did not converge due to DIVERGED_ITS' --grep 'Nonlinear solve did not converge due to DIVERGED_LINEAR_SOLVE'
+  tcase ${pre}_ex19_snes_fails_returns "${g[@]}" -- $(tut_ex19 32) "${opts[@]}" -snes_max_it 1 \
+    --grep 'Nonlinear solve did not converge due to DIVERGED_MAX_IT'
+  tcase ${pre}_ex5_ts_step_fails_returns "${g[@]}" -- $(tut_ex5 32 3) "${opts[@]}" -snes_max_it 1 -ts_max_snes_failures 1 \
+    -ts_error_if_step_fails 0 -ts_adapt_type none --grep 'Nonlinear solve did not converge due to DIVERGED_MAX_IT'
+done
+}
+
+# failures that end in PETSc's abort: the same exit status and error message with our types as with PETSc's own
+# aij + pbjacobi run without our library
+abort_same_with_and_without_lib() { # [--may-converge] VEC-TYPE PROGRAM-ARGS... (a run that ends in PETSc's abort)
+  local may_converge=0 vt out ours_out rc_ours rc_petsc msg_ours msg_petsc
+  [ "$1" = --may-converge ] && { may_converge=1; shift; }
+  vt=$1
+  shift
+  ours_out=$(pbg_run 1 "$@" -dm_mat_type baijksparse -dm_vec_type "$vt" -ksp_type idr -pc_type vbjacobi)
+  rc_ours=$?
+  echo "$ours_out"
+  if [ $may_converge = 1 ] && [ $rc_ours = 0 ] && grep -q 'Nonlinear solve converged' <<< "$ours_out" && ! grep -q 'DIVERGED' <<< "$ours_out"; then
+    echo "with our library (baijksparse + vbjacobi) every step converged: no abort path to compare"
+    return 0
+  fi
+  local args=() a skip=0
+  for a in "$@"; do # the same run without -dll_append LIB
+    if [ $skip = 1 ]; then skip=0; continue; fi
+    if [ "$a" = -dll_append ]; then skip=1; continue; fi
+    args+=("$a")
+  done
+  out=$(pbg_run 1 "${args[@]}" -dm_mat_type "$([ "$vt" = cuda ] && echo aijcusparse || echo aij)" -dm_vec_type "$vt" -ksp_type idr -pc_type pbjacobi)
+  rc_petsc=$?
+  echo "$out"
+  msg_ours=$(grep -m1 -E 'PETSC ERROR: [A-Z].*(has failed|not converge)' <<< "$ours_out" | sed 's/^\[[0-9]*\]//')
+  msg_petsc=$(grep -m1 -E 'PETSC ERROR: [A-Z].*(has failed|not converge)' <<< "$out" | sed 's/^\[[0-9]*\]//')
+  echo "with our library (baijksparse + vbjacobi): exit $rc_ours, '$msg_ours'"
+  echo "without it (PETSc's aij + pbjacobi):       exit $rc_petsc, '$msg_petsc'"
+  [ "$rc_ours" != 0 ] && [ "$rc_ours" = "$rc_petsc" ] && [ -n "$msg_ours" ] && [ "${msg_ours%% iterations*}" = "${msg_petsc%% iterations*}" ]
+}
+# shellcheck disable=SC2046
+{
+tcheck tut_ex5_abort_same_with_and_without_lib -- abort_same_with_and_without_lib standard $(tut_ex5 32 3) -snes_max_it 1 -ts_max_snes_failures 1 -ts_adapt_type none
+tcheck tut_ex19_ksp_error_abort_same_with_and_without_lib -- abort_same_with_and_without_lib standard $(tut_ex19 32) -ksp_max_it 1 -ksp_error_if_not_converged
+tcheck tut_gpu_ex5_abort_same_with_and_without_lib --gpu -- abort_same_with_and_without_lib cuda $(tut_ex5 256 3) -snes_max_it 1 -ts_max_snes_failures 1 -ts_adapt_type none
+tcheck tut_gpu_ex19_ksp_error_abort_same_with_and_without_lib --gpu -- abort_same_with_and_without_lib cuda $(tut_ex19 64) -ksp_max_it 1 -ksp_error_if_not_converged
+# the issue's run: ex5 at 1024x1024, 10 steps, IDR + vbjacobi, whose nonlinear solve failed by itself on the GPU with
+# the old blocks (it may converge now that the blocks are merged: then there is no abort to compare)
+tcheck tut_gpu1024_ex5_abort_same_with_and_without_lib --gpu -- abort_same_with_and_without_lib --may-converge cuda $(tut_ex5 1024 10)
+}
+unset -f tut_ex19 tut_ex5
+unset ours ours_gpu opts g pre where
