@@ -2,7 +2,7 @@ static const char help[] = "Batched inversion of small dense blocks on the GPU: 
                            "Anzt et al., Parallel Computing 2018) against cuBLAS cublasDgetrfBatched + cublasDgetriBatched and\n"
                            "cublasDmatinvBatched, in one process, with a triad measured in the same run as the bandwidth ceiling.\n"
                            "  -sizes <1,...,32>  uniform batches: every block n x n, packed (default 1..32; ours is called with NULL sizes and\n"
-                           "                     offsets, the uniform form of the call, as cuBLAS's takes one n)\n"
+                           "                     offsets, the uniform form of the call, as cuBLAS's takes one n; -uniform_call 0: with them)\n"
                            "  -mixed <2,4,8,16,32> mixed batches: sizes uniform in 1..m (cuBLAS inverts the blocks padded to m x m with the\n"
                            "                     identity; GF/s count the useful 2 k^3 flops of each block for every variant)\n"
                            "  -nblocks <500000>  blocks per batch (fewer when the three copies of the batch would exceed -max_gib)\n"
@@ -100,6 +100,8 @@ struct Work {
   PetscInt64 *offsets;
 };
 
+static PetscBool uniform_call = PETSC_TRUE; /* -uniform_call: uniform batches called without sizes and offsets */
+
 /* sizes[b] in 1..m (uniform: all m); ours works on the packed batch, cuBLAS on the batch padded to m x m */
 static PetscErrorCode RunBatch(Timer &T, cublasHandle_t cb, Work &Wk, const char *name, int m, bool mixed, PetscInt nb, int warmup, int runs, unsigned long long seed, Result &R)
 {
@@ -141,7 +143,8 @@ static PetscErrorCode RunBatch(Timer &T, cublasHandle_t cb, Work &Wk, const char
       [&]() -> PetscErrorCode {
         PetscFunctionBegin;
         /* a uniform batch is the packed layout: the call without sizes and offsets, as cuBLAS's takes one n */
-        PetscCall(PetscBlockGPUInvertBatched(nb, m, mixed ? Wk.sizes : NULL, mixed ? Wk.offsets : NULL, Wk.W, Wk.info));
+        const bool listed = mixed || !uniform_call;
+        PetscCall(PetscBlockGPUInvertBatched(nb, m, listed ? Wk.sizes : NULL, listed ? Wk.offsets : NULL, Wk.W, Wk.info));
         PetscFunctionReturn(PETSC_SUCCESS); },
       &R.us_ours));
     ours.resize(offsets[nsample]);
@@ -242,6 +245,7 @@ int main(int argc, char **argv)
     for (nmixed = 0; nmixed < 5; nmixed++) mixed[nmixed] = d[nmixed];
   }
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-nblocks", &nb, NULL));
+  PetscCall(PetscOptionsGetBool(NULL, NULL, "-uniform_call", &uniform_call, NULL));
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-runs", &runs, NULL));
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-warmup", &warmup, NULL));
   PetscCall(PetscOptionsGetReal(NULL, NULL, "-max_gib", &max_gib, NULL));

@@ -12,6 +12,7 @@
 [ -x "$PBG_ROOT/bench/bin/ex19" ] || [ -x "$PBG_ROOT/bench/bin/ex5" ] || return 0
 
 tut_ex19() { echo ex19 -da_grid_x "$1" -da_grid_y "$1" -dll_append "$PBG_LIB" -snes_converged_reason -ksp_converged_reason; }
+snes_cut=(-snes_max_it 1 -snes_rtol 1e-50 -snes_atol 0 -snes_stol 0) # no SNES converges in one iteration at any grid
 tut_ex5() { echo ex5 -da_grid_x "$1" -da_grid_y "$1" -ts_max_steps "$2" -dll_append "$PBG_LIB" -snes_converged_reason; }
 ours=(-dm_mat_type baijksparse -ksp_type idr -pc_type vbjacobi)
 ours_gpu=(-dm_mat_type baijksparse -dm_vec_type cuda -ksp_type idr -pc_type vbjacobi)
@@ -31,9 +32,9 @@ for where in host gpu; do
   if [ $where = host ]; then pre=tut; opts=("${ours[@]}"); g=(); else pre=tut_gpu; opts=("${ours_gpu[@]}"); g=(--gpu); fi
   tcase ${pre}_ex19_ksp_fails_snes_returns "${g[@]}" -- $(tut_ex19 32) "${opts[@]}" -ksp_max_it 2 \
     --grep 'Linear solve did not converge due to DIVERGED_ITS' --grep 'Nonlinear solve did not converge due to DIVERGED_LINEAR_SOLVE'
-  tcase ${pre}_ex19_snes_fails_returns "${g[@]}" -- $(tut_ex19 32) "${opts[@]}" -snes_max_it 1 \
+  tcase ${pre}_ex19_snes_fails_returns "${g[@]}" -- $(tut_ex19 32) "${opts[@]}" "${snes_cut[@]}" \
     --grep 'Nonlinear solve did not converge due to DIVERGED_MAX_IT'
-  tcase ${pre}_ex5_ts_step_fails_returns "${g[@]}" -- $(tut_ex5 32 3) "${opts[@]}" -snes_max_it 1 -ts_max_snes_failures 1 \
+  tcase ${pre}_ex5_ts_step_fails_returns "${g[@]}" -- $(tut_ex5 32 3) "${opts[@]}" "${snes_cut[@]}" -ts_max_snes_failures 1 \
     -ts_error_if_step_fails 0 -ts_adapt_type none --grep 'Nonlinear solve did not converge due to DIVERGED_MAX_IT'
 done
 }
@@ -69,13 +70,13 @@ abort_same_with_and_without_lib() { # [--may-converge] VEC-TYPE PROGRAM-ARGS... 
 }
 # shellcheck disable=SC2046
 {
-tcheck tut_ex5_abort_same_with_and_without_lib -- abort_same_with_and_without_lib standard $(tut_ex5 32 3) -snes_max_it 1 -ts_max_snes_failures 1 -ts_adapt_type none
+tcheck tut_ex5_abort_same_with_and_without_lib -- abort_same_with_and_without_lib standard $(tut_ex5 32 3) "${snes_cut[@]}" -ts_max_snes_failures 1 -ts_adapt_type none
 tcheck tut_ex19_ksp_error_abort_same_with_and_without_lib -- abort_same_with_and_without_lib standard $(tut_ex19 32) -ksp_max_it 1 -ksp_error_if_not_converged
-tcheck tut_gpu_ex5_abort_same_with_and_without_lib --gpu -- abort_same_with_and_without_lib cuda $(tut_ex5 256 3) -snes_max_it 1 -ts_max_snes_failures 1 -ts_adapt_type none
+tcheck tut_gpu_ex5_abort_same_with_and_without_lib --gpu -- abort_same_with_and_without_lib cuda $(tut_ex5 256 3) "${snes_cut[@]}" -ts_max_snes_failures 1 -ts_adapt_type none
 tcheck tut_gpu_ex19_ksp_error_abort_same_with_and_without_lib --gpu -- abort_same_with_and_without_lib cuda $(tut_ex19 64) -ksp_max_it 1 -ksp_error_if_not_converged
 # the run: ex5 at 1024x1024, 10 steps, IDR + vbjacobi, whose nonlinear solve failed by itself on the GPU with
 # the old blocks (it may converge now that the blocks are merged: then there is no abort to compare)
 tcheck tut_gpu1024_ex5_abort_same_with_and_without_lib --gpu -- abort_same_with_and_without_lib --may-converge cuda $(tut_ex5 1024 10)
 }
 unset -f tut_ex19 tut_ex5
-unset ours ours_gpu opts g pre where
+unset ours ours_gpu opts g pre where snes_cut
