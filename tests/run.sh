@@ -6,7 +6,8 @@
 # Environment: PBG_ROOT (tree holding lib/, tests/bin, examples/bin, bench/bin; default: this checkout),
 #              MPIEXEC (default mpiexec), PBG_TEST_TIMEOUT (seconds per case, default 300),
 #              PBG_LOGDIR (default $PBG_ROOT/tests/logs), PBG_FORCE_NO_GPU=1 (treat as a machine without GPU),
-#              PBG_GPU_ONLY=1 (run only the --gpu cases), PBG_WRAP (a command put before every test program,
+#              PBG_GPU_ONLY=1 (run only the --gpu cases), PBG_SHARD=I/N (only every N-th selected case from the I-th,
+#              I = 0..N-1: N runners in parallel share the cases), PBG_WRAP (a command put before every test program,
 #              e.g. "compute-sanitizer --tool memcheck --error-exitcode 99"; under MPI it wraps each rank).
 #
 # A case file declares cases with
@@ -63,10 +64,13 @@ pbg_report() { # NAME STATUS [why]
   esac
 }
 
+pbg_selected=0
 pbg_begin() { # NAME -> 0 if the case is to run
   [ -z "${pbg_seen[$1]:-}" ] || { echo "duplicate test case name $1" >&2; exit 2; }
   pbg_seen[$1]=1
-  [ -z "$filter" ] || [[ "$1" =~ $filter ]]
+  [ -z "$filter" ] || [[ "$1" =~ $filter ]] || return 1
+  pbg_selected=$((pbg_selected + 1))
+  [ -z "${PBG_SHARD:-}" ] || [ $(((pbg_selected - 1) % ${PBG_SHARD#*/})) = "${PBG_SHARD%/*}" ]
 }
 
 tcase() {
