@@ -4,8 +4,9 @@
 # PART: tests      the whole suite, GPU cases only (PBG_GPU_ONLY=1)          -> OUTDIR/tests.log
 #       memcheck   compute-sanitizer memcheck on every GPU case (PETSc's tutorials included) -> OUTDIR/memcheck.log
 #       racecheck  compute-sanitizer racecheck on the kernel cases             -> OUTDIR/racecheck.log
-#                  (both in PBG_SHARDS parallel runners, default 8; the log ends with the count of cases whose
-#                  sanitizer reported errors, an expected failure (--fail) included)
+#                  (both in PBG_SHARDS parallel runners, default 8, each cut at SANITIZE_SECONDS, default 400; the
+#                  log ends with the count of cases whose sanitizer reported errors, expected failures (--fail)
+#                  included; SANITIZE_REGEX narrows the cases)
 #                  (cuSPARSE's kernels excluded: its csrmv_v3_kernel, run by aijcusparse's MatMult inside the
 #                  KSP tests, reports shared-memory WAW hazards of its own, thousands per solve)
 #       invert     bench_invert (500k blocks, n = 1..32, mixed)                 -> OUTDIR/invert.{csv,txt}
@@ -43,11 +44,12 @@ sanitized() { # NAME REGEX WRAP
   local name=$1 re=$2 wrap=$3 n=${PBG_SHARDS:-8} i logs rc=0 bad
   logs=$(mktemp -d)
   for ((i = 0; i < n; i++)); do
-    PBG_SHARD=$i/$n PBG_LOGDIR=$logs/$i PBG_GPU_ONLY=1 PBG_WRAP="$wrap" bash "$here/tests/run.sh" "$re" > "$logs/run$i.txt" 2>&1 &
+    PBG_SHARD=$i/$n PBG_LOGDIR=$logs/$i PBG_GPU_ONLY=1 PBG_WRAP="$wrap" timeout "${SANITIZE_SECONDS:-400}" bash "$here/tests/run.sh" "$re" > "$logs/run$i.txt" 2>&1 &
   done
   for ((i = 0; i < n; i++)); do wait -n || rc=1; done
   {
-    echo "=== $name: $wrap, cases matching /$re/, $n runners"
+    echo "=== $name: $wrap, cases matching /$re/, $n runners, each cut at ${SANITIZE_SECONDS:-400} s"
+    for ((i = 0; i < n; i++)); do grep -qE '^[0-9]+ passed, ' "$logs/run$i.txt" || echo "runner $i was cut before its last case"; done"
     cat "$logs"/run*.txt | grep -vE '^(petscblockgpu tests:|[0-9]+ passed, )'
     awk '/^[0-9]+ passed, [0-9]+ failed/ {p += $1; f += $3; s += $5} END {print p " passed, " f " failed, " s " skipped (all runners)"}' "$logs"/run*.txt
     bad=$(grep -lE 'ERROR SUMMARY: [1-9]' "$logs"/*/*.log 2> /dev/null | xargs -r -n1 basename | sed 's/\.log$//')
@@ -112,8 +114,8 @@ for part in "$@"; do
   echo "=== $part ($(date +%T))"
   case "$part" in
     tests) PBG_GPU_ONLY=1 bash "$here/tests/run.sh" > "$out/tests.log" 2>&1; rc=$? ;;
-    memcheck) sanitized memcheck '.' "compute-sanitizer --tool memcheck --error-exitcode 99"; rc=$? ;;
-    racecheck) sanitized racecheck "$kernels" "compute-sanitizer --tool racecheck --racecheck-report hazard --kernel-name-exclude kns=cusparse --error-exitcode 99"; rc=$? ;;
+    memcheck) sanitized memcheck "${SANITIZE_REGEX:-.}" "compute-sanitizer --tool memcheck --error-exitcode 99"; rc=$? ;;
+    racecheck) sanitized racecheck "${SANITIZE_REGEX:-$kernels}" "compute-sanitizer --tool racecheck --racecheck-report hazard --kernel-name-exclude kns=cusparse --error-exitcode 99"; rc=$? ;;
     invert) bench_invert -o "$out/invert.csv" > "$out/invert.txt" 2>&1; rc=$? ;;
     vbjacobi) bench_vbjacobi -o "$out/vbjacobi.csv" -matrices "$here/tests/data/matrices" > "$out/vbjacobi.txt" 2>&1; rc=$? ;;
     bsrmv) bench_bsrmv -o "$out/bsrmv.csv" > "$out/bsrmv.txt" 2>&1; rc=$? ;;

@@ -542,10 +542,11 @@ int main(int argc, char **argv)
   PetscFunctionBeginUser;
   PetscCall(PetscInitialize(&argc, &argv, NULL, help));
   PetscCall(PetscBlockGPUInitializePackage());
-  for (PetscInt i = 0; i < nsizes; i++) sizes[i] = i + 1;
   PetscCall(PetscOptionsGetString(NULL, NULL, "-batch", batch, sizeof(batch), NULL));
   PetscCall(PetscOptionsGetString(NULL, NULL, "-error_case", errcase, sizeof(errcase), &errflg));
   PetscCall(PetscOptionsGetIntArray(NULL, NULL, "-sizes", sizes, &nsizes, &flg));
+  if (!flg) /* PETSc sets the count to 0 when the option is absent */
+    for (nsizes = 0; nsizes < PC_VBJACOBI_MAX_BLOCK_SIZE; nsizes++) sizes[nsizes] = nsizes + 1;
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-nblocks", &nb, NULL));
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-maxk", &maxk, NULL));
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-n", &n, NULL));

@@ -4,7 +4,7 @@
 # shellcheck shell=bash
 
 # uniform batches: every size class (sub-warps of 1..32 lanes), blocks filling their sub-warp or not
-tcase inv_uniform_1to32 --gpu -- test_invert_batched -batch uniform -nblocks 257 --grep '^OK' --nogrep FAIL
+tcase inv_uniform_1to32 --gpu -- test_invert_batched -batch uniform -nblocks 257 --grep '^OK' --grep 'uniform1 +maxk  1: +257 blocks.*: ok' --grep 'uniform32 +maxk 32: +257 blocks.*: ok' --nogrep FAIL
 tcase inv_uniform_large --gpu -- test_invert_batched -batch uniform -sizes 3,8,17,32 -nblocks 20000 -seed 1 --grep '^OK' --nogrep FAIL
 # the uniform form of the call (NULL sizes; NULL offsets when packed): no metadata read, no class count, any maxk
 tcase inv_uniform_call_1to32 --gpu -- test_invert_batched -batch uniform -uniform_call -nblocks 257 --grep '^OK' --grep 'uniform32 +uniform call: NULL sizes, NULL offsets' --nogrep FAIL
