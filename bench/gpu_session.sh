@@ -49,7 +49,7 @@ sanitized() { # NAME REGEX WRAP
   for ((i = 0; i < n; i++)); do wait -n || rc=1; done
   {
     echo "=== $name: $wrap, cases matching /$re/, $n runners, each cut at ${SANITIZE_SECONDS:-400} s"
-    for ((i = 0; i < n; i++)); do grep -qE '^[0-9]+ passed, ' "$logs/run$i.txt" || echo "runner $i was cut before its last case"; done"
+    for ((i = 0; i < n; i++)); do grep -qE '^[0-9]+ passed, ' "$logs/run$i.txt" || echo "runner $i was cut before its last case"; done
     cat "$logs"/run*.txt | grep -vE '^(petscblockgpu tests:|[0-9]+ passed, )'
     awk '/^[0-9]+ passed, [0-9]+ failed/ {p += $1; f += $3; s += $5} END {print p " passed, " f " failed, " s " skipped (all runners)"}' "$logs"/run*.txt
     bad=$(grep -lE 'ERROR SUMMARY: [1-9]' "$logs"/*/*.log 2> /dev/null | xargs -r -n1 basename | sed 's/\.log$//')
