@@ -52,9 +52,9 @@ sanitized() { # NAME REGEX WRAP
     for ((i = 0; i < n; i++)); do grep -qE '^[0-9]+ passed, ' "$logs/run$i.txt" || echo "runner $i was cut before its last case"; done
     cat "$logs"/run*.txt | grep -vE '^(petscblockgpu tests:|[0-9]+ passed, )'
     awk '/^[0-9]+ passed, [0-9]+ failed/ {p += $1; f += $3; s += $5} END {print p " passed, " f " failed, " s " skipped (all runners)"}' "$logs"/run*.txt
-    bad=$(grep -lE 'ERROR SUMMARY: [1-9]' "$logs"/*/*.log 2> /dev/null | xargs -r -n1 basename | sed 's/\.log$//')
+    bad=$(grep -lE '(ERROR|RACECHECK) SUMMARY: [1-9]' "$logs"/*/*.log 2> /dev/null | xargs -r -n1 basename | sed 's/\.log$//')
     echo "cases whose sanitizer reported errors: $(echo "$bad" | grep -c .) ${bad//$'\n'/ }"
-    echo "cases with a sanitizer summary: $(grep -l 'ERROR SUMMARY:' "$logs"/*/*.log 2> /dev/null | wc -l)"
+    echo "cases with a sanitizer summary: $(grep -lE '(ERROR|RACECHECK) SUMMARY:' "$logs"/*/*.log 2> /dev/null | wc -l)"
   } > "$out/$name.log"
   [ -z "$bad" ] || rc=1
   rm -rf "$logs"
