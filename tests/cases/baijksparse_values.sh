@@ -1,0 +1,42 @@
+# Value operations of MATBAIJKSPARSE against PETSc's MATBAIJ (sourced by tests/run.sh). test_baijksparse_values runs
+# scale, shift, axpy (same pattern and a subset), copy, diagonal scale/set/get, zero entries + set values, zero rows
+# (with and without the columns), duplicate, convert and a transposed product on a baijksparse matrix and on a baij
+# copy, and after each step compares a product (the device values on a GPU) and sampled MatGetValues + the Frobenius
+# norm (the host values), in both orders. Host cases (bk_values_*) run everywhere; the --gpu cases (bk_gpu_values_*)
+# run the same on CUDA vectors, where the values are to live on the device and the host copy be refreshed lazily.
+# shellcheck shell=bash
+
+# block size and block rows per rank, small enough for a few seconds on two cores
+pbg_values_sizes=("1 40" "2 20" "3 16" "5 12" "8 10" "17 6" "32 4" "64 3")
+pbg_values_mpi=("2 3 8" "3 3 5" "2 7 6" "3 7 4") # ranks, bs, block rows per rank
+
+# --- host ----------------------------------------------------------------------------------------------------------
+for p in "${pbg_values_sizes[@]}"; do
+  read -r bs nb <<< "$p"
+  tcase bk_values_bs$bs -- test_baijksparse_values -bs $bs -nb $nb -seed $bs --grep '^Y is still seqbaijksparse' --grep '^OK' --nogrep 'FAILED'
+done
+for p in "${pbg_values_mpi[@]}"; do
+  read -r np bs nb <<< "$p"
+  tcase bk_values_bs${bs}_mpi$np -n $np -- test_baijksparse_values -bs $bs -nb $nb -seed $((10 * np + bs)) --grep '^Y is still mpibaijksparse' --grep '^OK' --nogrep 'FAILED'
+done
+# three rounds of a few steps: the pattern that zerorows shrinks grows back when the next round refills Y
+tcase bk_values_ops_subset_mpi2 -n 2 -- test_baijksparse_values -bs 4 -nb 5 -rounds 3 -ops zerorows,copy,axpy_same,zerorowscolumns,axpy_subset --grep '^Y is still mpibaijksparse after 15 steps' --grep '^OK' --nogrep 'FAILED'
+# no leaks in the steps (duplicates, conversions, work vectors)
+tcase bk_values_malloc_dump -- test_baijksparse_values -bs 3 -nb 6 -malloc_debug -malloc_dump --grep '^OK' --nogrep '^\[ *[0-9]+\] [0-9]+ bytes '
+# error path: an unknown op is refused by name
+tcase bk_values_err_bogus_op --fail -- test_baijksparse_values -ops scale,bogus --grep 'unknown op "bogus"'
+tcase bk_values_err_bogus_op_mpi2 --fail -n 2 -- test_baijksparse_values -ops bogus --grep 'unknown op "bogus"'
+
+# --- GPU: the same on CUDA vectors ------------------------------------------------------------------------------------
+for p in "${pbg_values_sizes[@]}"; do
+  read -r bs nb <<< "$p"
+  tcase bk_gpu_values_bs$bs --gpu -- test_baijksparse_values -vec_type cuda -bs $bs -nb $nb -seed $bs --grep 'vectors seqcuda' --grep '^Y is still seqbaijksparse' --grep '^OK' --nogrep 'FAILED'
+done
+for p in "${pbg_values_mpi[@]}"; do
+  read -r np bs nb <<< "$p"
+  tcase bk_gpu_values_bs${bs}_mpi$np --gpu -n $np -- test_baijksparse_values -vec_type cuda -use_gpu_aware_mpi 0 -bs $bs -nb $nb -seed $((10 * np + bs)) --grep 'vectors mpicuda' --grep '^Y is still mpibaijksparse' --grep '^OK' --nogrep 'FAILED'
+done
+tcase bk_gpu_values_ops_subset_mpi2 --gpu -n 2 -- test_baijksparse_values -vec_type cuda -use_gpu_aware_mpi 0 -bs 4 -nb 5 -rounds 3 -ops zerorows,copy,axpy_same,zerorowscolumns,axpy_subset --grep 'vectors mpicuda' --grep '^Y is still mpibaijksparse after 15 steps' --grep '^OK' --nogrep 'FAILED'
+tcase bk_gpu_values_malloc_dump --gpu -- test_baijksparse_values -vec_type cuda -bs 3 -nb 6 -malloc_debug -malloc_dump --grep 'vectors seqcuda' --grep '^OK' --nogrep '^\[ *[0-9]+\] [0-9]+ bytes '
+tcase bk_gpu_values_err_bogus_op --gpu --fail -- test_baijksparse_values -vec_type cuda -ops scale,bogus --grep 'unknown op "bogus"'
+unset pbg_values_sizes pbg_values_mpi p bs nb np
