@@ -51,7 +51,12 @@ TESTS    += $(patsubst tests/%.cxx,tests/bin/%,$(wildcard tests/*.cxx))
 EXAMPLES := $(patsubst examples/%.c,examples/bin/%,$(wildcard examples/*.c))
 BENCHES  := $(patsubst bench/%.c,bench/bin/%,$(wildcard bench/*.c)) $(patsubst bench/%.cu,bench/bin/%,$(wildcard bench/*.cu))
 
-PBG_INCLUDES := -Iinclude
+PBG_INCLUDES := -Iinclude -Ibuild/gen
+# PETSc's matrix methods as an X-macro (struct _MatOps of the PETSc in use), for the generated method tables of MATBAIJKSPARSE
+PBG_MATOPS_H := build/gen/pbg_matops.h
+$(PBG_MATOPS_H): conf/gen_matops.py $(wildcard $(PETSC_DIR)/include/petsc/private/matimpl.h)
+	@mkdir -p $(@D)
+	python3 conf/gen_matops.py $(PETSC_DIR)/include $@
 PBG_CFLAGS   := $(PCC_FLAGS) $(CFLAGS) $(CCPPFLAGS) $(PBG_INCLUDES) -MMD -MP
 PBG_CUFLAGS  := $(CUDAC_FLAGS) $(CUDAFLAGS) $(CUDACPPFLAGS) $(MPICXX_INCLUDES) $(PBG_INCLUDES) -Xcompiler -fPIC --compiler-options="$(CXXCPPFLAGS)" -MMD -MP
 PBG_CUDA_LIBS := -lcublas -lcusparse -lcudart
@@ -68,15 +73,15 @@ $(LIBNAME): $(LIB_OBJ)
 	@mkdir -p $(@D)
 	$(PCC_LINKER) -shared -Wl,--no-undefined $(PCC_LINKER_FLAGS) -o $@ $^ $(PETSC_LIB) $(PBG_CUDA_LIBS)
 
-$(OBJDIR)/%.o: %.c
+$(OBJDIR)/%.o: %.c | $(PBG_MATOPS_H)
 	@mkdir -p $(@D)
 	$(PCC) -o $@ -c $(PBG_CFLAGS) $<
 
-$(OBJDIR)/tests/%.o: tests/%.cxx
+$(OBJDIR)/tests/%.o: tests/%.cxx | $(PBG_MATOPS_H)
 	@mkdir -p $(@D)
 	$(CXX) -o $@ -c -std=c++20 -O2 -pthread -Wall -Wno-unknown-pragmas -Itests/emu/stub $(CXXCPPFLAGS) -Itests $(PBG_INCLUDES) -MMD -MP $<
 
-$(OBJDIR)/%.o: %.cu
+$(OBJDIR)/%.o: %.cu | $(PBG_MATOPS_H)
 	@mkdir -p $(@D)
 	$(CUDAC) -o $@ -c $(PBG_CUFLAGS) $<
 

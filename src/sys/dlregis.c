@@ -2,7 +2,7 @@
 #include <petscblockgpu/private/pbgimpl.h>
 
 PetscLogEvent PBG_VBJacobiDetect, PBG_VBJacobiInvert, PBG_VBJacobiApply;
-PetscLogEvent PBG_BAIJKMult, PBG_BAIJKCopyToGPU;
+PetscLogEvent PBG_BAIJKMult, PBG_BAIJKCopyToGPU, PBG_BAIJKCopyFromGPU, PBG_BAIJKValues;
 
 static PetscBool PetscBlockGPUPackageInitialized = PETSC_FALSE;
 
@@ -56,6 +56,8 @@ PetscErrorCode PetscBlockGPUInitializePackage(void)
   PetscCall(PetscLogEventRegister("VBJacApply", PC_CLASSID, &PBG_VBJacobiApply));
   PetscCall(PetscLogEventRegister("BAIJKMult", MAT_CLASSID, &PBG_BAIJKMult));
   PetscCall(PetscLogEventRegister("BAIJKCopyToGPU", MAT_CLASSID, &PBG_BAIJKCopyToGPU));
+  PetscCall(PetscLogEventRegister("BAIJKCopyFromGPU", MAT_CLASSID, &PBG_BAIJKCopyFromGPU));
+  PetscCall(PetscLogEventRegister("BAIJKValues", MAT_CLASSID, &PBG_BAIJKValues));
 
   PetscCall(PetscOptionsHasHelp(NULL, &help));
   if (help) {

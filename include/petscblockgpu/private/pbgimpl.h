@@ -5,7 +5,7 @@
 
 /* Log events (registered in PetscBlockGPUInitializePackage()) */
 PETSC_INTERN PetscLogEvent PBG_VBJacobiDetect, PBG_VBJacobiInvert, PBG_VBJacobiApply;
-PETSC_INTERN PetscLogEvent PBG_BAIJKMult, PBG_BAIJKCopyToGPU;
+PETSC_INTERN PetscLogEvent PBG_BAIJKMult, PBG_BAIJKCopyToGPU, PBG_BAIJKCopyFromGPU, PBG_BAIJKValues;
 
 /* Constructors registered by the package */
 PETSC_INTERN PetscErrorCode PCCreate_VBJacobi(PC);

@@ -7,8 +7,14 @@
    object state), the choice of kernel and parameters (options, tuning table, built-in defaults), the segments of
    balanced rows, and MatMult(), MatMultAdd(), MatMultTranspose(), MatMultTransposeAdd() on device vectors. The
    kernels are in cuda/ (baijksparsecuda.h). Without a device, when bound to the CPU, or with host vectors, the
-   products are BAIJ's own host kernels. Every other operation is BAIJ's on the host copy, which is always
-   current: the device copy is never written, only refreshed when the host changed. */
+   products are BAIJ's own host kernels.
+
+   Offload state (A->offloadmask): MatScale(), MatZeroEntries(), MatAXPY() and MatCopy() with the same pattern run on
+   the device when the matrix already has a device copy (and is not bound to the CPU), and leave the device copy
+   newer (PETSC_OFFLOAD_GPU), as aijcusparse does. Every other method is BAIJ's, reached through a forwarder generated
+   from PETSc's list of methods (conf/gen_matops.py): it refreshes the host copy first when the device copy is newer
+   (one device-to-host copy of the values, logged as GpuToCpu) and, unless the method only reads, leaves the host
+   newer, so that the next device use uploads the values again. */
 #if !defined(_GNU_SOURCE)
   #define _GNU_SOURCE /* dladdr() */
 #endif
@@ -269,7 +275,7 @@ static PetscErrorCode MatSetFromOptions_SeqBAIJKSPARSE(Mat A, PetscOptionItems P
   Mat_SeqBAIJKSPARSE *k = (Mat_SeqBAIJKSPARSE *)A->spptr;
 
   PetscFunctionBegin;
-  if (k->setfromoptions) PetscCall((*k->setfromoptions)(A, PetscOptionsObject));
+  if (k->host.setfromoptions) PetscCall((*k->host.setfromoptions)(A, PetscOptionsObject));
   PetscOptionsHeadBegin(PetscOptionsObject, "MATSEQBAIJKSPARSE options");
   PetscCall(MatBAIJKSPARSEOptionsRead_Private(A, PetscOptionsObject, &k->opts));
   PetscOptionsHeadEnd();
@@ -513,7 +519,9 @@ PetscErrorCode MatSeqBAIJKSPARSECopyToGPU(Mat A)
   d       = k->dev;
   pattern = (PetscBool)(!d || !d->pattern_valid || d->nzstate != A->nonzerostate || d->bs != bs);
   choose  = (PetscBool)(pattern || ConfigChanged(d, &k->opts));
-  values  = (PetscBool)(pattern || A->offloadmask != PETSC_OFFLOAD_BOTH || d->state != ((PetscObject)A)->state);
+  /* the device copy is newer after a device value operation (the object state moved after it): nothing to send */
+  values  = (PetscBool)(pattern || (A->offloadmask != PETSC_OFFLOAD_GPU && (A->offloadmask != PETSC_OFFLOAD_BOTH || d->state != ((PetscObject)A)->state)));
+  PetscCheck(!pattern || A->offloadmask != PETSC_OFFLOAD_GPU, PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s: the pattern changed while the device copy was newer", MATSEQBAIJKSPARSE);
   if (!values && !choose) PetscFunctionReturn(PETSC_SUCCESS);
 
   PetscCall(PetscDeviceInitialize(PETSC_DEVICE_CUDA)); /* PETSc picks this rank's GPU before we allocate */
@@ -582,8 +590,8 @@ PetscErrorCode MatSeqBAIJKSPARSECopyToGPU(Mat A)
 
     /* BAIJ's own accessors: MatSeqBAIJRestoreArray() would advance the object state (and so make every PC think the
        matrix changed) after a mere read */
-    PetscCall(PetscObjectQueryFunction((PetscObject)A, "MatSeqBAIJGetArray_C", &getarray));
-    PetscCall(PetscObjectQueryFunction((PetscObject)A, "MatSeqBAIJRestoreArray_C", &restorearray));
+    getarray     = k->getarray;
+    restorearray = k->restorearray;
     PetscCheck(getarray && restorearray, PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s matrix without MatSeqBAIJGetArray_C", MATSEQBAIJKSPARSE);
     PetscCall((*getarray)(A, &a));
     PetscCallCUDA(cudaMemcpyAsync(d->val, a, (size_t)nz * bs * bs * sizeof(PetscScalar), cudaMemcpyHostToDevice, stream));
@@ -593,10 +601,70 @@ PetscErrorCode MatSeqBAIJKSPARSECopyToGPU(Mat A)
   }
   PetscCall(MatRestoreRowIJ(A, 0, PETSC_FALSE, PETSC_TRUE, &mbs, &ia, &ja, &done));
   if (values) d->ncopies++;
-  d->state       = ((PetscObject)A)->state;
-  A->offloadmask = PETSC_OFFLOAD_BOTH;
+  if (A->offloadmask != PETSC_OFFLOAD_GPU) {
+    d->state       = ((PetscObject)A)->state;
+    A->offloadmask = PETSC_OFFLOAD_BOTH;
+  }
   PetscCall(PetscLogCpuToGpu((PetscLogDouble)bytes));
   PetscCall(PetscLogEventEnd(PBG_BAIJKCopyToGPU, A, 0, 0, 0));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The host copy of the values from the device copy, when the device copy is newer; afterwards both are current */
+static PetscErrorCode MatSeqBAIJKSPARSECopyToHost(Mat A)
+{
+  Mat_SeqBAIJKSPARSE   *k = (Mat_SeqBAIJKSPARSE *)A->spptr;
+  MatBAIJKSPARSEDevice *d = k->dev;
+  PetscScalar          *a;
+  size_t                len;
+  cudaStream_t          stream;
+
+  PetscFunctionBegin;
+  if (A->offloadmask != PETSC_OFFLOAD_GPU) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCheck(d && d->pattern_valid && d->nzstate == A->nonzerostate, PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s: the device copy is newer but does not match the pattern", MATSEQBAIJKSPARSE);
+  len = (size_t)d->nz * d->bs * d->bs;
+  if (len) {
+    PetscCall(PetscGetCurrentCUDAStream(&stream));
+    PetscCall(PetscLogEventBegin(PBG_BAIJKCopyFromGPU, A, 0, 0, 0));
+    PetscCall((*k->getarray)(A, &a));
+    PetscCallCUDA(cudaMemcpyAsync(a, d->val, len * sizeof(PetscScalar), cudaMemcpyDeviceToHost, stream));
+    PetscCallCUDA(cudaStreamSynchronize(stream));
+    PetscCall((*k->restorearray)(A, &a));
+    PetscCall(PetscLogGpuToCpu((PetscLogDouble)(len * sizeof(PetscScalar))));
+    PetscCall(PetscLogEventEnd(PBG_BAIJKCopyFromGPU, A, 0, 0, 0));
+  }
+  d->state       = ((PetscObject)A)->state;
+  A->offloadmask = PETSC_OFFLOAD_BOTH;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode MatSeqBAIJKSPARSEHostAccess_Private(Mat A, PetscBool write)
+{
+  PetscFunctionBegin;
+  PetscCall(MatSeqBAIJKSPARSECopyToHost(A));
+  if (write && A->offloadmask != PETSC_OFFLOAD_UNALLOCATED) A->offloadmask = PETSC_OFFLOAD_CPU;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Methods of BAIJ that change no values: forwarding them keeps the device copy current. Any other leaves the host newer,
+   which costs at most an upload that was not needed */
+PetscBool MatBAIJKSPARSEMethodReadsOnly_Private(const char name[])
+{
+  static const char *const readonly[] = {"getrow", "restorerow", "mult", "multadd", "multtranspose", "multtransposeadd", "solve", "solveadd", "solvetranspose", "solvetransposeadd", "getinfo", "equal", "getdiagonal", "norm", "assemblybegin", "setoption", "getvalues", "getrowij", "restorerowij", "getcolumnij", "restorecolumnij", "createsubmatrices", "createsubmatrix", "view", "duplicate", "getrowmaxabs", "getrowmax", "getrowmin", "getrowminabs", "getrowsum", "invertblockdiagonal", "invertvariableblockdiagonal", "getblockdiagonal", "getvblockdiagonal", "getdiagonalblock", "getlocalsubmatrix", "getownershiprange", "getsize", "getlocalsize", "multdiagonalblock", "isstructurallysymmetric", "issymmetric", "ishermitian", "getrowuppertriangular", "restorerowuppertriangular", "getghosts", "getnonzerostate", "getcolumnnorms", "getcolumnreductions", "viewnative", "fdcoloringcreate", "fdcoloringsetup", "productsetfromoptions", "productsymbolic", "productnumeric", "setfromoptions", "setup", "setblocksizes", "getlocalmatcondensed", "findzerodiagonals", "findoffblockdiagonalentries", "findnonzerorows", "missingdiagonal"};
+
+  for (size_t i = 0; i < PETSC_STATIC_ARRAY_LENGTH(readonly); i++)
+    if (!strcmp(name, readonly[i])) return PETSC_TRUE;
+  return PETSC_FALSE;
+}
+
+PetscErrorCode MatSeqBAIJKSPARSEValuesOnDevice_Private(Mat A, PetscBool *on)
+{
+  Mat_SeqBAIJKSPARSE *k = (Mat_SeqBAIJKSPARSE *)A->spptr;
+
+  PetscFunctionBegin;
+  *on = PETSC_FALSE;
+  if (!k || !k->dev || !k->dev->pattern_valid || !A->assembled || A->boundtocpu || A->offloadmask == PETSC_OFFLOAD_UNALLOCATED) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(MatBAIJKSPARSEUseDevice_Private(A, on));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -658,10 +726,11 @@ static PetscErrorCode MatProduct_SeqBAIJKSPARSE(Mat A, Vec xx, Vec zz, Vec yy, P
     }
   } else if (use) PetscFunctionReturn(PETSC_SUCCESS); /* no entries in y */
   if (!use) {
+    PetscCall(MatSeqBAIJKSPARSEHostAccess_Private(A, PETSC_FALSE));
     if (trans) {
-      if (zz) PetscCall((*k->multtransposeadd)(A, xx, zz, yy));
-      else PetscCall((*k->multtranspose)(A, xx, yy));
-    } else if (zz) PetscCall((*k->multadd)(A, xx, zz, yy));
+      if (zz) PetscCall((*k->host.multtransposeadd)(A, xx, zz, yy));
+      else PetscCall((*k->host.multtranspose)(A, xx, yy));
+    } else if (zz) PetscCall((*k->host.multadd)(A, xx, zz, yy));
     else {
       /* BAIJ's generic MatMult_SeqBAIJ_N (bs >= 8 except 9, 11, 12, 15, and every bs after MatDuplicate()) leaves the
          entries of empty block rows unset when it does not use compressed rows (its BLAS gemv returns at once for
@@ -673,7 +742,7 @@ static PetscErrorCode MatProduct_SeqBAIJKSPARSE(Mat A, Vec xx, Vec zz, Vec yy, P
       PetscCall(VecGetArrayWrite(yy, &h)); /* the host array that the host kernel writes into */
       PetscCall(PetscArrayzero(h, n));
       PetscCall(VecRestoreArrayWrite(yy, &h));
-      PetscCall((*k->mult)(A, xx, yy));
+      PetscCall((*k->host.mult)(A, xx, yy));
     }
     PetscFunctionReturn(PETSC_SUCCESS);
   }
@@ -747,11 +816,6 @@ static PetscErrorCode MatMultTransposeAdd_SeqBAIJKSPARSE(Mat A, Vec x, Vec z, Ve
 }
 
 /* ---------------------------------------------------------------------------------------------- host changes */
-static inline void MarkHostNewer(Mat A)
-{
-  if (A->offloadmask != PETSC_OFFLOAD_UNALLOCATED) A->offloadmask = PETSC_OFFLOAD_CPU;
-}
-
 /* The kernel choice of the assembled pattern, made (and thrown away) on every path, so that an option or tuning table the
    GPU path would refuse (-mat_baijksparse_ept 7, a malformed table line) is refused on a host run too, where the options
    are read, rather than accepted silently until a GPU run */
@@ -776,29 +840,10 @@ static PetscErrorCode MatAssemblyEnd_SeqBAIJKSPARSE(Mat A, MatAssemblyType mode)
   Mat_SeqBAIJKSPARSE *k = (Mat_SeqBAIJKSPARSE *)A->spptr;
 
   PetscFunctionBegin;
-  PetscCall((*k->assemblyend)(A, mode));
+  PetscCall(MatSeqBAIJKSPARSEHostAccess_Private(A, PETSC_TRUE));
+  PetscCall((*k->host.assemblyend)(A, mode));
   A->offloadmask = PETSC_OFFLOAD_CPU;
   if (mode == MAT_FINAL_ASSEMBLY) PetscCall(MatSeqBAIJKSPARSECheckOptions_Private(A));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-static PetscErrorCode MatSetValues_SeqBAIJKSPARSE(Mat A, PetscInt m, const PetscInt im[], PetscInt n, const PetscInt in[], const PetscScalar v[], InsertMode is)
-{
-  Mat_SeqBAIJKSPARSE *k = (Mat_SeqBAIJKSPARSE *)A->spptr;
-
-  PetscFunctionBegin;
-  PetscCall((*k->setvalues)(A, m, im, n, in, v, is));
-  MarkHostNewer(A);
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-static PetscErrorCode MatSetValuesBlocked_SeqBAIJKSPARSE(Mat A, PetscInt m, const PetscInt im[], PetscInt n, const PetscInt in[], const PetscScalar v[], InsertMode is)
-{
-  Mat_SeqBAIJKSPARSE *k = (Mat_SeqBAIJKSPARSE *)A->spptr;
-
-  PetscFunctionBegin;
-  PetscCall((*k->setvaluesblocked)(A, m, im, n, in, v, is));
-  MarkHostNewer(A);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -807,8 +852,219 @@ static PetscErrorCode MatBindToCPU_SeqBAIJKSPARSE(Mat A, PetscBool flg)
   Mat_SeqBAIJKSPARSE *k = (Mat_SeqBAIJKSPARSE *)A->spptr;
 
   PetscFunctionBegin;
-  /* the host copy is always current: binding only switches the products (checked at each call) */
-  if (flg) k->kernel = MAT_BAIJKSPARSE_KERNEL_HOST;
+  /* bound to the CPU, the host copy is the one in use: bring it up to date */
+  if (flg) {
+    PetscCall(MatSeqBAIJKSPARSEHostAccess_Private(A, PETSC_FALSE));
+    k->kernel = MAT_BAIJKSPARSE_KERNEL_HOST;
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* MatSeqBAIJGetArray() hands out the host values: bring them up to date, and the caller may change them */
+static PetscErrorCode MatSeqBAIJGetArray_SeqBAIJKSPARSE(Mat A, PetscScalar **array)
+{
+  Mat_SeqBAIJKSPARSE *k = (Mat_SeqBAIJKSPARSE *)A->spptr;
+
+  PetscFunctionBegin;
+  PetscCall(MatSeqBAIJKSPARSEHostAccess_Private(A, PETSC_TRUE));
+  PetscCall((*k->getarray)(A, array));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatSeqBAIJRestoreArray_SeqBAIJKSPARSE(Mat A, PetscScalar **array)
+{
+  Mat_SeqBAIJKSPARSE *k = (Mat_SeqBAIJKSPARSE *)A->spptr;
+
+  PetscFunctionBegin;
+  PetscCall((*k->restorearray)(A, array));
+  PetscCall(MatSeqBAIJKSPARSEHostAccess_Private(A, PETSC_TRUE));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* ---------------------------------------------------------------------------------------------- values on the device */
+/* The entries of the device values (nz blocks of bs^2) and the cuBLAS handle on PETSc's stream */
+static PetscErrorCode DeviceValues(Mat A, PetscScalar **val, PetscInt64 *len, cublasHandle_t *cb)
+{
+  MatBAIJKSPARSEDevice *d;
+
+  PetscFunctionBegin;
+  PetscCall(MatSeqBAIJKSPARSECopyToGPU(A)); /* uploads the values when the host is newer */
+  d    = ((Mat_SeqBAIJKSPARSE *)A->spptr)->dev;
+  *val = d->val;
+  *len = (PetscInt64)d->nz * d->bs * d->bs;
+  if (cb) PetscCall(PetscCUBLASGetHandle(cb));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* cuBLAS takes int lengths: calls f(offset, count) on chunks of at most 2^30 entries */
+#define PBG_CHUNKS(len, f) \
+  do { \
+    for (PetscInt64 off_ = 0; off_ < (len); off_ += ((PetscInt64)1 << 30)) { \
+      const int cnt_ = (int)PetscMin((len) - off_, ((PetscInt64)1 << 30)); \
+      f(off_, cnt_); \
+    } \
+  } while (0)
+
+static PetscErrorCode MatScale_SeqBAIJKSPARSE(Mat A, PetscScalar a)
+{
+  Mat_SeqBAIJKSPARSE *k = (Mat_SeqBAIJKSPARSE *)A->spptr;
+  PetscBool           dev;
+  PetscScalar        *val;
+  PetscInt64          len;
+  cublasHandle_t      cb;
+
+  PetscFunctionBegin;
+  PetscCall(MatSeqBAIJKSPARSEValuesOnDevice_Private(A, &dev));
+  if (!dev) {
+    PetscCall(MatSeqBAIJKSPARSEHostAccess_Private(A, PETSC_TRUE));
+    PetscCall((*k->host.scale)(A, a));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  PetscCall(DeviceValues(A, &val, &len, &cb));
+  PetscCall(PetscLogEventBegin(PBG_BAIJKValues, A, 0, 0, 0));
+  PetscCall(PetscLogGpuTimeBegin());
+#define PBG_SCAL(off, cnt) PetscCallCUBLAS(cublasDscal(cb, cnt, &a, val + off, 1))
+  PBG_CHUNKS(len, PBG_SCAL);
+#undef PBG_SCAL
+  PetscCall(PetscLogGpuTimeEnd());
+  PetscCall(PetscLogGpuFlops((PetscLogDouble)len));
+  PetscCall(PetscLogEventEnd(PBG_BAIJKValues, A, 0, 0, 0));
+  A->offloadmask = PETSC_OFFLOAD_GPU;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatZeroEntries_SeqBAIJKSPARSE(Mat A)
+{
+  Mat_SeqBAIJKSPARSE *k = (Mat_SeqBAIJKSPARSE *)A->spptr;
+  PetscBool           dev;
+  PetscScalar        *val;
+  PetscInt64          len;
+  cudaStream_t        stream;
+
+  PetscFunctionBegin;
+  PetscCall(MatSeqBAIJKSPARSEValuesOnDevice_Private(A, &dev));
+  if (!dev) {
+    PetscCall(MatSeqBAIJKSPARSEHostAccess_Private(A, PETSC_TRUE));
+    PetscCall((*k->host.zeroentries)(A));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  /* no upload first: every value is overwritten (the pattern and kernel choice still come up to date) */
+  if (A->offloadmask == PETSC_OFFLOAD_CPU) A->offloadmask = PETSC_OFFLOAD_GPU;
+  PetscCall(DeviceValues(A, &val, &len, NULL));
+  PetscCall(PetscGetCurrentCUDAStream(&stream));
+  PetscCall(PetscLogEventBegin(PBG_BAIJKValues, A, 0, 0, 0));
+  PetscCall(PetscLogGpuTimeBegin());
+  if (len) PetscCallCUDA(cudaMemsetAsync(val, 0, (size_t)len * sizeof(PetscScalar), stream));
+  PetscCall(PetscLogGpuTimeEnd());
+  PetscCall(PetscLogEventEnd(PBG_BAIJKValues, A, 0, 0, 0));
+  A->offloadmask = PETSC_OFFLOAD_GPU;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Whether X and Y (both seqbaijksparse) have the same block pattern on the device */
+static PetscErrorCode SameDevicePattern(Mat X, Mat Y, PetscBool *same)
+{
+  PetscBool isk, ondev;
+
+  PetscFunctionBegin;
+  *same = PETSC_FALSE;
+  PetscCall(PetscObjectTypeCompare((PetscObject)X, MATSEQBAIJKSPARSE, &isk));
+  if (!isk || X->rmap->bs != Y->rmap->bs || X->rmap->n != Y->rmap->n || X->cmap->n != Y->cmap->n) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(MatSeqBAIJKSPARSEValuesOnDevice_Private(X, &ondev));
+  if (!ondev) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(MatSeqBAIJKSPARSECopyToGPU(X));
+  PetscCall(MatSeqBAIJKSPARSECopyToGPU(Y));
+  *same = (PetscBool)(((Mat_SeqBAIJKSPARSE *)X->spptr)->dev->nz == ((Mat_SeqBAIJKSPARSE *)Y->spptr)->dev->nz);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Y += a X. BAIJ's MatAXPY() with another pattern builds a new matrix and merges it into Y with MatHeaderMerge(), which
+   keeps Y's methods but not its private data: the subclass would lose its state (and leak it). So Y runs the operation as
+   a plain BAIJ, converted in place and back. The same pattern runs on the device when both live there; a subset is
+   BAIJ's direct update of the host values. */
+static PetscErrorCode MatAXPY_SeqBAIJKSPARSE(Mat Y, PetscScalar a, Mat X, MatStructure str)
+{
+  Mat_SeqBAIJKSPARSE *k = (Mat_SeqBAIJKSPARSE *)Y->spptr;
+  PetscBool           dev = PETSC_FALSE;
+
+  PetscFunctionBegin;
+  if (str == SAME_NONZERO_PATTERN) {
+    PetscCall(MatSeqBAIJKSPARSEValuesOnDevice_Private(Y, &dev));
+    if (dev) PetscCall(SameDevicePattern(X, Y, &dev));
+  }
+  if (dev) {
+    PetscScalar       *y;
+    const PetscScalar *x;
+    PetscInt64         len;
+    cublasHandle_t     cb;
+
+    PetscCall(DeviceValues(Y, &y, &len, &cb));
+    x = ((Mat_SeqBAIJKSPARSE *)X->spptr)->dev->val;
+    PetscCall(PetscLogEventBegin(PBG_BAIJKValues, Y, X, 0, 0));
+    PetscCall(PetscLogGpuTimeBegin());
+#define PBG_AXPY(off, cnt) PetscCallCUBLAS(cublasDaxpy(cb, cnt, &a, x + off, 1, y + off, 1))
+    PBG_CHUNKS(len, PBG_AXPY);
+#undef PBG_AXPY
+    PetscCall(PetscLogGpuTimeEnd());
+    PetscCall(PetscLogGpuFlops(2.0 * (PetscLogDouble)len));
+    PetscCall(PetscLogEventEnd(PBG_BAIJKValues, Y, X, 0, 0));
+    Y->offloadmask = PETSC_OFFLOAD_GPU;
+  } else if (str == SAME_NONZERO_PATTERN || str == SUBSET_NONZERO_PATTERN) {
+    PetscCall(MatSeqBAIJKSPARSEHostAccess_Private(Y, PETSC_TRUE));
+    if (X->spptr && X != Y) { /* X may be a baijksparse whose device copy is newer */
+      PetscBool isk;
+
+      PetscCall(PetscObjectTypeCompare((PetscObject)X, MATSEQBAIJKSPARSE, &isk));
+      if (isk) PetscCall(MatSeqBAIJKSPARSEHostAccess_Private(X, PETSC_FALSE));
+    }
+    PetscCall((*k->host.axpy)(Y, a, X, str));
+  } else {
+    PetscCall(MatConvert_SeqBAIJKSPARSE_SeqBAIJ(Y, MATSEQBAIJ, MAT_INPLACE_MATRIX, &Y));
+    PetscCall(MatAXPY(Y, a, X, str));
+    PetscCall(MatConvert_SeqBAIJ_SeqBAIJKSPARSE(Y, MATSEQBAIJKSPARSE, MAT_INPLACE_MATRIX, &Y));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+#undef PBG_CHUNKS
+
+/* B = A: on the device when both live there with the same pattern; else BAIJ's (or PETSc's generic) copy on the host */
+static PetscErrorCode MatCopy_SeqBAIJKSPARSE(Mat A, Mat B, MatStructure str)
+{
+  PetscBool dev = PETSC_FALSE;
+
+  PetscFunctionBegin;
+  if (str == SAME_NONZERO_PATTERN) {
+    PetscCall(MatSeqBAIJKSPARSEValuesOnDevice_Private(A, &dev));
+    if (dev) {
+      PetscCall(PetscObjectTypeCompare((PetscObject)B, MATSEQBAIJKSPARSE, &dev));
+      if (dev) PetscCall(MatSeqBAIJKSPARSEValuesOnDevice_Private(B, &dev));
+      if (dev) PetscCall(SameDevicePattern(A, B, &dev));
+    }
+  }
+  if (dev) {
+    PetscScalar  *b, *a;
+    PetscInt64    len;
+    cudaStream_t  stream;
+
+    if (B->offloadmask == PETSC_OFFLOAD_CPU) B->offloadmask = PETSC_OFFLOAD_GPU; /* every value is overwritten */
+    PetscCall(DeviceValues(B, &b, &len, NULL));
+    PetscCall(DeviceValues(A, &a, &len, NULL));
+    PetscCall(PetscGetCurrentCUDAStream(&stream));
+    PetscCall(PetscLogEventBegin(PBG_BAIJKValues, A, B, 0, 0));
+    PetscCall(PetscLogGpuTimeBegin());
+    if (len) PetscCallCUDA(cudaMemcpyAsync(b, a, (size_t)len * sizeof(PetscScalar), cudaMemcpyDeviceToDevice, stream));
+    PetscCall(PetscLogGpuTimeEnd());
+    PetscCall(PetscLogEventEnd(PBG_BAIJKValues, A, B, 0, 0));
+    B->offloadmask = PETSC_OFFLOAD_GPU;
+    PetscCall(PetscObjectStateIncrease((PetscObject)B));
+  } else {
+    PetscBool isk;
+
+    PetscCall(MatSeqBAIJKSPARSEHostAccess_Private(A, PETSC_FALSE));
+    PetscCall(PetscObjectTypeCompare((PetscObject)B, MATSEQBAIJKSPARSE, &isk));
+    if (isk) PetscCall(MatSeqBAIJKSPARSEHostAccess_Private(B, PETSC_TRUE));
+    PetscCall((*((Mat_SeqBAIJKSPARSE *)A->spptr)->host.copy)(A, B, str));
+  }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -819,26 +1075,7 @@ static const char *const SeqForwardedTargets[] = {MATSEQAIJ, MATSEQSBAIJ};
 
 static PetscErrorCode MatSeqBAIJSetPreallocation_SeqBAIJKSPARSE(Mat, PetscInt, PetscInt, const PetscInt[]);
 
-/* Y += a X. BAIJ's MatAXPY() with another pattern builds a new matrix and merges it into Y with MatHeaderMerge(), which
-   keeps Y's methods but not its private data: the subclass would lose its state (and leak it). So Y runs the operation as
-   a plain BAIJ, converted in place and back; the same pattern, or a subset, stays BAIJ's direct update of the values. */
-static PetscErrorCode MatAXPY_SeqBAIJKSPARSE(Mat Y, PetscScalar a, Mat X, MatStructure str)
-{
-  Mat_SeqBAIJKSPARSE *k = (Mat_SeqBAIJKSPARSE *)Y->spptr;
-
-  PetscFunctionBegin;
-  if (str == SAME_NONZERO_PATTERN || str == SUBSET_NONZERO_PATTERN) {
-    PetscCall((*k->axpy)(Y, a, X, str));
-    MarkHostNewer(Y);
-  } else {
-    PetscCall(MatConvert_SeqBAIJKSPARSE_SeqBAIJ(Y, MATSEQBAIJ, MAT_INPLACE_MATRIX, &Y));
-    PetscCall(MatAXPY(Y, a, X, str));
-    PetscCall(MatConvert_SeqBAIJ_SeqBAIJKSPARSE(Y, MATSEQBAIJKSPARSE, MAT_INPLACE_MATRIX, &Y));
-  }
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-/* set: compose ours; otherwise remove them, and with restore put BAIJ's preallocation back (a conversion back to BAIJ).
+/* set: compose ours; otherwise remove them, and with restore put BAIJ's back (a conversion back to BAIJ).
    MatDestroy() restores nothing: BAIJ's destroy removes its own, and a function composed here while MatHeaderMerge()
    destroys the matrix would outlive its list (124 bytes lost on every MatAXPY() with another pattern) */
 static PetscErrorCode MatSeqBAIJKSPARSEComposeFunctions(Mat B, PetscBool set, PetscBool restore)
@@ -851,6 +1088,8 @@ static PetscErrorCode MatSeqBAIJKSPARSEComposeFunctions(Mat B, PetscBool set, Pe
   PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatConvert_seqaij_seqbaijksparse_C", set ? MatConvert_Any_BAIJKSPARSE : NULL));
   PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatConvert_seqbaij_seqbaijksparse_C", set ? MatConvert_Any_BAIJKSPARSE : NULL));
   PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatSeqBAIJSetPreallocation_C", set ? MatSeqBAIJSetPreallocation_SeqBAIJKSPARSE : (restore ? k->setpreallocation : NULL)));
+  PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatSeqBAIJGetArray_C", set ? MatSeqBAIJGetArray_SeqBAIJKSPARSE : (restore ? k->getarray : NULL)));
+  PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatSeqBAIJRestoreArray_C", set ? MatSeqBAIJRestoreArray_SeqBAIJKSPARSE : (restore ? k->restorearray : NULL)));
   for (size_t i = 0; i < PETSC_STATIC_ARRAY_LENGTH(SeqForwardedTargets); i++) {
     PetscErrorCode (*f)(Mat, MatType, MatReuse, Mat *) = NULL;
 
@@ -864,31 +1103,68 @@ static PetscErrorCode MatSeqBAIJKSPARSEComposeFunctions(Mat B, PetscBool set, Pe
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* Installs our methods, saving BAIJ's; called again after BAIJ's preallocation, which picks bs-specific products */
-#define PBG_OVERRIDE(op, ours) \
-  do { \
-    if (B->ops->op != ours) { \
-      k->op        = B->ops->op; \
-      B->ops->op = ours; \
-    } \
-  } while (0)
+static PetscErrorCode MatDestroy_SeqBAIJKSPARSE(Mat);
+static PetscErrorCode MatDuplicate_SeqBAIJKSPARSE(Mat, MatDuplicateOption, Mat *);
+static PetscErrorCode MatView_SeqBAIJKSPARSE(Mat, PetscViewer);
+
+/* The forwarders: BAIJ's method `name`, after the host copy is brought up to date (generated for every method) */
+#define PBG_SEQ_FORWARDER(name, params, args, M) \
+  static PETSC_UNUSED PetscErrorCode SeqHost_##name params \
+  { \
+    static int readonly = -1; \
+    PetscErrorCode (*f) params = ((Mat_SeqBAIJKSPARSE *)(M)->spptr)->host.name; \
+\
+    PetscFunctionBegin; \
+    if (readonly < 0) readonly = MatBAIJKSPARSEMethodReadsOnly_Private(#name); \
+    PetscCall(MatSeqBAIJKSPARSEHostAccess_Private(M, (PetscBool)!readonly)); \
+    PetscCall((*f) args); \
+    PetscFunctionReturn(PETSC_SUCCESS); \
+  }
+PBG_MATOPS(PBG_SEQ_FORWARDER)
+#undef PBG_SEQ_FORWARDER
+
+/* Our methods, where the device takes part or the subclass needs its own */
+static struct _MatOps SeqOurs;
+static PetscErrorCode SeqOursInitialize(void)
+{
+  static PetscBool done = PETSC_FALSE;
+
+  PetscFunctionBegin;
+  if (done) PetscFunctionReturn(PETSC_SUCCESS);
+  SeqOurs.destroy          = MatDestroy_SeqBAIJKSPARSE;
+  SeqOurs.duplicate        = MatDuplicate_SeqBAIJKSPARSE;
+  SeqOurs.view             = MatView_SeqBAIJKSPARSE;
+  SeqOurs.convertfrom      = MatConvert_Any_BAIJKSPARSE;
+  SeqOurs.mult             = MatMult_SeqBAIJKSPARSE;
+  SeqOurs.multadd          = MatMultAdd_SeqBAIJKSPARSE;
+  SeqOurs.multtranspose    = MatMultTranspose_SeqBAIJKSPARSE;
+  SeqOurs.multtransposeadd = MatMultTransposeAdd_SeqBAIJKSPARSE;
+  SeqOurs.assemblyend      = MatAssemblyEnd_SeqBAIJKSPARSE;
+  SeqOurs.setfromoptions   = MatSetFromOptions_SeqBAIJKSPARSE;
+  SeqOurs.bindtocpu        = MatBindToCPU_SeqBAIJKSPARSE;
+  SeqOurs.scale            = MatScale_SeqBAIJKSPARSE;
+  SeqOurs.zeroentries      = MatZeroEntries_SeqBAIJKSPARSE;
+  SeqOurs.axpy             = MatAXPY_SeqBAIJKSPARSE;
+  SeqOurs.copy             = MatCopy_SeqBAIJKSPARSE;
+  done                     = PETSC_TRUE;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Takes the methods BAIJ has set since the last call into k->host (at the conversion, and after BAIJ's preallocation,
+   which picks bs-specific products) and puts ours or the forwarders in their place; a method BAIJ lacks stays NULL */
 static PetscErrorCode MatSeqBAIJKSPARSEInstallOps(Mat B)
 {
   Mat_SeqBAIJKSPARSE *k = (Mat_SeqBAIJKSPARSE *)B->spptr;
 
   PetscFunctionBegin;
-  PBG_OVERRIDE(mult, MatMult_SeqBAIJKSPARSE);
-  PBG_OVERRIDE(multadd, MatMultAdd_SeqBAIJKSPARSE);
-  PBG_OVERRIDE(multtranspose, MatMultTranspose_SeqBAIJKSPARSE);
-  PBG_OVERRIDE(multtransposeadd, MatMultTransposeAdd_SeqBAIJKSPARSE);
-  PBG_OVERRIDE(assemblyend, MatAssemblyEnd_SeqBAIJKSPARSE);
-  PBG_OVERRIDE(setvalues, MatSetValues_SeqBAIJKSPARSE);
-  PBG_OVERRIDE(setvaluesblocked, MatSetValuesBlocked_SeqBAIJKSPARSE);
-  PBG_OVERRIDE(setfromoptions, MatSetFromOptions_SeqBAIJKSPARSE);
-  PBG_OVERRIDE(bindtocpu, MatBindToCPU_SeqBAIJKSPARSE);
+  PetscCall(SeqOursInitialize());
+#define PBG_INSTALL(name, params, args, M) \
+  if (B->ops->name != SeqOurs.name && B->ops->name != SeqHost_##name) k->host.name = B->ops->name; \
+  B->ops->name = SeqOurs.name ? SeqOurs.name : (k->host.name ? SeqHost_##name : NULL);
+  PBG_MATOPS(PBG_INSTALL)
+#undef PBG_INSTALL
   PetscFunctionReturn(PETSC_SUCCESS);
 }
-#undef PBG_OVERRIDE
 
 static PetscErrorCode MatSeqBAIJSetPreallocation_SeqBAIJKSPARSE(Mat B, PetscInt bs, PetscInt nz, const PetscInt nnz[])
 {
@@ -908,7 +1184,7 @@ static PetscErrorCode MatDestroy_SeqBAIJKSPARSE(Mat A)
 
   PetscFunctionBegin;
   PetscCheck(k, PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s matrix without its private data", MATSEQBAIJKSPARSE);
-  destroy = k->destroy;
+  destroy = k->host.destroy;
   PetscCall(MatSeqBAIJKSPARSEComposeFunctions(A, PETSC_FALSE, PETSC_FALSE));
   PetscCall(MatSeqBAIJKSPARSEDeviceDestroy(&k->dev));
   PetscCall(PetscFree(A->spptr));
@@ -924,15 +1200,18 @@ static PetscErrorCode MatDuplicate_SeqBAIJKSPARSE(Mat A, MatDuplicateOption op, 
   Mat_SeqBAIJKSPARSE *k = (Mat_SeqBAIJKSPARSE *)A->spptr, *kn;
 
   PetscFunctionBegin;
-  PetscCall((*k->duplicate)(A, op, M));
-  /* BAIJ's duplicate copied A's composed functions, ours among them: give the copy BAIJ's preallocation back */
+  PetscCall(MatSeqBAIJKSPARSEHostAccess_Private(A, PETSC_FALSE));
+  PetscCall((*k->host.duplicate)(A, op, M));
+  /* BAIJ's duplicate copied A's composed functions, ours among them: give the copy BAIJ's back */
   PetscCall(PetscObjectComposeFunction((PetscObject)*M, "MatSeqBAIJSetPreallocation_C", k->setpreallocation));
+  PetscCall(PetscObjectComposeFunction((PetscObject)*M, "MatSeqBAIJGetArray_C", k->getarray));
+  PetscCall(PetscObjectComposeFunction((PetscObject)*M, "MatSeqBAIJRestoreArray_C", k->restorearray));
   PetscCall(MatConvert_SeqBAIJ_SeqBAIJKSPARSE(*M, MATSEQBAIJKSPARSE, MAT_INPLACE_MATRIX, M));
   kn = (Mat_SeqBAIJKSPARSE *)(*M)->spptr;
   kn->opts = k->opts;
   /* BAIJ's duplicate keeps the generic host products; take the block-size-specific ones of A (same layout) */
-  kn->mult    = k->mult;
-  kn->multadd = k->multadd;
+  kn->host.mult    = k->host.mult;
+  kn->host.multadd = k->host.multadd;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -1037,7 +1316,7 @@ PetscErrorCode MatSeqBAIJKSPARSEViewKernel_Private(Mat A, PetscViewer viewer, co
     PetscCall(PetscViewerASCIIPrintf(viewer, "baijksparse: %srows balanced: yes (lambda %" PetscInt_FMT " blocks; %" PetscInt_FMT " block rows split, %" PetscInt_FMT " segments)\n", what, c.lambda, nsplit, nseg));
   } else PetscCall(PetscViewerASCIIPrintf(viewer, "baijksparse: %srows balanced: no (longest block row %" PetscInt_FMT " blocks, lambda %" PetscInt_FMT ")\n", what, c.maxlen, c.lambda));
   PetscCall(MatRestoreRowIJ(A, 0, PETSC_FALSE, PETSC_TRUE, &mbs, &ia, &ja, &done));
-  if (k->dev) PetscCall(PetscViewerASCIIPrintf(viewer, "baijksparse: %scopies to the GPU: %" PetscInt_FMT ", device copy %s\n", what, k->dev->ncopies, A->offloadmask == PETSC_OFFLOAD_BOTH ? "current" : "stale (host newer)"));
+  if (k->dev) PetscCall(PetscViewerASCIIPrintf(viewer, "baijksparse: %scopies to the GPU: %" PetscInt_FMT ", device copy %s\n", what, k->dev->ncopies, A->offloadmask == PETSC_OFFLOAD_BOTH ? "current" : A->offloadmask == PETSC_OFFLOAD_GPU ? "newer than the host copy" : "stale (host newer)"));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -1057,7 +1336,8 @@ static PetscErrorCode MatView_SeqBAIJKSPARSE(Mat A, PetscViewer viewer)
     PetscCall(MatBAIJKSPARSEViewStats_Private(viewer, &s));
     PetscCall(MatSeqBAIJKSPARSEViewKernel_Private(A, viewer, ""));
   }
-  PetscCall((*k->view)(A, viewer));
+  PetscCall(MatSeqBAIJKSPARSEHostAccess_Private(A, PETSC_FALSE));
+  PetscCall((*k->host.view)(A, viewer));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -1083,20 +1363,8 @@ PetscErrorCode MatConvert_SeqBAIJKSPARSE_SeqBAIJ(Mat A, MatType type, MatReuse r
   PetscCheck(!B->hash_active, PetscObjectComm((PetscObject)A), PETSC_ERR_ARG_WRONGSTATE, "Cannot convert a matrix during hash-based assembly; assemble it first");
   k = (Mat_SeqBAIJKSPARSE *)B->spptr;
   PetscCheck(k, PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s matrix without its private data", MATSEQBAIJKSPARSE);
-  B->ops->destroy          = k->destroy;
-  B->ops->axpy             = k->axpy;
-  B->ops->duplicate        = k->duplicate;
-  B->ops->view             = k->view;
-  B->ops->convertfrom      = k->convertfrom;
-  B->ops->mult             = k->mult;
-  B->ops->multadd          = k->multadd;
-  B->ops->multtranspose    = k->multtranspose;
-  B->ops->multtransposeadd = k->multtransposeadd;
-  B->ops->assemblyend      = k->assemblyend;
-  B->ops->setvalues        = k->setvalues;
-  B->ops->setvaluesblocked = k->setvaluesblocked;
-  B->ops->setfromoptions   = k->setfromoptions;
-  B->ops->bindtocpu        = k->bindtocpu;
+  PetscCall(MatSeqBAIJKSPARSECopyToHost(B)); /* the host copy becomes the only one */
+  *B->ops = k->host;
   PetscCall(MatSeqBAIJKSPARSEComposeFunctions(B, PETSC_FALSE, PETSC_TRUE));
   PetscCall(MatSeqBAIJKSPARSEDeviceDestroy(&k->dev));
   PetscCall(PetscFree(B->spptr));
@@ -1133,23 +1401,17 @@ PetscErrorCode MatConvert_SeqBAIJ_SeqBAIJKSPARSE(Mat A, MatType type, MatReuse r
     PetscCheck(!B->hash_active, PetscObjectComm((PetscObject)A), PETSC_ERR_ARG_WRONGSTATE, "Cannot convert a matrix during hash-based assembly; assemble it first");
     PetscCheck(!B->spptr, PETSC_COMM_SELF, PETSC_ERR_PLIB, "Mat->spptr of the %s matrix is already in use", ((PetscObject)B)->type_name);
     PetscCall(PetscNew(&k));
-    k->destroy     = B->ops->destroy;
-    k->axpy        = B->ops->axpy;
-    k->duplicate   = B->ops->duplicate;
-    k->view        = B->ops->view;
-    k->convertfrom = B->ops->convertfrom;
+    k->host        = *B->ops;
     k->kernel      = MAT_BAIJKSPARSE_KERNEL_HOST;
     k->opts.kernel = MAT_BAIJKSPARSE_KERNEL_AUTO;
     k->opts.balance = MAT_BAIJKSPARSE_BALANCE_AUTO;
     PetscCall(PetscObjectQueryFunction((PetscObject)B, "MatSeqBAIJSetPreallocation_C", &k->setpreallocation));
     PetscCheck(k->setpreallocation && k->setpreallocation != MatSeqBAIJSetPreallocation_SeqBAIJKSPARSE, PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s matrix without BAIJ's MatSeqBAIJSetPreallocation_C", MATSEQBAIJ);
+    PetscCall(PetscObjectQueryFunction((PetscObject)B, "MatSeqBAIJGetArray_C", &k->getarray));
+    PetscCall(PetscObjectQueryFunction((PetscObject)B, "MatSeqBAIJRestoreArray_C", &k->restorearray));
+    PetscCheck(k->getarray && k->restorearray && k->getarray != MatSeqBAIJGetArray_SeqBAIJKSPARSE, PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s matrix without BAIJ's MatSeqBAIJGetArray_C", MATSEQBAIJ);
     B->spptr = k;
 
-    B->ops->destroy     = MatDestroy_SeqBAIJKSPARSE;
-    B->ops->axpy        = MatAXPY_SeqBAIJKSPARSE;
-    B->ops->duplicate   = MatDuplicate_SeqBAIJKSPARSE;
-    B->ops->view        = MatView_SeqBAIJKSPARSE;
-    B->ops->convertfrom = MatConvert_Any_BAIJKSPARSE;
     PetscCall(MatSeqBAIJKSPARSEInstallOps(B));
     PetscCall(MatSeqBAIJKSPARSEComposeFunctions(B, PETSC_TRUE, PETSC_FALSE));
     PetscCall(PetscBlockGPUDeviceAvailable(&avail));

@@ -12,7 +12,12 @@
    garray at assembly. MatMult() starts the scatter, runs A x on the GPU meanwhile, ends the scatter and adds
    B lvec (MatMultAdd of the off-diagonal part); the transposed products run B^T x into lvec and A^T x, then
    add lvec back with a reverse scatter. With host vectors, without a device or bound to the CPU, MPIBAIJ's own
-   products run (host kernels on both parts). */
+   products run (host kernels on both parts).
+
+   Value operations: MatScale(), MatZeroEntries(), MatAXPY() and MatCopy() with the same pattern are those of the parts
+   (on the device where the parts live there). Every other method is MPIBAIJ's, through a generated forwarder that
+   first brings the host copies of both parts up to date (MPIBAIJ reaches into its parts' arrays directly) and, unless
+   the method only reads, leaves them host-newer. */
 #include <petscblockgpu/private/baijksparseimpl.h> /*I "petscblockgpu.h" I*/
 
 static const char *const MPIForwardedTargets[] = {MATMPIAIJ, MATMPISBAIJ};
@@ -102,13 +107,75 @@ static PetscErrorCode MatDestroy_MPIBAIJKSPARSE(Mat A)
 
   PetscFunctionBegin;
   PetscCheck(k, PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s matrix without its private data", MATMPIBAIJKSPARSE);
-  destroy = k->destroy;
+  destroy = k->host.destroy;
   PetscCall(MatMPIBAIJKSPARSEComposeFunctions(A, PETSC_FALSE, PETSC_FALSE));
   PetscCall(VecDestroy(&k->lvec));
   PetscCall(VecScatterDestroy(&k->Mvctx));
   PetscCall(PetscFree(A->spptr));
   PetscCall(PetscObjectChangeTypeName((PetscObject)A, MATMPIBAIJ));
   PetscCall((*destroy)(A)); /* destroys the parts through their own (MATSEQBAIJKSPARSE) destroy */
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Before a host method of MPIBAIJ: the host copies of both parts up to date; with write they are host-newer after it */
+static PetscErrorCode MatMPIBAIJKSPARSEHostAccess(Mat A, PetscBool write)
+{
+  Mat       parts[2];
+  PetscBool isk;
+
+  PetscFunctionBegin;
+  PetscCall(MatMPIBAIJKSPARSEGetSeqBAIJ_Private(A, &parts[0], &parts[1], NULL));
+  for (PetscInt i = 0; i < 2; i++) {
+    if (!parts[i]) continue;
+    PetscCall(PetscObjectTypeCompare((PetscObject)parts[i], MATSEQBAIJKSPARSE, &isk));
+    if (isk) PetscCall(MatSeqBAIJKSPARSEHostAccess_Private(parts[i], write));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The value operations of the parts (each on the device where it lives there) */
+static PetscErrorCode MatScale_MPIBAIJKSPARSE(Mat A, PetscScalar a)
+{
+  Mat Ad, Ao;
+
+  PetscFunctionBegin;
+  PetscCall(MatMPIBAIJKSPARSEGetSeqBAIJ_Private(A, &Ad, &Ao, NULL));
+  PetscCall(MatScale(Ad, a));
+  PetscCall(MatScale(Ao, a));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatZeroEntries_MPIBAIJKSPARSE(Mat A)
+{
+  Mat Ad, Ao;
+
+  PetscFunctionBegin;
+  PetscCall(MatMPIBAIJKSPARSEGetSeqBAIJ_Private(A, &Ad, &Ao, NULL));
+  PetscCall(MatZeroEntries(Ad));
+  PetscCall(MatZeroEntries(Ao));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatCopy_MPIBAIJKSPARSE(Mat A, Mat B, MatStructure str)
+{
+  Mat_MPIBAIJKSPARSE *k = (Mat_MPIBAIJKSPARSE *)A->spptr;
+  PetscBool           isk;
+
+  PetscFunctionBegin;
+  PetscCall(PetscObjectTypeCompare((PetscObject)B, MATMPIBAIJKSPARSE, &isk));
+  if (str == SAME_NONZERO_PATTERN && isk) {
+    Mat Ad, Ao, Bd, Bo;
+
+    PetscCall(MatMPIBAIJKSPARSEGetSeqBAIJ_Private(A, &Ad, &Ao, NULL));
+    PetscCall(MatMPIBAIJKSPARSEGetSeqBAIJ_Private(B, &Bd, &Bo, NULL));
+    PetscCall(MatCopy(Ad, Bd, str));
+    PetscCall(MatCopy(Ao, Bo, str));
+    PetscCall(PetscObjectStateIncrease((PetscObject)B));
+  } else {
+    PetscCall(MatMPIBAIJKSPARSEHostAccess(A, PETSC_FALSE));
+    if (isk) PetscCall(MatMPIBAIJKSPARSEHostAccess(B, PETSC_TRUE));
+    PetscCall((*k->host.copy)(A, B, str));
+  }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -119,9 +186,23 @@ static PetscErrorCode MatAXPY_MPIBAIJKSPARSE(Mat Y, PetscScalar a, Mat X, MatStr
 {
   Mat_MPIBAIJKSPARSE *k = (Mat_MPIBAIJKSPARSE *)Y->spptr;
 
+  PetscBool           isk;
+
   PetscFunctionBegin;
-  if (str == SAME_NONZERO_PATTERN || str == SUBSET_NONZERO_PATTERN) PetscCall((*k->axpy)(Y, a, X, str));
-  else {
+  PetscCall(PetscObjectTypeCompare((PetscObject)X, MATMPIBAIJKSPARSE, &isk));
+  if (str == SAME_NONZERO_PATTERN && isk) { /* part by part: on the device where both live there */
+    Mat Yd, Yo, Xd, Xo;
+
+    PetscCall(MatMPIBAIJKSPARSEGetSeqBAIJ_Private(Y, &Yd, &Yo, NULL));
+    PetscCall(MatMPIBAIJKSPARSEGetSeqBAIJ_Private(X, &Xd, &Xo, NULL));
+    PetscCall(MatAXPY(Yd, a, Xd, str));
+    PetscCall(MatAXPY(Yo, a, Xo, str));
+    PetscCall(PetscObjectStateIncrease((PetscObject)Y));
+  } else if (str == SAME_NONZERO_PATTERN || str == SUBSET_NONZERO_PATTERN) {
+    PetscCall(MatMPIBAIJKSPARSEHostAccess(Y, PETSC_TRUE));
+    if (isk && X != Y) PetscCall(MatMPIBAIJKSPARSEHostAccess(X, PETSC_FALSE));
+    PetscCall((*k->host.axpy)(Y, a, X, str));
+  } else {
     PetscCall(MatConvert_MPIBAIJKSPARSE_MPIBAIJ(Y, MATMPIBAIJ, MAT_INPLACE_MATRIX, &Y));
     PetscCall(MatAXPY(Y, a, X, str));
     PetscCall(MatConvert_MPIBAIJ_MPIBAIJKSPARSE(Y, MATMPIBAIJKSPARSE, MAT_INPLACE_MATRIX, &Y));
@@ -241,7 +322,7 @@ static PetscErrorCode MatMult_MPIBAIJKSPARSE(Mat A, Vec x, Vec y)
   PetscFunctionBegin;
   PetscCall(MatMPIBAIJKSPARSEDevicePath(A, x, y, &use));
   if (use) PetscCall(MatMultAdd_MPIBAIJKSPARSE_Device(A, x, NULL, y));
-  else PetscCall((*k->mult)(A, x, y));
+  else PetscCall((*k->host.mult)(A, x, y));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -253,7 +334,7 @@ static PetscErrorCode MatMultAdd_MPIBAIJKSPARSE(Mat A, Vec x, Vec y, Vec z)
   PetscFunctionBegin;
   PetscCall(MatMPIBAIJKSPARSEDevicePath(A, x, z, &use));
   if (use) PetscCall(MatMultAdd_MPIBAIJKSPARSE_Device(A, x, y, z));
-  else PetscCall((*k->multadd)(A, x, y, z));
+  else PetscCall((*k->host.multadd)(A, x, y, z));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -265,7 +346,7 @@ static PetscErrorCode MatMultTranspose_MPIBAIJKSPARSE(Mat A, Vec x, Vec y)
   PetscFunctionBegin;
   PetscCall(MatMPIBAIJKSPARSEDevicePath(A, x, y, &use));
   if (use) PetscCall(MatMultTransposeAdd_MPIBAIJKSPARSE_Device(A, x, NULL, y));
-  else PetscCall((*k->multtranspose)(A, x, y));
+  else PetscCall((*k->host.multtranspose)(A, x, y));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -277,7 +358,7 @@ static PetscErrorCode MatMultTransposeAdd_MPIBAIJKSPARSE(Mat A, Vec x, Vec y, Ve
   PetscFunctionBegin;
   PetscCall(MatMPIBAIJKSPARSEDevicePath(A, x, z, &use));
   if (use) PetscCall(MatMultTransposeAdd_MPIBAIJKSPARSE_Device(A, x, y, z));
-  else PetscCall((*k->multtransposeadd)(A, x, y, z));
+  else PetscCall((*k->host.multtransposeadd)(A, x, y, z));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -286,7 +367,7 @@ static PetscErrorCode MatSetFromOptions_MPIBAIJKSPARSE(Mat A, PetscOptionItems P
   Mat_MPIBAIJKSPARSE *k = (Mat_MPIBAIJKSPARSE *)A->spptr;
 
   PetscFunctionBegin;
-  if (k->setfromoptions) PetscCall((*k->setfromoptions)(A, PetscOptionsObject));
+  if (k->host.setfromoptions) PetscCall((*k->host.setfromoptions)(A, PetscOptionsObject));
   PetscOptionsHeadBegin(PetscOptionsObject, "MATMPIBAIJKSPARSE options");
   PetscCall(MatBAIJKSPARSEOptionsRead_Private(A, PetscOptionsObject, &k->opts));
   PetscOptionsHeadEnd();
@@ -313,7 +394,8 @@ static PetscErrorCode MatAssemblyEnd_MPIBAIJKSPARSE(Mat A, MatAssemblyType mode)
 
   PetscFunctionBegin;
   PetscCheck(k, PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s matrix without its private data", MATMPIBAIJKSPARSE);
-  PetscCall((*k->assemblyend)(A, mode));
+  PetscCall(MatMPIBAIJKSPARSEHostAccess(A, PETSC_TRUE));
+  PetscCall((*k->host.assemblyend)(A, mode));
   PetscCall(MatMPIBAIJKSPARSEConvertParts(A, PETSC_TRUE)); /* parts made by MatSetUp()'s hash-based assembly */
   if (mode == MAT_FINAL_ASSEMBLY) {
     Mat Ad, Ao;
@@ -364,7 +446,64 @@ static PetscErrorCode MatView_MPIBAIJKSPARSE(Mat A, PetscViewer viewer)
     if (isk) PetscCall(MatSeqBAIJKSPARSEViewKernel_Private(Ao, viewer, "off-diagonal part: "));
     if (k->Mvctx) PetscCall(PetscViewerASCIIPrintf(viewer, "baijksparse: ghost values: %" PetscInt_FMT " block columns on rank 0, scattered into a CUDA vector while the diagonal part multiplies\n", k->nghost));
   }
-  PetscCall((*k->view)(A, viewer));
+  PetscCall(MatMPIBAIJKSPARSEHostAccess(A, PETSC_FALSE));
+  PetscCall((*k->host.view)(A, viewer));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The forwarders: MPIBAIJ's method `name`, after the host copies of the parts are brought up to date */
+#define PBG_MPI_FORWARDER(name, params, args, M) \
+  static PETSC_UNUSED PetscErrorCode MPIHost_##name params \
+  { \
+    static int readonly = -1; \
+    PetscErrorCode (*f) params = ((Mat_MPIBAIJKSPARSE *)(M)->spptr)->host.name; \
+\
+    PetscFunctionBegin; \
+    if (readonly < 0) readonly = MatBAIJKSPARSEMethodReadsOnly_Private(#name); \
+    PetscCall(MatMPIBAIJKSPARSEHostAccess(M, (PetscBool)!readonly)); \
+    PetscCall((*f) args); \
+    PetscFunctionReturn(PETSC_SUCCESS); \
+  }
+PBG_MATOPS(PBG_MPI_FORWARDER)
+#undef PBG_MPI_FORWARDER
+
+static struct _MatOps MPIOurs;
+static PetscErrorCode MPIOursInitialize(void)
+{
+  static PetscBool done = PETSC_FALSE;
+
+  PetscFunctionBegin;
+  if (done) PetscFunctionReturn(PETSC_SUCCESS);
+  MPIOurs.destroy          = MatDestroy_MPIBAIJKSPARSE;
+  MPIOurs.axpy             = MatAXPY_MPIBAIJKSPARSE;
+  MPIOurs.view             = MatView_MPIBAIJKSPARSE;
+  MPIOurs.assemblyend      = MatAssemblyEnd_MPIBAIJKSPARSE;
+  MPIOurs.convertfrom      = MatConvert_Any_BAIJKSPARSE;
+  MPIOurs.mult             = MatMult_MPIBAIJKSPARSE;
+  MPIOurs.multadd          = MatMultAdd_MPIBAIJKSPARSE;
+  MPIOurs.multtranspose    = MatMultTranspose_MPIBAIJKSPARSE;
+  MPIOurs.multtransposeadd = MatMultTransposeAdd_MPIBAIJKSPARSE;
+  MPIOurs.setfromoptions   = MatSetFromOptions_MPIBAIJKSPARSE;
+  MPIOurs.bindtocpu        = MatBindToCPU_MPIBAIJKSPARSE;
+  MPIOurs.scale            = MatScale_MPIBAIJKSPARSE;
+  MPIOurs.zeroentries      = MatZeroEntries_MPIBAIJKSPARSE;
+  MPIOurs.copy             = MatCopy_MPIBAIJKSPARSE;
+  done                     = PETSC_TRUE;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* MPIBAIJ's methods into k->host, ours or the forwarders in their place (see MatSeqBAIJKSPARSEInstallOps()) */
+static PetscErrorCode MatMPIBAIJKSPARSEInstallOps(Mat B)
+{
+  Mat_MPIBAIJKSPARSE *k = (Mat_MPIBAIJKSPARSE *)B->spptr;
+
+  PetscFunctionBegin;
+  PetscCall(MPIOursInitialize());
+#define PBG_INSTALL(name, params, args, M) \
+  if (B->ops->name != MPIOurs.name && B->ops->name != MPIHost_##name) k->host.name = B->ops->name; \
+  B->ops->name = MPIOurs.name ? MPIOurs.name : (k->host.name ? MPIHost_##name : NULL);
+  PBG_MATOPS(PBG_INSTALL)
+#undef PBG_INSTALL
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -391,17 +530,7 @@ PetscErrorCode MatConvert_MPIBAIJKSPARSE_MPIBAIJ(Mat A, MatType type, MatReuse r
   PetscCheck(k, PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s matrix without its private data", MATMPIBAIJKSPARSE);
   PetscCall(MatMPIBAIJKSPARSEConvertParts(B, PETSC_FALSE));
   PetscCall(MatMPIBAIJKSPARSEComposeFunctions(B, PETSC_FALSE, PETSC_TRUE)); /* puts MPIBAIJ's preallocation back */
-  B->ops->destroy          = k->destroy;
-  B->ops->axpy             = k->axpy;
-  B->ops->view             = k->view;
-  B->ops->assemblyend      = k->assemblyend;
-  B->ops->convertfrom      = k->convertfrom;
-  B->ops->mult             = k->mult;
-  B->ops->multadd          = k->multadd;
-  B->ops->multtranspose    = k->multtranspose;
-  B->ops->multtransposeadd = k->multtransposeadd;
-  B->ops->setfromoptions   = k->setfromoptions;
-  B->ops->bindtocpu        = k->bindtocpu;
+  *B->ops = k->host;
   PetscCall(VecDestroy(&k->lvec));
   PetscCall(VecScatterDestroy(&k->Mvctx));
   PetscCall(PetscFree(k->garray));
@@ -438,17 +567,7 @@ PetscErrorCode MatConvert_MPIBAIJ_MPIBAIJKSPARSE(Mat A, MatType type, MatReuse r
     PetscCall(PetscNew(&k));
     PetscCall(PetscObjectQueryFunction((PetscObject)B, "MatMPIBAIJSetPreallocation_C", &k->setpreallocation));
     PetscCheck(k->setpreallocation, PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s matrix without MatMPIBAIJSetPreallocation_C", MATMPIBAIJ);
-    k->destroy          = B->ops->destroy;
-    k->axpy             = B->ops->axpy;
-    k->view             = B->ops->view;
-    k->assemblyend      = B->ops->assemblyend;
-    k->convertfrom      = B->ops->convertfrom;
-    k->mult             = B->ops->mult;
-    k->multadd          = B->ops->multadd;
-    k->multtranspose    = B->ops->multtranspose;
-    k->multtransposeadd = B->ops->multtransposeadd;
-    k->setfromoptions   = B->ops->setfromoptions;
-    k->bindtocpu        = B->ops->bindtocpu;
+    k->host             = *B->ops;
     k->opts.kernel      = MAT_BAIJKSPARSE_KERNEL_AUTO;
     k->opts.balance     = MAT_BAIJKSPARSE_BALANCE_AUTO;
     B->spptr            = k;
@@ -460,17 +579,7 @@ PetscErrorCode MatConvert_MPIBAIJ_MPIBAIJKSPARSE(Mat A, MatType type, MatReuse r
     }
 
     PetscCall(MatMPIBAIJKSPARSEConvertParts(B, PETSC_TRUE)); /* the parts of a preallocated matrix */
-    B->ops->destroy     = MatDestroy_MPIBAIJKSPARSE;
-    B->ops->axpy        = MatAXPY_MPIBAIJKSPARSE;
-    B->ops->view        = MatView_MPIBAIJKSPARSE;
-    B->ops->assemblyend      = MatAssemblyEnd_MPIBAIJKSPARSE;
-    B->ops->convertfrom      = MatConvert_Any_BAIJKSPARSE;
-    B->ops->mult             = MatMult_MPIBAIJKSPARSE;
-    B->ops->multadd          = MatMultAdd_MPIBAIJKSPARSE;
-    B->ops->multtranspose    = MatMultTranspose_MPIBAIJKSPARSE;
-    B->ops->multtransposeadd = MatMultTransposeAdd_MPIBAIJKSPARSE;
-    B->ops->setfromoptions   = MatSetFromOptions_MPIBAIJKSPARSE;
-    B->ops->bindtocpu        = MatBindToCPU_MPIBAIJKSPARSE;
+    PetscCall(MatMPIBAIJKSPARSEInstallOps(B));
     PetscCall(MatMPIBAIJKSPARSEComposeFunctions(B, PETSC_TRUE, PETSC_FALSE));
     PetscCall(PetscObjectChangeTypeName((PetscObject)B, MATMPIBAIJKSPARSE));
     if (B->assembled) PetscCall(MatMPIBAIJKSPARSESetUpScatter(B, PETSC_FALSE));
