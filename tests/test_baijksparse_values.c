@@ -212,14 +212,15 @@ static PetscErrorCode ProductDiff(Ctx *c, Mat A, Mat Aref, PetscBool trans, Pets
   PetscCall(VecSet(c->y, c->nan));
   PetscCall(VecSet(c->yref, 0.0));
   PetscCall(MatMult(A, c->x, c->y));
-  PetscCall(MatMult(Aref, c->x, c->yref));
+  PetscCall(MatMultAdd(Aref, c->x, c->yref, c->yref)); /* (the zeroed yref is read first, also from a CUDA vector:
+     MatMult() writes through VecGetArrayWrite(), whose host array of a CUDA vector is not the device's zeros) */
   PetscCall(VecRelDiff(c->y, c->yref, dp));
   if (trans) {
     PetscCall(VecSetRandom(c->u, c->rnd));
     PetscCall(VecSet(c->w, c->nan));
     PetscCall(VecSet(c->wref, 0.0));
     PetscCall(MatMultTranspose(A, c->u, c->w));
-    PetscCall(MatMultTranspose(Aref, c->u, c->wref));
+    PetscCall(MatMultTransposeAdd(Aref, c->u, c->wref, c->wref));
     PetscCall(VecRelDiff(c->w, c->wref, &d));
     *dp = PetscIsNanReal(d) || d > *dp ? d : *dp;
   }
