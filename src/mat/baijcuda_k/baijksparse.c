@@ -1514,8 +1514,10 @@ PetscErrorCode MatConvert_Any_BAIJKSPARSE(Mat A, MatType type, MatReuse reuse, M
    With a CUDA device, `MatCreateVecs()` gives `VECCUDA` vectors and `MatMult()`, `MatMultAdd()`, `MatMultTranspose()`
    and `MatMultTransposeAdd()` on device vectors run on the GPU: the BSR arrays (32-bit indices, blocks column-major as
    BAIJ stores them) are copied to the device at the first product and again whenever the host copy changed
-   (`MatSetValues()`, assembly, `MatScale()`, `MatShift()`, `MatZeroEntries()`, `MatCopy()`, ...: every operation other than
-   the products runs on the host). The kernels: bs 1 a group of lanes per row; K1 (bs 2-5) truncated warps reading several
+   (`MatSetValues()`, assembly, `MatShift()`, ...). Once the matrix has a device copy, `MatScale()`, `MatZeroEntries()`,
+   and `MatAXPY()` and `MatCopy()` with `SAME_NONZERO_PATTERN` (both operands baijksparse) run on the device and leave the
+   device copy newer, with no copy between host and device; any other operation brings the host copy up to date first
+   (one device-to-host copy of the values, event BAIJKCopyFromGPU, counted as GpuToCpu by -log_view). The kernels: bs 1 a group of lanes per row; K1 (bs 2-5) truncated warps reading several
    whole blocks per load, an element or a column of a block per lane; K2 (bs 6-45) thread arrays nb x N_tg streaming the block row's values as one dense column-major matrix, nb columns per load, ept rows per thread; K3 (bs > 45)
    a 2-D grid where several thread blocks share a block row. Parameters come from the tuning table of the GPU
    architecture (a line per block size, or per block size and row-length class: bs 3 on short rows, a 2-D 5-point
