@@ -405,22 +405,13 @@ static PetscErrorCode MatSeqBAIJKSPARSEDeviceDestroy(MatBAIJKSPARSEDevice **pd)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* Uploads n PetscInt as int (checked to fit) */
+/* Uploads n PetscInt as int: the same width (pbgimpl.h refuses 64-bit indices), a plain copy */
 static PetscErrorCode UploadInt(int *dst, const PetscInt *src, PetscInt n, cudaStream_t stream, int **tmp)
 {
   PetscFunctionBegin;
   if (!n) PetscFunctionReturn(PETSC_SUCCESS);
-#if defined(PETSC_USE_64BIT_INDICES)
-  PetscCall(PetscMalloc1(n, tmp));
-  for (PetscInt i = 0; i < n; i++) {
-    PetscCheck(src[i] <= PETSC_INT32_MAX && src[i] >= 0, PETSC_COMM_SELF, PETSC_ERR_SUP, "%s: index %" PetscInt_FMT " does not fit in 32 bits", MATSEQBAIJKSPARSE, src[i]);
-    (*tmp)[i] = (int)src[i];
-  }
-  PetscCallCUDA(cudaMemcpyAsync(dst, *tmp, n * sizeof(int), cudaMemcpyHostToDevice, stream));
-#else
   *tmp = NULL;
   PetscCallCUDA(cudaMemcpyAsync(dst, src, n * sizeof(int), cudaMemcpyHostToDevice, stream));
-#endif
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

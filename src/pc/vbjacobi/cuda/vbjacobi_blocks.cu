@@ -296,7 +296,6 @@ PetscErrorCode PCVBJacobiSetUniformBlocks_CUDA(PetscInt nrows, PetscInt bs, PCVB
   const PetscInt nb = bs > 0 ? nrows / bs : 0;
 
   PetscFunctionBegin;
-  PetscCheck(sizeof(PetscInt) == sizeof(int), PETSC_COMM_SELF, PETSC_ERR_SUP, "PCVBJACOBI GPU path needs 32-bit PetscInt");
   PetscCheck(bs >= 1 && bs <= PC_VBJACOBI_MAX_BLOCK_SIZE && nrows % bs == 0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "PCVBJACOBI: blocks of %" PetscInt_FMT " rows cannot tile %" PetscInt_FMT " rows (or exceed %d)", bs, nrows, PC_VBJACOBI_MAX_BLOCK_SIZE);
   PetscCall(PetscGetCurrentCUDAStream(&stream));
   PetscCall(EnsureBlockCapacity(dev, nb));
@@ -328,7 +327,6 @@ PetscErrorCode PCVBJacobiDetectSupervariables_CUDA(const PCVBJacobiDeviceMat *A,
   int          G    = 1;
 
   PetscFunctionBegin;
-  PetscCheck(sizeof(PetscInt) == sizeof(int), PETSC_COMM_SELF, PETSC_ERR_SUP, "PCVBJACOBI GPU path needs 32-bit PetscInt");
   PetscCheck(bs >= 1 && n % bs == 0, PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ, "PCVBJACOBI: %d rows are not a multiple of the block size %d", n, bs);
   PetscCheck(maxbs >= 1 && maxbs <= PC_VBJACOBI_MAX_BLOCK_SIZE, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "PCVBJACOBI: maximum block size %" PetscInt_FMT " outside 1..%d", maxbs, PC_VBJACOBI_MAX_BLOCK_SIZE);
   /* runs cut at one row: every row is a block, whatever the patterns (the host loop does the same) */
@@ -427,7 +425,6 @@ PetscErrorCode PCVBJacobiSetBlocks_CUDA(PetscInt nblocks, const PetscInt *h_star
   size_t       tmp_bytes = 0;
 
   PetscFunctionBegin;
-  PetscCheck(sizeof(PetscInt) == sizeof(int), PETSC_COMM_SELF, PETSC_ERR_SUP, "PCVBJACOBI GPU path needs 32-bit PetscInt");
   PetscCall(PetscGetCurrentCUDAStream(&stream));
   /* the host has the starts anyway: the sizes cost it one pass, and the device no synchronization */
   dev->nblocks     = nblocks;

@@ -342,7 +342,6 @@ PetscErrorCode PetscBlockGPUInvertBatched(PetscInt nblocks, PetscInt maxk, const
   PetscFunctionBegin;
   PetscCheck(nblocks >= 0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "PetscBlockGPUInvertBatched: negative number of blocks %" PetscInt_FMT, nblocks);
   PetscCheck(maxk >= 1 && maxk <= PC_VBJACOBI_MAX_BLOCK_SIZE, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "PetscBlockGPUInvertBatched: maxk %" PetscInt_FMT " is outside 1..%d", maxk, PC_VBJACOBI_MAX_BLOCK_SIZE);
-  PetscCheck(sizeof(PetscInt) == sizeof(int), PETSC_COMM_SELF, PETSC_ERR_SUP, "PetscBlockGPUInvertBatched needs 32-bit PetscInt");
   if (!nblocks) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCheck(d_blocks && d_info, PETSC_COMM_SELF, PETSC_ERR_ARG_NULL, "PetscBlockGPUInvertBatched: NULL device array of blocks or info");
   PetscCheck(d_offsets || !d_sizes, PETSC_COMM_SELF, PETSC_ERR_ARG_NULL, "PetscBlockGPUInvertBatched: NULL offsets need NULL sizes (packed blocks are uniform, maxk x maxk)");
