@@ -1,6 +1,6 @@
 /* Private declarations of MATBAIJKSPARSE (MATSEQBAIJKSPARSE, MATMPIBAIJKSPARSE), shared between the host
-   files src/mat/baijcuda_k/{baijksparse.c,mpibaijksparse.c}, the kernel launchers in src/mat/baijcuda_k/cuda/
-   (through baijksparsecuda.h) and PCVBJACOBI (MatBAIJKSPARSEGetDeviceBSR_Private()).
+   files src/mat/baijcuda_k/{baijksparse.c (the shared type), seqbaijksparse.c, mpibaijksparse.c,
+   baijksparse_tuning.c}, the kernel launchers in src/mat/baijcuda_k/cuda/ (through baijksparsecuda.h) and PCVBJACOBI (MatBAIJKSPARSEGetDeviceBSR_Private()).
 
    MATSEQBAIJKSPARSE is MATSEQBAIJ subclassed in place (as MATSEQBAIJMKL does): A->data stays the
    Mat_SeqBAIJ of PETSc, A->ops stay BAIJ's except for the methods saved in Mat_SeqBAIJKSPARSE, and our own
@@ -183,6 +183,16 @@ PETSC_INTERN PetscErrorCode MatSeqBAIJKSPARSECopyToGPU(Mat);
    pointers to rowptr [mbs+1], colidx [nz] (32-bit) and the values (nz blocks of bs x bs, column-major). The
    pointers stay valid until the matrix changes its nonzero pattern or is destroyed; the values are read-only. */
 PETSC_INTERN PetscErrorCode MatBAIJKSPARSEGetDeviceBSR_Private(Mat, PetscInt *, PetscInt *, const int **, const int **, const PetscScalar **);
+/* The kernel choice of a pattern (baijksparse_tuning.c): the kernel and parameters, whether rows are balanced, and where
+   the parameters came from (the table: its file and line class) */
+typedef struct {
+  MatBAIJKSPARSEParams p;
+  PetscBool            balanced;
+  PetscInt             lambda, maxlen, mbs, nz;
+  char                 source[PETSC_MAX_PATH_LEN + 64];
+} MatBAIJKSPARSEChoice;
+/* Kernel, parameters and balancing of the seqbaijksparse A for its current pattern (ia: BAIJ's block row pointers) */
+PETSC_INTERN PetscErrorCode MatSeqBAIJKSPARSEChoose_Private(Mat, PetscInt, const PetscInt *, MatBAIJKSPARSEChoice *);
 /* Makes the kernel choice of an assembled seqbaijksparse (or part) on any path: refuses options and tuning tables the GPU
    path would refuse */
 PETSC_INTERN PetscErrorCode MatSeqBAIJKSPARSECheckOptions_Private(Mat);

@@ -1,0 +1,388 @@
+/* The tuning of MATBAIJKSPARSE's products: the names of the kernels, the tuning table (-mat_baijksparse_tuning_file, or
+   conf/baijksparse_tuning_sm<XY>.txt next to the library), the built-in defaults, the options, the kernel choice for a
+   pattern (MatSeqBAIJKSPARSEChoose_Private()) and its description in MatView(). */
+#if !defined(_GNU_SOURCE)
+  #define _GNU_SOURCE /* dladdr() */
+#endif
+#include <dlfcn.h>
+#include <petscblockgpu/private/baijksparsecuda.h>
+#include <petscdevice_cuda.h>
+
+const char *const MatBAIJKSPARSEKernels[]       = {"auto", "host", "scalar", "K1", "K2", "K3"};
+const char *const MatBAIJKSPARSEKernelOptions[] = {"auto", "scalar", "k1", "k2", "k3"};
+const char *const MatBAIJKSPARSEBalances[]      = {"auto", "on", "off"};
+
+/* ---------------------------------------------------------------------------------------------- tuning table */
+#define PBG_TABLE_MAX_BS 256
+static PetscBool            PBGTableLoaded = PETSC_FALSE;
+static char                 PBGTableFile[PETSC_MAX_PATH_LEN] = ""; /* -mat_baijksparse_tuning_file, or "" */
+static char                 PBGTableUsed[PETSC_MAX_PATH_LEN] = ""; /* the file read, or "" */
+/* per bs, up to PBG_TABLE_CLASSES lines, each for the matrices whose mean block-row length is at most its maxlen (0: any) */
+#define PBG_TABLE_CLASSES 4
+typedef struct {
+  MatBAIJKSPARSEParams p;
+  int                  maxlen;
+} TableEntry;
+static int        PBGTableCount[PBG_TABLE_MAX_BS + 1];
+static TableEntry PBGTable[PBG_TABLE_MAX_BS + 1][PBG_TABLE_CLASSES];
+
+/* The line of the table for block size bs and mean block-row length mean: the smallest maxlen >= mean, else the
+   line for any length; NULL when the table has none */
+static const TableEntry *TableFind(int bs, PetscReal mean)
+{
+  const TableEntry *best = NULL;
+
+  if (bs < 1 || bs > PBG_TABLE_MAX_BS) return NULL;
+  for (int i = 0; i < PBGTableCount[bs]; i++) {
+    const TableEntry *e = &PBGTable[bs][i];
+
+    if (e->maxlen && mean > e->maxlen) continue;
+    if (!best || (e->maxlen && (!best->maxlen || e->maxlen < best->maxlen))) best = e;
+  }
+  return best;
+}
+
+static PetscErrorCode ParseKernelName(const char *name, MatBAIJKSPARSEKernel *kernel, PetscBool *ok)
+{
+  PetscBool flg;
+
+  PetscFunctionBegin;
+  *ok = PETSC_FALSE;
+  for (int i = MAT_BAIJKSPARSE_KERNEL_SCALAR; i <= MAT_BAIJKSPARSE_KERNEL_K3; i++) {
+    PetscCall(PetscStrcasecmp(name, MatBAIJKSPARSEKernels[i], &flg));
+    if (flg) {
+      *kernel = (MatBAIJKSPARSEKernel)i;
+      *ok     = PETSC_TRUE;
+    }
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The table of this device's architecture: -mat_baijksparse_tuning_file, else $PETSCBLOCKGPU_TUNING_FILE, else
+   conf/baijksparse_tuning_sm<XY>.txt next to the library's directory (lib/../conf, as in the source tree and the
+   bundle). Lines "bs kernel ept warps teams [lanes [maxlen]]", '#' starts a comment; a line with maxlen > 0 serves
+   only matrices whose mean block-row length is at most maxlen (the tuner's short-row class), so a block size may
+   have a line per row-length class. A missing file means built-in defaults; a malformed line is an error. "none"
+   disables the table. */
+static PetscErrorCode MatBAIJKSPARSETableLoad(void)
+{
+  char        path[PETSC_MAX_PATH_LEN] = "", line[512];
+  const char *env;
+  FILE       *fp;
+  PetscBool   none;
+  int         lineno = 0;
+
+  PetscFunctionBegin;
+  if (PBGTableLoaded) PetscFunctionReturn(PETSC_SUCCESS);
+  PBGTableLoaded = PETSC_TRUE;
+  PetscCall(PetscArrayzero(PBGTableCount, PBG_TABLE_MAX_BS + 1));
+  env = getenv("PETSCBLOCKGPU_TUNING_FILE");
+  if (PBGTableFile[0]) PetscCall(PetscStrncpy(path, PBGTableFile, sizeof(path)));
+  else if (env && env[0]) PetscCall(PetscStrncpy(path, env, sizeof(path)));
+  else {
+    Dl_info   info;
+    int       dev = 0, major = 0, minor = 0;
+    PetscBool avail;
+
+    /* no device: no architecture, so no table of its own (the host path only checks the choice: built-in defaults) */
+    PetscCall(PetscBlockGPUDeviceAvailable(&avail));
+    if (!avail) PetscFunctionReturn(PETSC_SUCCESS);
+    PetscCallCUDA(cudaGetDevice(&dev));
+    PetscCallCUDA(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev));
+    PetscCallCUDA(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev));
+    if (dladdr((void *)MatBAIJKSPARSETableLoad, &info) && info.dli_fname) {
+      char  dir[PETSC_MAX_PATH_LEN];
+      char *slash;
+
+      PetscCall(PetscStrncpy(dir, info.dli_fname, sizeof(dir)));
+      slash = strrchr(dir, '/');
+      if (slash) *slash = 0;
+      else PetscCall(PetscStrncpy(dir, ".", sizeof(dir)));
+      PetscCall(PetscSNPrintf(path, sizeof(path), "%s/../conf/baijksparse_tuning_sm%d%d.txt", dir, major, minor));
+    }
+  }
+  PetscCall(PetscStrcmp(path, "none", &none));
+  if (!path[0] || none) PetscFunctionReturn(PETSC_SUCCESS);
+  fp = fopen(path, "r");
+  if (!fp) PetscFunctionReturn(PETSC_SUCCESS);
+  while (fgets(line, sizeof(line), fp)) {
+    char                 kname[32];
+    int                  bs, ept, warps, teams, lanes = 0, maxlen = 0, n;
+    char                *hash = strchr(line, '#');
+    MatBAIJKSPARSEKernel kernel = MAT_BAIJKSPARSE_KERNEL_AUTO;
+    PetscBool            ok;
+
+    lineno++;
+    if (hash) *hash = 0;
+    n = sscanf(line, "%d %31s %d %d %d %d %d", &bs, kname, &ept, &warps, &teams, &lanes, &maxlen);
+    if (n <= 0) continue;
+    if (n >= 5) PetscCall(ParseKernelName(kname, &kernel, &ok));
+    else ok = PETSC_FALSE;
+    if (!ok || bs < 1 || maxlen < 0) {
+      (void)fclose(fp);
+      SETERRQ(PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "Tuning table %s, line %d: expected \"bs kernel ept warps teams [lanes [maxlen]]\" with kernel scalar, K1, K2 or K3 and maxlen >= 0", path, lineno);
+    }
+    if (bs > PBG_TABLE_MAX_BS) continue;
+    {
+      TableEntry *e = NULL;
+
+      for (int i = 0; i < PBGTableCount[bs]; i++)
+        if (PBGTable[bs][i].maxlen == maxlen) e = &PBGTable[bs][i]; /* a later line for the same class replaces it */
+      if (!e) {
+        if (PBGTableCount[bs] == PBG_TABLE_CLASSES) {
+          (void)fclose(fp);
+          SETERRQ(PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "Tuning table %s, line %d: more than %d row-length classes for bs %d", path, lineno, PBG_TABLE_CLASSES, bs);
+        }
+        e = &PBGTable[bs][PBGTableCount[bs]++];
+      }
+      e->p.kernel = kernel;
+      e->p.ept    = ept;
+      e->p.warps  = warps;
+      e->p.teams  = teams;
+      e->p.lanes  = lanes;
+      e->maxlen   = maxlen;
+    }
+  }
+  (void)fclose(fp);
+  PetscCall(PetscStrncpy(PBGTableUsed, path, sizeof(PBGTableUsed)));
+  PetscCall(PetscInfo(NULL, "baijksparse: read the tuning table %s\n", path));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Built-in parameters of each kernel for block size bs (used when the table has no line for bs) */
+static void DefaultParams(MatBAIJKSPARSEKernel kernel, int bs, MatBAIJKSPARSEParams *p)
+{
+  p->kernel = kernel;
+  p->ept    = 1;
+  p->warps  = 4;
+  p->teams  = 1;
+  p->lanes  = 0;
+  switch (kernel) {
+  case MAT_BAIJKSPARSE_KERNEL_K2: {
+    /* the shape of the H100 table (conf/baijksparse_tuning_sm90.txt): 1 warp per block row below bs 6, 2 below bs 10,
+       else 4 (more columns, so more loads, in flight per block row); ept 2..4, the one that leaves the fewest thread
+       slots idle (idle lanes, rows past bs), the smaller on ties; 128 threads per thread block */
+    const int maxept = bs >= 6 ? MAT_BAIJKSPARSE_MAX_EPT : 2;
+    double    best   = -1;
+
+    p->warps = bs < 6 ? 1 : (bs < 10 ? 2 : 4);
+    for (int ept = 2; ept <= maxept; ept++) {
+      const int    ntg = (bs + ept - 1) / ept, nb = 32 * p->warps / ntg;
+      const double eff = (double)nb * bs / (32.0 * p->warps * ept);
+
+      if (nb >= 1 && eff > best + 1e-9) {
+        best   = eff;
+        p->ept = ept;
+      }
+    }
+    p->teams = 4 / p->warps;
+  } break;
+  case MAT_BAIJKSPARSE_KERNEL_K3:
+    p->ept   = 1;
+    p->warps = 4;
+    break;
+  case MAT_BAIJKSPARSE_KERNEL_K1:
+    /* a column per lane: the H100 tuner's choice for bs 2..5 on short rows, and for bs 2 on long ones too */
+    p->ept = bs;
+    break;
+  default:
+    break;
+  }
+}
+
+static MatBAIJKSPARSEKernel DefaultKernel(int bs)
+{
+  if (bs == 1) return MAT_BAIJKSPARSE_KERNEL_SCALAR;
+  if (bs <= MAT_BAIJKSPARSE_K1_MAX_BS) return MAT_BAIJKSPARSE_KERNEL_K1;
+  if (bs <= MAT_BAIJKSPARSE_K2_MAX_BS) return MAT_BAIJKSPARSE_KERNEL_K2;
+  return MAT_BAIJKSPARSE_KERNEL_K3;
+}
+
+/* ---------------------------------------------------------------------------------------------- options */
+PetscErrorCode MatBAIJKSPARSEOptionsRead_Private(Mat A, PetscOptionItems PetscOptionsObject, MatBAIJKSPARSEOptions *o)
+{
+  PetscInt    kidx = o->kernel == MAT_BAIJKSPARSE_KERNEL_AUTO ? 0 : (PetscInt)o->kernel - 1, bidx = (PetscInt)o->balance;
+  char        file[PETSC_MAX_PATH_LEN] = "";
+  PetscBool   fset                      = PETSC_FALSE;
+  const char *prefix;
+
+  PetscFunctionBegin;
+  if (PetscOptionsObject) {
+    PetscCall(PetscOptionsEList("-mat_baijksparse_kernel", "MatMult kernel on the GPU (auto: tuning table, else scalar for bs 1, k1 for bs 2-5, k2 for bs 6-45, k3 above)", "MATBAIJKSPARSE", MatBAIJKSPARSEKernelOptions, 5, MatBAIJKSPARSEKernelOptions[kidx], &kidx, NULL));
+    PetscCall(PetscOptionsEList("-mat_baijksparse_balance", "Split long block rows into segments (auto: when the longest row exceeds lambda)", "MATBAIJKSPARSE", MatBAIJKSPARSEBalances, 3, MatBAIJKSPARSEBalances[bidx], &bidx, NULL));
+    PetscCall(PetscOptionsInt("-mat_baijksparse_lambda", "Longest segment of a balanced block row, in blocks (0: max(32, 4 x mean row length))", "MATBAIJKSPARSE", o->lambda, &o->lambda, NULL));
+    PetscCall(PetscOptionsInt("-mat_baijksparse_ept", "Rows of a block per thread: K1 1 (an element per lane) or bs (a column per lane); K2, K3 1-4 (0: table or default)", "MATBAIJKSPARSE", o->ept, &o->ept, NULL));
+    PetscCall(PetscOptionsInt("-mat_baijksparse_warps", "Warps per block row (K2) or per thread block (scalar, K1, K3) (0: table or default)", "MATBAIJKSPARSE", o->warps, &o->warps, NULL));
+    PetscCall(PetscOptionsInt("-mat_baijksparse_teams", "K2: block rows per thread block, 1-15 (0: table or default)", "MATBAIJKSPARSE", o->teams, &o->teams, NULL));
+    PetscCall(PetscOptionsInt("-mat_baijksparse_lanes", "Scalar kernel (bs 1): lanes per row, 2-32; K1: lanes per block row, 8, 16 or 32 (0: from the mean row length)", "MATBAIJKSPARSE", o->lanes, &o->lanes, NULL));
+    PetscCall(PetscOptionsString("-mat_baijksparse_tuning_file", "Tuning table of the kernels (none: built-in defaults)", "MATBAIJKSPARSE", PBGTableFile, file, sizeof(file), &fset));
+  } else {
+    PetscOptions options = ((PetscObject)A)->options;
+
+    PetscCall(MatGetOptionsPrefix(A, &prefix));
+    PetscCall(PetscOptionsGetEList(options, prefix, "-mat_baijksparse_kernel", MatBAIJKSPARSEKernelOptions, 5, &kidx, NULL));
+    PetscCall(PetscOptionsGetEList(options, prefix, "-mat_baijksparse_balance", MatBAIJKSPARSEBalances, 3, &bidx, NULL));
+    PetscCall(PetscOptionsGetInt(options, prefix, "-mat_baijksparse_lambda", &o->lambda, NULL));
+    PetscCall(PetscOptionsGetInt(options, prefix, "-mat_baijksparse_ept", &o->ept, NULL));
+    PetscCall(PetscOptionsGetInt(options, prefix, "-mat_baijksparse_warps", &o->warps, NULL));
+    PetscCall(PetscOptionsGetInt(options, prefix, "-mat_baijksparse_teams", &o->teams, NULL));
+    PetscCall(PetscOptionsGetInt(options, prefix, "-mat_baijksparse_lanes", &o->lanes, NULL));
+    PetscCall(PetscOptionsGetString(options, prefix, "-mat_baijksparse_tuning_file", file, sizeof(file), &fset));
+  }
+  PetscCheck(o->lambda >= 0 && o->ept >= 0 && o->warps >= 0 && o->teams >= 0 && o->lanes >= 0, PetscObjectComm((PetscObject)A), PETSC_ERR_ARG_OUTOFRANGE, "-mat_baijksparse_lambda, _ept, _warps, _teams and _lanes take values >= 0 (0: automatic)");
+  o->kernel  = kidx == 0 ? MAT_BAIJKSPARSE_KERNEL_AUTO : (MatBAIJKSPARSEKernel)(kidx + 1);
+  o->balance = (MatBAIJKSPARSEBalance)bidx;
+  o->read    = PETSC_TRUE;
+  if (fset) {
+    PetscBool same;
+
+    PetscCall(PetscStrcmp(file, PBGTableFile, &same));
+    if (!same) {
+      PetscCall(PetscStrncpy(PBGTableFile, file, sizeof(PBGTableFile)));
+      PBGTableLoaded  = PETSC_FALSE; /* read again at the next use */
+      PBGTableUsed[0] = 0;
+    }
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* ---------------------------------------------------------------------------------------------- kernel choice */
+/* Kernel, parameters and balancing of A for its current pattern (ia: BAIJ's block row pointers) */
+PetscErrorCode MatSeqBAIJKSPARSEChoose_Private(Mat A, PetscInt mbs, const PetscInt *ia, MatBAIJKSPARSEChoice *c)
+{
+  Mat_SeqBAIJKSPARSE          *k = (Mat_SeqBAIJKSPARSE *)A->spptr;
+  const MatBAIJKSPARSEOptions *o = &k->opts;
+  const int                    bs = (int)A->rmap->bs;
+  PetscReal                    mean;
+  char                         msg[256];
+
+  PetscFunctionBegin;
+  if (!o->read) PetscCall(MatBAIJKSPARSEOptionsRead_Private(A, NULL, &k->opts));
+  PetscCall(MatBAIJKSPARSETableLoad());
+  c->mbs    = mbs;
+  c->nz     = mbs ? ia[mbs] : 0;
+  c->maxlen = 0;
+  for (PetscInt r = 0; r < mbs; r++) c->maxlen = PetscMax(c->maxlen, ia[r + 1] - ia[r]);
+  mean = mbs ? (PetscReal)c->nz / (PetscReal)mbs : 0;
+
+  {
+    const TableEntry          *e    = TableFind(bs, mean);
+    const MatBAIJKSPARSEKernel kern = o->kernel == MAT_BAIJKSPARSE_KERNEL_AUTO ? (e ? e->p.kernel : DefaultKernel(bs)) : o->kernel;
+
+    if (e && e->p.kernel == kern) {
+      char cls[64] = "";
+
+      c->p = e->p;
+      if (e->maxlen) PetscCall(PetscSNPrintf(cls, sizeof(cls), ", line for mean block-row length <= %d", e->maxlen));
+      PetscCall(PetscSNPrintf(c->source, sizeof(c->source), "tuning table: %s%s", PBGTableUsed, cls));
+    } else {
+      DefaultParams(kern, bs, &c->p);
+      PetscCall(PetscStrncpy(c->source, "built-in defaults", sizeof(c->source)));
+    }
+  }
+  if (o->ept || o->warps || o->teams || o->lanes) PetscCall(PetscStrncpy(c->source, "options", sizeof(c->source)));
+  if (o->ept) c->p.ept = (int)o->ept;
+  if (o->warps) c->p.warps = (int)o->warps;
+  if (o->teams) c->p.teams = (int)o->teams;
+  if (o->lanes) c->p.lanes = (int)o->lanes;
+  if (c->p.kernel == MAT_BAIJKSPARSE_KERNEL_K3 && !o->warps) {
+    /* warp q of K3 takes blocks q, q + warps, ... of the block row: warps past the mean row length would idle (a table
+       tuned on longer rows, e.g. 16 warps from 3d7/3d27 on a 2-D 5-point pattern) */
+    const int cap = (int)PetscMax(1, PetscCeilReal(mean));
+
+    if (c->p.warps > cap) c->p.warps = cap;
+  }
+  if (c->p.kernel == MAT_BAIJKSPARSE_KERNEL_SCALAR && c->p.lanes == 0) {
+    c->p.lanes = 2;
+    while (c->p.lanes < 32 && c->p.lanes < mean) c->p.lanes *= 2;
+  }
+  if (c->p.kernel == MAT_BAIJKSPARSE_KERNEL_K1 && c->p.lanes == 0) {
+    /* the smallest sub-warp holding a block (or its columns) whose two loads in flight cover a mean row */
+    const int per = MatBAIJKSPARSEK1LanesPerBlock(&c->p, (int)bs);
+
+    c->p.lanes = 8;
+    while (c->p.lanes < 32 && (c->p.lanes < per || 2 * (c->p.lanes / per) < mean)) c->p.lanes *= 2;
+  }
+  PetscCheck(MatBAIJKSPARSEParamsValid(&c->p, bs, msg, sizeof(msg)), PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "%s: kernel %s (%s) cannot run this matrix: %s", MATSEQBAIJKSPARSE, MatBAIJKSPARSEKernels[c->p.kernel], c->source, msg);
+
+  c->lambda = o->lambda ? o->lambda : PetscMax(32, 4 * (PetscInt)PetscCeilReal(mean));
+  switch (o->balance) {
+  case MAT_BAIJKSPARSE_BALANCE_ON:
+    c->balanced = PETSC_TRUE;
+    break;
+  case MAT_BAIJKSPARSE_BALANCE_OFF:
+    c->balanced = PETSC_FALSE;
+    break;
+  default:
+    c->balanced = (PetscBool)(c->maxlen > c->lambda);
+  }
+  /* K2 counts the columns of a work item (blocks x bs) in an int */
+  PetscCheck(c->p.kernel != MAT_BAIJKSPARSE_KERNEL_K2 || (PetscInt64)(c->balanced ? PetscMin(c->lambda, c->maxlen) : c->maxlen) * bs <= PETSC_INT32_MAX, PETSC_COMM_SELF, PETSC_ERR_SUP, "%s: a block row of %" PetscInt_FMT " blocks is too long for kernel K2; use -mat_baijksparse_balance on", MATSEQBAIJKSPARSE, c->maxlen);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static void DescribeParams(const MatBAIJKSPARSEParams *p, int bs, char *buf, size_t len)
+{
+  switch (p->kernel) {
+  case MAT_BAIJKSPARSE_KERNEL_SCALAR:
+    snprintf(buf, len, "%d lanes per row, %d warps per thread block", p->lanes, p->warps);
+    break;
+  case MAT_BAIJKSPARSE_KERNEL_K1:
+    if (p->ept == bs && bs > 1) snprintf(buf, len, "%d lanes per block row, a column per lane (ept %d), %d blocks per load, %d warps per thread block", p->lanes, bs, p->lanes / MatBAIJKSPARSEK1LanesPerBlock(p, bs), p->warps);
+    else snprintf(buf, len, "%d lanes per block row, an element per lane, %d blocks per load, %d warps per thread block", p->lanes, p->lanes / MatBAIJKSPARSEK1LanesPerBlock(p, bs), p->warps);
+    break;
+  case MAT_BAIJKSPARSE_KERNEL_K2: {
+    const int ntg = (bs + p->ept - 1) / p->ept;
+    snprintf(buf, len, "ept %d, thread array nb %d x N_tg %d, %d warp(s) per block row, %d block rows per thread block", p->ept, 32 * p->warps / ntg, ntg, p->warps, p->teams);
+  } break;
+  case MAT_BAIJKSPARSE_KERNEL_K3:
+    snprintf(buf, len, "ept %d, %d thread blocks per block row, %d warps per thread block", p->ept, (bs + 32 * p->ept - 1) / (32 * p->ept), p->warps);
+    break;
+  default:
+    snprintf(buf, len, "-");
+  }
+}
+
+PetscErrorCode MatSeqBAIJKSPARSEViewKernel_Private(Mat A, PetscViewer viewer, const char *what)
+{
+  Mat_SeqBAIJKSPARSE *k = (Mat_SeqBAIJKSPARSE *)A->spptr;
+  PetscBool           avail, done;
+  const PetscInt     *ia, *ja;
+  PetscInt            mbs;
+  MatBAIJKSPARSEChoice c;
+  char                buf[256];
+
+  PetscFunctionBegin;
+  PetscCall(PetscBlockGPUDeviceAvailable(&avail));
+  if (!avail || A->boundtocpu) {
+    PetscCall(PetscViewerASCIIPrintf(viewer, "baijksparse: %sMatMult: host BAIJ kernels (%s)\n", what, !avail ? "no CUDA device" : "bound to the CPU"));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  if (!A->assembled) {
+    PetscCall(PetscViewerASCIIPrintf(viewer, "baijksparse: %sMatMult: GPU kernels, chosen at assembly\n", what));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  PetscCall(PetscDeviceInitialize(PETSC_DEVICE_CUDA));
+  PetscCall(MatGetRowIJ(A, 0, PETSC_FALSE, PETSC_TRUE, &mbs, &ia, &ja, &done));
+  PetscCheck(done, PETSC_COMM_SELF, PETSC_ERR_PLIB, "Cannot get the block rows of the %s matrix", MATSEQBAIJKSPARSE);
+  PetscCall(MatSeqBAIJKSPARSEChoose_Private(A, mbs, ia, &c));
+  DescribeParams(&c.p, (int)A->rmap->bs, buf, sizeof(buf));
+  PetscCall(PetscViewerASCIIPrintf(viewer, "baijksparse: %sMatMult: GPU kernel %s (%s; parameters from %s)\n", what, MatBAIJKSPARSEKernels[c.p.kernel], buf, c.source));
+  if (c.balanced) {
+    PetscInt nsplit = 0, nseg = 0;
+
+    for (PetscInt r = 0; r < mbs; r++) {
+      PetscInt len = ia[r + 1] - ia[r];
+
+      if (len > c.lambda) {
+        nsplit++;
+        nseg += (len + c.lambda - 1) / c.lambda;
+      } else nseg++;
+    }
+    PetscCall(PetscViewerASCIIPrintf(viewer, "baijksparse: %srows balanced: yes (lambda %" PetscInt_FMT " blocks; %" PetscInt_FMT " block rows split, %" PetscInt_FMT " segments)\n", what, c.lambda, nsplit, nseg));
+  } else PetscCall(PetscViewerASCIIPrintf(viewer, "baijksparse: %srows balanced: no (longest block row %" PetscInt_FMT " blocks, lambda %" PetscInt_FMT ")\n", what, c.maxlen, c.lambda));
+  PetscCall(MatRestoreRowIJ(A, 0, PETSC_FALSE, PETSC_TRUE, &mbs, &ia, &ja, &done));
+  if (k->dev) PetscCall(PetscViewerASCIIPrintf(viewer, "baijksparse: %scopies to the GPU: %" PetscInt_FMT ", device copy %s\n", what, k->dev->ncopies, A->offloadmask == PETSC_OFFLOAD_BOTH ? "current" : A->offloadmask == PETSC_OFFLOAD_GPU ? "newer than the host copy" : "stale (host newer)"));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
