@@ -317,7 +317,9 @@ PetscErrorCode MatSeqBAIJKSPARSEValuesOnDevice_Private(Mat A, PetscBool *on)
 
   PetscFunctionBegin;
   *on = PETSC_FALSE;
-  if (!k || !k->dev || !k->dev->pattern_valid || !A->assembled || A->boundtocpu || A->offloadmask == PETSC_OFFLOAD_UNALLOCATED) PetscFunctionReturn(PETSC_SUCCESS);
+  /* a pattern changed since the device copy (new nonzeros, zeroed rows) is the host's to run: the next device use
+     uploads it all anyway, and a device copy made newer now would not match it */
+  if (!k || !k->dev || !k->dev->pattern_valid || k->dev->nzstate != A->nonzerostate || k->dev->bs != A->rmap->bs || !A->assembled || A->boundtocpu || A->offloadmask == PETSC_OFFLOAD_UNALLOCATED) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(MatBAIJKSPARSEUseDevice_Private(A, on));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
