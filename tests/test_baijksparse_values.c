@@ -7,13 +7,14 @@ static char help[] = "Value operations of MATBAIJKSPARSE (seq and MPI) against P
                      "values, Y and Yref re-growing what zerorows removed):\n"
                      "  scale shift axpy_same axpy_subset copy diagonalscale diagonalset_add diagonalset_insert getdiagonal\n"
                      "  zeroentries_setvalues zerorows zerorowscolumns duplicate convert multtranspose\n"
+                     "  grow_zeroentries (on duplicates of Y and Yref: a product, a new nonzero, MatZeroEntries, values set)\n"
                      "Options: -bs <1..64> (3), -nb <block rows per rank, 8; odd ranks get one more>, -seed <1>, -rounds <2>,\n"
                      "  -ops <comma list of steps, default all>, -vec_type <standard|cuda> (the type of MatCreateVecs(Y))\n";
 
 #include <petscblockgpu.h>
 
-#define NSTEPS 15
-static const char *const StepNames[NSTEPS] = {"scale", "shift", "axpy_same", "axpy_subset", "copy", "diagonalscale", "diagonalset_add", "diagonalset_insert", "getdiagonal", "zeroentries_setvalues", "zerorows", "zerorowscolumns", "duplicate", "convert", "multtranspose"};
+#define NSTEPS 16
+static const char *const StepNames[NSTEPS] = {"scale", "shift", "axpy_same", "axpy_subset", "copy", "diagonalscale", "diagonalset_add", "diagonalset_insert", "getdiagonal", "zeroentries_setvalues", "zerorows", "zerorowscolumns", "duplicate", "convert", "multtranspose", "grow_zeroentries"};
 enum {
   S_SCALE,
   S_SHIFT,
@@ -29,7 +30,8 @@ enum {
   S_ZEROROWSCOLUMNS,
   S_DUPLICATE,
   S_CONVERT,
-  S_MULTTRANSPOSE
+  S_MULTTRANSPOSE,
+  S_GROW_ZEROENTRIES
 };
 
 /* xorshift64 (as in test_random_diff.c) */
@@ -445,6 +447,35 @@ static PetscErrorCode RunStep(Ctx *c, PetscInt s, PetscBool productfirst, PetscR
     PetscCall(MatMult(W, c->x, c->y));
     PetscCall(MatDestroy(&W));
   } break;
+  case S_GROW_ZEROENTRIES: { /* on duplicates: a device copy (a product), then a new nonzero (the pattern grows on the
+                               host), then MatZeroEntries() straight away and a few values: Y itself keeps its pattern */
+    Mat            W, Wref, Ms[2];
+    const PetscInt bs = c->bs, r = (c->rstartb + (c->nbl ? c->nbl - 1 : 0)) * bs;
+    PetscInt       cl;
+    PetscScalar    v = 1.5;
+
+    PetscCall(MatDuplicate(Y, MAT_COPY_VALUES, &W));
+    PetscCall(MatDuplicate(Yref, MAT_COPY_VALUES, &Wref));
+    PetscCall(VecSetRandom(c->x, c->rnd));
+    PetscCall(MatMult(W, c->x, c->y));
+    Ms[0] = W;
+    Ms[1] = Wref;
+    PetscCall(MatGetSize(Y, NULL, &cl));
+    cl = (c->nbl && r / bs != 0) ? 0 : cl - 1; /* block column 0 (or the last one): most rows do not hold it */
+    for (PetscInt m = 0; m < 2; m++) {
+      PetscCall(MatSetOption(Ms[m], MAT_NEW_NONZERO_ALLOCATION_ERR, PETSC_FALSE));
+      if (c->nbl) PetscCall(MatSetValues(Ms[m], 1, &r, 1, &cl, &v, ADD_VALUES));
+      PetscCall(MatAssemblyBegin(Ms[m], MAT_FINAL_ASSEMBLY));
+      PetscCall(MatAssemblyEnd(Ms[m], MAT_FINAL_ASSEMBLY));
+      PetscCall(MatZeroEntries(Ms[m]));
+      if (c->nbl) PetscCall(MatSetValues(Ms[m], 1, &r, 1, &r, &v, ADD_VALUES));
+      PetscCall(MatAssemblyBegin(Ms[m], MAT_FINAL_ASSEMBLY));
+      PetscCall(MatAssemblyEnd(Ms[m], MAT_FINAL_ASSEMBLY));
+    }
+    PetscCall(Compare(c, W, Wref, productfirst, PETSC_FALSE, dp, dv));
+    PetscCall(MatDestroy(&W));
+    PetscCall(MatDestroy(&Wref));
+  } break;
   case S_CONVERT: {
     Mat       B;
     PetscBool isbaij;
@@ -505,7 +536,7 @@ int main(int argc, char **argv)
       }
       /* on every rank (PETSC_COMM_SELF): an error on PETSC_COMM_WORLD is printed by rank 0 only, which another rank
          leaving main() first can get killed before it prints */
-      PetscCheck(found, PETSC_COMM_SELF, PETSC_ERR_ARG_UNKNOWN_TYPE, "-ops: unknown op \"%s\"; the ops are scale, shift, axpy_same, axpy_subset, copy, diagonalscale, diagonalset_add, diagonalset_insert, getdiagonal, zeroentries_setvalues, zerorows, zerorowscolumns, duplicate, convert, multtranspose", opnames[i]);
+      PetscCheck(found, PETSC_COMM_SELF, PETSC_ERR_ARG_UNKNOWN_TYPE, "-ops: unknown op \"%s\"; the ops are scale, shift, axpy_same, axpy_subset, copy, diagonalscale, diagonalset_add, diagonalset_insert, getdiagonal, zeroentries_setvalues, zerorows, zerorowscolumns, duplicate, convert, multtranspose, grow_zeroentries", opnames[i]);
       PetscCall(PetscFree(opnames[i]));
     }
   }
