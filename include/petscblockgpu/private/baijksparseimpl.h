@@ -125,6 +125,27 @@ typedef struct {
   PetscInt             *garray;   /* their global block columns, when lvec/Mvctx were built */
 } Mat_MPIBAIJKSPARSE;
 
+/* The generated method tables of the seq and mpi types (PBG_MATOPS: every method of PETSc's struct _MatOps).
+   PBG_DEFINE_FORWARDER defines PREFIX##name: ACCESS(M, write) brings the host copy up to date (write: unless the method
+   only reads, the host is newer afterwards), then the method saved in ((T *)M->spptr)->host runs.
+   PBG_INSTALL_METHOD takes into k->host a method the base type has set since the last install, and puts ours (OURS.name)
+   or the forwarder in its place; a method the base type lacks stays NULL. */
+#define PBG_DEFINE_FORWARDER(T, ACCESS, PREFIX, name, params, args, M) \
+  static PETSC_UNUSED PetscErrorCode PREFIX##name params \
+  { \
+    static int readonly = -1; \
+    PetscErrorCode (*f) params = ((T *)(M)->spptr)->host.name; \
+\
+    PetscFunctionBegin; \
+    if (readonly < 0) readonly = MatBAIJKSPARSEMethodReadsOnly_Private(#name); \
+    PetscCall(ACCESS(M, (PetscBool)!readonly)); \
+    PetscCall((*f) args); \
+    PetscFunctionReturn(PETSC_SUCCESS); \
+  }
+#define PBG_INSTALL_METHOD(B, k, OURS, PREFIX, name) \
+  if ((B)->ops->name != (OURS).name && (B)->ops->name != PREFIX##name) (k)->host.name = (B)->ops->name; \
+  (B)->ops->name = (OURS).name ? (OURS).name : ((k)->host.name ? PREFIX##name : NULL);
+
 /* Whether BAIJ's method `name` leaves the values as they are (a forwarder then keeps a current device copy) */
 PETSC_INTERN PetscBool MatBAIJKSPARSEMethodReadsOnly_Private(const char[]);
 /* Before a host method of a MATSEQBAIJKSPARSE matrix: the host copy is refreshed when the device copy is newer; with

@@ -452,18 +452,7 @@ static PetscErrorCode MatView_MPIBAIJKSPARSE(Mat A, PetscViewer viewer)
 }
 
 /* The forwarders: MPIBAIJ's method `name`, after the host copies of the parts are brought up to date */
-#define PBG_MPI_FORWARDER(name, params, args, M) \
-  static PETSC_UNUSED PetscErrorCode MPIHost_##name params \
-  { \
-    static int readonly = -1; \
-    PetscErrorCode (*f) params = ((Mat_MPIBAIJKSPARSE *)(M)->spptr)->host.name; \
-\
-    PetscFunctionBegin; \
-    if (readonly < 0) readonly = MatBAIJKSPARSEMethodReadsOnly_Private(#name); \
-    PetscCall(MatMPIBAIJKSPARSEHostAccess(M, (PetscBool)!readonly)); \
-    PetscCall((*f) args); \
-    PetscFunctionReturn(PETSC_SUCCESS); \
-  }
+#define PBG_MPI_FORWARDER(name, params, args, M) PBG_DEFINE_FORWARDER(Mat_MPIBAIJKSPARSE, MatMPIBAIJKSPARSEHostAccess, MPIHost_, name, params, args, M)
 PBG_MATOPS(PBG_MPI_FORWARDER)
 #undef PBG_MPI_FORWARDER
 
@@ -499,9 +488,7 @@ static PetscErrorCode MatMPIBAIJKSPARSEInstallOps(Mat B)
 
   PetscFunctionBegin;
   PetscCall(MPIOursInitialize());
-#define PBG_INSTALL(name, params, args, M) \
-  if (B->ops->name != MPIOurs.name && B->ops->name != MPIHost_##name) k->host.name = B->ops->name; \
-  B->ops->name = MPIOurs.name ? MPIOurs.name : (k->host.name ? MPIHost_##name : NULL);
+#define PBG_INSTALL(name, params, args, M) PBG_INSTALL_METHOD(B, k, MPIOurs, MPIHost_, name)
   PBG_MATOPS(PBG_INSTALL)
 #undef PBG_INSTALL
   PetscFunctionReturn(PETSC_SUCCESS);

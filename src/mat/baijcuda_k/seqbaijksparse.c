@@ -764,18 +764,7 @@ static PetscErrorCode MatDuplicate_SeqBAIJKSPARSE(Mat, MatDuplicateOption, Mat *
 static PetscErrorCode MatView_SeqBAIJKSPARSE(Mat, PetscViewer);
 
 /* The forwarders: BAIJ's method `name`, after the host copy is brought up to date (generated for every method) */
-#define PBG_SEQ_FORWARDER(name, params, args, M) \
-  static PETSC_UNUSED PetscErrorCode SeqHost_##name params \
-  { \
-    static int readonly = -1; \
-    PetscErrorCode (*f) params = ((Mat_SeqBAIJKSPARSE *)(M)->spptr)->host.name; \
-\
-    PetscFunctionBegin; \
-    if (readonly < 0) readonly = MatBAIJKSPARSEMethodReadsOnly_Private(#name); \
-    PetscCall(MatSeqBAIJKSPARSEHostAccess_Private(M, (PetscBool)!readonly)); \
-    PetscCall((*f) args); \
-    PetscFunctionReturn(PETSC_SUCCESS); \
-  }
+#define PBG_SEQ_FORWARDER(name, params, args, M) PBG_DEFINE_FORWARDER(Mat_SeqBAIJKSPARSE, MatSeqBAIJKSPARSEHostAccess_Private, SeqHost_, name, params, args, M)
 PBG_MATOPS(PBG_SEQ_FORWARDER)
 #undef PBG_SEQ_FORWARDER
 
@@ -814,9 +803,7 @@ static PetscErrorCode MatSeqBAIJKSPARSEInstallOps(Mat B)
 
   PetscFunctionBegin;
   PetscCall(SeqOursInitialize());
-#define PBG_INSTALL(name, params, args, M) \
-  if (B->ops->name != SeqOurs.name && B->ops->name != SeqHost_##name) k->host.name = B->ops->name; \
-  B->ops->name = SeqOurs.name ? SeqOurs.name : (k->host.name ? SeqHost_##name : NULL);
+#define PBG_INSTALL(name, params, args, M) PBG_INSTALL_METHOD(B, k, SeqOurs, SeqHost_, name)
   PBG_MATOPS(PBG_INSTALL)
 #undef PBG_INSTALL
   PetscFunctionReturn(PETSC_SUCCESS);
