@@ -34,24 +34,7 @@ enum {
   S_GROW_ZEROENTRIES
 };
 
-/* xorshift64 (as in test_random_diff.c) */
-static PetscInt64 NextRand(PetscInt64 *s)
-{
-  unsigned long long x = (unsigned long long)*s;
-  x ^= x << 13;
-  x ^= x >> 7;
-  x ^= x << 17;
-  *s = (PetscInt64)(x & 0x7fffffffffffffffULL);
-  return *s;
-}
-static PetscInt RandInt(PetscInt64 *s, PetscInt n) /* in [0, n) */
-{
-  return (PetscInt)(NextRand(s) % (PetscInt64)n);
-}
-static PetscReal RandReal(PetscInt64 *s) /* in [-1, 1) */
-{
-  return (PetscReal)(NextRand(s) % 2000001) / 1000000.0 - 1.0;
-}
+#include "test_rng.h" /* NextRand, RandInt, RandReal: the same sequence on every rank for a seed */
 static PetscInt64 MixSeed(PetscInt64 a, PetscInt64 b, PetscInt64 c)
 {
   PetscInt64 s = (a * 1000003 + b * 7919 + c * 104729 + 12345) & 0x7fffffffffffffffLL;

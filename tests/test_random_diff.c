@@ -9,24 +9,7 @@ static char help[] = "Randomized differential test of MATBAIJKSPARSE and PCVBJAC
 #include <petscblockgpu.h>
 #include <petscksp.h>
 
-/* xorshift64, the same sequence on every rank for a (seed, case, stream) */
-static PetscInt64 NextRand(PetscInt64 *s)
-{
-  unsigned long long x = (unsigned long long)*s;
-  x ^= x << 13;
-  x ^= x >> 7;
-  x ^= x << 17;
-  *s = (PetscInt64)(x & 0x7fffffffffffffffULL);
-  return *s;
-}
-static PetscInt RandInt(PetscInt64 *s, PetscInt n) /* in [0, n) */
-{
-  return (PetscInt)(NextRand(s) % (PetscInt64)n);
-}
-static PetscReal RandReal(PetscInt64 *s) /* in [-1, 1) */
-{
-  return (PetscReal)(NextRand(s) % 2000001) / 1000000.0 - 1.0;
-}
+#include "test_rng.h" /* NextRand, RandInt, RandReal: the same sequence on every rank for a seed */
 
 /* ||a - b||_inf / max(||b||_inf, tiny) */
 static PetscErrorCode RelDiff(Vec a, Vec b, PetscReal *d)

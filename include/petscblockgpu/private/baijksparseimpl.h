@@ -178,6 +178,10 @@ PETSC_INTERN PetscErrorCode MatConvert_MPIBAIJKSPARSE_MPIBAIJ(Mat, MatType, MatR
    "MatConvert_{seqaij,seqbaij}_seqbaijksparse_C", "MatConvert_{mpiaij,mpibaij}_mpibaijksparse_C" and set as
    ops->convertfrom on every baijksparse matrix, so that MatConvert(X, MATBAIJKSPARSE, ...) finds it. */
 PETSC_INTERN PetscErrorCode MatConvert_Any_BAIJKSPARSE(Mat, MatType, MatReuse, Mat *);
+/* The start every in-place conversion between BAIJ and the subclass shares (type checks, MAT_REUSE_MATRIX done here,
+   MAT_INITIAL_MATRIX duplicated): MatBAIJKSPARSEConvertStart_Private(A, base, sub, tosub, reuse, newmat, &B); B NULL:
+   nothing left to do, else the matrix to convert in place */
+PETSC_INTERN PetscErrorCode MatBAIJKSPARSEConvertStart_Private(Mat, MatType, MatType, PetscBool, MatReuse, Mat *, Mat *);
 
 /* The diagonal and off-diagonal parts of a MATMPIBAIJ or MATMPIBAIJKSPARSE matrix (either may be NULL before
    preallocation). PETSc's MatMPIBAIJGetSeqBAIJ() accepts only the exact type name MATMPIBAIJ. */

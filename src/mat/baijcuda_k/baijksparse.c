@@ -54,6 +54,38 @@ PetscErrorCode MatBAIJKSPARSEViewStats_Private(PetscViewer viewer, const MatBAIJ
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* The start that the in-place conversions between BAIJ (base) and the subclass (sub), seq and mpi, share. A must be sub
+   (tosub: base or sub). MAT_REUSE_MATRIX copies the values into *newmat, of the target type, and is done (*B = NULL);
+   MAT_INITIAL_MATRIX converts a duplicate of A, MAT_INPLACE_MATRIX A itself (*B). */
+PetscErrorCode MatBAIJKSPARSEConvertStart_Private(Mat A, MatType base, MatType sub, PetscBool tosub, MatReuse reuse, Mat *newmat, Mat *B)
+{
+  MatType   target = tosub ? sub : base;
+  PetscBool flg;
+
+  PetscFunctionBegin;
+  *B = NULL;
+  if (tosub) {
+    PetscCall(PetscObjectTypeCompareAny((PetscObject)A, &flg, base, sub, ""));
+    PetscCheck(flg, PetscObjectComm((PetscObject)A), PETSC_ERR_ARG_WRONG, "Converts %s matrices, not %s; use MatConvert()", base, ((PetscObject)A)->type_name);
+  } else {
+    PetscCall(PetscObjectTypeCompare((PetscObject)A, sub, &flg));
+    PetscCheck(flg, PetscObjectComm((PetscObject)A), PETSC_ERR_ARG_WRONG, "Expected a %s matrix, not %s", sub, ((PetscObject)A)->type_name);
+  }
+  if (reuse == MAT_REUSE_MATRIX) {
+    PetscValidHeaderSpecific(*newmat, MAT_CLASSID, 4);
+    PetscCall(PetscObjectTypeCompare((PetscObject)*newmat, target, &flg));
+    PetscCheck(flg, PetscObjectComm((PetscObject)A), PETSC_ERR_ARG_WRONG, "MAT_REUSE_MATRIX: the matrix to reuse must be %s, not %s", target, ((PetscObject)*newmat)->type_name);
+    PetscCall(MatCopy(A, *newmat, SAME_NONZERO_PATTERN));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  if (reuse == MAT_INITIAL_MATRIX) PetscCall(MatDuplicate(A, MAT_COPY_VALUES, B));
+  else {
+    PetscCheck(*newmat == A, PetscObjectComm((PetscObject)A), PETSC_ERR_ARG_WRONG, "MAT_INPLACE_MATRIX requires the same input and output matrix");
+    *B = A;
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 PetscErrorCode MatConvert_Any_BAIJKSPARSE(Mat A, MatType type, MatReuse reuse, Mat *newmat)
 {
   MPI_Comm    comm = PetscObjectComm((PetscObject)A);

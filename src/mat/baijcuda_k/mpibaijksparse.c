@@ -24,14 +24,19 @@ static const char *const MPIForwardedTargets[] = {MATMPIAIJ, MATMPISBAIJ};
 
 PetscErrorCode MatMPIBAIJKSPARSEGetSeqBAIJ_Private(Mat A, Mat *Ad, Mat *Ao, const PetscInt *garray[])
 {
-  PetscBool isk;
+  PetscBool      isk;
+  char          *name = ((PetscObject)A)->type_name;
+  PetscErrorCode ierr;
 
   PetscFunctionBegin;
-  /* MatMPIBAIJGetSeqBAIJ() checks for the exact type name MATMPIBAIJ; the data of the subclass is the same */
+  /* MatMPIBAIJGetSeqBAIJ() checks for the exact type name MATMPIBAIJ; the data of the subclass is the same. Every
+     forwarded method of the mpi type comes here (MatSetValues() included): the name is lent for the call, not
+     reallocated (PetscObjectChangeTypeName() cost two allocations each way) */
   PetscCall(PetscObjectTypeCompare((PetscObject)A, MATMPIBAIJKSPARSE, &isk));
-  if (isk) PetscCall(PetscObjectChangeTypeName((PetscObject)A, MATMPIBAIJ));
-  PetscCall(MatMPIBAIJGetSeqBAIJ(A, Ad, Ao, garray));
-  if (isk) PetscCall(PetscObjectChangeTypeName((PetscObject)A, MATMPIBAIJKSPARSE));
+  if (isk) ((PetscObject)A)->type_name = (char *)MATMPIBAIJ;
+  ierr = MatMPIBAIJGetSeqBAIJ(A, Ad, Ao, garray);
+  ((PetscObject)A)->type_name = name;
+  PetscCall(ierr);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -496,22 +501,12 @@ static PetscErrorCode MatMPIBAIJKSPARSEInstallOps(Mat B)
 
 PetscErrorCode MatConvert_MPIBAIJKSPARSE_MPIBAIJ(Mat A, MatType type, MatReuse reuse, Mat *newmat)
 {
-  Mat                 B = *newmat;
+  Mat                 B;
   Mat_MPIBAIJKSPARSE *k;
-  PetscBool           flg;
 
   PetscFunctionBegin;
-  PetscCall(PetscObjectTypeCompare((PetscObject)A, MATMPIBAIJKSPARSE, &flg));
-  PetscCheck(flg, PetscObjectComm((PetscObject)A), PETSC_ERR_ARG_WRONG, "Expected a %s matrix, not %s", MATMPIBAIJKSPARSE, ((PetscObject)A)->type_name);
-  if (reuse == MAT_REUSE_MATRIX) {
-    PetscValidHeaderSpecific(B, MAT_CLASSID, 4);
-    PetscCall(PetscObjectTypeCompare((PetscObject)B, MATMPIBAIJ, &flg));
-    PetscCheck(flg, PetscObjectComm((PetscObject)A), PETSC_ERR_ARG_WRONG, "MAT_REUSE_MATRIX: the matrix to reuse must be %s, not %s", MATMPIBAIJ, ((PetscObject)B)->type_name);
-    PetscCall(MatCopy(A, B, SAME_NONZERO_PATTERN));
-    PetscFunctionReturn(PETSC_SUCCESS);
-  }
-  if (reuse == MAT_INITIAL_MATRIX) PetscCall(MatDuplicate(A, MAT_COPY_VALUES, &B));
-  else PetscCheck(B == A, PetscObjectComm((PetscObject)A), PETSC_ERR_ARG_WRONG, "MAT_INPLACE_MATRIX requires the same input and output matrix");
+  PetscCall(MatBAIJKSPARSEConvertStart_Private(A, MATMPIBAIJ, MATMPIBAIJKSPARSE, PETSC_FALSE, reuse, newmat, &B));
+  if (!B) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCheck(!B->hash_active, PetscObjectComm((PetscObject)A), PETSC_ERR_ARG_WRONGSTATE, "Cannot convert a matrix during hash-based assembly; assemble it first");
   k = (Mat_MPIBAIJKSPARSE *)B->spptr;
   PetscCheck(k, PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s matrix without its private data", MATMPIBAIJKSPARSE);
@@ -531,22 +526,13 @@ PetscErrorCode MatConvert_MPIBAIJKSPARSE_MPIBAIJ(Mat A, MatType type, MatReuse r
 
 PetscErrorCode MatConvert_MPIBAIJ_MPIBAIJKSPARSE(Mat A, MatType type, MatReuse reuse, Mat *newmat)
 {
-  Mat                 B = *newmat;
+  Mat                 B;
   Mat_MPIBAIJKSPARSE *k;
   PetscBool           flg, avail;
 
   PetscFunctionBegin;
-  PetscCall(PetscObjectTypeCompareAny((PetscObject)A, &flg, MATMPIBAIJ, MATMPIBAIJKSPARSE, ""));
-  PetscCheck(flg, PetscObjectComm((PetscObject)A), PETSC_ERR_ARG_WRONG, "Converts %s matrices, not %s; use MatConvert()", MATMPIBAIJ, ((PetscObject)A)->type_name);
-  if (reuse == MAT_REUSE_MATRIX) {
-    PetscValidHeaderSpecific(B, MAT_CLASSID, 4);
-    PetscCall(PetscObjectTypeCompare((PetscObject)B, MATMPIBAIJKSPARSE, &flg));
-    PetscCheck(flg, PetscObjectComm((PetscObject)A), PETSC_ERR_ARG_WRONG, "MAT_REUSE_MATRIX: the matrix to reuse must be %s, not %s", MATMPIBAIJKSPARSE, ((PetscObject)B)->type_name);
-    PetscCall(MatCopy(A, B, SAME_NONZERO_PATTERN));
-    PetscFunctionReturn(PETSC_SUCCESS);
-  }
-  if (reuse == MAT_INITIAL_MATRIX) PetscCall(MatDuplicate(A, MAT_COPY_VALUES, &B));
-  else PetscCheck(B == A, PetscObjectComm((PetscObject)A), PETSC_ERR_ARG_WRONG, "MAT_INPLACE_MATRIX requires the same input and output matrix");
+  PetscCall(MatBAIJKSPARSEConvertStart_Private(A, MATMPIBAIJ, MATMPIBAIJKSPARSE, PETSC_TRUE, reuse, newmat, &B));
+  if (!B) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(PetscObjectTypeCompare((PetscObject)B, MATMPIBAIJKSPARSE, &flg));
   if (!flg) {
     PetscCheck(!B->hash_active, PetscObjectComm((PetscObject)A), PETSC_ERR_ARG_WRONGSTATE, "Cannot convert a matrix during hash-based assembly; assemble it first");

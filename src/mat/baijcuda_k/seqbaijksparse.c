@@ -882,22 +882,12 @@ static PetscErrorCode MatView_SeqBAIJKSPARSE(Mat A, PetscViewer viewer)
 /* Strips the subclass: B goes back to a plain MATSEQBAIJ */
 PetscErrorCode MatConvert_SeqBAIJKSPARSE_SeqBAIJ(Mat A, MatType type, MatReuse reuse, Mat *newmat)
 {
-  Mat                 B = *newmat;
+  Mat                 B;
   Mat_SeqBAIJKSPARSE *k;
-  PetscBool           flg;
 
   PetscFunctionBegin;
-  PetscCall(PetscObjectTypeCompare((PetscObject)A, MATSEQBAIJKSPARSE, &flg));
-  PetscCheck(flg, PetscObjectComm((PetscObject)A), PETSC_ERR_ARG_WRONG, "Expected a %s matrix, not %s", MATSEQBAIJKSPARSE, ((PetscObject)A)->type_name);
-  if (reuse == MAT_REUSE_MATRIX) {
-    PetscValidHeaderSpecific(B, MAT_CLASSID, 4);
-    PetscCall(PetscObjectTypeCompare((PetscObject)B, MATSEQBAIJ, &flg));
-    PetscCheck(flg, PetscObjectComm((PetscObject)A), PETSC_ERR_ARG_WRONG, "MAT_REUSE_MATRIX: the matrix to reuse must be %s, not %s", MATSEQBAIJ, ((PetscObject)B)->type_name);
-    PetscCall(MatCopy(A, B, SAME_NONZERO_PATTERN));
-    PetscFunctionReturn(PETSC_SUCCESS);
-  }
-  if (reuse == MAT_INITIAL_MATRIX) PetscCall(MatDuplicate(A, MAT_COPY_VALUES, &B));
-  else PetscCheck(B == A, PetscObjectComm((PetscObject)A), PETSC_ERR_ARG_WRONG, "MAT_INPLACE_MATRIX requires the same input and output matrix");
+  PetscCall(MatBAIJKSPARSEConvertStart_Private(A, MATSEQBAIJ, MATSEQBAIJKSPARSE, PETSC_FALSE, reuse, newmat, &B));
+  if (!B) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCheck(!B->hash_active, PetscObjectComm((PetscObject)A), PETSC_ERR_ARG_WRONGSTATE, "Cannot convert a matrix during hash-based assembly; assemble it first");
   k = (Mat_SeqBAIJKSPARSE *)B->spptr;
   PetscCheck(k, PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s matrix without its private data", MATSEQBAIJKSPARSE);
@@ -917,22 +907,13 @@ PetscErrorCode MatConvert_SeqBAIJKSPARSE_SeqBAIJ(Mat A, MatType type, MatReuse r
 /* Subclasses a MATSEQBAIJ (assembled or not, preallocated or not) in place */
 PetscErrorCode MatConvert_SeqBAIJ_SeqBAIJKSPARSE(Mat A, MatType type, MatReuse reuse, Mat *newmat)
 {
-  Mat                 B = *newmat;
+  Mat                 B;
   Mat_SeqBAIJKSPARSE *k;
   PetscBool           flg, avail;
 
   PetscFunctionBegin;
-  PetscCall(PetscObjectTypeCompareAny((PetscObject)A, &flg, MATSEQBAIJ, MATSEQBAIJKSPARSE, ""));
-  PetscCheck(flg, PetscObjectComm((PetscObject)A), PETSC_ERR_ARG_WRONG, "Converts %s matrices, not %s; use MatConvert()", MATSEQBAIJ, ((PetscObject)A)->type_name);
-  if (reuse == MAT_REUSE_MATRIX) {
-    PetscValidHeaderSpecific(B, MAT_CLASSID, 4);
-    PetscCall(PetscObjectTypeCompare((PetscObject)B, MATSEQBAIJKSPARSE, &flg));
-    PetscCheck(flg, PetscObjectComm((PetscObject)A), PETSC_ERR_ARG_WRONG, "MAT_REUSE_MATRIX: the matrix to reuse must be %s, not %s", MATSEQBAIJKSPARSE, ((PetscObject)B)->type_name);
-    PetscCall(MatCopy(A, B, SAME_NONZERO_PATTERN));
-    PetscFunctionReturn(PETSC_SUCCESS);
-  }
-  if (reuse == MAT_INITIAL_MATRIX) PetscCall(MatDuplicate(A, MAT_COPY_VALUES, &B));
-  else PetscCheck(B == A, PetscObjectComm((PetscObject)A), PETSC_ERR_ARG_WRONG, "MAT_INPLACE_MATRIX requires the same input and output matrix");
+  PetscCall(MatBAIJKSPARSEConvertStart_Private(A, MATSEQBAIJ, MATSEQBAIJKSPARSE, PETSC_TRUE, reuse, newmat, &B));
+  if (!B) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(PetscObjectTypeCompare((PetscObject)B, MATSEQBAIJKSPARSE, &flg));
   if (!flg) {
     /* the hash-based assembly saves the methods and puts them back at its end, which would undo ours */
