@@ -1,6 +1,7 @@
 /* Private declarations of MATBAIJKSPARSE (MATSEQBAIJKSPARSE, MATMPIBAIJKSPARSE), shared between the host
    files src/mat/baijcuda_k/{baijksparse.c (the shared type), seqbaijksparse.c, mpibaijksparse.c,
-   baijksparse_tuning.c}, the kernel launchers in src/mat/baijcuda_k/cuda/ (through baijksparsecuda.h) and PCVBJACOBI (MatBAIJKSPARSEGetDeviceBSR_Private()).
+   baijksparse_tuning.c}, and the kernel launchers in src/mat/baijcuda_k/cuda/ (through baijksparsecuda.h). Nothing outside the matrix
+   includes it: PCVBJACOBI reaches the device arrays through the composed PBG_GET_DEVICE_MAT_VIEW (pbgimpl.h).
 
    MATSEQBAIJKSPARSE is MATSEQBAIJ subclassed in place (as MATSEQBAIJMKL does): A->data stays the
    Mat_SeqBAIJ of PETSc, A->ops stay BAIJ's except for the methods saved in Mat_SeqBAIJKSPARSE, and our own
@@ -77,7 +78,10 @@ typedef struct {
   int          bs, mbs, nbs, nz;
   int         *rowptr, *colidx;
   PetscScalar *val;
+  int         *diagpos;          /* [mbs] the position (in colidx) of the diagonal block of each block row, -1 without */
+  int          ndiagmissing;     /* block rows of the square part without a stored diagonal block */
   size_t       cap_rows, cap_nz; /* allocated lengths of rowptr (block rows + 1) and colidx (blocks) */
+  size_t       cap_diag;         /* allocated length of diagpos */
   int          cap_bs;           /* block size val was allocated for (cap_nz blocks of cap_bs^2) */
   /* balanced rows */
   PetscBool    balanced;
@@ -87,7 +91,8 @@ typedef struct {
   size_t       cap_seg, cap_split, cap_work;
   /* what the copy holds */
   PetscObjectState     state, nzstate;   /* of the Mat when copied */
-  PetscBool            pattern_valid;    /* rowptr/colidx/segments match nzstate */
+  PetscBool            pattern_valid;    /* rowptr/colidx/diagpos match nzstate */
+  PetscBool            choice_valid;     /* params and segments were chosen for this pattern (and the cfg_ options) */
   MatBAIJKSPARSEParams params;           /* kernel chosen for this pattern */
   PetscInt             cfg_balance, cfg_lambda, cfg_kernel, cfg_ept, cfg_warps, cfg_teams, cfg_lanes;
   PetscInt             ncopies;          /* value uploads, for -mat_view */
@@ -154,6 +159,12 @@ PETSC_INTERN PetscErrorCode MatSeqBAIJKSPARSEHostAccess_Private(Mat, PetscBool);
 /* Whether the value operations of A run on the device: its device copy exists and it is not bound to the CPU */
 PETSC_INTERN PetscErrorCode MatSeqBAIJKSPARSEValuesOnDevice_Private(Mat, PetscBool *);
 
+/* Value operations of MATSEQBAIJKSPARSE (baijksparse_values.c): on the device copy when the values may live there */
+PETSC_INTERN PetscErrorCode MatScale_SeqBAIJKSPARSE(Mat, PetscScalar);
+PETSC_INTERN PetscErrorCode MatZeroEntries_SeqBAIJKSPARSE(Mat);
+PETSC_INTERN PetscErrorCode MatAXPY_SeqBAIJKSPARSE(Mat, PetscScalar, Mat, MatStructure);
+PETSC_INTERN PetscErrorCode MatCopy_SeqBAIJKSPARSE(Mat, Mat, MatStructure);
+
 /* Block-row statistics of the local rows of a BAIJ matrix (the union of a diagonal and an off-diagonal part
    for MPI): printed by MatView() with PETSC_VIEWER_ASCII_INFO, and the input of row balancing. */
 typedef struct {
@@ -204,10 +215,8 @@ PETSC_INTERN PetscErrorCode MatBAIJKSPARSEUseDevice_Private(Mat, PetscBool *);
 /* Host -> device copy of a MATSEQBAIJKSPARSE matrix when the host is newer (A->offloadmask, object state) */
 PETSC_INTERN PetscErrorCode MatSeqBAIJKSPARSECopyToGPU(Mat);
 
-/* The device BSR of a MATSEQBAIJKSPARSE matrix (copied first if the host is newer): bs, block rows, and device
-   pointers to rowptr [mbs+1], colidx [nz] (32-bit) and the values (nz blocks of bs x bs, column-major). The
-   pointers stay valid until the matrix changes its nonzero pattern or is destroyed; the values are read-only. */
-PETSC_INTERN PetscErrorCode MatBAIJKSPARSEGetDeviceBSR_Private(Mat, PetscInt *, PetscInt *, const int **, const int **, const PetscScalar **);
+/* The device view of a MATSEQBAIJKSPARSE matrix (the diagonal part of an MPI one), composed as PBG_GET_DEVICE_MAT_VIEW */
+PETSC_INTERN PetscErrorCode MatGetDeviceMatView_SeqBAIJKSPARSE(Mat, PetscBlockGPUDeviceMatView *);
 /* The kernel choice of a pattern (baijksparse_tuning.c): the kernel and parameters, whether rows are balanced, and where
    the parameters came from (the table: its file and line class) */
 typedef struct {

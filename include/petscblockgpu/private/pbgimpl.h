@@ -21,3 +21,21 @@ PETSC_INTERN PetscErrorCode MatCreate_BAIJKSPARSE(Mat);
 
 /* PETSC_TRUE when a CUDA device can be used by this process (no driver or no device: PETSC_FALSE) */
 PETSC_INTERN PetscErrorCode PetscBlockGPUDeviceAvailable(PetscBool *);
+
+/* A read-only view of the local rows of a matrix on the device: all that a consumer (PCVBJACOBI) uses of a matrix type of
+   this package, got through the composed function PBG_GET_DEVICE_MAT_VIEW. Making the view brings the device copy up to
+   date (values and pattern); it chooses no product kernel. The arrays stay valid until the matrix changes its nonzero
+   pattern or is destroyed; the values until they change. */
+typedef struct {
+  PetscMemType       mtype;              /* where the arrays are: PETSC_MEMTYPE_CUDA, or PETSC_MEMTYPE_HOST when the matrix
+                                            cannot give a device view (bound to the CPU, no device): arrays NULL */
+  PetscDataType      itype;              /* the type of the entries of rowptr and colidx (PETSC_INT32) */
+  PetscInt           bs;                 /* block size: bs x bs blocks, column-major (1: CSR) */
+  PetscInt           mbs;                /* local block rows (local rows / bs) */
+  PetscInt           nz;                 /* stored blocks of the local diagonal part */
+  const void        *rowptr, *colidx;    /* local diagonal part: [mbs + 1], [nz] (local block columns) */
+  const PetscScalar *values;             /* [nz * bs * bs] */
+  const void        *o_rowptr, *o_colidx; /* pattern of the off-process columns (MPI): NULL when there are none */
+} PetscBlockGPUDeviceMatView;
+#define PBG_GET_DEVICE_MAT_VIEW "PetscBlockGPUGetDeviceMatView_C" /* PetscErrorCode f(Mat, PetscBlockGPUDeviceMatView *) */
+

@@ -82,6 +82,34 @@ static PetscErrorCode MatMPIBAIJSetPreallocation_MPIBAIJKSPARSE(Mat B, PetscInt 
 
 /* set: compose ours; otherwise remove them, and with restore put MPIBAIJ's preallocation back (a conversion back); a
    destroy restores nothing (see MatSeqBAIJKSPARSEComposeFunctions()) */
+/* The device view of the local rows: the diagonal part's arrays, and the pattern of the off-diagonal part when it has
+   entries (vbjacobi's supervariables compare whole rows) */
+static PetscErrorCode MatGetDeviceMatView_MPIBAIJKSPARSE(Mat A, PetscBlockGPUDeviceMatView *v)
+{
+  Mat                        Ad, Ao;
+  PetscBlockGPUDeviceMatView ov;
+  MatInfo                    info;
+
+  PetscFunctionBegin;
+  PetscCall(MatMPIBAIJKSPARSEGetSeqBAIJ_Private(A, &Ad, &Ao, NULL));
+  PetscCheck(Ad, PetscObjectComm((PetscObject)A), PETSC_ERR_ARG_WRONGSTATE, "%s: the matrix has no local part yet (not preallocated)", MATMPIBAIJKSPARSE);
+  PetscCall(MatGetDeviceMatView_SeqBAIJKSPARSE(Ad, v));
+  if (v->mtype != PETSC_MEMTYPE_CUDA || !Ao) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(MatGetInfo(Ao, MAT_LOCAL, &info));
+  if (info.nz_used > 0) {
+    PetscCall(MatGetDeviceMatView_SeqBAIJKSPARSE(Ao, &ov));
+    if (ov.mtype != PETSC_MEMTYPE_CUDA) { /* a part bound to the CPU on its own: no device view of the whole */
+      v->mtype  = PETSC_MEMTYPE_HOST;
+      v->rowptr = v->colidx = NULL;
+      v->values = NULL;
+      PetscFunctionReturn(PETSC_SUCCESS);
+    }
+    v->o_rowptr = ov.rowptr;
+    v->o_colidx = ov.colidx;
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 static PetscErrorCode MatMPIBAIJKSPARSEComposeFunctions(Mat B, PetscBool set, PetscBool restore)
 {
   Mat_MPIBAIJKSPARSE *k = (Mat_MPIBAIJKSPARSE *)B->spptr;
@@ -92,6 +120,7 @@ static PetscErrorCode MatMPIBAIJKSPARSEComposeFunctions(Mat B, PetscBool set, Pe
   PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatConvert_mpibaijksparse_mpibaij_C", set ? MatConvert_MPIBAIJKSPARSE_MPIBAIJ : NULL));
   PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatConvert_mpiaij_mpibaijksparse_C", set ? MatConvert_Any_BAIJKSPARSE : NULL));
   PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatConvert_mpibaij_mpibaijksparse_C", set ? MatConvert_Any_BAIJKSPARSE : NULL));
+  PetscCall(PetscObjectComposeFunction((PetscObject)B, PBG_GET_DEVICE_MAT_VIEW, set ? MatGetDeviceMatView_MPIBAIJKSPARSE : NULL));
   for (size_t i = 0; i < PETSC_STATIC_ARRAY_LENGTH(MPIForwardedTargets); i++) {
     PetscErrorCode (*f)(Mat, MatType, MatReuse, Mat *) = NULL;
 

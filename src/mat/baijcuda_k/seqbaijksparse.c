@@ -59,6 +59,7 @@ static PetscErrorCode MatSeqBAIJKSPARSEDeviceDestroy(MatBAIJKSPARSEDevice **pd)
   PetscCallCUDA(cudaFree(d->rowptr));
   PetscCallCUDA(cudaFree(d->colidx));
   PetscCallCUDA(cudaFree(d->val));
+  PetscCallCUDA(cudaFree(d->diagpos));
   PetscCallCUDA(cudaFree(d->segptr));
   PetscCallCUDA(cudaFree(d->segrow));
   PetscCallCUDA(cudaFree(d->splitrow));
@@ -151,10 +152,11 @@ static PetscBool ConfigChanged(const MatBAIJKSPARSEDevice *d, const MatBAIJKSPAR
 }
 
 /*
-  MatSeqBAIJKSPARSECopyToGPU - Brings the device copy of a `MATSEQBAIJKSPARSE` matrix up to date: the pattern (and the
-  kernel choice and segments that depend on it) when the nonzero state or the options changed, the values when the
-  host is newer (`A->offloadmask` is `PETSC_OFFLOAD_CPU` or `PETSC_OFFLOAD_UNALLOCATED`, or the object state moved since
-  the last copy). Afterwards `A->offloadmask` is `PETSC_OFFLOAD_BOTH`.
+  MatSeqBAIJKSPARSECopyToGPU - Brings the device copy of a `MATSEQBAIJKSPARSE` matrix up to date: the pattern (BSR
+  indices and the position of each diagonal block) when the nonzero state changed, the values when the host is newer
+  (`A->offloadmask` is `PETSC_OFFLOAD_CPU` or `PETSC_OFFLOAD_UNALLOCATED`, or the object state moved since the last
+  copy). Afterwards `A->offloadmask` is `PETSC_OFFLOAD_BOTH`, or still `PETSC_OFFLOAD_GPU`. The kernel choice of the
+  products is not made here (MatSeqBAIJKSPARSEPrepareMult()): a consumer of the arrays (the PC) needs none.
 */
 PetscErrorCode MatSeqBAIJKSPARSECopyToGPU(Mat A)
 {
@@ -162,7 +164,7 @@ PetscErrorCode MatSeqBAIJKSPARSECopyToGPU(Mat A)
   MatBAIJKSPARSEDevice *d;
   const PetscInt       *ia, *ja;
   PetscInt              mbs, nz, bs = A->rmap->bs, nbs;
-  PetscBool             done, pattern, choose, values;
+  PetscBool             done, pattern, values;
   cudaStream_t          stream;
   PetscInt64            bytes = 0;
 
@@ -172,11 +174,10 @@ PetscErrorCode MatSeqBAIJKSPARSECopyToGPU(Mat A)
   if (!k->opts.read) PetscCall(MatBAIJKSPARSEOptionsRead_Private(A, NULL, &k->opts));
   d       = k->dev;
   pattern = (PetscBool)(!d || !d->pattern_valid || d->nzstate != A->nonzerostate || d->bs != bs);
-  choose  = (PetscBool)(pattern || ConfigChanged(d, &k->opts));
   /* the device copy is newer after a device value operation (the object state moved after it): nothing to send */
   values  = (PetscBool)(pattern || (A->offloadmask != PETSC_OFFLOAD_GPU && (A->offloadmask != PETSC_OFFLOAD_BOTH || d->state != ((PetscObject)A)->state)));
   PetscCheck(!pattern || A->offloadmask != PETSC_OFFLOAD_GPU, PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s: the pattern changed while the device copy was newer", MATSEQBAIJKSPARSE);
-  if (!values && !choose) PetscFunctionReturn(PETSC_SUCCESS);
+  if (!values) PetscFunctionReturn(PETSC_SUCCESS);
 
   PetscCall(PetscDeviceInitialize(PETSC_DEVICE_CUDA)); /* PETSc picks this rank's GPU before we allocate */
   PetscCall(PetscGetCurrentCUDAStream(&stream));
@@ -190,8 +191,8 @@ PetscErrorCode MatSeqBAIJKSPARSECopyToGPU(Mat A)
   nz  = mbs ? ia[mbs] : 0;
   nbs = A->cmap->n / bs;
   PetscCheck(nz <= PETSC_INT32_MAX && mbs * bs <= PETSC_INT32_MAX && nbs * bs <= PETSC_INT32_MAX, PETSC_COMM_SELF, PETSC_ERR_SUP, "%s: %" PetscInt_FMT " blocks, %" PetscInt_FMT " rows or %" PetscInt_FMT " columns do not fit the 32-bit device indices", MATSEQBAIJKSPARSE, nz, mbs * bs, nbs * bs);
-  if (pattern) { /* the BSR indices */
-    int *tmp = NULL;
+  if (pattern) { /* the BSR indices and the diagonal blocks */
+    int *tmp = NULL, *diag;
 
     d->bs  = (int)bs;
     d->mbs = (int)mbs;
@@ -214,29 +215,27 @@ PetscErrorCode MatSeqBAIJKSPARSECopyToGPU(Mat A)
     PetscCall(UploadInt(d->colidx, ja, nz, stream, &tmp));
     PetscCallCUDA(cudaStreamSynchronize(stream));
     PetscCall(PetscFree(tmp));
-    bytes += (PetscInt64)(mbs + 1 + nz) * (PetscInt64)sizeof(int);
+    /* the diagonal block of block row r is column r (BAIJ's columns are sorted): for shifts, diagonals and the block
+       diagonal on the device */
+    PetscCall(DeviceRealloc((void **)&d->diagpos, &d->cap_diag, PetscMax(mbs, 1), sizeof(int)));
+    PetscCall(PetscMalloc1(PetscMax(mbs, 1), &diag));
+    d->ndiagmissing = 0;
+    for (PetscInt r = 0; r < mbs; r++) {
+      PetscInt loc = -1;
+
+      if (r < nbs) {
+        PetscCall(PetscFindInt(r, ia[r + 1] - ia[r], ja + ia[r], &loc));
+        if (loc < 0) d->ndiagmissing++;
+      }
+      diag[r] = loc < 0 ? -1 : (int)(ia[r] + loc);
+    }
+    if (mbs) PetscCallCUDA(cudaMemcpyAsync(d->diagpos, diag, (size_t)mbs * sizeof(int), cudaMemcpyHostToDevice, stream));
+    PetscCallCUDA(cudaStreamSynchronize(stream));
+    PetscCall(PetscFree(diag));
+    bytes += (PetscInt64)(2 * mbs + 1 + nz) * (PetscInt64)sizeof(int);
     d->nzstate       = A->nonzerostate;
     d->pattern_valid = PETSC_TRUE;
-  }
-  if (choose) { /* kernel, parameters and segments: from the pattern and the options */
-    MatBAIJKSPARSEChoice c;
-
-    PetscCall(MatSeqBAIJKSPARSEChoose_Private(A, mbs, ia, &c));
-    if (pattern || c.balanced != d->balanced || (c.balanced && c.lambda != d->lambda)) {
-      if (c.balanced) PetscCall(BuildSegments(d, mbs, ia, c.lambda, stream, &bytes));
-      else d->nseg = d->nsplit = d->nslots = 0;
-    }
-    d->params      = c.p;
-    d->maxlen      = (int)c.maxlen;
-    d->lambda      = (int)c.lambda;
-    d->balanced    = c.balanced;
-    d->cfg_balance = (PetscInt)k->opts.balance;
-    d->cfg_lambda  = k->opts.lambda;
-    d->cfg_kernel  = (PetscInt)k->opts.kernel;
-    d->cfg_ept     = k->opts.ept;
-    d->cfg_warps   = k->opts.warps;
-    d->cfg_teams   = k->opts.teams;
-    d->cfg_lanes   = k->opts.lanes;
+    d->choice_valid  = PETSC_FALSE;
   }
   if (values && nz) {
     PetscScalar *a = NULL;
@@ -254,7 +253,7 @@ PetscErrorCode MatSeqBAIJKSPARSECopyToGPU(Mat A)
     bytes += (PetscInt64)nz * bs * bs * (PetscInt64)sizeof(PetscScalar);
   }
   PetscCall(MatRestoreRowIJ(A, 0, PETSC_FALSE, PETSC_TRUE, &mbs, &ia, &ja, &done));
-  if (values) d->ncopies++;
+  d->ncopies++;
   if (A->offloadmask != PETSC_OFFLOAD_GPU) {
     d->state       = ((PetscObject)A)->state;
     A->offloadmask = PETSC_OFFLOAD_BOTH;
@@ -324,25 +323,74 @@ PetscErrorCode MatSeqBAIJKSPARSEValuesOnDevice_Private(Mat A, PetscBool *on)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode MatBAIJKSPARSEGetDeviceBSR_Private(Mat A, PetscInt *bs, PetscInt *mbs, const int **rowptr, const int **colidx, const PetscScalar **values)
+PetscErrorCode MatGetDeviceMatView_SeqBAIJKSPARSE(Mat A, PetscBlockGPUDeviceMatView *v)
 {
-  PetscBool             isk;
   MatBAIJKSPARSEDevice *d;
+  PetscBool             use;
 
   PetscFunctionBegin;
-  PetscCall(PetscObjectTypeCompare((PetscObject)A, MATSEQBAIJKSPARSE, &isk));
-  PetscCheck(isk, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "Expected a %s matrix, not %s", MATSEQBAIJKSPARSE, ((PetscObject)A)->type_name);
+  PetscCall(PetscMemzero(v, sizeof(*v)));
+  v->mtype = PETSC_MEMTYPE_HOST;
+  v->itype = PETSC_INT32;
+  v->bs    = A->rmap->bs;
+  v->mbs   = A->rmap->n / PetscMax(A->rmap->bs, 1);
+  PetscCall(MatBAIJKSPARSEUseDevice_Private(A, &use));
+  if (!use) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(MatSeqBAIJKSPARSECopyToGPU(A));
-  d = ((Mat_SeqBAIJKSPARSE *)A->spptr)->dev;
-  if (bs) *bs = d->bs;
-  if (mbs) *mbs = d->mbs;
-  if (rowptr) *rowptr = d->rowptr;
-  if (colidx) *colidx = d->colidx;
-  if (values) *values = d->val;
+  d         = ((Mat_SeqBAIJKSPARSE *)A->spptr)->dev;
+  v->mtype  = PETSC_MEMTYPE_CUDA;
+  v->bs     = d->bs;
+  v->mbs    = d->mbs;
+  v->nz     = d->nz;
+  v->rowptr = d->rowptr;
+  v->colidx = d->colidx;
+  v->values = d->val;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 /* ---------------------------------------------------------------------------------------------- products */
+/* The device copy, and the kernel, parameters and segments of the products for its pattern and the options: made again
+   after a change of the pattern or of the options */
+static PetscErrorCode MatSeqBAIJKSPARSEPrepareMult(Mat A)
+{
+  Mat_SeqBAIJKSPARSE  *k = (Mat_SeqBAIJKSPARSE *)A->spptr;
+  MatBAIJKSPARSEDevice *d;
+  MatBAIJKSPARSEChoice  c;
+  const PetscInt       *ia, *ja;
+  PetscInt              mbs;
+  PetscBool             done;
+  cudaStream_t          stream;
+  PetscInt64            bytes = 0;
+
+  PetscFunctionBegin;
+  PetscCall(MatSeqBAIJKSPARSECopyToGPU(A));
+  d = k->dev;
+  if (d->choice_valid && !ConfigChanged(d, &k->opts)) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(PetscGetCurrentCUDAStream(&stream));
+  PetscCall(MatGetRowIJ(A, 0, PETSC_FALSE, PETSC_TRUE, &mbs, &ia, &ja, &done));
+  PetscCheck(done, PETSC_COMM_SELF, PETSC_ERR_PLIB, "Cannot get the block rows of the %s matrix", MATSEQBAIJKSPARSE);
+  PetscCall(MatSeqBAIJKSPARSEChoose_Private(A, mbs, ia, &c));
+  if (!d->choice_valid || c.balanced != d->balanced || (c.balanced && c.lambda != d->lambda)) {
+    if (c.balanced) PetscCall(BuildSegments(d, mbs, ia, c.lambda, stream, &bytes));
+    else d->nseg = d->nsplit = d->nslots = 0;
+  }
+  PetscCall(MatRestoreRowIJ(A, 0, PETSC_FALSE, PETSC_TRUE, &mbs, &ia, &ja, &done));
+  d->params       = c.p;
+  d->maxlen       = (int)c.maxlen;
+  d->lambda       = (int)c.lambda;
+  d->balanced     = c.balanced;
+  d->cfg_balance  = (PetscInt)k->opts.balance;
+  d->cfg_lambda   = k->opts.lambda;
+  d->cfg_kernel   = (PetscInt)k->opts.kernel;
+  d->cfg_ept      = k->opts.ept;
+  d->cfg_warps    = k->opts.warps;
+  d->cfg_teams    = k->opts.teams;
+  d->cfg_lanes    = k->opts.lanes;
+  d->choice_valid = PETSC_TRUE;
+  if (bytes) PetscCall(PetscLogCpuToGpu((PetscLogDouble)bytes));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 static PetscErrorCode MatSeqBAIJKSPARSEUseDevice(Mat A, PetscBool *use)
 {
   PetscFunctionBegin;
@@ -403,7 +451,7 @@ static PetscErrorCode MatProduct_SeqBAIJKSPARSE(Mat A, Vec xx, Vec zz, Vec yy, P
     PetscFunctionReturn(PETSC_SUCCESS);
   }
 
-  PetscCall(MatSeqBAIJKSPARSECopyToGPU(A));
+  PetscCall(MatSeqBAIJKSPARSEPrepareMult(A));
   d = k->dev;
   PetscCall(PetscGetCurrentCUDAStream(&stream));
   PetscCall(PetscLogEventBegin(PBG_BAIJKMult, A, xx, yy, 0));
@@ -537,193 +585,6 @@ static PetscErrorCode MatSeqBAIJRestoreArray_SeqBAIJKSPARSE(Mat A, PetscScalar *
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* ---------------------------------------------------------------------------------------------- values on the device */
-/* The entries of the device values (nz blocks of bs^2) and the cuBLAS handle on PETSc's stream */
-static PetscErrorCode DeviceValues(Mat A, PetscScalar **val, PetscInt64 *len, cublasHandle_t *cb)
-{
-  MatBAIJKSPARSEDevice *d;
-
-  PetscFunctionBegin;
-  PetscCall(MatSeqBAIJKSPARSECopyToGPU(A)); /* uploads the values when the host is newer */
-  d    = ((Mat_SeqBAIJKSPARSE *)A->spptr)->dev;
-  *val = d->val;
-  *len = (PetscInt64)d->nz * d->bs * d->bs;
-  if (cb) PetscCall(PetscCUBLASGetHandle(cb));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-/* cuBLAS takes int lengths: calls f(offset, count) on chunks of at most 2^30 entries */
-#define PBG_CHUNKS(len, f) \
-  do { \
-    for (PetscInt64 off_ = 0; off_ < (len); off_ += ((PetscInt64)1 << 30)) { \
-      const int cnt_ = (int)PetscMin((len) - off_, ((PetscInt64)1 << 30)); \
-      f(off_, cnt_); \
-    } \
-  } while (0)
-
-static PetscErrorCode MatScale_SeqBAIJKSPARSE(Mat A, PetscScalar a)
-{
-  Mat_SeqBAIJKSPARSE *k = (Mat_SeqBAIJKSPARSE *)A->spptr;
-  PetscBool           dev;
-  PetscScalar        *val;
-  PetscInt64          len;
-  cublasHandle_t      cb;
-
-  PetscFunctionBegin;
-  PetscCall(MatSeqBAIJKSPARSEValuesOnDevice_Private(A, &dev));
-  if (!dev) {
-    PetscCall(MatSeqBAIJKSPARSEHostAccess_Private(A, PETSC_TRUE));
-    PetscCall((*k->host.scale)(A, a));
-    PetscFunctionReturn(PETSC_SUCCESS);
-  }
-  PetscCall(DeviceValues(A, &val, &len, &cb));
-  PetscCall(PetscLogEventBegin(PBG_BAIJKValues, A, 0, 0, 0));
-  PetscCall(PetscLogGpuTimeBegin());
-#define PBG_SCAL(off, cnt) PetscCallCUBLAS(cublasDscal(cb, cnt, &a, val + off, 1))
-  PBG_CHUNKS(len, PBG_SCAL);
-#undef PBG_SCAL
-  PetscCall(PetscLogGpuTimeEnd());
-  PetscCall(PetscLogGpuFlops((PetscLogDouble)len));
-  PetscCall(PetscLogEventEnd(PBG_BAIJKValues, A, 0, 0, 0));
-  A->offloadmask = PETSC_OFFLOAD_GPU;
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-static PetscErrorCode MatZeroEntries_SeqBAIJKSPARSE(Mat A)
-{
-  Mat_SeqBAIJKSPARSE *k = (Mat_SeqBAIJKSPARSE *)A->spptr;
-  PetscBool           dev;
-  PetscScalar        *val;
-  PetscInt64          len;
-  cudaStream_t        stream;
-
-  PetscFunctionBegin;
-  PetscCall(MatSeqBAIJKSPARSEValuesOnDevice_Private(A, &dev));
-  if (!dev) {
-    PetscCall(MatSeqBAIJKSPARSEHostAccess_Private(A, PETSC_TRUE));
-    PetscCall((*k->host.zeroentries)(A));
-    PetscFunctionReturn(PETSC_SUCCESS);
-  }
-  /* no upload first: every value is overwritten (the pattern and kernel choice still come up to date) */
-  if (A->offloadmask == PETSC_OFFLOAD_CPU) A->offloadmask = PETSC_OFFLOAD_GPU;
-  PetscCall(DeviceValues(A, &val, &len, NULL));
-  PetscCall(PetscGetCurrentCUDAStream(&stream));
-  PetscCall(PetscLogEventBegin(PBG_BAIJKValues, A, 0, 0, 0));
-  PetscCall(PetscLogGpuTimeBegin());
-  if (len) PetscCallCUDA(cudaMemsetAsync(val, 0, (size_t)len * sizeof(PetscScalar), stream));
-  PetscCall(PetscLogGpuTimeEnd());
-  PetscCall(PetscLogEventEnd(PBG_BAIJKValues, A, 0, 0, 0));
-  A->offloadmask = PETSC_OFFLOAD_GPU;
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-/* Whether X and Y (both seqbaijksparse) have the same block pattern on the device */
-static PetscErrorCode SameDevicePattern(Mat X, Mat Y, PetscBool *same)
-{
-  PetscBool isk, ondev;
-
-  PetscFunctionBegin;
-  *same = PETSC_FALSE;
-  PetscCall(PetscObjectTypeCompare((PetscObject)X, MATSEQBAIJKSPARSE, &isk));
-  if (!isk || X->rmap->bs != Y->rmap->bs || X->rmap->n != Y->rmap->n || X->cmap->n != Y->cmap->n) PetscFunctionReturn(PETSC_SUCCESS);
-  PetscCall(MatSeqBAIJKSPARSEValuesOnDevice_Private(X, &ondev));
-  if (!ondev) PetscFunctionReturn(PETSC_SUCCESS);
-  PetscCall(MatSeqBAIJKSPARSECopyToGPU(X));
-  PetscCall(MatSeqBAIJKSPARSECopyToGPU(Y));
-  *same = (PetscBool)(((Mat_SeqBAIJKSPARSE *)X->spptr)->dev->nz == ((Mat_SeqBAIJKSPARSE *)Y->spptr)->dev->nz);
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-/* Y += a X. BAIJ's MatAXPY() with another pattern builds a new matrix and merges it into Y with MatHeaderMerge(), which
-   keeps Y's methods but not its private data: the subclass would lose its state (and leak it). So Y runs the operation as
-   a plain BAIJ, converted in place and back. The same pattern runs on the device when both live there; a subset is
-   BAIJ's direct update of the host values. */
-static PetscErrorCode MatAXPY_SeqBAIJKSPARSE(Mat Y, PetscScalar a, Mat X, MatStructure str)
-{
-  Mat_SeqBAIJKSPARSE *k = (Mat_SeqBAIJKSPARSE *)Y->spptr;
-  PetscBool           dev = PETSC_FALSE;
-
-  PetscFunctionBegin;
-  if (str == SAME_NONZERO_PATTERN) {
-    PetscCall(MatSeqBAIJKSPARSEValuesOnDevice_Private(Y, &dev));
-    if (dev) PetscCall(SameDevicePattern(X, Y, &dev));
-  }
-  if (dev) {
-    PetscScalar       *y;
-    const PetscScalar *x;
-    PetscInt64         len;
-    cublasHandle_t     cb;
-
-    PetscCall(DeviceValues(Y, &y, &len, &cb));
-    x = ((Mat_SeqBAIJKSPARSE *)X->spptr)->dev->val;
-    PetscCall(PetscLogEventBegin(PBG_BAIJKValues, Y, X, 0, 0));
-    PetscCall(PetscLogGpuTimeBegin());
-#define PBG_AXPY(off, cnt) PetscCallCUBLAS(cublasDaxpy(cb, cnt, &a, x + off, 1, y + off, 1))
-    PBG_CHUNKS(len, PBG_AXPY);
-#undef PBG_AXPY
-    PetscCall(PetscLogGpuTimeEnd());
-    PetscCall(PetscLogGpuFlops(2.0 * (PetscLogDouble)len));
-    PetscCall(PetscLogEventEnd(PBG_BAIJKValues, Y, X, 0, 0));
-    Y->offloadmask = PETSC_OFFLOAD_GPU;
-  } else if (str == SAME_NONZERO_PATTERN || str == SUBSET_NONZERO_PATTERN) {
-    PetscCall(MatSeqBAIJKSPARSEHostAccess_Private(Y, PETSC_TRUE));
-    if (X->spptr && X != Y) { /* X may be a baijksparse whose device copy is newer */
-      PetscBool isk;
-
-      PetscCall(PetscObjectTypeCompare((PetscObject)X, MATSEQBAIJKSPARSE, &isk));
-      if (isk) PetscCall(MatSeqBAIJKSPARSEHostAccess_Private(X, PETSC_FALSE));
-    }
-    PetscCall((*k->host.axpy)(Y, a, X, str));
-  } else {
-    PetscCall(MatConvert_SeqBAIJKSPARSE_SeqBAIJ(Y, MATSEQBAIJ, MAT_INPLACE_MATRIX, &Y));
-    PetscCall(MatAXPY(Y, a, X, str));
-    PetscCall(MatConvert_SeqBAIJ_SeqBAIJKSPARSE(Y, MATSEQBAIJKSPARSE, MAT_INPLACE_MATRIX, &Y));
-  }
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-#undef PBG_CHUNKS
-
-/* B = A: on the device when both live there with the same pattern; else BAIJ's (or PETSc's generic) copy on the host */
-static PetscErrorCode MatCopy_SeqBAIJKSPARSE(Mat A, Mat B, MatStructure str)
-{
-  PetscBool dev = PETSC_FALSE;
-
-  PetscFunctionBegin;
-  if (str == SAME_NONZERO_PATTERN) {
-    PetscCall(MatSeqBAIJKSPARSEValuesOnDevice_Private(A, &dev));
-    if (dev) {
-      PetscCall(PetscObjectTypeCompare((PetscObject)B, MATSEQBAIJKSPARSE, &dev));
-      if (dev) PetscCall(MatSeqBAIJKSPARSEValuesOnDevice_Private(B, &dev));
-      if (dev) PetscCall(SameDevicePattern(A, B, &dev));
-    }
-  }
-  if (dev) {
-    PetscScalar  *b, *a;
-    PetscInt64    len;
-    cudaStream_t  stream;
-
-    if (B->offloadmask == PETSC_OFFLOAD_CPU) B->offloadmask = PETSC_OFFLOAD_GPU; /* every value is overwritten */
-    PetscCall(DeviceValues(B, &b, &len, NULL));
-    PetscCall(DeviceValues(A, &a, &len, NULL));
-    PetscCall(PetscGetCurrentCUDAStream(&stream));
-    PetscCall(PetscLogEventBegin(PBG_BAIJKValues, A, B, 0, 0));
-    PetscCall(PetscLogGpuTimeBegin());
-    if (len) PetscCallCUDA(cudaMemcpyAsync(b, a, (size_t)len * sizeof(PetscScalar), cudaMemcpyDeviceToDevice, stream));
-    PetscCall(PetscLogGpuTimeEnd());
-    PetscCall(PetscLogEventEnd(PBG_BAIJKValues, A, B, 0, 0));
-    B->offloadmask = PETSC_OFFLOAD_GPU;
-    PetscCall(PetscObjectStateIncrease((PetscObject)B));
-  } else {
-    PetscBool isk;
-
-    PetscCall(MatSeqBAIJKSPARSEHostAccess_Private(A, PETSC_FALSE));
-    PetscCall(PetscObjectTypeCompare((PetscObject)B, MATSEQBAIJKSPARSE, &isk));
-    if (isk) PetscCall(MatSeqBAIJKSPARSEHostAccess_Private(B, PETSC_TRUE));
-    PetscCall((*((Mat_SeqBAIJKSPARSE *)A->spptr)->host.copy)(A, B, str));
-  }
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
 /* ---------------------------------------------------------------------------------------------- the subclass */
 /* BAIJ conversions that keep working on the subclass (they only read A->data) and are re-exported under the
    subclass name, so that MatConvert(A, MATAIJ, ...) does not fall back to MatConvert_Basic() */
@@ -746,6 +607,7 @@ static PetscErrorCode MatSeqBAIJKSPARSEComposeFunctions(Mat B, PetscBool set, Pe
   PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatSeqBAIJSetPreallocation_C", set ? MatSeqBAIJSetPreallocation_SeqBAIJKSPARSE : (restore ? k->setpreallocation : NULL)));
   PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatSeqBAIJGetArray_C", set ? MatSeqBAIJGetArray_SeqBAIJKSPARSE : (restore ? k->getarray : NULL)));
   PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatSeqBAIJRestoreArray_C", set ? MatSeqBAIJRestoreArray_SeqBAIJKSPARSE : (restore ? k->restorearray : NULL)));
+  PetscCall(PetscObjectComposeFunction((PetscObject)B, PBG_GET_DEVICE_MAT_VIEW, set ? MatGetDeviceMatView_SeqBAIJKSPARSE : NULL));
   for (size_t i = 0; i < PETSC_STATIC_ARRAY_LENGTH(SeqForwardedTargets); i++) {
     PetscErrorCode (*f)(Mat, MatType, MatReuse, Mat *) = NULL;
 

@@ -2,7 +2,6 @@
    Algorithm: Anzt, Dongarra, Flegar, Quintana-Orti, "Variable-size batched Gauss-Jordan elimination for
    block-Jacobi preconditioning on graphics processors", Parallel Computing 2018. */
 #include <petscblockgpu/private/vbjacobicuda.h>
-#include <petscblockgpu/private/baijksparseimpl.h>
 
 const char *const PCVBJacobiBlockings[]        = {"auto", "supervariable", "matrix", "variable", "natural", "PCVBJacobiBlocking", "PC_VBJACOBI_BLOCKING_", NULL};
 const char *const PCVBJacobiSingularPolicies[] = {"error", "identity", "PCVBJacobiSingularPolicy", "PC_VBJACOBI_SINGULAR_", NULL};
@@ -169,31 +168,35 @@ static PetscErrorCode EnsureHostInverses(PC_VBJacobi *jac)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* The local rows of the Pmat as device arrays, when the Pmat lives on the GPU and a GPU can be used:
-   the CSR of (mpi)aijcusparse or the BSR of (mpi)baijksparse, with the pattern of the off-diagonal part. */
+/* The local rows of the Pmat as device arrays, when the Pmat lives on the GPU and a GPU can be used: the CSR of
+   (mpi)aijcusparse through PETSc's own accessors, or the view that a matrix of this package (baijksparse) gives through
+   its composed PBG_GET_DEVICE_MAT_VIEW, with the pattern of the off-diagonal part */
 static PetscErrorCode GetDeviceMat(PC pc, PCVBJacobiDeviceMat *dm, PetscBool *usable)
 {
   PC_VBJacobi *jac = (PC_VBJacobi *)pc->data;
   Mat          A   = pc->pmat, Ad = NULL, Ao = NULL;
-  PetscBool    isaij, isbaij, ismpi, avail;
+  PetscBool    isaij, ismpi, avail, bound;
   MatInfo      info;
+  PetscErrorCode (*getview)(Mat, PetscBlockGPUDeviceMatView *) = NULL;
 
   PetscFunctionBegin;
   *usable = PETSC_FALSE;
   PetscCall(PetscMemzero(dm, sizeof(*dm)));
-  if (!jac->use_gpu || sizeof(PetscInt) != sizeof(int) || A->boundtocpu) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(MatBoundToCPU(A, &bound));
+  if (!jac->use_gpu || bound) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(PetscObjectTypeCompareAny((PetscObject)A, &isaij, MATSEQAIJCUSPARSE, MATMPIAIJCUSPARSE, ""));
-  PetscCall(PetscObjectTypeCompareAny((PetscObject)A, &isbaij, MATSEQBAIJKSPARSE, MATMPIBAIJKSPARSE, ""));
-  if (!isaij && !isbaij) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(PetscObjectQueryFunction((PetscObject)A, PBG_GET_DEVICE_MAT_VIEW, &getview));
+  if (!isaij && !getview) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(PetscBlockGPUDeviceAvailable(&avail));
   if (!avail) PetscFunctionReturn(PETSC_SUCCESS);
-  PetscCall(PetscObjectTypeCompareAny((PetscObject)A, &ismpi, MATMPIAIJCUSPARSE, MATMPIBAIJKSPARSE, ""));
   if (isaij) {
     const PetscScalar *v;
 
+    PetscCall(PetscObjectTypeCompare((PetscObject)A, MATMPIAIJCUSPARSE, &ismpi));
     if (ismpi) PetscCall(MatMPIAIJGetSeqAIJ(A, &Ad, &Ao, NULL));
     else Ad = A;
-    if (Ad->boundtocpu) PetscFunctionReturn(PETSC_SUCCESS);
+    PetscCall(MatBoundToCPU(Ad, &bound));
+    if (bound) PetscFunctionReturn(PETSC_SUCCESS);
     PetscCall(MatSeqAIJCUSPARSEGetIJ(Ad, PETSC_FALSE, (const PetscInt **)&dm->d_rowptr, (const PetscInt **)&dm->d_colidx));
     PetscCall(MatSeqAIJCUSPARSEGetArrayRead(Ad, &v));
     dm->d_values = v;
@@ -204,19 +207,19 @@ static PetscErrorCode GetDeviceMat(PC pc, PCVBJacobiDeviceMat *dm, PetscBool *us
       if (info.nz_used > 0) PetscCall(MatSeqAIJCUSPARSEGetIJ(Ao, PETSC_FALSE, (const PetscInt **)&dm->d_o_rowptr, (const PetscInt **)&dm->d_o_colidx));
     }
   } else {
-    PetscInt mbs, obs;
+    PetscBlockGPUDeviceMatView view;
 
-    if (ismpi) PetscCall(MatMPIBAIJKSPARSEGetSeqBAIJ_Private(A, &Ad, &Ao, NULL));
-    else Ad = A;
-    if (Ad->boundtocpu) PetscFunctionReturn(PETSC_SUCCESS);
-    PetscCall(MatBAIJKSPARSEGetDeviceBSR_Private(Ad, &dm->bs, &mbs, &dm->d_rowptr, &dm->d_colidx, &dm->d_values));
-    if (Ao) {
-      const PetscScalar *ov;
-
-      PetscCall(MatGetInfo(Ao, MAT_LOCAL, &info));
-      if (info.nz_used > 0) PetscCall(MatBAIJKSPARSEGetDeviceBSR_Private(Ao, &obs, &mbs, &dm->d_o_rowptr, &dm->d_o_colidx, &ov));
-    }
+    PetscCall((*getview)(A, &view));
+    if (view.mtype != PETSC_MEMTYPE_CUDA) PetscFunctionReturn(PETSC_SUCCESS);
+    PetscCheck(view.itype == PETSC_INT32, PETSC_COMM_SELF, PETSC_ERR_SUP, "PCVBJACOBI: the device view of a %s matrix has indices of type %s; the kernels take 32-bit indices", ((PetscObject)A)->type_name, PetscDataTypes[view.itype]);
+    dm->bs         = view.bs;
+    dm->d_rowptr   = (const int *)view.rowptr;
+    dm->d_colidx   = (const int *)view.colidx;
+    dm->d_values   = view.values;
+    dm->d_o_rowptr = (const int *)view.o_rowptr;
+    dm->d_o_colidx = (const int *)view.o_colidx;
   }
+  PetscCall(MatGetDiagonalBlock(A, &Ad));
   PetscCall(MatGetLocalSize(A, &dm->nrows, NULL));
   PetscCall(MatGetInfo(Ad, MAT_LOCAL, &info));
   dm->mean_row_len = dm->nrows > 0 ? (PetscReal)info.nz_used / (PetscReal)dm->nrows : 0.0;
