@@ -12,6 +12,12 @@
 #       invert     bench_invert (500k blocks, n = 1..32, mixed)                 -> OUTDIR/invert.{csv,txt}
 #       vbjacobi   bench_vbjacobi (1M rows, four patterns, maxbs 1..32)         -> OUTDIR/vbjacobi.{csv,txt}
 #       bsrmv      bench_bsrmv (1 GiB of values per matrix)                     -> OUTDIR/bsrmv.{csv,txt}
+#       values     bench_values: value operations (scale, shift, axpy, copy, duplicate, zero rows, ...) and COO
+#                  assembly on 1 GiB of values, baijksparse against aijcusparse, with the host<->device bytes of
+#                  each call (issue 11)                                        -> OUTDIR/values.{csv,txt}
+#       ts_ex5     run_ts_ex5_bytes.sh: PETSc's ts ex5 at 1024x1024, 5 steps, baijksparse and aijcusparse with
+#                  vbjacobi: host<->device bytes per step and matrix uploads per Jacobian evaluation (issue 11)
+#                                                                               -> OUTDIR/ts_ex5_bytes.{csv,txt}
 #       tune       tune_baijksparse -> OUTDIR/conf/baijksparse_tuning_sm<XY>.txt (commit it under conf/)
 #       scaling    run_scaling.sh over the visible GPUs                         -> OUTDIR/scaling.{csv,txt}
 #       solve      bench_solve, time to solution: the SuiteSparse matrices of data/suitesparse, the real-matrix set
@@ -119,6 +125,8 @@ for part in "$@"; do
     invert) bench_invert -o "$out/invert.csv" > "$out/invert.txt" 2>&1; rc=$? ;;
     vbjacobi) bench_vbjacobi -o "$out/vbjacobi.csv" -matrices "$here/tests/data/matrices" > "$out/vbjacobi.txt" 2>&1; rc=$? ;;
     bsrmv) bench_bsrmv -o "$out/bsrmv.csv" > "$out/bsrmv.txt" 2>&1; rc=$? ;;
+    values) bench_values -o "$out/values.csv" > "$out/values.txt" 2>&1; rc=$?; tail -n 16 "$out/values.txt" ;;
+    ts_ex5) bash "$here/bench/run_ts_ex5_bytes.sh" "$out" > "$out/ts_ex5.log" 2>&1; rc=$?; grep -E '^[a-z]+:|criterion' "$out/ts_ex5_bytes.txt" ;;
     tune) (cd "$out" && mkdir -p conf && tune_baijksparse) > "$out/tune.txt" 2>&1; rc=$? ;;
     scaling) bash "$here/bench/run_scaling.sh" "$out/scaling.csv" > "$out/scaling.txt" 2>&1; rc=$? ;;
     solve) solve_all; rc=$? ;;

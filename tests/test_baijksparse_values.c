@@ -9,7 +9,14 @@ static char help[] = "Value operations of MATBAIJKSPARSE (seq and MPI) against P
                      "  zeroentries_setvalues zerorows zerorowscolumns duplicate convert multtranspose\n"
                      "  grow_zeroentries (on duplicates of Y and Yref: a product, a new nonzero, MatZeroEntries, values set)\n"
                      "Options: -bs <1..64> (3), -nb <block rows per rank, 8; odd ranks get one more>, -seed <1>, -rounds <2>,\n"
-                     "  -ops <comma list of steps, default all>, -vec_type <standard|cuda> (the type of MatCreateVecs(Y))\n";
+                     "  -ops <comma list of steps, default all>, -vec_type <standard|cuda> (the type of MatCreateVecs(Y)),\n"
+                     "  -missing_diag (every third block row of Y, X lacks its diagonal block: shift, diagonal set, zero rows with a\n"
+                     "  diagonal take the host path, which inserts it),\n"
+                     "  -check_transfers (with -vec_type cuda: X and Z are put on the device after each fill, the vectors an operation\n"
+                     "  reads too, and around each operation on Y that is to run on the device (all but the host fallbacks: a\n"
+                     "  missing diagonal block; set values, grow, convert are not checked) the matrix copies between host and device\n"
+                     "  (events BAIJKCopyToGPU, BAIJKCopyFromGPU) must not run and PETSc's byte counters petsc_ctog_sz, petsc_gtoc_sz\n"
+                     "  must move by no more than the row indices or ghost vector entries the operation sends; a line per check)\n";
 
 #include <petscblockgpu.h>
 
@@ -55,6 +62,12 @@ typedef struct {
   Vec         x, y, yref, u, w, wref;        /* x, w, wref: column layout; y, yref, u: row layout */
   PetscRandom rnd;
   PetscScalar nan;
+  PetscBool   missingdiag;                   /* -missing_diag */
+  PetscBool   check, xferok;                 /* -check_transfers; the last checked step moved no matrix values */
+  PetscInt    nghost, zghost;                /* ghost block columns of Y's and Z's local rows */
+  PetscLogEvent  evup, evdown;               /* BAIJKCopyToGPU, BAIJKCopyFromGPU */
+  PetscLogDouble ctog0, gtoc0;               /* the counters when the check began */
+  int            nup0, ndown0;
 } Ctx;
 
 /* ------------------------------------------------------------------------------------------ pattern and matrices */
@@ -90,6 +103,11 @@ static PetscErrorCode BuildPattern(Ctx *c, PetscInt nb)
       for (PetscInt e = 0; e < extra; e++) tmp[RandInt(&s, c->Mbs)] = 1; /* couplings anywhere: across ranks under MPI */
       if (i == 0 && c->Mbs > 1) tmp[(row + 1) % c->Mbs] = 1;
     }
+    if (c->missingdiag && i % 3 == 1) { /* no diagonal block in this row, but not an empty row */
+      tmp[row] = 0;
+      tmp[(row + 1) % c->Mbs] = 1;
+      if (c->Mbs == 1) tmp[row] = 1;
+    }
     for (PetscInt j = 0; j < c->Mbs; j++)
       if (tmp[j]) c->col[nz + n++] = j;
     nz += n;
@@ -109,6 +127,17 @@ static PetscErrorCode BuildPattern(Ctx *c, PetscInt nb)
   }
   c->maxlen = 0;
   for (PetscInt i = 0; i < c->nbl; i++) c->maxlen = PetscMax(c->maxlen, c->ptr[i + 1] - c->ptr[i]);
+  /* ghost block columns (the off-process columns of the local rows) of Y and of Z */
+  for (PetscInt m = 0; m < 2; m++) {
+    const PetscInt *pp = m ? c->zptr : c->ptr, *cc = m ? c->zcol : c->col;
+    PetscInt        ng = 0;
+
+    for (PetscInt j = 0; j < c->Mbs; j++) tmp[j] = 0;
+    for (PetscInt p = 0; p < pp[c->nbl]; p++)
+      if ((cc[p] < c->rstartb || cc[p] >= c->rstartb + c->nbl) && !tmp[cc[p]]++) ng++;
+    if (m) c->zghost = ng;
+    else c->nghost = ng;
+  }
   PetscCallMPI(MPIU_Allreduce(MPI_IN_PLACE, &c->maxlen, 1, MPIU_INT, MPI_MAX, PETSC_COMM_WORLD));
   PetscCall(PetscFree(tmp));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -138,6 +167,8 @@ static PetscErrorCode CreateMat(Ctx *c, const PetscInt *ptr, const PetscInt *col
     }
   }
   PetscCall(MatXAIJSetPreallocation(*M, c->bs, dnnz, onnz, NULL, NULL));
+  /* the host paths of MatDiagonalSet() and MatZeroRowsColumns() insert the missing diagonal entries */
+  if (c->missingdiag) PetscCall(MatSetOption(*M, MAT_NEW_NONZERO_ALLOCATION_ERR, PETSC_FALSE));
   PetscCall(PetscFree2(dnnz, onnz));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -272,6 +303,111 @@ static PetscErrorCode IsBAIJKSPARSE(Mat A, PetscBool *isk)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* ------------------------------------------------------------------------------------------ -check_transfers */
+/* The entries of a CUDA vector onto the device (uploaded when its host copy is newer), before a checked operation */
+static PetscErrorCode ToDevice(Ctx *c, Vec v)
+{
+  const PetscScalar *a;
+  PetscMemType       mt;
+
+  PetscFunctionBeginUser;
+  if (!c->check) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(VecGetArrayReadAndMemType(v, &a, &mt));
+  PetscCall(VecRestoreArrayReadAndMemType(v, &a));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Whether a diagonal block of Y is missing on some process: read from Yref, whose diagonal blocks are Y's (Y may keep
+   more zero blocks, never fewer) */
+static PetscErrorCode MissingDiagonal(Ctx *c, PetscBool *missing)
+{
+  PetscBool local = PETSC_FALSE;
+
+  PetscFunctionBeginUser;
+  for (PetscInt i = 0; i < c->nbl && !local; i++) {
+    const PetscInt  row = (c->rstartb + i) * c->bs;
+    const PetscInt *cols;
+    PetscInt        nc;
+    PetscBool       found = PETSC_FALSE;
+
+    PetscCall(MatGetRow(c->Yref, row, &nc, &cols, NULL));
+    for (PetscInt j = 0; j < nc; j++) found = (PetscBool)(found || cols[j] / c->bs == c->rstartb + i);
+    PetscCall(MatRestoreRow(c->Yref, row, &nc, &cols, NULL));
+    local = (PetscBool)!found;
+  }
+  PetscCallMPI(MPIU_Allreduce(&local, missing, 1, MPI_C_BOOL, MPI_LOR, PETSC_COMM_WORLD));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode CopyCounts(Ctx *c, int *up, int *down)
+{
+  PetscEventPerfInfo info;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscLogEventGetPerfInfo(PETSC_DETERMINE, c->evup, &info));
+  *up = info.count;
+  PetscCall(PetscLogEventGetPerfInfo(PETSC_DETERMINE, c->evdown, &info));
+  *down = info.count;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Before the operation of step s on Y: *active when s is to move no matrix values (collective) */
+static PetscErrorCode CheckBegin(Ctx *c, PetscInt s, PetscBool *active)
+{
+  PetscBool missing;
+
+  PetscFunctionBeginUser;
+  *active = PETSC_FALSE;
+  if (!c->check) PetscFunctionReturn(PETSC_SUCCESS);
+  if (s == S_CONVERT || s == S_GROW_ZEROENTRIES) PetscFunctionReturn(PETSC_SUCCESS); /* host values needed, or a new pattern */
+  if (s == S_ZEROROWSCOLUMNS && c->size > 1) {                                       /* MPI: MPIBAIJ's host method (README) */
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "  transfers %s: not checked (the MPI type runs it on the host)\n", StepNames[s]));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  if (s == S_SHIFT || s == S_DIAGONALSET_ADD || s == S_DIAGONALSET_INSERT || s == S_ZEROROWS || s == S_ZEROROWSCOLUMNS) {
+    PetscCall(MissingDiagonal(c, &missing));
+    if (missing) {
+      PetscCall(PetscPrintf(PETSC_COMM_WORLD, "  transfers %s: not checked (a diagonal block is missing: the host path inserts it)\n", StepNames[s]));
+      PetscFunctionReturn(PETSC_SUCCESS);
+    }
+  }
+  c->ctog0 = petsc_ctog_sz;
+  c->gtoc0 = petsc_gtoc_sz;
+  PetscCall(CopyCounts(c, &c->nup0, &c->ndown0));
+  *active = PETSC_TRUE;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* After it: no matrix copy ran, and the byte counters moved by at most what the operation sends besides (row indices,
+   ghost vector entries); a line per check, FAILED with the bytes when values moved */
+static PetscErrorCode CheckEnd(Ctx *c, PetscInt s, PetscBool active)
+{
+  const PetscLogDouble m = (PetscLogDouble)c->nbl * c->bs;
+  PetscLogDouble       d[4], allow[2] = {0.0, 0.0};
+  int                  up, down;
+  PetscBool            ok;
+
+  PetscFunctionBeginUser;
+  if (!active) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(CopyCounts(c, &up, &down));
+  d[0] = petsc_ctog_sz - c->ctog0;
+  d[1] = petsc_gtoc_sz - c->gtoc0;
+  d[2] = up - c->nup0;
+  d[3] = down - c->ndown0;
+  if (s == S_ZEROROWS || s == S_ZEROROWSCOLUMNS) allow[0] = sizeof(PetscInt) * (2 * m + 2); /* the local rows */
+  if (s == S_DIAGONALSCALE && c->size > 1) {                                                 /* the ghost values of r */
+    allow[0] = sizeof(PetscScalar) * (PetscLogDouble)c->nghost * c->bs;
+    allow[1] = sizeof(PetscScalar) * m * (c->size - 1);
+  }
+  if (s == S_AXPY_SUBSET && c->size > 1) allow[0] = sizeof(int) * (PetscLogDouble)c->zghost; /* Z's ghost columns as Y's */
+  ok = (PetscBool)(d[0] <= allow[0] && d[1] <= allow[1] && d[2] == 0 && d[3] == 0);
+  PetscCallMPI(MPIU_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_C_BOOL, MPI_LAND, PETSC_COMM_WORLD));
+  PetscCallMPI(MPIU_Allreduce(MPI_IN_PLACE, d, 4, MPI_DOUBLE, MPI_MAX, PETSC_COMM_WORLD));
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "  transfers %s: matrix copies to/from the device %g/%g, bytes host to device %g, device to host %g (max over ranks): %s\n", StepNames[s], d[2], d[3], d[0], d[1], ok ? "ok" : "FAILED"));
+  if (!ok) c->xferok = PETSC_FALSE;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* Rows for MatZeroRows()/MatZeroRowsColumns(): every row of one local block row (the whole block row: BAIJ then drops
    its off-diagonal blocks from the pattern), some other local rows, and under MPI the first row of the next rank */
 static PetscErrorCode PickRows(Ctx *c, PetscInt *n, PetscInt **rows)
@@ -298,7 +434,8 @@ static PetscErrorCode PickRows(Ctx *c, PetscInt *n, PetscInt **rows)
    returns (a diagonal, a right-hand side, a duplicate or a conversion), compared in the order given */
 static PetscErrorCode RunStep(Ctx *c, PetscInt s, PetscBool productfirst, PetscReal *dp, PetscReal *dv, PetscBool *typeok)
 {
-  Mat Y = c->Y, Yref = c->Yref;
+  Mat       Y = c->Y, Yref = c->Yref;
+  PetscBool active;
 
   PetscFunctionBeginUser;
   *dp = *dv = 0.0;
@@ -306,26 +443,36 @@ static PetscErrorCode RunStep(Ctx *c, PetscInt s, PetscBool productfirst, PetscR
   switch (s) {
   case S_SCALE: {
     const PetscScalar alpha = (1.25 + 0.5 * RandReal(&c->gs)) * (RandInt(&c->gs, 2) ? 1.0 : -1.0);
+    PetscCall(CheckBegin(c, s, &active));
     PetscCall(MatScale(Y, alpha));
+    PetscCall(CheckEnd(c, s, active));
     PetscCall(MatScale(Yref, alpha));
   } break;
   case S_SHIFT: {
     const PetscScalar beta = 0.5 + RandReal(&c->gs);
+    PetscCall(CheckBegin(c, s, &active));
     PetscCall(MatShift(Y, beta));
+    PetscCall(CheckEnd(c, s, active));
     PetscCall(MatShift(Yref, beta));
   } break;
   case S_AXPY_SAME: {
     const PetscScalar a = 0.75 + RandReal(&c->gs);
+    PetscCall(CheckBegin(c, s, &active));
     PetscCall(MatAXPY(Y, a, c->X, SAME_NONZERO_PATTERN));
+    PetscCall(CheckEnd(c, s, active));
     PetscCall(MatAXPY(Yref, a, c->Xref, SAME_NONZERO_PATTERN));
   } break;
   case S_AXPY_SUBSET: {
     const PetscScalar a = -0.75 + RandReal(&c->gs);
+    PetscCall(CheckBegin(c, s, &active));
     PetscCall(MatAXPY(Y, a, c->Z, SUBSET_NONZERO_PATTERN));
+    PetscCall(CheckEnd(c, s, active));
     PetscCall(MatAXPY(Yref, a, c->Zref, SUBSET_NONZERO_PATTERN));
   } break;
   case S_COPY:
+    PetscCall(CheckBegin(c, s, &active));
     PetscCall(MatCopy(c->X, Y, SAME_NONZERO_PATTERN));
+    PetscCall(CheckEnd(c, s, active));
     PetscCall(MatCopy(c->Xref, Yref, SAME_NONZERO_PATTERN));
     break;
   case S_DIAGONALSCALE: {
@@ -335,7 +482,11 @@ static PetscErrorCode RunStep(Ctx *c, PetscInt s, PetscBool productfirst, PetscR
     PetscCall(VecSetRandom(r, c->rnd));
     PetscCall(VecShift(l, 0.5)); /* entries in [-0.5, 1.5) */
     PetscCall(VecShift(r, -0.5));
+    PetscCall(ToDevice(c, l));
+    PetscCall(ToDevice(c, r));
+    PetscCall(CheckBegin(c, s, &active));
     PetscCall(MatDiagonalScale(Y, l, r));
+    PetscCall(CheckEnd(c, s, active));
     PetscCall(MatDiagonalScale(Yref, l, r));
     PetscCall(VecDestroy(&l));
     PetscCall(VecDestroy(&r));
@@ -346,7 +497,10 @@ static PetscErrorCode RunStep(Ctx *c, PetscInt s, PetscBool productfirst, PetscR
     Vec              dg;
     PetscCall(MatCreateVecs(Y, NULL, &dg));
     PetscCall(VecSetRandom(dg, c->rnd));
+    PetscCall(ToDevice(c, dg));
+    PetscCall(CheckBegin(c, s, &active));
     PetscCall(MatDiagonalSet(Y, dg, mode));
+    PetscCall(CheckEnd(c, s, active));
     PetscCall(MatDiagonalSet(Yref, dg, mode));
     PetscCall(VecDestroy(&dg));
   } break;
@@ -356,7 +510,9 @@ static PetscErrorCode RunStep(Ctx *c, PetscInt s, PetscBool productfirst, PetscR
     PetscCall(VecDuplicate(v, &vref));
     PetscCall(VecSet(v, c->nan));
     PetscCall(VecSet(vref, c->nan));
+    PetscCall(CheckBegin(c, s, &active));
     PetscCall(MatGetDiagonal(Y, v));
+    PetscCall(CheckEnd(c, s, active));
     PetscCall(MatGetDiagonal(Yref, vref));
     PetscCall(VecRelDiff(v, vref, dv));
     PetscCall(VecDestroy(&v));
@@ -365,7 +521,9 @@ static PetscErrorCode RunStep(Ctx *c, PetscInt s, PetscBool productfirst, PetscR
   case S_ZEROENTRIES_SETVALUES: {
     const PetscInt bs = c->bs, nset = 2 + bs;
     PetscInt64     ls0 = 0;
+    PetscCall(CheckBegin(c, s, &active)); /* MatZeroEntries() only: the values set then are the host's */
     PetscCall(MatZeroEntries(Y));
+    PetscCall(CheckEnd(c, s, active));
     PetscCall(MatZeroEntries(Yref));
     /* entries of the local pattern (the first one added twice), and under MPI a diagonal entry of another rank */
     for (PetscInt k = 0; k < nset + 1; k++) {
@@ -403,11 +561,15 @@ static PetscErrorCode RunStep(Ctx *c, PetscInt s, PetscBool productfirst, PetscR
     PetscCall(VecSetRandom(xb, c->rnd));
     PetscCall(VecSetRandom(b, c->rnd));
     PetscCall(VecCopy(b, bref));
+    PetscCall(ToDevice(c, xb));
+    PetscCall(ToDevice(c, b));
+    PetscCall(CheckBegin(c, s, &active));
+    if (s == S_ZEROROWS) PetscCall(MatZeroRows(Y, n, rows, diag, xb, b));
+    else PetscCall(MatZeroRowsColumns(Y, n, rows, diag, xb, b));
+    PetscCall(CheckEnd(c, s, active));
     if (s == S_ZEROROWS) {
-      PetscCall(MatZeroRows(Y, n, rows, diag, xb, b));
       PetscCall(MatZeroRows(Yref, n, rows, diag, xb, bref));
     } else {
-      PetscCall(MatZeroRowsColumns(Y, n, rows, diag, xb, b));
       PetscCall(MatZeroRowsColumns(Yref, n, rows, diag, xb, bref));
     }
     PetscCall(VecRelDiff(b, bref, dp)); /* the right-hand side, fixed with the matrix (columns: a product) */
@@ -416,13 +578,33 @@ static PetscErrorCode RunStep(Ctx *c, PetscInt s, PetscBool productfirst, PetscR
     PetscCall(VecDestroy(&b));
     PetscCall(VecDestroy(&bref));
   } break;
-  case S_DUPLICATE: { /* the copy matches, and changing the copy leaves Y alone (checked with Y after the step) */
-    Mat W;
+  case S_DUPLICATE: { /* the copy matches, and changing the copy leaves Y alone (checked with Y after the step); Y is
+                          scaled by 2 first (exact), which on a GPU leaves its device values the newer ones; a duplicate
+                          without values is zero on both sides */
+    Mat       W, W0;
+    PetscReal nrm;
+    PetscCall(MatScale(Y, 2.0));
+    PetscCall(MatScale(Yref, 2.0));
+    PetscCall(CheckBegin(c, s, &active));
     PetscCall(MatDuplicate(Y, MAT_COPY_VALUES, &W));
+    PetscCall(CheckEnd(c, s, active));
+    PetscCall(MatDuplicate(Y, MAT_DO_NOT_COPY_VALUES, &W0));
+    PetscCall(VecSetRandom(c->x, c->rnd));
+    PetscCall(VecSet(c->y, c->nan));
+    PetscCall(MatMult(W0, c->x, c->y));
+    PetscCall(VecNorm(c->y, NORM_INFINITY, &nrm));
+    if (nrm != 0.0) PetscCall(PetscPrintf(PETSC_COMM_WORLD, "  a duplicate without values gives a product of norm %g\n", (double)nrm));
+    *typeok = (PetscBool)(nrm == 0.0);
+    PetscCall(MatNorm(W0, NORM_FROBENIUS, &nrm));
+    if (nrm != 0.0) PetscCall(PetscPrintf(PETSC_COMM_WORLD, "  a duplicate without values has norm %g\n", (double)nrm));
+    *typeok = (PetscBool)(*typeok && nrm == 0.0);
+    PetscCall(MatDestroy(&W0));
     MatType   t;
-    PetscCall(IsBAIJKSPARSE(W, typeok));
+    PetscBool isk;
+    PetscCall(IsBAIJKSPARSE(W, &isk));
     PetscCall(MatGetType(W, &t));
-    if (!*typeok) PetscCall(PetscPrintf(PETSC_COMM_WORLD, "  the duplicate is %s\n", t));
+    if (!isk) PetscCall(PetscPrintf(PETSC_COMM_WORLD, "  the duplicate is %s\n", t));
+    *typeok = (PetscBool)(*typeok && isk);
     PetscCall(Compare(c, W, Yref, productfirst, PETSC_FALSE, dp, dv));
     PetscCall(MatScale(W, -3.0));
     PetscCall(MatShift(W, 1.0));
@@ -474,7 +656,9 @@ static PetscErrorCode RunStep(Ctx *c, PetscInt s, PetscBool productfirst, PetscR
   } break;
   case S_MULTTRANSPOSE: {
     const PetscScalar g = -0.5 + 0.25 * RandReal(&c->gs);
+    PetscCall(CheckBegin(c, s, &active));
     PetscCall(MatScale(Y, g));
+    PetscCall(CheckEnd(c, s, active));
     PetscCall(MatScale(Yref, g));
   } break;
   default:
@@ -502,6 +686,8 @@ int main(int argc, char **argv)
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-seed", &seed, NULL));
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-rounds", &rounds, NULL));
   PetscCall(PetscOptionsGetString(NULL, NULL, "-vec_type", vtype, sizeof(vtype), NULL));
+  PetscCall(PetscOptionsGetBool(NULL, NULL, "-missing_diag", &c.missingdiag, NULL));
+  PetscCall(PetscOptionsGetBool(NULL, NULL, "-check_transfers", &c.check, NULL));
   PetscCheck(c.bs >= 1 && c.bs <= 64, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-bs %" PetscInt_FMT ": must be 1..64", c.bs);
   PetscCheck(nb >= 1, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-nb %" PetscInt_FMT ": must be positive", nb);
   PetscCheck(rounds >= 1, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-rounds %" PetscInt_FMT ": must be positive", rounds);
@@ -530,6 +716,16 @@ int main(int argc, char **argv)
   c.gs   = MixSeed(seed, 2, 0);
   c.ls   = MixSeed(seed, 3, c.rank);
   PetscCall(BuildPattern(&c, nb));
+  c.xferok = PETSC_TRUE;
+  if (c.check) { /* the copy events need the default log handler; the byte counters count without it */
+    PetscBool cuda;
+
+    PetscCall(PetscStrbeginswith(vtype, "cuda", &cuda));
+    PetscCheck(cuda, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "-check_transfers needs -vec_type cuda");
+    PetscCall(PetscLogDefaultBegin());
+    PetscCall(PetscLogEventGetId("BAIJKCopyToGPU", &c.evup));
+    PetscCall(PetscLogEventGetId("BAIJKCopyFromGPU", &c.evdown));
+  }
   c.tolp = 1e-12 * (1.0 + PetscSqrtReal((PetscReal)(c.bs * c.maxlen)));
   c.tolv = 1e-12;
   PetscCall(PetscRandomCreate(PETSC_COMM_WORLD, &c.rnd));
@@ -548,6 +744,17 @@ int main(int argc, char **argv)
   PetscCall(VecDuplicate(c.y, &c.u));
   PetscCall(VecDuplicate(c.x, &c.w));
   PetscCall(VecDuplicate(c.x, &c.wref));
+  if (c.check) { /* the counters are live: a CUDA vector whose host copy changed goes up when read on the device */
+    PetscScalar   *a;
+    PetscLogDouble before = petsc_ctog_sz;
+    PetscInt       n;
+
+    PetscCall(VecGetLocalSize(c.y, &n));
+    PetscCall(VecGetArray(c.y, &a));
+    PetscCall(VecRestoreArray(c.y, &a));
+    PetscCall(ToDevice(&c, c.y));
+    PetscCheck(!n || petsc_ctog_sz - before >= (PetscLogDouble)n * sizeof(PetscScalar), PETSC_COMM_SELF, PETSC_ERR_LIB, "-check_transfers: petsc_ctog_sz moved by %g bytes for an upload of %" PetscInt_FMT " entries: the counters do not count", petsc_ctog_sz - before, n);
+  }
   {
     VecType vt;
     PetscInt M;
@@ -571,6 +778,10 @@ int main(int argc, char **argv)
     PetscCall(FillPair(&c, c.ptr, c.col, MixSeed(seed, 100 + 3 * round, c.rank), c.Y, c.Yref));
     PetscCall(FillPair(&c, c.ptr, c.col, MixSeed(seed, 101 + 3 * round, c.rank), c.X, c.Xref));
     PetscCall(FillPair(&c, c.zptr, c.zcol, MixSeed(seed, 102 + 3 * round, c.rank), c.Z, c.Zref));
+    if (c.check) { /* X and Z on the device too: MatAXPY() and MatCopy() read them there */
+      PetscCall(MatMult(c.X, c.x, c.y));
+      PetscCall(MatMult(c.Z, c.x, c.y));
+    }
     PetscCall(PetscPrintf(PETSC_COMM_WORLD, "round %" PetscInt_FMT "\n", round));
     productfirst = (PetscBool)(round % 2 == 0);
     PetscCall(Compare(&c, c.Y, c.Yref, productfirst, PETSC_FALSE, &dp, &dv));
@@ -587,6 +798,7 @@ int main(int argc, char **argv)
       if (!sel[s]) continue;
       productfirst = (PetscBool)(count % 2 == 0); /* (a) before (b) in even steps, (b) before (a) in odd ones */
       count++;
+      c.xferok = PETSC_TRUE;
       PetscCall(RunStep(&c, s, productfirst, &dp0, &dv0, &typeok));
       PetscCall(IsBAIJKSPARSE(c.Y, &isk));
       PetscCall(MatGetType(c.Y, &ytype));
@@ -594,7 +806,7 @@ int main(int argc, char **argv)
       PetscCall(Compare(&c, c.Y, c.Yref, productfirst, (PetscBool)(s == S_MULTTRANSPOSE || s == S_CONVERT), &dp, &dv));
       dp = MaxDiff(dp, dp0);
       dv = MaxDiff(dv, dv0);
-      ok = (PetscBool)(dp <= c.tolp && dv <= c.tolv && isk && typeok);
+      ok = (PetscBool)(dp <= c.tolp && dv <= c.tolv && isk && typeok && c.xferok);
       PetscCall(PetscPrintf(PETSC_COMM_WORLD, "step %s: product diff %.2e, values diff %.2e: %s\n", StepNames[s], (double)dp, (double)dv, ok ? "ok" : "FAILED"));
       if (!ok && !failed) {
         failed    = StepNames[s];

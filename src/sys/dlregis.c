@@ -3,6 +3,9 @@
 
 PetscLogEvent PBG_VBJacobiDetect, PBG_VBJacobiInvert, PBG_VBJacobiApply;
 PetscLogEvent PBG_BAIJKMult, PBG_BAIJKCopyToGPU, PBG_BAIJKCopyFromGPU, PBG_BAIJKValues;
+PetscLogEvent PBG_BAIJKCOO;
+PetscLogEvent PBG_BAIJKInvertDiag;
+PetscLogEvent PBG_BAIJKConvert;
 
 static PetscBool PetscBlockGPUPackageInitialized = PETSC_FALSE;
 
@@ -58,6 +61,9 @@ PetscErrorCode PetscBlockGPUInitializePackage(void)
   PetscCall(PetscLogEventRegister("BAIJKCopyToGPU", MAT_CLASSID, &PBG_BAIJKCopyToGPU));
   PetscCall(PetscLogEventRegister("BAIJKCopyFromGPU", MAT_CLASSID, &PBG_BAIJKCopyFromGPU));
   PetscCall(PetscLogEventRegister("BAIJKValues", MAT_CLASSID, &PBG_BAIJKValues));
+  PetscCall(PetscLogEventRegister("BAIJKSetValCOO", MAT_CLASSID, &PBG_BAIJKCOO));
+  PetscCall(PetscLogEventRegister("BAIJKInvBlkDiag", MAT_CLASSID, &PBG_BAIJKInvertDiag));
+  PetscCall(PetscLogEventRegister("BAIJKConvert", MAT_CLASSID, &PBG_BAIJKConvert));
 
   PetscCall(PetscOptionsHasHelp(NULL, &help));
   if (help) {

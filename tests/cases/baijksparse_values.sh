@@ -25,6 +25,15 @@ done
 tcase bk_values_ops_subset_mpi2 -n 2 -- test_baijksparse_values -bs 4 -nb 5 -rounds 3 -ops zerorows,copy,axpy_same,zerorowscolumns,axpy_subset --grep '^Y is still mpibaijksparse after 15 steps' --grep '^OK' --nogrep 'FAILED'
 # no leaks in the steps (duplicates, conversions, work vectors)
 tcase bk_values_malloc_dump -- test_baijksparse_values -bs 3 -nb 6 -malloc_debug -malloc_dump --grep '^OK' --nogrep '^\[ *[0-9]+\] [0-9]+ bytes '
+# a pattern with missing diagonal blocks (every third block row): shift, diagonal set and zero rows (and columns) with a
+# diagonal take the host path, which inserts the missing entries (one step per case: the first insertion completes the
+# diagonal); the other steps run as usual
+pbg_values_missing_ops=(shift diagonalset_add diagonalset_insert zerorowscolumns "scale,axpy_subset,diagonalscale,getdiagonal,zerorows,duplicate,multtranspose")
+for o in "${pbg_values_missing_ops[@]}"; do
+  tcase bk_values_missing_diag_${o%%,*} -- test_baijksparse_values -bs 3 -nb 7 -missing_diag -ops $o --grep '^Y is still seqbaijksparse' --grep '^OK' --nogrep 'FAILED'
+done
+tcase bk_values_missing_diag_mpi2 -n 2 -- test_baijksparse_values -bs 2 -nb 5 -missing_diag -ops shift,axpy_subset,diagonalscale,getdiagonal,zerorows,duplicate --grep '^Y is still mpibaijksparse' --grep '^OK' --nogrep 'FAILED'
+tcase bk_values_missing_diag_diagonalset_mpi2 -n 2 -- test_baijksparse_values -bs 2 -nb 5 -missing_diag -ops diagonalset_insert --grep '^Y is still mpibaijksparse' --grep '^OK' --nogrep 'FAILED'
 # error path: an unknown op is refused by name
 tcase bk_values_err_bogus_op --fail -- test_baijksparse_values -ops scale,bogus --grep 'unknown op "bogus"'
 tcase bk_values_err_bogus_op_mpi2 --fail -n 2 -- test_baijksparse_values -ops bogus --grep 'unknown op "bogus"'
@@ -44,5 +53,22 @@ for p in "${pbg_values_mpi[@]}"; do
 done
 tcase bk_gpu_values_ops_subset_mpi2 --gpu -n 2 -- test_baijksparse_values -vec_type cuda -use_gpu_aware_mpi 0 -bs 4 -nb 5 -rounds 3 -ops zerorows,copy,axpy_same,axpy_subset --grep 'vectors mpicuda' --grep '^Y is still mpibaijksparse after 12 steps' --grep '^OK' --nogrep 'FAILED'
 tcase bk_gpu_values_malloc_dump --gpu -- test_baijksparse_values -vec_type cuda -bs 3 -nb 6 -malloc_debug -malloc_dump --grep 'vectors seqcuda' --grep '^OK' --nogrep '^\[ *[0-9]+\] [0-9]+ bytes '
+# No values move between host and device in the steps that run on the device (-check_transfers: the matrix copy events
+# stay still and PETSc's byte counters move by no more than row indices and ghost vector entries; a line per step)
+for p in "${pbg_values_sizes[@]}"; do
+  read -r bs nb <<< "$p"
+  tcase bk_gpu_values_xfer_bs$bs --gpu -- test_baijksparse_values -vec_type cuda -check_transfers -bs $bs -nb $nb -seed $((bs + 100)) --grep 'vectors seqcuda' --grep 'transfers zerorowscolumns: .*: ok' --grep 'transfers duplicate: matrix copies to/from the device 0\.?/0\.?,.*: ok' --grep '^Y is still seqbaijksparse' --grep '^OK' --nogrep 'FAILED'
+done
+for p in "${pbg_values_mpi[@]}"; do
+  read -r np bs nb <<< "$p"
+  tcase bk_gpu_values_xfer_bs${bs}_mpi$np --gpu -n $np -- test_baijksparse_values -vec_type cuda -use_gpu_aware_mpi 0 -check_transfers -bs $bs -nb $nb -seed $((10 * np + bs + 100)) -ops $pbg_values_mpi_gpu_ops --grep 'vectors mpicuda' --grep 'transfers diagonalscale: .*: ok' --grep 'transfers zerorows: .*: ok' --grep '^Y is still mpibaijksparse' --grep '^OK' --nogrep 'FAILED'
+done
+# missing diagonal blocks: the host fallbacks are right and not checked, the rest still moves nothing
+for o in "${pbg_values_missing_ops[@]}"; do
+  tcase bk_gpu_values_missing_diag_${o%%,*} --gpu -- test_baijksparse_values -vec_type cuda -check_transfers -bs 3 -nb 7 -missing_diag -ops $o --grep 'vectors seqcuda' --grep '^Y is still seqbaijksparse' --grep '^OK' --nogrep 'FAILED'
+done
+tcase bk_gpu_values_missing_diag_shift_notchecked --gpu -- test_baijksparse_values -vec_type cuda -check_transfers -bs 5 -nb 6 -missing_diag -rounds 1 -ops shift --grep 'transfers shift: not checked \(a diagonal block is missing' --grep '^OK' --nogrep 'FAILED'
+tcase bk_gpu_values_missing_diag_mpi2 --gpu -n 2 -- test_baijksparse_values -vec_type cuda -use_gpu_aware_mpi 0 -check_transfers -bs 2 -nb 5 -missing_diag -ops shift,axpy_subset,diagonalscale,getdiagonal,zerorows,duplicate --grep 'vectors mpicuda' --grep '^Y is still mpibaijksparse' --grep '^OK' --nogrep 'FAILED'
+tcase bk_values_err_check_transfers_host --fail -- test_baijksparse_values -check_transfers --grep 'check_transfers needs -vec_type cuda'
 tcase bk_gpu_values_err_bogus_op --gpu --fail -- test_baijksparse_values -vec_type cuda -ops scale,bogus --grep 'unknown op "bogus"'
-unset pbg_values_sizes pbg_values_mpi pbg_values_mpi_gpu_ops p bs nb np rounds
+unset pbg_values_sizes pbg_values_mpi pbg_values_mpi_gpu_ops pbg_values_missing_ops p o bs nb np rounds

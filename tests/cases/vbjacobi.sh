@@ -107,3 +107,18 @@ tcase vbj_overflow_fails_1x1 -- test_vbjacobi -mode uniform -bs 1 -pc_vbjacobi_b
 tcase vbj_gpu_overflow_fails --gpu -- test_vbjacobi -mode uniform -bs 3 -pc_vbjacobi_blocking matrix -overflow_block 4 -mat_type aijcusparse -vec_type cuda -pc_view --grep 'DIVERGED_PC_FAILED' --grep 'SETUP FAILED: (the inverse of diagonal block 4 \(global rows 12\.\.14\) is not finite|zero or tiny pivot in diagonal block 4, global rows 12\.\.14)' --grep 'setup ran on: GPU'
 tcase vbj_gpu_overflow_identity --gpu -- test_vbjacobi -mode mixed -maxgen 8 -overflow_block 3 -pc_vbjacobi_singular identity -mat_type aijcusparse -vec_type cuda -pc_view --grep 'replaced by the identity: 1' --grep 'setup ran on: GPU'
 tcase vbj_gpu_overflow_fails_1x1 --gpu -- test_vbjacobi -mode uniform -bs 1 -pc_vbjacobi_blocking natural -offdiag 0 -overflow_block 7 -mat_type aijcusparse -vec_type cuda -pc_view --grep 'inverse of diagonal block 7 .* is not finite' --grep 'setup ran on: GPU'
+# issue 11: one blocks object with one offload mask per array. test_vbjacobi_offload counts the bytes each call moves
+# (petsc_gtoc_sz, petsc_ctog_sz) and checks every apply against the PC's inverses and the inverses against the matrix.
+# Host: PCVBJacobiGetBlocks twice (same array), -pc_view before or after it, applies and a new setup on new values.
+tcase vbj_offload_host -- test_vbjacobi_offload -expect_setup host --grep 'PCApplyTranspose, host vectors matches' --grep 'after new values: inverses are those of the matrix' --grep '^OK'
+tcase vbj_offload_host_view_first -- test_vbjacobi_offload -expect_setup host -view_first -maxgen 7 --grep 'PCView \(first\) +to host +0 bytes' --grep '^OK'
+tcase vbj_offload_host_mpi2 -n 2 -- test_vbjacobi_offload -expect_setup host -nruns 1500 --grep '^OK'
+# GPU setup: no O(n) copy to the host until PCVBJacobiGetBlocks / -pc_view (the starts) or a host apply (the inverses), once
+tcase vbj_gpu_offload_gpu_setup --gpu -- test_vbjacobi_offload -expect_setup gpu -mat_type aijcusparse -vec_type cuda --grep 'setup ran on: GPU' --grep 'PCApply, host vectors +to host +[1-9][0-9]* bytes' --grep '^OK'
+tcase vbj_gpu_offload_view_first --gpu -- test_vbjacobi_offload -expect_setup gpu -view_first -mat_type aijcusparse -vec_type cuda --grep 'PCView \(first\) +to host +[1-9][0-9]* bytes' --grep '^OK'
+tcase vbj_gpu_offload_gpu_setup_mpi2 --gpu -n 2 -- test_vbjacobi_offload -expect_setup gpu -nruns 2000 -mat_type aijcusparse -vec_type cuda -use_gpu_aware_mpi 0 --grep 'setup ran on: GPU' --grep '^OK'
+# host setup (host matrix) with device vectors: the first device apply copies starts and inverses to the device, once
+tcase vbj_gpu_offload_host_setup --gpu -- test_vbjacobi_offload -expect_setup host -mat_type aij -vec_type cuda --grep 'apply runs on: GPU for device vectors .*copied to the device' --grep "PCApply, 'device' vectors +to host +0 bytes, to device +[1-9][0-9]* bytes" --grep '^OK'
+tcase vbj_gpu_offload_host_setup_mpi2 --gpu -n 2 -- test_vbjacobi_offload -expect_setup host -nruns 2000 -mat_type aij -vec_type cuda -use_gpu_aware_mpi 0 --grep '^OK'
+# the same blocks set up on the host, applied on the device, set up on the GPU again: each moves only what the other lacks
+tcase vbj_gpu_offload_switch_place --gpu -- test_vbjacobi_offload -expect_setup gpu -switch_place -mat_type aijcusparse -vec_type cuda --grep 'host PCSetUp, blocks kept from the GPU setup +to host +0 bytes, to device +0 bytes' --grep 'after the GPU setup again: inverses are those' --grep '^OK'

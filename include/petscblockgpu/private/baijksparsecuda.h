@@ -26,7 +26,49 @@ PETSC_INTERN PetscErrorCode MatBAIJKSPARSEReduce_CUDA(int bs, int nsplit, const 
 /* y += A^T x by atomicAdd (y already holds 0 or z); x has mbs*bs entries, y nbs*bs */
 PETSC_INTERN PetscErrorCode MatBAIJKSPARSEMultTransposeAtomic_CUDA(int bs, int mbs, const int *rowptr, const int *colidx, const PetscScalar *val, const PetscScalar *x, PetscScalar *y, cudaStream_t);
 
+/* Value operations (cuda/baijksparse_values.cu): rows are local rows, diagpos as in MatBAIJKSPARSEDevice */
+/* the diagonal entry of every row with a diagonal block: val = v (insert) or val + v, v = d[row] (d not NULL) or a */
+PETSC_INTERN PetscErrorCode MatBAIJKSPARSEDiagonalUpdate_CUDA(int bs, int mbs, const int *diagpos, const PetscScalar *d, PetscScalar a, PetscBool insert, PetscScalar *val, cudaStream_t);
+/* v[row] = the diagonal entry (0 in a block row without a diagonal block) */
+PETSC_INTERN PetscErrorCode MatBAIJKSPARSEGetDiagonal_CUDA(int bs, int mbs, const int *diagpos, const PetscScalar *val, PetscScalar *v, cudaStream_t);
+/* val(row, col) *= l[row] r[col]; l or r may be NULL */
+PETSC_INTERN PetscErrorCode MatBAIJKSPARSEDiagonalScale_CUDA(int bs, int mbs, int nz, const int *rowptr, const int *colidx, const PetscScalar *l, const PetscScalar *r, PetscScalar *val, cudaStream_t);
+/* Y += a X where X's blocks are among Y's (same block rows; xcolmap: Y's block column of each of X's, NULL: the same
+   numbering); *missing (device) is set to 1 when a block of X is not in Y */
+PETSC_INTERN PetscErrorCode MatBAIJKSPARSEAXPYSubset_CUDA(int bs, int mbs, int xnz, PetscScalar a, const int *xrowptr, const int *xcolidx, const int *xcolmap, const PetscScalar *xval, const int *yrowptr, const int *ycolidx, PetscScalar *yval, int *missing, cudaStream_t);
+/* zeroes the n listed rows (rows: device, local), diag on their diagonal entries (each needs its diagonal block unless
+   diag is 0); nz: the blocks of the matrix (for the lanes per row) */
+PETSC_INTERN PetscErrorCode MatBAIJKSPARSEZeroRows_CUDA(int bs, int mbs, int nz, int n, const int *rows, const int *rowptr, const int *diagpos, PetscScalar diag, PetscScalar *val, cudaStream_t);
+/* b[rows[q]] = diag x[rows[q]], q < n */
+PETSC_INTERN PetscErrorCode MatBAIJKSPARSEFixRHS_CUDA(int n, const int *rows, PetscScalar diag, const PetscScalar *x, PetscScalar *b, cudaStream_t);
+/* mask[rows[q]] = 1, q < n */
+PETSC_INTERN PetscErrorCode MatBAIJKSPARSEMarkRows_CUDA(int n, const int *rows, int *mask, cudaStream_t);
+/* square matrix: zeroes the rows and columns whose mask is set, diag on their diagonal entries; with x and b (both or
+   neither) b[row] -= A(row, col) x[col] first for unmasked rows and masked columns */
+PETSC_INTERN PetscErrorCode MatBAIJKSPARSEZeroRowsColumns_CUDA(int bs, int mbs, int nz, const int *rowptr, const int *colidx, const int *mask, PetscScalar diag, const PetscScalar *x, PetscScalar *b, PetscScalar *val, cudaStream_t);
+
 /* Launchers of the K2 instances, split over two files to build in parallel: bs 2..23 and 24..45 */
 PETSC_INTERN PetscErrorCode MatBAIJKSPARSEMultK2Lo_CUDA(const MatBAIJKSPARSEParams *, const MatBAIJKSPARSEMultArgs *, cudaStream_t);
 PETSC_INTERN PetscErrorCode MatBAIJKSPARSEMultK2Hi_CUDA(const MatBAIJKSPARSEParams *, const MatBAIJKSPARSEMultArgs *, cudaStream_t);
 #define MAT_BAIJKSPARSE_K2_LO_MAX_BS 23
+
+/* COO assembly (baijksparse_coo.c): for t in [0, n), with s = imap ? imap[t] : t,
+   val[s] = (add ? val[s] : 0) + sum of v[perm[p]] over p in [jmap[t], jmap[t+1]) (jmap NULL: the single v[perm[t]]).
+   A thread per t, no atomics. With add, a t without entries leaves val[s] alone. */
+PETSC_INTERN PetscErrorCode MatBAIJKSPARSECOOGather_CUDA(PetscCount n, const int *imap, const int *jmap, const int *perm, const PetscScalar *v, PetscScalar *val, PetscBool add, cudaStream_t);
+
+/* Block diagonals (baijksparse_blockdiag.c, cuda/baijksparse_blockdiag.cu). Uniform: block r of blocks (bs^2 entries at
+   r * bs^2) = the diagonal block of block row r as stored (column-major), zeros where diagpos[r] < 0. */
+PETSC_INTERN PetscErrorCode MatBAIJKSPARSEExtractBlockDiag_CUDA(int bs, int mbs, const int *diagpos, const PetscScalar *val, PetscScalar *blocks, cudaStream_t);
+/* Variable: block b = the rows and columns starts[b] .. starts[b+1]-1 of the BSR matrix (any alignment with bs), k x k
+   column-major at blocks + offsets[b], zeros outside the pattern; maxk: the largest k */
+PETSC_INTERN PetscErrorCode MatBAIJKSPARSEExtractVarBlockDiag_CUDA(int bs, int nblocks, int maxk, const int *rowptr, const int *colidx, const PetscScalar *val, const int *starts, const PetscInt64 *offsets, PetscScalar *blocks, cudaStream_t);
+/* After PetscBlockGPUInvertBatched(): fills every block whose info is not 0 with NaN and sets *outcome (device) to
+   (first such block) << 32 | (unsigned)(its info), all ones when none. Sizes and offsets NULL: uniform blocks of ku. */
+PETSC_INTERN PetscErrorCode MatBAIJKSPARSEBlockDiagFailures_CUDA(int nblocks, int ku, const PetscInt *sizes, const PetscInt64 *offsets, const PetscInt *info, PetscScalar *blocks, unsigned long long *outcome, cudaStream_t);
+
+/* MatConvert() between aijcusparse and baijksparse on the device (baijksparse_convert.cu). CSR -> BSR: val (nzb blocks) is
+   zeroed, then each CSR entry (row pointers ci[0..m], columns cj, values ca) lands in its block; BSR -> CSR: a (nzb bs^2
+   entries) receives the values in the order of a CSR holding every entry of every block, rows sorted */
+PETSC_INTERN PetscErrorCode MatBAIJKSPARSEConvertCSRToBSR_CUDA(int bs, int m, PetscInt64 nnz, const int *ci, const int *cj, const PetscScalar *ca, int nzb, const int *rowptr, const int *colidx, PetscScalar *val, cudaStream_t);
+PETSC_INTERN PetscErrorCode MatBAIJKSPARSEConvertBSRToCSR_CUDA(int bs, int mbs, int nzb, const int *rowptr, const PetscScalar *val, PetscScalar *a, cudaStream_t);

@@ -98,6 +98,25 @@ typedef struct {
   PetscInt             ncopies;          /* value uploads, for -mat_view */
 } MatBAIJKSPARSEDevice;
 
+/* The state of MatSetPreallocationCOO()/MatSetValuesCOO() on a baijksparse matrix (baijksparse_coo.c): the gather maps
+   of the parts, the star forest of entries owned by other ranks, buffers */
+typedef struct _n_MatBAIJKSPARSECOO *MatBAIJKSPARSECOO;
+PETSC_INTERN PetscErrorCode MatBAIJKSPARSECOODestroy_Private(MatBAIJKSPARSECOO *);
+PETSC_INTERN PetscErrorCode MatBAIJKSPARSECOOView_Private(MatBAIJKSPARSECOO, PetscViewer); /* -mat_view ::ascii_info lines */
+PETSC_INTERN PetscErrorCode MatSetPreallocationCOO_SeqBAIJKSPARSE(Mat, PetscCount, PetscInt[], PetscInt[]);
+PETSC_INTERN PetscErrorCode MatSetValuesCOO_SeqBAIJKSPARSE(Mat, const PetscScalar[], InsertMode);
+PETSC_INTERN PetscErrorCode MatSetPreallocationCOO_MPIBAIJKSPARSE(Mat, PetscCount, PetscInt[], PetscInt[]);
+PETSC_INTERN PetscErrorCode MatSetValuesCOO_MPIBAIJKSPARSE(Mat, const PetscScalar[], InsertMode);
+
+/* MatInvertBlockDiagonal() and MatInvertVariableBlockDiagonal() of baijksparse (baijksparse_blockdiag.c): the host array
+   of inverses handed out, the device scratch and the uploaded block sizes, kept for the next call */
+typedef struct _n_MatBAIJKSPARSEBlockDiag *MatBAIJKSPARSEBlockDiag;
+PETSC_INTERN PetscErrorCode MatBAIJKSPARSEBlockDiagDestroy_Private(MatBAIJKSPARSEBlockDiag *);
+PETSC_INTERN PetscErrorCode MatInvertBlockDiagonal_SeqBAIJKSPARSE(Mat, const PetscScalar **);
+PETSC_INTERN PetscErrorCode MatInvertVariableBlockDiagonal_SeqBAIJKSPARSE(Mat, PetscInt, const PetscInt *, PetscScalar *);
+PETSC_INTERN PetscErrorCode MatInvertBlockDiagonal_MPIBAIJKSPARSE(Mat, const PetscScalar **);
+PETSC_INTERN PetscErrorCode MatInvertVariableBlockDiagonal_MPIBAIJKSPARSE(Mat, PetscInt, const PetscInt *, PetscScalar *);
+
 /* State of a MATSEQBAIJKSPARSE matrix (A->spptr). host holds BAIJ's methods, taken when the matrix was converted (and
    again when BAIJ's preallocation picks block-size-specific ones); every method is replaced, by our own where the
    device takes part, else by a generated forwarder that refreshes the host copy first when the device copy is newer
@@ -112,6 +131,8 @@ typedef struct {
   MatBAIJKSPARSEKernel  kernel; /* what MatMult() ran last (HOST before the first product) */
   MatBAIJKSPARSEOptions opts;
   MatBAIJKSPARSEDevice *dev;    /* NULL until the first device use */
+  MatBAIJKSPARSECOO     coo;    /* COO assembly (baijksparse_coo.c), NULL before MatSetPreallocationCOO() */
+  MatBAIJKSPARSEBlockDiag bdiag; /* inverted block diagonals (baijksparse_blockdiag.c), NULL before the first */
 } Mat_SeqBAIJKSPARSE;
 
 /* State of a MATMPIBAIJKSPARSE matrix (A->spptr); same convention as Mat_SeqBAIJKSPARSE (its forwarders refresh the
@@ -128,6 +149,7 @@ typedef struct {
   PetscObjectState      nzstate;  /* of the Mat when lvec/Mvctx were built */
   PetscInt              nghost;   /* ghost block columns */
   PetscInt             *garray;   /* their global block columns, when lvec/Mvctx were built */
+  MatBAIJKSPARSECOO     coo;      /* COO assembly of both parts (baijksparse_coo.c), NULL before MatSetPreallocationCOO() */
 } Mat_MPIBAIJKSPARSE;
 
 /* The generated method tables of the seq and mpi types (PBG_MATOPS: every method of PETSc's struct _MatOps).
@@ -138,12 +160,12 @@ typedef struct {
 #define PBG_DEFINE_FORWARDER(T, ACCESS, PREFIX, name, params, args, M) \
   static PETSC_UNUSED PetscErrorCode PREFIX##name params \
   { \
-    static int readonly = -1; \
+    static int access = -1; \
     PetscErrorCode (*f) params = ((T *)(M)->spptr)->host.name; \
 \
     PetscFunctionBegin; \
-    if (readonly < 0) readonly = MatBAIJKSPARSEMethodReadsOnly_Private(#name); \
-    PetscCall(ACCESS(M, (PetscBool)!readonly)); \
+    if (access < 0) access = (int)MatBAIJKSPARSEMethodAccess_Private(#name); \
+    if (access != PBG_VALUES_UNTOUCHED) PetscCall(ACCESS(M, (PetscBool)(access == PBG_VALUES_WRITTEN))); \
     PetscCall((*f) args); \
     PetscFunctionReturn(PETSC_SUCCESS); \
   }
@@ -151,19 +173,41 @@ typedef struct {
   if ((B)->ops->name != (OURS).name && (B)->ops->name != PREFIX##name) (k)->host.name = (B)->ops->name; \
   (B)->ops->name = (OURS).name ? (OURS).name : ((k)->host.name ? PREFIX##name : NULL);
 
-/* Whether BAIJ's method `name` leaves the values as they are (a forwarder then keeps a current device copy) */
-PETSC_INTERN PetscBool MatBAIJKSPARSEMethodReadsOnly_Private(const char[]);
+/* What BAIJ's method `name` does with the values: nothing (it reads the pattern or sizes only: the forwarder copies
+   nothing), reads them (a current device copy stays current), or may change them (the host is newer afterwards) */
+typedef enum {
+  PBG_VALUES_UNTOUCHED,
+  PBG_VALUES_READ,
+  PBG_VALUES_WRITTEN
+} PBGValuesAccess;
+PETSC_INTERN PBGValuesAccess MatBAIJKSPARSEMethodAccess_Private(const char[]);
 /* Before a host method of a MATSEQBAIJKSPARSE matrix: the host copy is refreshed when the device copy is newer; with
    write the host is newer afterwards */
 PETSC_INTERN PetscErrorCode MatSeqBAIJKSPARSEHostAccess_Private(Mat, PetscBool);
 /* Whether the value operations of A run on the device: its device copy exists and it is not bound to the CPU */
 PETSC_INTERN PetscErrorCode MatSeqBAIJKSPARSEValuesOnDevice_Private(Mat, PetscBool *);
+/* Whether the device copy of A holds its current values for its current pattern (offload GPU or BOTH) */
+PETSC_INTERN PetscBool MatSeqBAIJKSPARSEDeviceCurrent_Private(Mat);
 
 /* Value operations of MATSEQBAIJKSPARSE (baijksparse_values.c): on the device copy when the values may live there */
 PETSC_INTERN PetscErrorCode MatScale_SeqBAIJKSPARSE(Mat, PetscScalar);
 PETSC_INTERN PetscErrorCode MatZeroEntries_SeqBAIJKSPARSE(Mat);
 PETSC_INTERN PetscErrorCode MatAXPY_SeqBAIJKSPARSE(Mat, PetscScalar, Mat, MatStructure);
 PETSC_INTERN PetscErrorCode MatCopy_SeqBAIJKSPARSE(Mat, Mat, MatStructure);
+PETSC_INTERN PetscErrorCode MatShift_SeqBAIJKSPARSE(Mat, PetscScalar);
+PETSC_INTERN PetscErrorCode MatDiagonalSet_SeqBAIJKSPARSE(Mat, Vec, InsertMode);
+PETSC_INTERN PetscErrorCode MatGetDiagonal_SeqBAIJKSPARSE(Mat, Vec);
+PETSC_INTERN PetscErrorCode MatDiagonalScale_SeqBAIJKSPARSE(Mat, Vec, Vec);
+PETSC_INTERN PetscErrorCode MatZeroRows_SeqBAIJKSPARSE(Mat, PetscInt, const PetscInt[], PetscScalar, Vec, Vec);
+PETSC_INTERN PetscErrorCode MatZeroRowsColumns_SeqBAIJKSPARSE(Mat, PetscInt, const PetscInt[], PetscScalar, Vec, Vec);
+PETSC_INTERN PetscErrorCode MatDuplicate_SeqBAIJKSPARSE(Mat, MatDuplicateOption, Mat *);
+/* For the MPI type: whether the values of A may change on the device with every diagonal entry stored (values on the
+   device, square, no block row without its diagonal block); Y += a X on the device for X's pattern a subset of Y's
+   (xcolmap[nxcol]: Y's block column of each of X's, NULL: the same numbering), else on the host; MatDiagonalSet() by
+   MatSetValues() and assembly, as PETSc's default does */
+PETSC_INTERN PetscErrorCode MatSeqBAIJKSPARSEDiagonalOnDevice_Private(Mat, PetscBool *);
+PETSC_INTERN PetscErrorCode MatSeqBAIJKSPARSEAXPYSubset_Private(Mat, PetscScalar, Mat, const PetscInt[], PetscInt);
+PETSC_INTERN PetscErrorCode MatBAIJKSPARSEDiagonalSetDefault_Private(Mat, Vec, InsertMode);
 
 /* Block-row statistics of the local rows of a BAIJ matrix (the union of a diagonal and an off-diagonal part
    for MPI): printed by MatView() with PETSC_VIEWER_ASCII_INFO, and the input of row balancing. */
@@ -189,6 +233,14 @@ PETSC_INTERN PetscErrorCode MatConvert_MPIBAIJKSPARSE_MPIBAIJ(Mat, MatType, MatR
    "MatConvert_{seqaij,seqbaij}_seqbaijksparse_C", "MatConvert_{mpiaij,mpibaij}_mpibaijksparse_C" and set as
    ops->convertfrom on every baijksparse matrix, so that MatConvert(X, MATBAIJKSPARSE, ...) finds it. */
 PETSC_INTERN PetscErrorCode MatConvert_Any_BAIJKSPARSE(Mat, MatType, MatReuse, Mat *);
+/* MatConvert() between MATSEQAIJCUSPARSE and MATSEQBAIJKSPARSE with the values staying on the device (baijksparse_convert.c;
+   the host conversions when the source's values are newer on the host or no device is usable); composed on every
+   seqbaijksparse matrix as "MatConvert_seqaijcusparse_seqbaijksparse_C" and "MatConvert_seqbaijksparse_seqaijcusparse_C" */
+PETSC_INTERN PetscErrorCode MatConvert_SeqAIJCUSPARSE_SeqBAIJKSPARSE(Mat, MatType, MatReuse, Mat *);
+PETSC_INTERN PetscErrorCode MatConvert_SeqBAIJKSPARSE_SeqAIJCUSPARSE(Mat, MatType, MatReuse, Mat *);
+/* BAIJ's conversions to seqaij and seqsbaij, re-exported on seqbaijksparse ("MatConvert_seqbaijksparse_<type>_C"):
+   the host values are brought up to date first */
+PETSC_INTERN PetscErrorCode MatConvert_SeqBAIJKSPARSE_HostForward(Mat, MatType, MatReuse, Mat *);
 /* The start every in-place conversion between BAIJ and the subclass shares (type checks, MAT_REUSE_MATRIX done here,
    MAT_INITIAL_MATRIX duplicated): MatBAIJKSPARSEConvertStart_Private(A, base, sub, tosub, reuse, newmat, &B); B NULL:
    nothing left to do, else the matrix to convert in place */
@@ -214,6 +266,9 @@ PETSC_INTERN PetscErrorCode MatSeqBAIJKSPARSESetOptions_Private(Mat, const MatBA
 PETSC_INTERN PetscErrorCode MatBAIJKSPARSEUseDevice_Private(Mat, PetscBool *);
 /* Host -> device copy of a MATSEQBAIJKSPARSE matrix when the host is newer (A->offloadmask, object state) */
 PETSC_INTERN PetscErrorCode MatSeqBAIJKSPARSECopyToGPU(Mat);
+/* The device pattern of a MATSEQBAIJKSPARSE matrix and room for its values, without sending them: the caller writes every
+   value on the device, then sets A->offloadmask = PETSC_OFFLOAD_GPU (a conversion whose values are already there) */
+PETSC_INTERN PetscErrorCode MatSeqBAIJKSPARSECopyPatternToGPU_Private(Mat);
 
 /* The device view of a MATSEQBAIJKSPARSE matrix (the diagonal part of an MPI one), composed as PBG_GET_DEVICE_MAT_VIEW */
 PETSC_INTERN PetscErrorCode MatGetDeviceMatView_SeqBAIJKSPARSE(Mat, PetscBlockGPUDeviceMatView *);

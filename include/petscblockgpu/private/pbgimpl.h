@@ -12,6 +12,9 @@
 /* Log events (registered in PetscBlockGPUInitializePackage()) */
 PETSC_INTERN PetscLogEvent PBG_VBJacobiDetect, PBG_VBJacobiInvert, PBG_VBJacobiApply;
 PETSC_INTERN PetscLogEvent PBG_BAIJKMult, PBG_BAIJKCopyToGPU, PBG_BAIJKCopyFromGPU, PBG_BAIJKValues;
+PETSC_INTERN PetscLogEvent PBG_BAIJKCOO; /* MatSetValuesCOO() of baijksparse: the gather of the values */
+PETSC_INTERN PetscLogEvent PBG_BAIJKInvertDiag; /* MatInvertBlockDiagonal(), MatInvertVariableBlockDiagonal() of baijksparse */
+PETSC_INTERN PetscLogEvent PBG_BAIJKConvert; /* MatConvert() between aijcusparse and baijksparse on the device: the value kernels */
 
 /* Constructors registered by the package */
 PETSC_INTERN PetscErrorCode PCCreate_VBJacobi(PC);

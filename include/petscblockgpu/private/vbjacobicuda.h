@@ -23,62 +23,68 @@ typedef struct {
 /* Width classes of the setup: blocks of k rows are inverted by sub-warps of P = 1, 2, 4, 8, 16 or 32 lanes */
 #define PC_VBJACOBI_NUM_WIDTH_CLASSES 6
 
-/* Blocks and inverses on the device. */
-typedef struct {
-  PetscInt             nblocks, maxk;       /* number of blocks, largest block */
+/* The device copies of a PCVBJacobiBlocks (its masks say which are current), and the work space of the device setup. */
+struct _n_PCVBJacobiDevice {
   PetscInt             class_count[PC_VBJACOBI_NUM_WIDTH_CLASSES]; /* blocks of each width class c: sub-warp P = 2^c lanes,
-                                                   k in (P/2, P] (class 0: k = 1); filled by every block source */
+                                                   k in (P/2, P] (class 0: k = 1); set with the device starts */
   int                 *d_class_perm;        /* [nblocks] block ids sorted by size, so grouped by width class; within a size in
                                                    ascending runs (the setup's work order only) */
   size_t               cap_class_perm;      /* its allocated length */
   PetscInt            *d_starts;            /* [nblocks+1] first local row of each block */
-  PetscInt64          *d_inv_offsets;       /* [nblocks+1] offset of each inverse in d_inv (sum of k^2) */
+  PetscInt64          *d_inv_offsets;       /* [nblocks+1] offset of each inverse in d_inv (sum of k^2); current with d_starts */
   PetscScalar         *d_inv;               /* inverses, each k x k column-major, one after the other */
   PetscInt            *d_info;              /* [nblocks] 0, pivot column + 1, or -1 (NaN/Inf), as the host path */
   int                 *d_outcome;           /* [2 + 2*33] first failing block and blocks replaced, then the size-sort counters;
                                                    reused by every setup */
-  PetscInt64           inv_len;             /* entries of d_inv */
-  PetscLogDouble       setup_flops;         /* 2 k^3 summed over the blocks */
   size_t               cap_blocks, cap_inv; /* allocated lengths, so a new setup reuses memory */
   void                *d_scratch;           /* work space of the block detection (vbjacobi_blocks.cu), kept for the next one */
   size_t               cap_scratch;         /* its bytes */
-  PCVBJacobiExtraction extraction_used;     /* never AUTO after a setup */
-  char                 kernel[160];          /* the setup kernel that ran, for -pc_view */
-  char                 apply_kernel[96];    /* the apply kernel, for -pc_view */
-} PCVBJacobiDevice;
+  PCVBJacobiExtraction extraction_used;     /* of the last device setup, never AUTO */
+  char                 kernel[160];         /* the setup kernel that ran, for -pc_view */
+};
 
-/* The three ways blocks reach the device. Each fills dev->nblocks, maxk, inv_len and setup_flops on the host and
-   d_starts, d_inv_offsets on the device, sizes d_info and d_inv, and leaves the host copy of the starts to the
-   caller (PCVBJacobiCopyStartsToHost_CUDA() when the host needs them): no O(n) work or transfer on the host.
+/* The ways blocks reach the device. The two device sources set the sizes of the blocks object (nblocks, maxk, inv_len,
+   setup_flops) and write the device starts and offsets, marking them the current copy (GPU; the inverses UNALLOCATED):
+   no O(n) work or transfer on the host; the host gets the starts when it asks (PCVBJacobiBlocksGetHostStarts()).
 
    Supervariable detection: runs of consecutive rows with identical column patterns (whole rows, off-diagonal
    pattern included), cut greedily into chunks of at most maxbs rows (natural supervariables); with merge, adjacent
    chunks then merged greedily while the merged block has at most maxbs rows (the paper's blocking). Exactly the blocks
    of the host path. One synchronization, to read the block count and sizes. maxbs = 1 needs no detection (every row
    is a block). */
-PETSC_INTERN PetscErrorCode PCVBJacobiDetectSupervariables_CUDA(const PCVBJacobiDeviceMat *, PetscInt maxbs, PetscBool merge, PCVBJacobiDevice *);
+PETSC_INTERN PetscErrorCode PCVBJacobiDetectSupervariables_CUDA(const PCVBJacobiDeviceMat *, PetscInt maxbs, PetscBool merge, PCVBJacobiBlocks *);
 
 /* Blocks of bs rows each (matrix blocking, bs dividing nrows): made on the device, no synchronization. */
-PETSC_INTERN PetscErrorCode PCVBJacobiSetUniformBlocks_CUDA(PetscInt nrows, PetscInt bs, PCVBJacobiDevice *);
+PETSC_INTERN PetscErrorCode PCVBJacobiSetUniformBlocks_CUDA(PetscInt nrows, PetscInt bs, PCVBJacobiBlocks *);
 
-/* Blocks found on the host (variable blocking): copies starts[0..nblocks] to dev, no synchronization. */
-PETSC_INTERN PetscErrorCode PCVBJacobiSetBlocks_CUDA(PetscInt nblocks, const PetscInt *h_starts, PCVBJacobiDevice *);
+/* Brings the device starts and offsets up to date from the host starts (blocks found on the host, variable blocking,
+   or a host setup followed by a device apply): nothing when they are current, else one copy of the starts, no
+   synchronization. */
+PETSC_INTERN PetscErrorCode PCVBJacobiBlocksSyncStartsToDevice_CUDA(PCVBJacobiBlocks *);
 
-/* h_starts[0..count) = d_starts[first..first+count) */
-PETSC_INTERN PetscErrorCode PCVBJacobiCopyStartsToHost_CUDA(const PCVBJacobiDevice *, PetscInt first, PetscInt count, PetscInt *h_starts);
+/* Brings the device inverses up to date from the host ones (a host setup followed by a device apply): nothing when they
+   are current, else one copy. */
+PETSC_INTERN PetscErrorCode PCVBJacobiBlocksSyncInversesToDevice_CUDA(PCVBJacobiBlocks *);
+
+/* h_starts[0..count) = device starts [first..first+count), which must be current; marks nothing */
+PETSC_INTERN PetscErrorCode PCVBJacobiCopyStartsToHost_CUDA(const PCVBJacobiBlocks *, PetscInt first, PetscInt count, PetscInt *h_starts);
+
+/* h_inv[0..inv_len) = the device inverses, which must be current; marks nothing */
+PETSC_INTERN PetscErrorCode PCVBJacobiCopyInversesToHost_CUDA(const PCVBJacobiBlocks *, PetscScalar *h_inv);
 
 /* Merged setup: extraction of each diagonal block from A, Gauss-Jordan inversion with implicit pivoting and
-   insertion of the inverse, one launch per size class. Computes d_inv_offsets and allocates d_inv as needed.
-   Under PC_VBJACOBI_SINGULAR_IDENTITY a singular block (info > 0) is stored as the identity (NaN/Inf blocks
-   are always failures). Returns the number of such replaced blocks, and the first failing block (-1 when none)
-   with its info. extraction AUTO picks from the row lengths. */
-PETSC_INTERN PetscErrorCode PCVBJacobiSetup_CUDA(const PCVBJacobiDeviceMat *, PCVBJacobiExtraction, PCVBJacobiSingularPolicy, PCVBJacobiDevice *, PetscInt *nsingular, PetscInt *bad_block, PetscInt *bad_info);
+   insertion of the inverse, one launch per size class, into the device inverses, which it marks current (GPU). The
+   device starts must be current. Under PC_VBJACOBI_SINGULAR_IDENTITY a singular block (info > 0) is stored as the
+   identity (NaN/Inf blocks are always failures). Returns the number of such replaced blocks, and the first failing
+   block (-1 when none) with its info. extraction AUTO picks from the row lengths. */
+PETSC_INTERN PetscErrorCode PCVBJacobiSetup_CUDA(const PCVBJacobiDeviceMat *, PCVBJacobiExtraction, PCVBJacobiSingularPolicy, PCVBJacobiBlocks *, PetscInt *nsingular, PetscInt *bad_block, PetscInt *bad_info);
 
-/* y = D^{-1} x, or D^{-T} x when transpose, with x and y device arrays of the local rows. */
-PETSC_INTERN PetscErrorCode PCVBJacobiApply_CUDA(const PCVBJacobiDevice *, const PetscScalar *d_x, PetscScalar *d_y, PetscBool transpose);
+/* y = D^{-1} x, or D^{-T} x when transpose, with x and y device arrays of the local rows; the device starts and
+   inverses must be current. */
+PETSC_INTERN PetscErrorCode PCVBJacobiApply_CUDA(const PCVBJacobiBlocks *, const PetscScalar *d_x, PetscScalar *d_y, PetscBool transpose);
 
-/* Copies the device inverses into h_inv (dev->inv_len entries), for PCVBJacobiGetInverses() and views. */
-PETSC_INTERN PetscErrorCode PCVBJacobiCopyInversesToHost_CUDA(const PCVBJacobiDevice *, PetscScalar *h_inv);
+/* The apply kernel for these blocks, for -pc_view */
+PETSC_INTERN PetscErrorCode PCVBJacobiApplyKernelName_CUDA(const PCVBJacobiBlocks *, char *name, size_t len);
 
-/* Frees the device arrays and zeroes dev. */
-PETSC_INTERN PetscErrorCode PCVBJacobiDeviceReset_CUDA(PCVBJacobiDevice *);
+/* Frees the device copies (blocks->dev itself too); the caller marks the masks */
+PETSC_INTERN PetscErrorCode PCVBJacobiBlocksDestroyDevice_CUDA(PCVBJacobiBlocks *);

@@ -4,29 +4,49 @@
 #include <petscblockgpu/private/pbgimpl.h>
 #include <petsc/private/pcimpl.h>
 
+/* Device copies of the blocks and the work space of the device setup (vbjacobicuda.h) */
+typedef struct _n_PCVBJacobiDevice PCVBJacobiDevice;
+
+/* The blocks of the local diagonal part (local rows 0..n) and their inverses: one object, in which each array has one
+   offload mask saying which copy is current: PETSC_OFFLOAD_UNALLOCATED (none: not made yet), CPU, GPU or BOTH.
+   Whatever writes a copy marks it: host copies are written through blocks.c (found blocks, the host setup's inverses,
+   copies from the device), device copies in cuda/ (device detection and setup, copies from the host). The accessors
+   bring the other copy up to date when it is asked for, once:
+   a GPU setup moves no O(n) data to the host until the host apply, -pc_view or PCVBJacobiGetBlocks/Inverses() asks,
+   and a host setup none to the device until a device apply. The sizes are host scalars, known after any setup. */
+typedef struct {
+  PetscInt          nblocks;      /* local blocks */
+  PetscInt          maxk;         /* the largest block */
+  PetscInt64        inv_len;      /* entries of the inverses: sum of k^2 */
+  PetscLogDouble    setup_flops;  /* 2 k^3 summed over the blocks */
+  PetscOffloadMask  starts_mask;  /* of starts[0..nblocks]: the first local row of each block, then n */
+  PetscOffloadMask  offsets_mask; /* of inv_offsets[0..nblocks]: where each inverse begins (sum of k^2 before it) */
+  PetscOffloadMask  inv_mask;     /* of inv[0..inv_len): the inverses in block order, each k x k column-major */
+  PetscInt         *starts;       /* host copies, allocated when first needed and kept for the next setup */
+  PetscInt64       *inv_offsets;
+  PetscScalar      *inv;
+  PetscInt          cap_starts, cap_offsets; /* allocated entries of starts, inv_offsets */
+  PetscInt64        cap_inv;                 /* allocated entries of inv */
+  PCVBJacobiDevice *dev;          /* device copies; NULL until the device first holds blocks */
+} PCVBJacobiBlocks;
+
 typedef struct {
   /* options */
   PetscInt                 max_block_size; /* cap on the size of a block, 1..PC_VBJACOBI_MAX_BLOCK_SIZE */
   PCVBJacobiBlocking       blocking;       /* requested source of the blocks */
   PCVBJacobiSingularPolicy singular;       /* what to do with a singular block */
   PCVBJacobiExtraction     extraction;     /* how the GPU setup reads the blocks */
-  PetscBool                use_gpu;        /* set up and apply on the GPU when the Pmat lives there */
+  PetscBool                use_gpu;        /* set up and apply on the GPU when the Pmat (setup) or the vectors (apply) live there */
 
-  /* blocks of the local diagonal part (rows are local: 0..n) */
-  PCVBJacobiBlocking blocking_used;  /* the source the setup took (never AUTO) */
-  PetscInt           nblocks;        /* local number of blocks */
-  PetscInt          *starts;         /* [nblocks+1] first local row of each block (host copy; see host_starts_valid) */
-  PetscBool          host_starts_valid; /* starts holds the blocks of the last detection (the GPU path fills it on demand) */
-  PetscInt          *inv_offsets;    /* [nblocks+1] offset of each inverse in inv: sum of k^2 */
-  PetscScalar       *inv;            /* inverses, one after the other, each k x k column-major (host) */
-  PetscBool          host_inv_valid; /* inv holds the inverses of the last setup (the GPU path fills it on demand) */
-  PetscBool          on_device;      /* the last setup ran on the GPU: blocks and inverses live in dev */
-  void              *dev;            /* PCVBJacobiDevice of the GPU path (vbjacobicuda.h), NULL before its first use */
-  PetscObjectState   nonzerostate;   /* of the Pmat when the blocks were found */
-  PetscObjectId      pmat_id;        /* the Pmat object the blocks were found for */
-  PetscInt           rows_detected;  /* local rows of the Pmat when the blocks were found */
+  /* the blocks of the last setup, and what they were found for */
+  PCVBJacobiBlocks   blocks;
+  PCVBJacobiBlocking blocking_used; /* the source the setup took (never AUTO) */
+  PetscObjectState   nonzerostate;  /* of the Pmat when the blocks were found */
+  PetscObjectId      pmat_id;       /* the Pmat object the blocks were found for */
+  PetscInt           rows_detected; /* local rows of the Pmat when the blocks were found, -1 when there are no valid blocks */
 
   /* outcome of the last setup */
+  PetscBool      setup_on_gpu;   /* it ran on the GPU (-pc_view shows its kernels) */
   PetscInt       nsingular;      /* local blocks that were singular (replaced by identity under the identity policy) */
   PetscBool      failed;         /* setup failed on some rank (error policy) */
   char           failure[256];   /* what failed, naming the block and its global rows */
@@ -34,10 +54,25 @@ typedef struct {
   PetscLogDouble time_detect, time_invert;
 } PC_VBJacobi;
 
+/* The blocks object (blocks.c). SetHostStarts() takes the PetscMalloc()ed starts[0..nblocks] of new blocks found on the
+   host (*starts becomes NULL): it checks them and computes the sizes; every copy of the inverses is then out of date.
+   The Get*() accessors return host arrays owned by the object, brought up to date from the device when needed;
+   GetHostInversesWrite() is for a host setup: the device copy of the inverses is out of date afterwards. */
+PETSC_INTERN PetscErrorCode PCVBJacobiBlocksSetHostStarts(PCVBJacobiBlocks *, PetscInt nblocks, PetscInt **starts);
+PETSC_INTERN PetscErrorCode PCVBJacobiBlocksGetHostStarts(PCVBJacobiBlocks *, const PetscInt *starts[]);
+PETSC_INTERN PetscErrorCode PCVBJacobiBlocksGetHostInverseOffsets(PCVBJacobiBlocks *, const PetscInt64 *offsets[]);
+PETSC_INTERN PetscErrorCode PCVBJacobiBlocksGetHostInverses(PCVBJacobiBlocks *, const PetscScalar *inv[]);
+PETSC_INTERN PetscErrorCode PCVBJacobiBlocksGetHostInversesWrite(PCVBJacobiBlocks *, PetscScalar *inv[]);
+/* First and last local row of block b: from the host copy of the starts when current, else two entries from the device */
+PETSC_INTERN PetscErrorCode PCVBJacobiBlocksGetBlockRows(PCVBJacobiBlocks *, PetscInt b, PetscInt *first, PetscInt *last);
+/* Frees both copies; the object is then empty (all masks UNALLOCATED) */
+PETSC_INTERN PetscErrorCode PCVBJacobiBlocksReset(PCVBJacobiBlocks *);
+
 /* Where the blocks come from: AUTO resolved the same way on every rank (collective). */
 PETSC_INTERN PetscErrorCode PCVBJacobiResolveBlocking(PC, PCVBJacobiBlocking *);
-/* Host block detection (blocking.c): fills jac->nblocks and jac->starts for the local rows of pmat. */
-PETSC_INTERN PetscErrorCode PCVBJacobiDetectBlocks_Host(PC, PCVBJacobiBlocking);
+/* Host block detection (blocking.c) from the source how (never AUTO): the blocks of the local rows of pmat, as nblocks and
+   a PetscMalloc()ed starts[0..nblocks] (for PCVBJacobiBlocksSetHostStarts()). */
+PETSC_INTERN PetscErrorCode PCVBJacobiDetectBlocks_Host(PC, PCVBJacobiBlocking how, PetscInt *nblocks, PetscInt **starts);
 /* Greedy agglomeration of natural blocks (starts[0..nblocks], in place) up to maxbs rows per block. */
 PETSC_INTERN PetscErrorCode PCVBJacobiAgglomerate_Host(PetscInt maxbs, PetscInt *nblocks, PetscInt *starts);
 /* The block size of the matrix blocking: MatGetBlockSize(), checked against maxbs and the local rows. */

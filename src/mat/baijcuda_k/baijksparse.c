@@ -163,7 +163,13 @@ PetscErrorCode MatConvert_Any_BAIJKSPARSE(Mat A, MatType type, MatReuse reuse, M
    It is `MATBAIJ` subclassed in place: preallocation (`MatXAIJSetPreallocation()`, `MatSeqBAIJSetPreallocation()`,
    `MatMPIBAIJSetPreallocation()`), assembly and all other operations are `MATBAIJ`'s. `MatConvert()` to it works from
    `MATAIJ` (keeping the block size of the AIJ matrix), `MATBAIJ` and other types that convert to `MATBAIJ`; converting
-   back to `MATBAIJ` is done in place.
+   back to `MATBAIJ` is done in place. Between `MATSEQAIJCUSPARSE` and `MATSEQBAIJKSPARSE` (`MatConvert()` to
+   `MATBAIJKSPARSE`, `MATSEQBAIJKSPARSE`, `MATAIJCUSPARSE` or `MATSEQAIJCUSPARSE`, every `MatReuse`) the values move on the
+   GPU when the source's are current there: the target's pattern is built on the host from the source's pattern alone
+   (baijksparse: every block holding an entry, the entries a block lacks being 0; aijcusparse: every entry of every
+   block, as from `MATBAIJ`), and a kernel fills the target's device values (event BAIJKConvert); no value of the source
+   is copied between host and device (a new aijcusparse matrix still sends its own zero-filled values once, as it makes
+   its device copy). Otherwise, and always for `MATMPIBAIJKSPARSE` and `MATMPIAIJCUSPARSE`, the conversion runs on the host.
 
    With a CUDA device the products run on the GPU on device vectors (see `MATSEQBAIJKSPARSE` for the kernels and the
    -mat_baijksparse_* options; `MATMPIBAIJKSPARSE` overlaps the ghost exchange with the product of the diagonal part);

@@ -1,7 +1,13 @@
-/* MATSEQBAIJKSPARSE value operations on the device copy (cuBLAS and our kernels in cuda/baijksparse_values.cu). Each runs
-   on the device when MatSeqBAIJKSPARSEValuesOnDevice_Private() says the values may live there, and then leaves the
+/* MATSEQBAIJKSPARSE value operations on the device copy (cuBLAS and our kernels in cuda/baijksparse_values.cu): MatScale,
+   MatZeroEntries, MatAXPY (same pattern, and a subset), MatCopy, MatShift, MatDiagonalSet, MatGetDiagonal,
+   MatDiagonalScale, MatZeroRows, MatZeroRowsColumns, MatDuplicate. Each runs on the device when
+   MatSeqBAIJKSPARSEValuesOnDevice_Private() says the values may live there (and, for those that write diagonal entries,
+   every diagonal block is stored: a missing one is a new nonzero, which only the host can insert), and then leaves the
    device copy newer (A->offloadmask = PETSC_OFFLOAD_GPU) without touching the host copy; otherwise BAIJ's host method
-   runs after the host copy is brought up to date. The MPI type runs them part by part (mpibaijksparse.c). */
+   runs after the host copy is brought up to date. Vectors on the host are uploaded (their n entries, not the matrix).
+   Operations that change values also advance the object state themselves, whether or not PETSc's wrapper does (a second
+   increase is harmless; a missing one would leave a PC believing the matrix unchanged). The MPI type runs them part by
+   part (mpibaijksparse.c). */
 #include <petscblockgpu/private/baijksparsecuda.h>
 #include <petscdevice_cuda.h>
 
@@ -115,6 +121,15 @@ PetscErrorCode MatAXPY_SeqBAIJKSPARSE(Mat Y, PetscScalar a, Mat X, MatStructure 
   if (str == SAME_NONZERO_PATTERN) {
     PetscCall(MatSeqBAIJKSPARSEValuesOnDevice_Private(Y, &dev));
     if (dev) PetscCall(SameDevicePattern(X, Y, &dev));
+  } else if (str == SUBSET_NONZERO_PATTERN) {
+    PetscBool ondev;
+
+    PetscCall(MatSeqBAIJKSPARSEValuesOnDevice_Private(Y, &ondev));
+    if (ondev) PetscCall(SameDevicePattern(X, Y, &dev)); /* a subset with as many blocks is the same pattern */
+    if (ondev && !dev) {
+      PetscCall(MatSeqBAIJKSPARSEAXPYSubset_Private(Y, a, X, NULL, 0));
+      PetscFunctionReturn(PETSC_SUCCESS);
+    }
   }
   if (dev) {
     PetscScalar       *y;
@@ -133,6 +148,7 @@ PetscErrorCode MatAXPY_SeqBAIJKSPARSE(Mat Y, PetscScalar a, Mat X, MatStructure 
     PetscCall(PetscLogGpuFlops(2.0 * (PetscLogDouble)len));
     PetscCall(PetscLogEventEnd(PBG_BAIJKValues, Y, X, 0, 0));
     Y->offloadmask = PETSC_OFFLOAD_GPU;
+    PetscCall(PetscObjectStateIncrease((PetscObject)Y)); /* as BAIJ's MatAXPY() does: PETSc's wrapper does not */
   } else if (str == SAME_NONZERO_PATTERN || str == SUBSET_NONZERO_PATTERN) {
     PetscCall(MatSeqBAIJKSPARSEHostAccess_Private(Y, PETSC_TRUE));
     if (X->spptr && X != Y) { /* X may be a baijksparse whose device copy is newer */
@@ -192,3 +208,493 @@ PetscErrorCode MatCopy_SeqBAIJKSPARSE(Mat A, Mat B, MatStructure str)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+
+/* ---------------------------------------------------------------------------------------------- vectors and scratch */
+/* The entries of a vector an operation reads on the device: its device array, or its host array uploaded into scratch */
+typedef struct {
+  Vec                v;
+  const PetscScalar *a;   /* what VecGetArrayReadAndMemType() gave */
+  PetscScalar       *tmp; /* device scratch of an uploaded host array */
+  const PetscScalar *dev; /* the device entries (NULL without a vector) */
+} DeviceVecRead;
+
+static PetscErrorCode DeviceVecReadBegin(Vec v, PetscInt n, const char *what, cudaStream_t stream, DeviceVecRead *r)
+{
+  PetscMemType mt;
+  PetscInt     nl;
+
+  PetscFunctionBegin;
+  PetscCall(PetscMemzero(r, sizeof(*r)));
+  if (!v) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(VecGetLocalSize(v, &nl));
+  PetscCheck(nl == n, PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ, "%s: the %s vector has %" PetscInt_FMT " local entries, the matrix needs %" PetscInt_FMT, MATSEQBAIJKSPARSE, what, nl, n);
+  r->v = v;
+  PetscCall(VecGetArrayReadAndMemType(v, &r->a, &mt));
+  if (PetscMemTypeDevice(mt)) r->dev = r->a;
+  else if (n) { /* a host vector: its entries go up (from pageable memory the copy has left the array when it returns) */
+    PetscCallCUDA(cudaMallocAsync((void **)&r->tmp, (size_t)n * sizeof(PetscScalar), stream));
+    PetscCallCUDA(cudaMemcpyAsync(r->tmp, r->a, (size_t)n * sizeof(PetscScalar), cudaMemcpyHostToDevice, stream));
+    PetscCall(PetscLogCpuToGpu((PetscLogDouble)n * sizeof(PetscScalar)));
+    r->dev = r->tmp;
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode DeviceVecReadEnd(DeviceVecRead *r, cudaStream_t stream)
+{
+  PetscFunctionBegin;
+  if (!r->v) PetscFunctionReturn(PETSC_SUCCESS);
+  if (r->tmp) PetscCallCUDA(cudaFreeAsync(r->tmp, stream));
+  PetscCall(VecRestoreArrayReadAndMemType(r->v, &r->a));
+  PetscCall(PetscMemzero(r, sizeof(*r)));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* n local row numbers of A, checked, on the device (index traffic, logged as such); free with cudaFreeAsync() */
+static PetscErrorCode UploadRows(Mat A, PetscInt n, const PetscInt rows[], cudaStream_t stream, int **drows)
+{
+  PetscFunctionBegin;
+  *drows = NULL;
+  for (PetscInt i = 0; i < n; i++) PetscCheck(rows[i] >= 0 && rows[i] < A->rmap->n, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "%s: row %" PetscInt_FMT " out of range [0, %" PetscInt_FMT ")", MATSEQBAIJKSPARSE, rows[i], A->rmap->n);
+  if (!n) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCheck(n <= PETSC_INT32_MAX, PETSC_COMM_SELF, PETSC_ERR_SUP, "%s: %" PetscInt_FMT " rows at once", MATSEQBAIJKSPARSE, n);
+  PetscCallCUDA(cudaMallocAsync((void **)drows, (size_t)n * sizeof(int), stream));
+  /* PetscInt is int here (pbgimpl.h refuses 64-bit indices) */
+  PetscCallCUDA(cudaMemcpyAsync(*drows, rows, (size_t)n * sizeof(int), cudaMemcpyHostToDevice, stream));
+  PetscCall(PetscLogCpuToGpu((PetscLogDouble)n * sizeof(int)));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* ---------------------------------------------------------------------------------------------- diagonal */
+PetscErrorCode MatSeqBAIJKSPARSEDiagonalOnDevice_Private(Mat A, PetscBool *ok)
+{
+  PetscFunctionBegin;
+  PetscCall(MatSeqBAIJKSPARSEValuesOnDevice_Private(A, ok));
+  /* the pattern of the device copy is current (ValuesOnDevice), and so is its count of missing diagonal blocks */
+  if (*ok) *ok = (PetscBool)(A->rmap->n == A->cmap->n && ((Mat_SeqBAIJKSPARSE *)A->spptr)->dev->ndiagmissing == 0);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* MatDiagonalSet() as PETSc does it for a type without its own: MatSetValues() of each local diagonal entry, assembled */
+PetscErrorCode MatBAIJKSPARSEDiagonalSetDefault_Private(Mat Y, Vec D, InsertMode is)
+{
+  PetscInt           start, end, vstart, vend;
+  const PetscScalar *v;
+
+  PetscFunctionBegin;
+  PetscCall(VecGetOwnershipRange(D, &vstart, &vend));
+  PetscCall(MatGetOwnershipRange(Y, &start, &end));
+  PetscCheck(vstart == start && vend == end, PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ, "Vector ownership range [%" PetscInt_FMT ", %" PetscInt_FMT ") not compatible with the matrix rows [%" PetscInt_FMT ", %" PetscInt_FMT ")", vstart, vend, start, end);
+  PetscCall(VecGetArrayRead(D, &v));
+  for (PetscInt i = start; i < end; i++) PetscCall(MatSetValues(Y, 1, &i, 1, &i, v + i - start, is));
+  PetscCall(VecRestoreArrayRead(D, &v));
+  PetscCall(MatAssemblyBegin(Y, MAT_FINAL_ASSEMBLY));
+  PetscCall(MatAssemblyEnd(Y, MAT_FINAL_ASSEMBLY));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The diagonal entries = v or += v, v = D's entries (D not NULL) or a, on the device (the caller checked
+   MatSeqBAIJKSPARSEDiagonalOnDevice_Private()) */
+static PetscErrorCode DiagonalUpdateDevice(Mat A, Vec D, PetscScalar a, PetscBool insert)
+{
+  MatBAIJKSPARSEDevice *d;
+  PetscScalar          *val;
+  PetscInt64            len;
+  cudaStream_t          stream;
+  DeviceVecRead         dr;
+
+  PetscFunctionBegin;
+  PetscCall(DeviceValues(A, &val, &len, NULL));
+  d = ((Mat_SeqBAIJKSPARSE *)A->spptr)->dev;
+  PetscCall(PetscGetCurrentCUDAStream(&stream));
+  PetscCall(PetscLogEventBegin(PBG_BAIJKValues, A, D, 0, 0));
+  PetscCall(DeviceVecReadBegin(D, A->rmap->n, "diagonal", stream, &dr));
+  PetscCall(PetscLogGpuTimeBegin());
+  PetscCall(MatBAIJKSPARSEDiagonalUpdate_CUDA(d->bs, d->mbs, d->diagpos, dr.dev, a, insert, val, stream));
+  PetscCall(PetscLogGpuTimeEnd());
+  PetscCall(DeviceVecReadEnd(&dr, stream));
+  if (!insert) PetscCall(PetscLogGpuFlops((PetscLogDouble)A->rmap->n));
+  PetscCall(PetscLogEventEnd(PBG_BAIJKValues, A, D, 0, 0));
+  A->offloadmask = PETSC_OFFLOAD_GPU;
+  PetscCall(PetscObjectStateIncrease((PetscObject)A));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode MatShift_SeqBAIJKSPARSE(Mat A, PetscScalar a)
+{
+  Mat_SeqBAIJKSPARSE *k = (Mat_SeqBAIJKSPARSE *)A->spptr;
+  PetscBool           dev;
+
+  PetscFunctionBegin;
+  PetscCall(MatSeqBAIJKSPARSEDiagonalOnDevice_Private(A, &dev));
+  if (dev) PetscCall(DiagonalUpdateDevice(A, NULL, a, PETSC_FALSE));
+  else { /* a missing diagonal block is a new nonzero: BAIJ inserts it */
+    PetscCall(MatSeqBAIJKSPARSEHostAccess_Private(A, PETSC_TRUE));
+    PetscCall((*k->host.shift)(A, a));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode MatDiagonalSet_SeqBAIJKSPARSE(Mat A, Vec D, InsertMode is)
+{
+  PetscBool dev;
+
+  PetscFunctionBegin;
+  PetscCheck(is == INSERT_VALUES || is == ADD_VALUES, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "%s: MatDiagonalSet() takes INSERT_VALUES or ADD_VALUES", MATSEQBAIJKSPARSE);
+  PetscCall(MatSeqBAIJKSPARSEDiagonalOnDevice_Private(A, &dev));
+  if (dev) PetscCall(DiagonalUpdateDevice(A, D, 0.0, (PetscBool)(is == INSERT_VALUES)));
+  else PetscCall(MatBAIJKSPARSEDiagonalSetDefault_Private(A, D, is)); /* BAIJ has no MatDiagonalSet() of its own */
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Reads only. A device vector gets the diagonal from the device values; a host vector from the host values when they are
+   current, else from the device values (n entries come down, not all values) */
+PetscErrorCode MatGetDiagonal_SeqBAIJKSPARSE(Mat A, Vec v)
+{
+  Mat_SeqBAIJKSPARSE   *k = (Mat_SeqBAIJKSPARSE *)A->spptr;
+  MatBAIJKSPARSEDevice *d;
+  PetscBool             dev, cuda;
+  PetscScalar          *val, *p, *tmp = NULL;
+  PetscInt64            len;
+  PetscInt              n;
+  PetscMemType          mt;
+  cudaStream_t          stream;
+
+  PetscFunctionBegin;
+  PetscCall(VecGetLocalSize(v, &n));
+  PetscCheck(n == A->rmap->n, PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ, "%s: the vector has %" PetscInt_FMT " local entries, the matrix %" PetscInt_FMT " rows", MATSEQBAIJKSPARSE, n, A->rmap->n);
+  PetscCall(MatSeqBAIJKSPARSEValuesOnDevice_Private(A, &dev));
+  if (dev && A->offloadmask == PETSC_OFFLOAD_CPU) dev = PETSC_FALSE; /* the host values are newer: no upload to read n */
+  if (dev && A->offloadmask == PETSC_OFFLOAD_BOTH) {
+    PetscCall(PetscObjectTypeCompareAny((PetscObject)v, &cuda, VECSEQCUDA, VECMPICUDA, ""));
+    dev = cuda;
+  }
+  if (!dev) {
+    PetscCall(MatSeqBAIJKSPARSEHostAccess_Private(A, PETSC_FALSE));
+    PetscCall((*k->host.getdiagonal)(A, v));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  PetscCall(DeviceValues(A, &val, &len, NULL));
+  d = k->dev;
+  PetscCall(PetscGetCurrentCUDAStream(&stream));
+  PetscCall(PetscLogEventBegin(PBG_BAIJKValues, A, v, 0, 0));
+  PetscCall(VecGetArrayWriteAndMemType(v, &p, &mt));
+  if (!PetscMemTypeDevice(mt) && n) PetscCallCUDA(cudaMallocAsync((void **)&tmp, (size_t)n * sizeof(PetscScalar), stream));
+  PetscCall(PetscLogGpuTimeBegin());
+  PetscCall(MatBAIJKSPARSEGetDiagonal_CUDA(d->bs, d->mbs, d->diagpos, val, tmp ? tmp : p, stream));
+  PetscCall(PetscLogGpuTimeEnd());
+  if (tmp) {
+    PetscCallCUDA(cudaMemcpyAsync(p, tmp, (size_t)n * sizeof(PetscScalar), cudaMemcpyDeviceToHost, stream));
+    PetscCallCUDA(cudaFreeAsync(tmp, stream));
+    PetscCallCUDA(cudaStreamSynchronize(stream));
+    PetscCall(PetscLogGpuToCpu((PetscLogDouble)n * sizeof(PetscScalar)));
+  }
+  PetscCall(VecRestoreArrayWriteAndMemType(v, &p));
+  PetscCall(PetscLogEventEnd(PBG_BAIJKValues, A, v, 0, 0));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* ---------------------------------------------------------------------------------------------- row and column scaling */
+PetscErrorCode MatDiagonalScale_SeqBAIJKSPARSE(Mat A, Vec l, Vec r)
+{
+  Mat_SeqBAIJKSPARSE   *k = (Mat_SeqBAIJKSPARSE *)A->spptr;
+  MatBAIJKSPARSEDevice *d;
+  PetscBool             dev;
+  PetscScalar          *val;
+  PetscInt64            len;
+  cudaStream_t          stream;
+  DeviceVecRead         dl, dr;
+
+  PetscFunctionBegin;
+  PetscCall(MatSeqBAIJKSPARSEValuesOnDevice_Private(A, &dev));
+  if (!dev) {
+    PetscCall(MatSeqBAIJKSPARSEHostAccess_Private(A, PETSC_TRUE));
+    PetscCall((*k->host.diagonalscale)(A, l, r));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  PetscCall(DeviceValues(A, &val, &len, NULL));
+  d = k->dev;
+  PetscCall(PetscGetCurrentCUDAStream(&stream));
+  PetscCall(PetscLogEventBegin(PBG_BAIJKValues, A, l, r, 0));
+  PetscCall(DeviceVecReadBegin(l, A->rmap->n, "left", stream, &dl));
+  PetscCall(DeviceVecReadBegin(r, A->cmap->n, "right", stream, &dr));
+  PetscCall(PetscLogGpuTimeBegin());
+  PetscCall(MatBAIJKSPARSEDiagonalScale_CUDA(d->bs, d->mbs, d->nz, d->rowptr, d->colidx, dl.dev, dr.dev, val, stream));
+  PetscCall(PetscLogGpuTimeEnd());
+  PetscCall(DeviceVecReadEnd(&dl, stream));
+  PetscCall(DeviceVecReadEnd(&dr, stream));
+  PetscCall(PetscLogGpuFlops((PetscLogDouble)len * ((l ? 1 : 0) + (r ? 1 : 0))));
+  PetscCall(PetscLogEventEnd(PBG_BAIJKValues, A, l, r, 0));
+  if (l || r) {
+    A->offloadmask = PETSC_OFFLOAD_GPU;
+    PetscCall(PetscObjectStateIncrease((PetscObject)A));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* ---------------------------------------------------------------------------------------------- Y += a X, X a subset */
+/* The device path when Y's values and X's (seqbaijksparse, same sizes and block size) may live on the device; otherwise
+   BAIJ's host method (only without xcolmap: the MPI caller checks that both parts can run here first) */
+PetscErrorCode MatSeqBAIJKSPARSEAXPYSubset_Private(Mat Y, PetscScalar a, Mat X, const PetscInt xcolmap[], PetscInt nxcol)
+{
+  Mat_SeqBAIJKSPARSE   *k = (Mat_SeqBAIJKSPARSE *)Y->spptr;
+  MatBAIJKSPARSEDevice *dx, *dy;
+  PetscBool             dev, isk = PETSC_FALSE;
+  PetscScalar          *yval;
+  PetscInt64            len;
+  int                  *dmap = NULL, *dmissing, missing = 0;
+  cudaStream_t          stream;
+
+  PetscFunctionBegin;
+  PetscCall(MatSeqBAIJKSPARSEValuesOnDevice_Private(Y, &dev));
+  if (dev) PetscCall(PetscObjectTypeCompare((PetscObject)X, MATSEQBAIJKSPARSE, &isk));
+  dev = (PetscBool)(dev && isk && X->rmap->bs == Y->rmap->bs && X->rmap->n == Y->rmap->n && (xcolmap || X->cmap->n == Y->cmap->n));
+  if (dev) PetscCall(MatSeqBAIJKSPARSEValuesOnDevice_Private(X, &dev));
+  if (!dev) {
+    PetscCheck(!xcolmap, PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s: MatAXPY() of parts with different column numberings needs both on the device", MATSEQBAIJKSPARSE);
+    PetscCall(MatSeqBAIJKSPARSEHostAccess_Private(Y, PETSC_TRUE));
+    if (isk && X != Y) PetscCall(MatSeqBAIJKSPARSEHostAccess_Private(X, PETSC_FALSE));
+    PetscCall((*k->host.axpy)(Y, a, X, SUBSET_NONZERO_PATTERN));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  PetscCall(MatSeqBAIJKSPARSECopyToGPU(X)); /* X's values go up only if its host copy is newer */
+  PetscCall(DeviceValues(Y, &yval, &len, NULL));
+  dx = ((Mat_SeqBAIJKSPARSE *)X->spptr)->dev;
+  dy = k->dev;
+  PetscCall(PetscGetCurrentCUDAStream(&stream));
+  PetscCall(PetscLogEventBegin(PBG_BAIJKValues, Y, X, 0, 0));
+  if (xcolmap && nxcol) {
+    for (PetscInt c = 0; c < nxcol; c++) PetscCheck(xcolmap[c] >= 0 && xcolmap[c] < dy->nbs, PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s: column map entry %" PetscInt_FMT " out of range", MATSEQBAIJKSPARSE, xcolmap[c]);
+    PetscCallCUDA(cudaMallocAsync((void **)&dmap, (size_t)nxcol * sizeof(int), stream));
+    PetscCallCUDA(cudaMemcpyAsync(dmap, xcolmap, (size_t)nxcol * sizeof(int), cudaMemcpyHostToDevice, stream));
+    PetscCall(PetscLogCpuToGpu((PetscLogDouble)nxcol * sizeof(int)));
+  }
+  PetscCallCUDA(cudaMallocAsync((void **)&dmissing, sizeof(int), stream));
+  PetscCallCUDA(cudaMemsetAsync(dmissing, 0, sizeof(int), stream));
+  PetscCall(PetscLogGpuTimeBegin());
+  PetscCall(MatBAIJKSPARSEAXPYSubset_CUDA(dy->bs, dy->mbs, dx->nz, a, dx->rowptr, dx->colidx, dmap, dx->val, dy->rowptr, dy->colidx, yval, dmissing, stream));
+  PetscCall(PetscLogGpuTimeEnd());
+  /* the check of the promise that X's pattern is a subset of Y's: one int comes back */
+  PetscCallCUDA(cudaMemcpyAsync(&missing, dmissing, sizeof(int), cudaMemcpyDeviceToHost, stream));
+  PetscCallCUDA(cudaFreeAsync(dmissing, stream));
+  if (dmap) PetscCallCUDA(cudaFreeAsync(dmap, stream));
+  PetscCallCUDA(cudaStreamSynchronize(stream));
+  PetscCall(PetscLogGpuToCpuScalar(sizeof(int)));
+  PetscCall(PetscLogGpuFlops(2.0 * (PetscLogDouble)dx->nz * dx->bs * dx->bs));
+  PetscCall(PetscLogEventEnd(PBG_BAIJKValues, Y, X, 0, 0));
+  Y->offloadmask = PETSC_OFFLOAD_GPU;
+  PetscCall(PetscObjectStateIncrease((PetscObject)Y));
+  PetscCheck(!missing, PETSC_COMM_SELF, PETSC_ERR_ARG_INCOMP, "MatAXPY() with SUBSET_NONZERO_PATTERN on %s: a block of X is not in the nonzero pattern of Y (the blocks found were added)", MATSEQBAIJKSPARSE);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* ---------------------------------------------------------------------------------------------- zero rows (and columns) */
+/* b[rows] = diag x[rows]: on the device when both vectors are there, else on the host arrays as BAIJ does */
+static PetscErrorCode FixRHS(PetscInt n, const PetscInt rows[], const int *drows, PetscScalar diag, Vec x, Vec b, cudaStream_t stream)
+{
+  const PetscScalar *xx;
+  PetscScalar       *bb;
+  PetscMemType       mx, mb;
+
+  PetscFunctionBegin;
+  if (!x || !b) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(VecGetArrayReadAndMemType(x, &xx, &mx));
+  PetscCall(VecGetArrayAndMemType(b, &bb, &mb));
+  if (PetscMemTypeDevice(mx) && PetscMemTypeDevice(mb) && drows) {
+    PetscCall(PetscLogGpuTimeBegin());
+    PetscCall(MatBAIJKSPARSEFixRHS_CUDA((int)n, drows, diag, xx, bb, stream));
+    PetscCall(PetscLogGpuTimeEnd());
+    PetscCall(PetscLogGpuFlops((PetscLogDouble)n));
+    PetscCall(VecRestoreArrayReadAndMemType(x, &xx));
+    PetscCall(VecRestoreArrayAndMemType(b, &bb));
+  } else {
+    PetscCall(VecRestoreArrayReadAndMemType(x, &xx));
+    PetscCall(VecRestoreArrayAndMemType(b, &bb));
+    PetscCall(VecGetArrayRead(x, &xx));
+    PetscCall(VecGetArray(b, &bb));
+    for (PetscInt i = 0; i < n; i++) bb[rows[i]] = diag * xx[rows[i]];
+    PetscCall(VecRestoreArrayRead(x, &xx));
+    PetscCall(VecRestoreArray(b, &bb));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* On the device the nonzero pattern is kept (zeros stay stored): the documented policy of MATSEQBAIJKSPARSE. A diagonal
+   value needs every diagonal block (else BAIJ's host method inserts it). */
+PetscErrorCode MatZeroRows_SeqBAIJKSPARSE(Mat A, PetscInt n, const PetscInt rows[], PetscScalar diag, Vec x, Vec b)
+{
+  Mat_SeqBAIJKSPARSE   *k = (Mat_SeqBAIJKSPARSE *)A->spptr;
+  MatBAIJKSPARSEDevice *d;
+  PetscBool             dev;
+  PetscScalar          *val;
+  PetscInt64            len;
+  int                  *drows;
+  cudaStream_t          stream;
+
+  PetscFunctionBegin;
+  PetscCheck(n >= 0 && (!n || rows), PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "%s: MatZeroRows() with %" PetscInt_FMT " rows and no row array", MATSEQBAIJKSPARSE, n);
+  if (diag != (PetscScalar)0.0) PetscCall(MatSeqBAIJKSPARSEDiagonalOnDevice_Private(A, &dev));
+  else PetscCall(MatSeqBAIJKSPARSEValuesOnDevice_Private(A, &dev));
+  if (!dev) {
+    PetscCall(MatSeqBAIJKSPARSEHostAccess_Private(A, PETSC_TRUE));
+    PetscCall((*k->host.zerorows)(A, n, rows, diag, x, b));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  PetscCall(PetscGetCurrentCUDAStream(&stream));
+  PetscCall(UploadRows(A, n, rows, stream, &drows));
+  PetscCall(DeviceValues(A, &val, &len, NULL));
+  d = k->dev;
+  PetscCall(PetscLogEventBegin(PBG_BAIJKValues, A, x, b, 0));
+  PetscCall(FixRHS(n, rows, drows, diag, x, b, stream));
+  PetscCall(PetscLogGpuTimeBegin());
+  PetscCall(MatBAIJKSPARSEZeroRows_CUDA(d->bs, d->mbs, d->nz, (int)n, drows, d->rowptr, d->diagpos, diag, val, stream));
+  PetscCall(PetscLogGpuTimeEnd());
+  if (drows) PetscCallCUDA(cudaFreeAsync(drows, stream));
+  PetscCall(PetscLogEventEnd(PBG_BAIJKValues, A, x, b, 0));
+  A->offloadmask = PETSC_OFFLOAD_GPU;
+  PetscCall(PetscObjectStateIncrease((PetscObject)A));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* A square matrix on the device: a mask of the rows (and so columns) marks them; one pass over the values updates b for
+   the kept rows and zeroes the rows and columns; then b[rows] = diag x[rows]. Host vectors: BAIJ's host method. */
+PetscErrorCode MatZeroRowsColumns_SeqBAIJKSPARSE(Mat A, PetscInt n, const PetscInt rows[], PetscScalar diag, Vec x, Vec b)
+{
+  Mat_SeqBAIJKSPARSE   *k = (Mat_SeqBAIJKSPARSE *)A->spptr;
+  MatBAIJKSPARSEDevice *d;
+  PetscBool             dev;
+  PetscScalar          *val, *bb = NULL;
+  const PetscScalar    *xx = NULL;
+  PetscMemType          mx = PETSC_MEMTYPE_DEVICE, mb = PETSC_MEMTYPE_DEVICE;
+  PetscInt64            len;
+  int                  *drows, *mask = NULL;
+  cudaStream_t          stream;
+
+  PetscFunctionBegin;
+  PetscCheck(n >= 0 && (!n || rows), PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "%s: MatZeroRowsColumns() with %" PetscInt_FMT " rows and no row array", MATSEQBAIJKSPARSE, n);
+  if (diag != (PetscScalar)0.0) PetscCall(MatSeqBAIJKSPARSEDiagonalOnDevice_Private(A, &dev));
+  else {
+    PetscCall(MatSeqBAIJKSPARSEValuesOnDevice_Private(A, &dev));
+    dev = (PetscBool)(dev && A->rmap->n == A->cmap->n);
+  }
+  if (dev && x && b) {
+    PetscCall(VecGetArrayReadAndMemType(x, &xx, &mx));
+    PetscCall(VecGetArrayAndMemType(b, &bb, &mb));
+    if (!PetscMemTypeDevice(mx) || !PetscMemTypeDevice(mb)) {
+      PetscCall(VecRestoreArrayReadAndMemType(x, &xx));
+      PetscCall(VecRestoreArrayAndMemType(b, &bb));
+      dev = PETSC_FALSE;
+    }
+  }
+  if (!dev) {
+    PetscCall(MatSeqBAIJKSPARSEHostAccess_Private(A, PETSC_TRUE));
+    PetscCall((*k->host.zerorowscolumns)(A, n, rows, diag, x, b));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  PetscCall(PetscGetCurrentCUDAStream(&stream));
+  PetscCall(UploadRows(A, n, rows, stream, &drows));
+  PetscCall(DeviceValues(A, &val, &len, NULL));
+  d = k->dev;
+  PetscCall(PetscLogEventBegin(PBG_BAIJKValues, A, x, b, 0));
+  if (A->rmap->n) {
+    PetscCallCUDA(cudaMallocAsync((void **)&mask, (size_t)A->rmap->n * sizeof(int), stream));
+    PetscCallCUDA(cudaMemsetAsync(mask, 0, (size_t)A->rmap->n * sizeof(int), stream));
+  }
+  PetscCall(PetscLogGpuTimeBegin());
+  PetscCall(MatBAIJKSPARSEMarkRows_CUDA((int)n, drows, mask, stream));
+  PetscCall(MatBAIJKSPARSEZeroRowsColumns_CUDA(d->bs, d->mbs, d->nz, d->rowptr, d->colidx, mask, diag, (x && b) ? xx : NULL, (x && b) ? bb : NULL, val, stream));
+  if (x && b) PetscCall(MatBAIJKSPARSEFixRHS_CUDA((int)n, drows, diag, xx, bb, stream));
+  PetscCall(PetscLogGpuTimeEnd());
+  if (x && b) {
+    PetscCall(PetscLogGpuFlops(2.0 * (PetscLogDouble)len + (PetscLogDouble)n));
+    PetscCall(VecRestoreArrayReadAndMemType(x, &xx));
+    PetscCall(VecRestoreArrayAndMemType(b, &bb));
+  }
+  if (mask) PetscCallCUDA(cudaFreeAsync(mask, stream));
+  if (drows) PetscCallCUDA(cudaFreeAsync(drows, stream));
+  PetscCall(PetscLogEventEnd(PBG_BAIJKValues, A, x, b, 0));
+  A->offloadmask = PETSC_OFFLOAD_GPU;
+  PetscCall(PetscObjectStateIncrease((PetscObject)A));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* ---------------------------------------------------------------------------------------------- duplicate */
+/* A device copy for the duplicate M of A, made on the device from A's (pattern and values, or zero values): no host to
+   device traffic. The kernel choice is made again at M's first product. */
+static PetscErrorCode DuplicateDevice(Mat A, Mat M, PetscBool copyvalues)
+{
+  MatBAIJKSPARSEDevice *s = ((Mat_SeqBAIJKSPARSE *)A->spptr)->dev, *d;
+  const size_t          nval = (size_t)s->nz * s->bs * s->bs;
+  cudaStream_t          stream;
+
+  PetscFunctionBegin;
+  PetscCall(PetscNew(&d));
+  ((Mat_SeqBAIJKSPARSE *)M->spptr)->dev = d;
+  d->bs       = s->bs;
+  d->mbs      = s->mbs;
+  d->nbs      = s->nbs;
+  d->nz       = s->nz;
+  d->cap_rows = (size_t)s->mbs + 1;
+  d->cap_nz   = (size_t)PetscMax(s->nz, 1);
+  d->cap_bs   = s->bs;
+  d->cap_diag = (size_t)PetscMax(s->mbs, 1);
+  PetscCallCUDA(cudaMalloc((void **)&d->rowptr, d->cap_rows * sizeof(int)));
+  PetscCallCUDA(cudaMalloc((void **)&d->colidx, d->cap_nz * sizeof(int)));
+  PetscCallCUDA(cudaMalloc((void **)&d->val, d->cap_nz * s->bs * s->bs * sizeof(PetscScalar)));
+  PetscCallCUDA(cudaMalloc((void **)&d->diagpos, d->cap_diag * sizeof(int)));
+  PetscCall(PetscGetCurrentCUDAStream(&stream));
+  PetscCall(PetscLogEventBegin(PBG_BAIJKValues, A, M, 0, 0));
+  PetscCall(PetscLogGpuTimeBegin());
+  PetscCallCUDA(cudaMemcpyAsync(d->rowptr, s->rowptr, ((size_t)s->mbs + 1) * sizeof(int), cudaMemcpyDeviceToDevice, stream));
+  if (s->nz) PetscCallCUDA(cudaMemcpyAsync(d->colidx, s->colidx, (size_t)s->nz * sizeof(int), cudaMemcpyDeviceToDevice, stream));
+  if (s->mbs) PetscCallCUDA(cudaMemcpyAsync(d->diagpos, s->diagpos, (size_t)s->mbs * sizeof(int), cudaMemcpyDeviceToDevice, stream));
+  if (nval) {
+    if (copyvalues) PetscCallCUDA(cudaMemcpyAsync(d->val, s->val, nval * sizeof(PetscScalar), cudaMemcpyDeviceToDevice, stream));
+    else PetscCallCUDA(cudaMemsetAsync(d->val, 0, nval * sizeof(PetscScalar), stream));
+  }
+  PetscCall(PetscLogGpuTimeEnd());
+  PetscCall(PetscLogEventEnd(PBG_BAIJKValues, A, M, 0, 0));
+  d->ndiagmissing  = s->ndiagmissing;
+  d->nzstate       = M->nonzerostate;
+  d->pattern_valid = PETSC_TRUE;
+  d->choice_valid  = PETSC_FALSE;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* BAIJ's duplicate creates a MATSEQBAIJ: subclass the result in place, with the same options. When A's values are on the
+   device (newer there, or current on both sides) the duplicate's device copy is made there: the host values of A are
+   copied by BAIJ only when current (else the host copy of M holds zeros and M's device copy is the newer) */
+PetscErrorCode MatDuplicate_SeqBAIJKSPARSE(Mat A, MatDuplicateOption op, Mat *M)
+{
+  Mat_SeqBAIJKSPARSE *k = (Mat_SeqBAIJKSPARSE *)A->spptr, *kn;
+  PetscBool           dev;
+  MatDuplicateOption  hostop = op;
+
+  PetscFunctionBegin;
+  PetscCall(MatSeqBAIJKSPARSEValuesOnDevice_Private(A, &dev));
+  dev = (PetscBool)(dev && (A->offloadmask == PETSC_OFFLOAD_GPU || A->offloadmask == PETSC_OFFLOAD_BOTH));
+  if (!dev) PetscCall(MatSeqBAIJKSPARSEHostAccess_Private(A, PETSC_FALSE));
+  else if (op == MAT_COPY_VALUES && A->offloadmask == PETSC_OFFLOAD_GPU) hostop = MAT_DO_NOT_COPY_VALUES;
+  PetscCall((*k->host.duplicate)(A, hostop, M));
+  /* BAIJ's duplicate copied A's composed functions, ours among them: give the copy BAIJ's back */
+  PetscCall(PetscObjectComposeFunction((PetscObject)*M, "MatSeqBAIJSetPreallocation_C", k->setpreallocation));
+  PetscCall(PetscObjectComposeFunction((PetscObject)*M, "MatSeqBAIJGetArray_C", k->getarray));
+  PetscCall(PetscObjectComposeFunction((PetscObject)*M, "MatSeqBAIJRestoreArray_C", k->restorearray));
+  PetscCall(MatConvert_SeqBAIJ_SeqBAIJKSPARSE(*M, MATSEQBAIJKSPARSE, MAT_INPLACE_MATRIX, M));
+  kn       = (Mat_SeqBAIJKSPARSE *)(*M)->spptr;
+  kn->opts = k->opts;
+  /* BAIJ's duplicate keeps the generic host products; take the block-size-specific ones of A (same layout) */
+  kn->host.mult    = k->host.mult;
+  kn->host.multadd = k->host.multadd;
+  if (dev) { /* (M is not bound to the CPU: a new baijksparse matrix on a machine with a device) */
+    const PetscBool copyvalues = (PetscBool)(op == MAT_COPY_VALUES);
+
+    PetscCall(DuplicateDevice(A, *M, copyvalues));
+    if (copyvalues && A->offloadmask == PETSC_OFFLOAD_GPU) (*M)->offloadmask = PETSC_OFFLOAD_GPU;
+    else { /* both copies hold A's values, or zeros */
+      kn->dev->state     = ((PetscObject)*M)->state;
+      (*M)->offloadmask = PETSC_OFFLOAD_BOTH;
+    }
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}

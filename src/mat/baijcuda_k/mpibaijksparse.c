@@ -14,8 +14,11 @@
    add lvec back with a reverse scatter. With host vectors, without a device or bound to the CPU, MPIBAIJ's own
    products run (host kernels on both parts).
 
-   Value operations: MatScale(), MatZeroEntries(), MatAXPY() and MatCopy() with the same pattern are those of the parts
-   (on the device where the parts live there). Every other method is MPIBAIJ's, through a generated forwarder that
+   Value operations: MatScale(), MatZeroEntries(), MatShift(), MatDiagonalSet(), MatGetDiagonal(), MatDiagonalScale(),
+   MatZeroRows(), MatDuplicate(), MatAXPY() (same or subset pattern) and MatCopy() (same pattern) are those of the parts
+   (on the device where the parts live there; the ghost values of MatDiagonalScale() come through our scatter, the rows
+   of MatZeroRows() go to their owners first); when a part cannot (a missing diagonal block, a part on the host) every
+   process takes MPIBAIJ's host method, which is collective. MatZeroRowsColumns() is MPIBAIJ's. Every other method is MPIBAIJ's, through a generated forwarder that
    first brings the host copies of both parts up to date (MPIBAIJ reaches into its parts' arrays directly) and, unless
    the method only reads, leaves them host-newer. */
 #include <petscblockgpu/private/baijksparseimpl.h> /*I "petscblockgpu.h" I*/
@@ -82,6 +85,26 @@ static PetscErrorCode MatMPIBAIJSetPreallocation_MPIBAIJKSPARSE(Mat B, PetscInt 
 
 /* set: compose ours; otherwise remove them, and with restore put MPIBAIJ's preallocation back (a conversion back); a
    destroy restores nothing (see MatSeqBAIJKSPARSEComposeFunctions()) */
+static PetscErrorCode MatMPIBAIJKSPARSEHostAccess(Mat, PetscBool);
+
+/* MPIBAIJ's conversion to `type` (mpiaij, mpisbaij; re-exported as "MatConvert_mpibaijksparse_<type>_C"), after the host
+   copies of both parts are brought up to date: MPIBAIJ's converters read their values */
+static PetscErrorCode MatConvert_MPIBAIJKSPARSE_HostForward(Mat A, MatType type, MatReuse reuse, Mat *newmat)
+{
+  PetscErrorCode (*f)(Mat, MatType, MatReuse, Mat *) = NULL;
+  char      name[128];
+  PetscBool mpi;
+
+  PetscFunctionBegin;
+  PetscCall(PetscStrbeginswith(type, "mpi", &mpi));
+  PetscCall(PetscSNPrintf(name, sizeof(name), "MatConvert_%s_%s%s_C", MATMPIBAIJ, mpi ? "" : "mpi", type));
+  PetscCall(PetscObjectQueryFunction((PetscObject)A, name, &f));
+  PetscCheck(f, PETSC_COMM_SELF, PETSC_ERR_SUP, "%s has no conversion to %s (no %s)", MATMPIBAIJKSPARSE, type, name);
+  PetscCall(MatMPIBAIJKSPARSEHostAccess(A, PETSC_FALSE));
+  PetscCall((*f)(A, type, reuse, newmat));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* The device view of the local rows: the diagonal part's arrays, and the pattern of the off-diagonal part when it has
    entries (vbjacobi's supervariables compare whole rows) */
 static PetscErrorCode MatGetDeviceMatView_MPIBAIJKSPARSE(Mat A, PetscBlockGPUDeviceMatView *v)
@@ -118,6 +141,8 @@ static PetscErrorCode MatMPIBAIJKSPARSEComposeFunctions(Mat B, PetscBool set, Pe
   PetscFunctionBegin;
   PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatMPIBAIJSetPreallocation_C", set ? MatMPIBAIJSetPreallocation_MPIBAIJKSPARSE : (restore ? k->setpreallocation : NULL)));
   PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatConvert_mpibaijksparse_mpibaij_C", set ? MatConvert_MPIBAIJKSPARSE_MPIBAIJ : NULL));
+  PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatSetPreallocationCOO_C", set ? MatSetPreallocationCOO_MPIBAIJKSPARSE : NULL)); /* MPIBAIJ has none */
+  PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatSetValuesCOO_C", set ? MatSetValuesCOO_MPIBAIJKSPARSE : NULL));
   PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatConvert_mpiaij_mpibaijksparse_C", set ? MatConvert_Any_BAIJKSPARSE : NULL));
   PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatConvert_mpibaij_mpibaijksparse_C", set ? MatConvert_Any_BAIJKSPARSE : NULL));
   PetscCall(PetscObjectComposeFunction((PetscObject)B, PBG_GET_DEVICE_MAT_VIEW, set ? MatGetDeviceMatView_MPIBAIJKSPARSE : NULL));
@@ -129,7 +154,7 @@ static PetscErrorCode MatMPIBAIJKSPARSEComposeFunctions(Mat B, PetscBool set, Pe
       PetscCall(PetscSNPrintf(base, sizeof(base), "MatConvert_%s_%s_C", MATMPIBAIJ, MPIForwardedTargets[i]));
       PetscCall(PetscObjectQueryFunction((PetscObject)B, base, &f));
     }
-    PetscCall(PetscObjectComposeFunction((PetscObject)B, name, f));
+    PetscCall(PetscObjectComposeFunction((PetscObject)B, name, f ? MatConvert_MPIBAIJKSPARSE_HostForward : NULL));
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -145,6 +170,8 @@ static PetscErrorCode MatDestroy_MPIBAIJKSPARSE(Mat A)
   PetscCall(MatMPIBAIJKSPARSEComposeFunctions(A, PETSC_FALSE, PETSC_FALSE));
   PetscCall(VecDestroy(&k->lvec));
   PetscCall(VecScatterDestroy(&k->Mvctx));
+  PetscCall(PetscFree(k->garray));
+  PetscCall(MatBAIJKSPARSECOODestroy_Private(&k->coo));
   PetscCall(PetscFree(A->spptr));
   PetscCall(PetscObjectChangeTypeName((PetscObject)A, MATMPIBAIJ));
   PetscCall((*destroy)(A)); /* destroys the parts through their own (MATSEQBAIJKSPARSE) destroy */
@@ -168,6 +195,45 @@ static PetscErrorCode MatMPIBAIJKSPARSEHostAccess(Mat A, PetscBool write)
 }
 
 /* The value operations of the parts (each on the device where it lives there) */
+/* Whether both parts of A hold a device copy the value operations may use (local: a further condition of the caller), on
+   every process: MPIBAIJ's host methods are collective, so every process takes the same path. An off-diagonal part
+   without columns has nothing to change. */
+static PetscErrorCode MatMPIBAIJKSPARSEPartsOnDevice(Mat A, PetscBool local, PetscBool *all)
+{
+  Mat       parts[2];
+  PetscBool on = local, isk;
+
+  PetscFunctionBegin;
+  PetscCall(MatMPIBAIJKSPARSEGetSeqBAIJ_Private(A, &parts[0], &parts[1], NULL));
+  for (PetscInt i = 0; i < 2 && on; i++) {
+    if (!parts[i]) on = (PetscBool)(i == 1);
+    else if (i == 0 || parts[i]->cmap->n) {
+      PetscCall(PetscObjectTypeCompare((PetscObject)parts[i], MATSEQBAIJKSPARSE, &isk));
+      if (isk) PetscCall(MatSeqBAIJKSPARSEValuesOnDevice_Private(parts[i], &on));
+      else on = PETSC_FALSE;
+    }
+  }
+  PetscCallMPI(MPIU_Allreduce(&on, all, 1, MPI_C_BOOL, MPI_LAND, PetscObjectComm((PetscObject)A)));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Whether the diagonal entries of A are those of the diagonal part, each stored, on every process */
+static PetscErrorCode MatMPIBAIJKSPARSEDiagonalOnDevice(Mat A, PetscBool *all)
+{
+  Mat       Ad;
+  PetscBool cong, ok = PETSC_FALSE;
+
+  PetscFunctionBegin;
+  PetscCall(MatHasCongruentLayouts(A, &cong));
+  PetscCall(MatMPIBAIJKSPARSEGetSeqBAIJ_Private(A, &Ad, NULL, NULL));
+  if (cong && Ad) {
+    PetscCall(PetscObjectTypeCompare((PetscObject)Ad, MATSEQBAIJKSPARSE, &ok));
+    if (ok) PetscCall(MatSeqBAIJKSPARSEDiagonalOnDevice_Private(Ad, &ok));
+  }
+  PetscCallMPI(MPIU_Allreduce(&ok, all, 1, MPI_C_BOOL, MPI_LAND, PetscObjectComm((PetscObject)A)));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 static PetscErrorCode MatScale_MPIBAIJKSPARSE(Mat A, PetscScalar a)
 {
   Mat Ad, Ao;
@@ -233,14 +299,163 @@ static PetscErrorCode MatAXPY_MPIBAIJKSPARSE(Mat Y, PetscScalar a, Mat X, MatStr
     PetscCall(MatAXPY(Yo, a, Xo, str));
     PetscCall(PetscObjectStateIncrease((PetscObject)Y));
   } else if (str == SAME_NONZERO_PATTERN || str == SUBSET_NONZERO_PATTERN) {
-    PetscCall(MatMPIBAIJKSPARSEHostAccess(Y, PETSC_TRUE));
-    if (isk && X != Y) PetscCall(MatMPIBAIJKSPARSEHostAccess(X, PETSC_FALSE));
-    PetscCall((*k->host.axpy)(Y, a, X, str));
+    PetscBool dev = PETSC_FALSE;
+    PetscInt *xcolmap = NULL, nxo = 0;
+    Mat       Yd = NULL, Yo = NULL, Xd = NULL, Xo = NULL;
+
+    if (str == SUBSET_NONZERO_PATTERN && isk) { /* part by part on the device, X's ghost columns renumbered as Y's */
+      const PetscInt *ygarray, *xgarray;
+      PetscInt        nyo, bs = Y->rmap->bs;
+      PetscBool       local = (PetscBool)(X->rmap->bs == bs && X->rmap->n == Y->rmap->n && X->cmap->n == Y->cmap->n);
+
+      PetscCall(MatMPIBAIJKSPARSEGetSeqBAIJ_Private(Y, &Yd, &Yo, &ygarray));
+      PetscCall(MatMPIBAIJKSPARSEGetSeqBAIJ_Private(X, &Xd, &Xo, &xgarray));
+      local = (PetscBool)(local && Yd && Xd && Yo && Xo);
+      if (local) {
+        nxo = Xo->cmap->n / bs;
+        nyo = Yo->cmap->n / bs;
+        PetscCall(PetscMalloc1(nxo, &xcolmap));
+        for (PetscInt c = 0; c < nxo && local; c++) { /* garray is sorted */
+          PetscCall(PetscFindInt(xgarray[c], nyo, ygarray, &xcolmap[c]));
+          if (xcolmap[c] < 0) local = PETSC_FALSE; /* not a subset: MPIBAIJ's host method */
+        }
+      }
+      PetscCall(MatMPIBAIJKSPARSEPartsOnDevice(Y, local, &dev));
+      if (dev) PetscCall(MatMPIBAIJKSPARSEPartsOnDevice(X, PETSC_TRUE, &dev));
+    }
+    if (dev) {
+      PetscCall(MatAXPY(Yd, a, Xd, str));
+      if (nxo) PetscCall(MatSeqBAIJKSPARSEAXPYSubset_Private(Yo, a, Xo, xcolmap, nxo));
+      PetscCall(PetscObjectStateIncrease((PetscObject)Y));
+    } else {
+      PetscCall(MatMPIBAIJKSPARSEHostAccess(Y, PETSC_TRUE));
+      if (isk && X != Y) PetscCall(MatMPIBAIJKSPARSEHostAccess(X, PETSC_FALSE));
+      PetscCall((*k->host.axpy)(Y, a, X, str));
+    }
+    PetscCall(PetscFree(xcolmap));
   } else {
     PetscCall(MatConvert_MPIBAIJKSPARSE_MPIBAIJ(Y, MATMPIBAIJ, MAT_INPLACE_MATRIX, &Y));
     PetscCall(MatAXPY(Y, a, X, str));
     PetscCall(MatConvert_MPIBAIJ_MPIBAIJKSPARSE(Y, MATMPIBAIJKSPARSE, MAT_INPLACE_MATRIX, &Y));
   }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* A + a I: the diagonal part's diagonal on the device; else MPIBAIJ's (which inserts missing diagonal entries) */
+static PetscErrorCode MatShift_MPIBAIJKSPARSE(Mat A, PetscScalar a)
+{
+  Mat_MPIBAIJKSPARSE *k = (Mat_MPIBAIJKSPARSE *)A->spptr;
+  Mat                 Ad;
+  PetscBool           dev;
+
+  PetscFunctionBegin;
+  PetscCall(MatMPIBAIJKSPARSEDiagonalOnDevice(A, &dev));
+  if (dev) {
+    PetscCall(MatMPIBAIJKSPARSEGetSeqBAIJ_Private(A, &Ad, NULL, NULL));
+    PetscCall(MatShift(Ad, a));
+  } else {
+    PetscCall(MatMPIBAIJKSPARSEHostAccess(A, PETSC_TRUE));
+    PetscCall((*k->host.shift)(A, a));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* MPIBAIJ has no MatDiagonalSet() of its own: PETSc's default (MatSetValues(), assembly) when not on the device */
+static PetscErrorCode MatDiagonalSet_MPIBAIJKSPARSE(Mat A, Vec D, InsertMode is)
+{
+  Mat       Ad;
+  PetscBool dev;
+
+  PetscFunctionBegin;
+  PetscCall(MatMPIBAIJKSPARSEDiagonalOnDevice(A, &dev));
+  if (dev) {
+    PetscCall(MatMPIBAIJKSPARSEGetSeqBAIJ_Private(A, &Ad, NULL, NULL));
+    PetscUseTypeMethod(Ad, diagonalset, D, is); /* the local entries of D */
+  } else PetscCall(MatBAIJKSPARSEDiagonalSetDefault_Private(A, D, is));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The diagonal part's diagonal (its own method picks the device or the host); other layouts: MPIBAIJ's */
+static PetscErrorCode MatGetDiagonal_MPIBAIJKSPARSE(Mat A, Vec v)
+{
+  Mat_MPIBAIJKSPARSE *k = (Mat_MPIBAIJKSPARSE *)A->spptr;
+  Mat                 Ad;
+  PetscBool           cong, isk = PETSC_FALSE;
+
+  PetscFunctionBegin;
+  PetscCall(MatHasCongruentLayouts(A, &cong));
+  PetscCall(MatMPIBAIJKSPARSEGetSeqBAIJ_Private(A, &Ad, NULL, NULL));
+  if (cong && Ad) PetscCall(PetscObjectTypeCompare((PetscObject)Ad, MATSEQBAIJKSPARSE, &isk));
+  if (isk) PetscUseTypeMethod(Ad, getdiagonal, v);
+  else {
+    PetscCall(MatMPIBAIJKSPARSEHostAccess(A, PETSC_FALSE));
+    PetscCall((*k->host.getdiagonal)(A, v));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatMPIBAIJKSPARSESetUpScatter(Mat, PetscBool);
+
+/* diag(l) A diag(r), as MPIBAIJ does it but on the device: the ghost values of r go into our lvec while the diagonal part
+   is scaled; the off-diagonal part is then scaled by l and the ghost values in one pass */
+static PetscErrorCode MatDiagonalScale_MPIBAIJKSPARSE(Mat A, Vec l, Vec r)
+{
+  Mat_MPIBAIJKSPARSE *k = (Mat_MPIBAIJKSPARSE *)A->spptr;
+  Mat                 Ad, Ao;
+  PetscBool           dev;
+
+  PetscFunctionBegin;
+  PetscCall(MatBAIJKSPARSEUseDevice_Private(A, &dev));
+  if (dev) PetscCall(MatMPIBAIJKSPARSESetUpScatter(A, PETSC_FALSE));
+  PetscCall(MatMPIBAIJKSPARSEPartsOnDevice(A, (PetscBool)(dev && (k->Mvctx || !r)), &dev));
+  if (!dev) {
+    PetscCall(MatMPIBAIJKSPARSEHostAccess(A, PETSC_TRUE));
+    PetscCall((*k->host.diagonalscale)(A, l, r));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  PetscCall(MatMPIBAIJKSPARSEGetSeqBAIJ_Private(A, &Ad, &Ao, NULL));
+  if (r) PetscCall(VecScatterBegin(k->Mvctx, r, k->lvec, INSERT_VALUES, SCATTER_FORWARD)); /* on every rank, as in MatMult() */
+  PetscUseTypeMethod(Ad, diagonalscale, l, r);
+  if (r) PetscCall(VecScatterEnd(k->Mvctx, r, k->lvec, INSERT_VALUES, SCATTER_FORWARD));
+  if (Ao && Ao->cmap->n && (l || (r && k->nghost))) PetscUseTypeMethod(Ao, diagonalscale, l, (r && k->nghost) ? k->lvec : NULL);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Global rows (any process may name any row) routed to their owners, then zeroed in both parts on the device, the
+   pattern kept (MATSEQBAIJKSPARSE's policy), diag in the diagonal part; b = diag x on the local zeroed rows. A diagonal
+   value with other layouts or a missing diagonal block: MPIBAIJ's (it inserts) */
+static PetscErrorCode MatZeroRows_MPIBAIJKSPARSE(Mat A, PetscInt N, const PetscInt rows[], PetscScalar diag, Vec x, Vec b)
+{
+  Mat_MPIBAIJKSPARSE *k = (Mat_MPIBAIJKSPARSE *)A->spptr;
+  Mat                 Ad, Ao;
+  PetscBool           dev = PETSC_TRUE;
+  PetscInt            len, *lrows;
+
+  PetscFunctionBegin;
+  if (diag != (PetscScalar)0.0) PetscCall(MatMPIBAIJKSPARSEDiagonalOnDevice(A, &dev));
+  if (dev) PetscCall(MatMPIBAIJKSPARSEPartsOnDevice(A, PETSC_TRUE, &dev));
+  if (!dev) {
+    PetscCall(MatMPIBAIJKSPARSEHostAccess(A, PETSC_TRUE));
+    PetscCall((*k->host.zerorows)(A, N, rows, diag, x, b));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  for (PetscInt i = 0; i < N; i++) PetscCheck(rows[i] >= 0 && rows[i] < A->rmap->N, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "%s: row %" PetscInt_FMT " out of range [0, %" PetscInt_FMT ")", MATMPIBAIJKSPARSE, rows[i], A->rmap->N);
+  PetscCall(PetscLayoutMapLocal(A->rmap, N, rows, &len, &lrows, NULL));
+  PetscCall(MatMPIBAIJKSPARSEGetSeqBAIJ_Private(A, &Ad, &Ao, NULL));
+  if (Ao && Ao->cmap->n) PetscUseTypeMethod(Ao, zerorows, len, lrows, 0.0, NULL, NULL);
+  PetscUseTypeMethod(Ad, zerorows, len, lrows, diag, x, b); /* x, b: their local entries */
+  PetscCall(PetscFree(lrows));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* MPIBAIJ duplicates the parts with MatDuplicate(), which is ours (MatDuplicate_SeqBAIJKSPARSE): device values are copied
+   on the device, so no host copy of the parts is brought up to date first */
+static PetscErrorCode MatDuplicate_MPIBAIJKSPARSE(Mat A, MatDuplicateOption op, Mat *M)
+{
+  Mat_MPIBAIJKSPARSE *k = (Mat_MPIBAIJKSPARSE *)A->spptr;
+
+  PetscFunctionBegin;
+  PetscCall((*k->host.duplicate)(A, op, M));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -265,8 +480,8 @@ static PetscErrorCode MatMPIBAIJKSPARSESetUpScatter(Mat A, PetscBool check)
   if (!Ao) PetscFunctionReturn(PETSC_SUCCESS);
   nghost  = Ao->cmap->n / bs;
   rebuild = (PetscBool)!k->Mvctx;
-  if (check && !rebuild) {
-    rebuild = (PetscBool)(nghost != k->nghost || A->nonzerostate != k->nzstate);
+  if (check) { /* the scatter is built collectively: every rank takes part in the decision, whatever it found itself */
+    if (!rebuild) rebuild = (PetscBool)(nghost != k->nghost || A->nonzerostate != k->nzstate);
     if (!rebuild && nghost) {
       PetscCall(PetscArraycmp(garray, k->garray, nghost, &use));
       rebuild = (PetscBool)!use;
@@ -312,7 +527,8 @@ static PetscErrorCode MatMPIBAIJKSPARSEDevicePath(Mat A, Vec x, Vec y, PetscBool
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* z = A x + y (y NULL: z = A x): the ghost scatter overlaps the product of the diagonal part */
+/* z = A x + y (y NULL: z = A x): the ghost scatter overlaps the product of the diagonal part. The scatter runs on every
+   rank, also one without ghosts of its own: its values may be others' ghosts (a rank that skipped it would hang them) */
 static PetscErrorCode MatMultAdd_MPIBAIJKSPARSE_Device(Mat A, Vec x, Vec y, Vec z)
 {
   Mat_MPIBAIJKSPARSE *k = (Mat_MPIBAIJKSPARSE *)A->spptr;
@@ -320,13 +536,11 @@ static PetscErrorCode MatMultAdd_MPIBAIJKSPARSE_Device(Mat A, Vec x, Vec y, Vec 
 
   PetscFunctionBegin;
   PetscCall(MatMPIBAIJKSPARSEGetSeqBAIJ_Private(A, &Ad, &Ao, NULL));
-  if (k->nghost) PetscCall(VecScatterBegin(k->Mvctx, x, k->lvec, INSERT_VALUES, SCATTER_FORWARD));
+  PetscCall(VecScatterBegin(k->Mvctx, x, k->lvec, INSERT_VALUES, SCATTER_FORWARD));
   if (y) PetscUseTypeMethod(Ad, multadd, x, y, z);
   else PetscUseTypeMethod(Ad, mult, x, z);
-  if (k->nghost) {
-    PetscCall(VecScatterEnd(k->Mvctx, x, k->lvec, INSERT_VALUES, SCATTER_FORWARD));
-    PetscUseTypeMethod(Ao, multadd, k->lvec, z, z);
-  }
+  PetscCall(VecScatterEnd(k->Mvctx, x, k->lvec, INSERT_VALUES, SCATTER_FORWARD));
+  if (k->nghost) PetscUseTypeMethod(Ao, multadd, k->lvec, z, z);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -341,10 +555,8 @@ static PetscErrorCode MatMultTransposeAdd_MPIBAIJKSPARSE_Device(Mat A, Vec x, Ve
   if (k->nghost) PetscUseTypeMethod(Ao, multtranspose, x, k->lvec);
   if (y) PetscUseTypeMethod(Ad, multtransposeadd, x, y, z);
   else PetscUseTypeMethod(Ad, multtranspose, x, z);
-  if (k->nghost) {
-    PetscCall(VecScatterBegin(k->Mvctx, k->lvec, z, ADD_VALUES, SCATTER_REVERSE));
-    PetscCall(VecScatterEnd(k->Mvctx, k->lvec, z, ADD_VALUES, SCATTER_REVERSE));
-  }
+  PetscCall(VecScatterBegin(k->Mvctx, k->lvec, z, ADD_VALUES, SCATTER_REVERSE)); /* on every rank (see above) */
+  PetscCall(VecScatterEnd(k->Mvctx, k->lvec, z, ADD_VALUES, SCATTER_REVERSE));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -428,7 +640,20 @@ static PetscErrorCode MatAssemblyEnd_MPIBAIJKSPARSE(Mat A, MatAssemblyType mode)
 
   PetscFunctionBegin;
   PetscCheck(k, PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s matrix without its private data", MATMPIBAIJKSPARSE);
-  PetscCall(MatMPIBAIJKSPARSEHostAccess(A, PETSC_TRUE));
+  { /* when every rank changed values on the device only (no MatSetValues(): nothing stashed, nothing to disassemble),
+       MPIBAIJ's assembly reads no values and each part keeps its device copy (MatAssemblyEnd_SeqBAIJKSPARSE()) */
+    Mat       parts[2];
+    PetscBool current = PETSC_TRUE, isk;
+
+    PetscCall(MatMPIBAIJKSPARSEGetSeqBAIJ_Private(A, &parts[0], &parts[1], NULL));
+    for (PetscInt i = 0; i < 2; i++) {
+      if (!parts[i]) continue;
+      PetscCall(PetscObjectTypeCompare((PetscObject)parts[i], MATSEQBAIJKSPARSE, &isk));
+      current = (PetscBool)(current && isk && MatSeqBAIJKSPARSEDeviceCurrent_Private(parts[i]));
+    }
+    PetscCallMPI(MPIU_Allreduce(MPI_IN_PLACE, &current, 1, MPI_C_BOOL, MPI_LAND, PetscObjectComm((PetscObject)A)));
+    if (!current) PetscCall(MatMPIBAIJKSPARSEHostAccess(A, PETSC_TRUE));
+  }
   PetscCall((*k->host.assemblyend)(A, mode));
   PetscCall(MatMPIBAIJKSPARSEConvertParts(A, PETSC_TRUE)); /* parts made by MatSetUp()'s hash-based assembly */
   if (mode == MAT_FINAL_ASSEMBLY) {
@@ -478,6 +703,7 @@ static PetscErrorCode MatView_MPIBAIJKSPARSE(Mat A, PetscViewer viewer)
     if (isk) PetscCall(MatSeqBAIJKSPARSEViewKernel_Private(Ad, viewer, "diagonal part: "));
     PetscCall(PetscObjectTypeCompare((PetscObject)Ao, MATSEQBAIJKSPARSE, &isk));
     if (isk) PetscCall(MatSeqBAIJKSPARSEViewKernel_Private(Ao, viewer, "off-diagonal part: "));
+    PetscCall(MatBAIJKSPARSECOOView_Private(k->coo, viewer));
     if (k->Mvctx) PetscCall(PetscViewerASCIIPrintf(viewer, "baijksparse: ghost values: %" PetscInt_FMT " block columns on rank 0, scattered into a CUDA vector while the diagonal part multiplies\n", k->nghost));
   }
   PetscCall(MatMPIBAIJKSPARSEHostAccess(A, PETSC_FALSE));
@@ -511,6 +737,14 @@ static PetscErrorCode MPIOursInitialize(void)
   MPIOurs.scale            = MatScale_MPIBAIJKSPARSE;
   MPIOurs.zeroentries      = MatZeroEntries_MPIBAIJKSPARSE;
   MPIOurs.copy             = MatCopy_MPIBAIJKSPARSE;
+  MPIOurs.shift            = MatShift_MPIBAIJKSPARSE;
+  MPIOurs.diagonalset      = MatDiagonalSet_MPIBAIJKSPARSE;
+  MPIOurs.getdiagonal      = MatGetDiagonal_MPIBAIJKSPARSE;
+  MPIOurs.diagonalscale    = MatDiagonalScale_MPIBAIJKSPARSE;
+  MPIOurs.zerorows         = MatZeroRows_MPIBAIJKSPARSE;
+  MPIOurs.duplicate        = MatDuplicate_MPIBAIJKSPARSE;
+  MPIOurs.invertblockdiagonal         = MatInvertBlockDiagonal_MPIBAIJKSPARSE;
+  MPIOurs.invertvariableblockdiagonal = MatInvertVariableBlockDiagonal_MPIBAIJKSPARSE;
   done                     = PETSC_TRUE;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -545,6 +779,7 @@ PetscErrorCode MatConvert_MPIBAIJKSPARSE_MPIBAIJ(Mat A, MatType type, MatReuse r
   PetscCall(VecDestroy(&k->lvec));
   PetscCall(VecScatterDestroy(&k->Mvctx));
   PetscCall(PetscFree(k->garray));
+  PetscCall(MatBAIJKSPARSECOODestroy_Private(&k->coo));
   PetscCall(PetscFree(B->spptr));
   PetscCall(PetscFree(B->defaultvectype));
   PetscCall(PetscStrallocpy(VECSTANDARD, &B->defaultvectype));

@@ -6,9 +6,9 @@
    (baijksparsecuda.h). Without a device, when bound to the CPU, or with host vectors, the products are BAIJ's own host
    kernels.
 
-   Offload state (A->offloadmask): MatScale(), MatZeroEntries(), MatAXPY() and MatCopy() with the same pattern run on
-   the device when the matrix already has a device copy (and is not bound to the CPU), and leave the device copy
-   newer (PETSC_OFFLOAD_GPU), as aijcusparse does. Every other method is BAIJ's, reached through a forwarder generated
+   Offload state (A->offloadmask): the value operations of baijksparse_values.c (scale, shift, diagonal set/get/scale,
+   axpy, copy, duplicate, zero entries/rows/rows and columns) run on the device when the matrix already has a device
+   copy (and is not bound to the CPU), and leave the device copy newer (PETSC_OFFLOAD_GPU), as aijcusparse does. Every other method is BAIJ's, reached through a forwarder generated
    from PETSc's list of methods (conf/gen_matops.py): it refreshes the host copy first when the device copy is newer
    (one device-to-host copy of the values, logged as GpuToCpu) and, unless the method only reads, leaves the host
    newer, so that the next device use uploads the values again. */
@@ -157,8 +157,10 @@ static PetscBool ConfigChanged(const MatBAIJKSPARSEDevice *d, const MatBAIJKSPAR
   (`A->offloadmask` is `PETSC_OFFLOAD_CPU` or `PETSC_OFFLOAD_UNALLOCATED`, or the object state moved since the last
   copy). Afterwards `A->offloadmask` is `PETSC_OFFLOAD_BOTH`, or still `PETSC_OFFLOAD_GPU`. The kernel choice of the
   products is not made here (MatSeqBAIJKSPARSEPrepareMult()): a consumer of the arrays (the PC) needs none.
+  With pattern_only, the values are not sent and A->offloadmask is left as it is: the caller then writes every value on
+  the device (MatSeqBAIJKSPARSECopyPatternToGPU_Private()).
 */
-PetscErrorCode MatSeqBAIJKSPARSECopyToGPU(Mat A)
+static PetscErrorCode MatSeqBAIJKSPARSECopyToGPU_Internal(Mat A, PetscBool pattern_only)
 {
   Mat_SeqBAIJKSPARSE   *k = (Mat_SeqBAIJKSPARSE *)A->spptr;
   MatBAIJKSPARSEDevice *d;
@@ -177,6 +179,7 @@ PetscErrorCode MatSeqBAIJKSPARSECopyToGPU(Mat A)
   /* the device copy is newer after a device value operation (the object state moved after it): nothing to send */
   values  = (PetscBool)(pattern || (A->offloadmask != PETSC_OFFLOAD_GPU && (A->offloadmask != PETSC_OFFLOAD_BOTH || d->state != ((PetscObject)A)->state)));
   PetscCheck(!pattern || A->offloadmask != PETSC_OFFLOAD_GPU, PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s: the pattern changed while the device copy was newer", MATSEQBAIJKSPARSE);
+  if (pattern_only) values = pattern;
   if (!values) PetscFunctionReturn(PETSC_SUCCESS);
 
   PetscCall(PetscDeviceInitialize(PETSC_DEVICE_CUDA)); /* PETSc picks this rank's GPU before we allocate */
@@ -237,7 +240,7 @@ PetscErrorCode MatSeqBAIJKSPARSECopyToGPU(Mat A)
     d->pattern_valid = PETSC_TRUE;
     d->choice_valid  = PETSC_FALSE;
   }
-  if (values && nz) {
+  if (values && nz && !pattern_only) {
     PetscScalar *a = NULL;
     PetscErrorCode (*getarray)(Mat, PetscScalar **) = NULL, (*restorearray)(Mat, PetscScalar **) = NULL;
 
@@ -253,13 +256,27 @@ PetscErrorCode MatSeqBAIJKSPARSECopyToGPU(Mat A)
     bytes += (PetscInt64)nz * bs * bs * (PetscInt64)sizeof(PetscScalar);
   }
   PetscCall(MatRestoreRowIJ(A, 0, PETSC_FALSE, PETSC_TRUE, &mbs, &ia, &ja, &done));
-  d->ncopies++;
-  if (A->offloadmask != PETSC_OFFLOAD_GPU) {
+  if (!pattern_only) d->ncopies++;
+  if (!pattern_only && A->offloadmask != PETSC_OFFLOAD_GPU) {
     d->state       = ((PetscObject)A)->state;
     A->offloadmask = PETSC_OFFLOAD_BOTH;
   }
   PetscCall(PetscLogCpuToGpu((PetscLogDouble)bytes));
   PetscCall(PetscLogEventEnd(PBG_BAIJKCopyToGPU, A, 0, 0, 0));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode MatSeqBAIJKSPARSECopyToGPU(Mat A)
+{
+  PetscFunctionBegin;
+  PetscCall(MatSeqBAIJKSPARSECopyToGPU_Internal(A, PETSC_FALSE));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode MatSeqBAIJKSPARSECopyPatternToGPU_Private(Mat A)
+{
+  PetscFunctionBegin;
+  PetscCall(MatSeqBAIJKSPARSECopyToGPU_Internal(A, PETSC_TRUE));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -299,15 +316,21 @@ PetscErrorCode MatSeqBAIJKSPARSEHostAccess_Private(Mat A, PetscBool write)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* Methods of BAIJ that change no values: forwarding them keeps the device copy current. Any other leaves the host newer,
-   which costs at most an upload that was not needed */
-PetscBool MatBAIJKSPARSEMethodReadsOnly_Private(const char name[])
+/* Methods of BAIJ that neither read nor change values (sizes, pattern, options): forwarding them copies nothing, so that
+   a consumer asking for the pattern or MatGetInfo() of a matrix whose values live on the device (the PC's re-setup after
+   a device MatScale()) does not bring all of them to the host; MatAssemblyBegin() sends only the stash, not the
+   matrix's values. Methods that only read values keep the device copy
+   current; any other leaves the host newer, which costs at most an upload that was not needed */
+PBGValuesAccess MatBAIJKSPARSEMethodAccess_Private(const char name[])
 {
-  static const char *const readonly[] = {"getrow", "restorerow", "mult", "multadd", "multtranspose", "multtransposeadd", "solve", "solveadd", "solvetranspose", "solvetransposeadd", "getinfo", "equal", "getdiagonal", "norm", "assemblybegin", "setoption", "getvalues", "getrowij", "restorerowij", "getcolumnij", "restorecolumnij", "createsubmatrices", "createsubmatrix", "view", "duplicate", "getrowmaxabs", "getrowmax", "getrowmin", "getrowminabs", "getrowsum", "invertblockdiagonal", "invertvariableblockdiagonal", "getblockdiagonal", "getvblockdiagonal", "getdiagonalblock", "getlocalsubmatrix", "getownershiprange", "getsize", "getlocalsize", "multdiagonalblock", "isstructurallysymmetric", "issymmetric", "ishermitian", "getrowuppertriangular", "restorerowuppertriangular", "getghosts", "getnonzerostate", "getcolumnnorms", "getcolumnreductions", "viewnative", "fdcoloringcreate", "fdcoloringsetup", "productsetfromoptions", "productsymbolic", "productnumeric", "setfromoptions", "setup", "setblocksizes", "getlocalmatcondensed", "findzerodiagonals", "findoffblockdiagonalentries", "findnonzerorows", "missingdiagonal"};
+  static const char *const untouched[] = {"assemblybegin", "getinfo", "setoption", "getrowij", "restorerowij", "getcolumnij", "restorecolumnij", "getdiagonalblock", "getownershiprange", "getsize", "getlocalsize", "isstructurallysymmetric", "getghosts", "getnonzerostate", "setblocksizes", "missingdiagonal"};
+  static const char *const readonly[]  = {"getrow", "restorerow", "mult", "multadd", "multtranspose", "multtransposeadd", "solve", "solveadd", "solvetranspose", "solvetransposeadd", "equal", "getdiagonal", "norm", "getvalues", "createsubmatrices", "createsubmatrix", "view", "duplicate", "getrowmaxabs", "getrowmax", "getrowmin", "getrowminabs", "getrowsum", "invertblockdiagonal", "invertvariableblockdiagonal", "getblockdiagonal", "getvblockdiagonal", "getlocalsubmatrix", "multdiagonalblock", "issymmetric", "ishermitian", "getrowuppertriangular", "restorerowuppertriangular", "getcolumnnorms", "getcolumnreductions", "viewnative", "fdcoloringcreate", "fdcoloringsetup", "productsetfromoptions", "productsymbolic", "productnumeric", "setfromoptions", "setup", "getlocalmatcondensed", "findzerodiagonals", "findoffblockdiagonalentries", "findnonzerorows"};
 
+  for (size_t i = 0; i < PETSC_STATIC_ARRAY_LENGTH(untouched); i++)
+    if (!strcmp(name, untouched[i])) return PBG_VALUES_UNTOUCHED;
   for (size_t i = 0; i < PETSC_STATIC_ARRAY_LENGTH(readonly); i++)
-    if (!strcmp(name, readonly[i])) return PETSC_TRUE;
-  return PETSC_FALSE;
+    if (!strcmp(name, readonly[i])) return PBG_VALUES_READ;
+  return PBG_VALUES_WRITTEN;
 }
 
 PetscErrorCode MatSeqBAIJKSPARSEValuesOnDevice_Private(Mat A, PetscBool *on)
@@ -539,14 +562,27 @@ PetscErrorCode MatSeqBAIJKSPARSECheckOptions_Private(Mat A)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PetscErrorCode MatAssemblyEnd_SeqBAIJKSPARSE(Mat A, MatAssemblyType mode)
+PetscBool MatSeqBAIJKSPARSEDeviceCurrent_Private(Mat A)
 {
   Mat_SeqBAIJKSPARSE *k = (Mat_SeqBAIJKSPARSE *)A->spptr;
 
+  return (PetscBool)(k && k->dev && (A->offloadmask == PETSC_OFFLOAD_GPU || A->offloadmask == PETSC_OFFLOAD_BOTH) && k->dev->pattern_valid && k->dev->nzstate == A->nonzerostate && k->dev->bs == A->rmap->bs);
+}
+
+/* An assembly after changes made on the device only (a device value operation, MatSetValuesCOO(), which PETSc ends with
+   an assembly): a host change (MatSetValues() and the like) would have made the host copy the newer one, so BAIJ's
+   assembly finds nothing to insert or compress and moves no values; the device copy stays as it is. Otherwise the host
+   copy is brought up to date first and is the newer one afterwards. */
+static PetscErrorCode MatAssemblyEnd_SeqBAIJKSPARSE(Mat A, MatAssemblyType mode)
+{
+  Mat_SeqBAIJKSPARSE *k    = (Mat_SeqBAIJKSPARSE *)A->spptr;
+  const PetscBool     keep = MatSeqBAIJKSPARSEDeviceCurrent_Private(A);
+
   PetscFunctionBegin;
-  PetscCall(MatSeqBAIJKSPARSEHostAccess_Private(A, PETSC_TRUE));
+  if (!keep) PetscCall(MatSeqBAIJKSPARSEHostAccess_Private(A, PETSC_TRUE));
   PetscCall((*k->host.assemblyend)(A, mode));
-  A->offloadmask = PETSC_OFFLOAD_CPU;
+  if (!keep) A->offloadmask = PETSC_OFFLOAD_CPU;
+  else PetscCheck(k->dev->nzstate == A->nonzerostate, PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s: the pattern changed in an assembly while the device copy was current", MATSEQBAIJKSPARSE);
   if (mode == MAT_FINAL_ASSEMBLY) PetscCall(MatSeqBAIJKSPARSECheckOptions_Private(A));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -587,7 +623,8 @@ static PetscErrorCode MatSeqBAIJRestoreArray_SeqBAIJKSPARSE(Mat A, PetscScalar *
 
 /* ---------------------------------------------------------------------------------------------- the subclass */
 /* BAIJ conversions that keep working on the subclass (they only read A->data) and are re-exported under the
-   subclass name, so that MatConvert(A, MATAIJ, ...) does not fall back to MatConvert_Basic() */
+   subclass name, so that MatConvert(A, MATAIJ, ...) does not fall back to MatConvert_Basic(); through
+   MatConvert_SeqBAIJKSPARSE_HostForward(), which brings the host values up to date first */
 static const char *const SeqForwardedTargets[] = {MATSEQAIJ, MATSEQSBAIJ};
 
 static PetscErrorCode MatSeqBAIJSetPreallocation_SeqBAIJKSPARSE(Mat, PetscInt, PetscInt, const PetscInt[]);
@@ -604,6 +641,10 @@ static PetscErrorCode MatSeqBAIJKSPARSEComposeFunctions(Mat B, PetscBool set, Pe
   PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatConvert_seqbaijksparse_seqbaij_C", set ? MatConvert_SeqBAIJKSPARSE_SeqBAIJ : NULL));
   PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatConvert_seqaij_seqbaijksparse_C", set ? MatConvert_Any_BAIJKSPARSE : NULL));
   PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatConvert_seqbaij_seqbaijksparse_C", set ? MatConvert_Any_BAIJKSPARSE : NULL));
+  PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatConvert_seqaijcusparse_seqbaijksparse_C", set ? MatConvert_SeqAIJCUSPARSE_SeqBAIJKSPARSE : NULL));
+  PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatConvert_seqbaijksparse_seqaijcusparse_C", set ? MatConvert_SeqBAIJKSPARSE_SeqAIJCUSPARSE : NULL));
+  PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatSetPreallocationCOO_C", set ? MatSetPreallocationCOO_SeqBAIJKSPARSE : NULL)); /* BAIJ has none */
+  PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatSetValuesCOO_C", set ? MatSetValuesCOO_SeqBAIJKSPARSE : NULL));
   PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatSeqBAIJSetPreallocation_C", set ? MatSeqBAIJSetPreallocation_SeqBAIJKSPARSE : (restore ? k->setpreallocation : NULL)));
   PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatSeqBAIJGetArray_C", set ? MatSeqBAIJGetArray_SeqBAIJKSPARSE : (restore ? k->getarray : NULL)));
   PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatSeqBAIJRestoreArray_C", set ? MatSeqBAIJRestoreArray_SeqBAIJKSPARSE : (restore ? k->restorearray : NULL)));
@@ -616,13 +657,12 @@ static PetscErrorCode MatSeqBAIJKSPARSEComposeFunctions(Mat B, PetscBool set, Pe
       PetscCall(PetscSNPrintf(base, sizeof(base), "MatConvert_%s_%s_C", MATSEQBAIJ, SeqForwardedTargets[i]));
       PetscCall(PetscObjectQueryFunction((PetscObject)B, base, &f));
     }
-    PetscCall(PetscObjectComposeFunction((PetscObject)B, name, f));
+    PetscCall(PetscObjectComposeFunction((PetscObject)B, name, f ? MatConvert_SeqBAIJKSPARSE_HostForward : NULL));
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 static PetscErrorCode MatDestroy_SeqBAIJKSPARSE(Mat);
-static PetscErrorCode MatDuplicate_SeqBAIJKSPARSE(Mat, MatDuplicateOption, Mat *);
 static PetscErrorCode MatView_SeqBAIJKSPARSE(Mat, PetscViewer);
 
 /* The forwarders: BAIJ's method `name`, after the host copy is brought up to date (generated for every method) */
@@ -653,6 +693,14 @@ static PetscErrorCode SeqOursInitialize(void)
   SeqOurs.zeroentries      = MatZeroEntries_SeqBAIJKSPARSE;
   SeqOurs.axpy             = MatAXPY_SeqBAIJKSPARSE;
   SeqOurs.copy             = MatCopy_SeqBAIJKSPARSE;
+  SeqOurs.shift            = MatShift_SeqBAIJKSPARSE;
+  SeqOurs.diagonalset      = MatDiagonalSet_SeqBAIJKSPARSE;
+  SeqOurs.getdiagonal      = MatGetDiagonal_SeqBAIJKSPARSE;
+  SeqOurs.diagonalscale    = MatDiagonalScale_SeqBAIJKSPARSE;
+  SeqOurs.zerorows         = MatZeroRows_SeqBAIJKSPARSE;
+  SeqOurs.zerorowscolumns  = MatZeroRowsColumns_SeqBAIJKSPARSE;
+  SeqOurs.invertblockdiagonal         = MatInvertBlockDiagonal_SeqBAIJKSPARSE;
+  SeqOurs.invertvariableblockdiagonal = MatInvertVariableBlockDiagonal_SeqBAIJKSPARSE;
   done                     = PETSC_TRUE;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -679,6 +727,9 @@ static PetscErrorCode MatSeqBAIJSetPreallocation_SeqBAIJKSPARSE(Mat B, PetscInt 
   PetscCall((*k->setpreallocation)(B, bs, nz, nnz));
   PetscCall(MatSeqBAIJKSPARSEInstallOps(B));
   B->offloadmask = PETSC_OFFLOAD_CPU;
+  /* a new preallocation is a new pattern, whether or not the nonzero state moves (BAIJ's does not move it when the
+     new pattern is filled exactly, as MatSeqBAIJSetPreallocationCSR() and COO do): the device pattern is stale */
+  if (k->dev) k->dev->pattern_valid = PETSC_FALSE;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -692,31 +743,12 @@ static PetscErrorCode MatDestroy_SeqBAIJKSPARSE(Mat A)
   destroy = k->host.destroy;
   PetscCall(MatSeqBAIJKSPARSEComposeFunctions(A, PETSC_FALSE, PETSC_FALSE));
   PetscCall(MatSeqBAIJKSPARSEDeviceDestroy(&k->dev));
+  PetscCall(MatBAIJKSPARSECOODestroy_Private(&k->coo));
+  PetscCall(MatBAIJKSPARSEBlockDiagDestroy_Private(&k->bdiag));
   PetscCall(PetscFree(A->spptr));
   /* what remains is a MATSEQBAIJ: let BAIJ free it */
   PetscCall(PetscObjectChangeTypeName((PetscObject)A, MATSEQBAIJ));
   PetscCall((*destroy)(A));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-/* BAIJ's duplicate creates a MATSEQBAIJ: subclass the result in place, with the same options */
-static PetscErrorCode MatDuplicate_SeqBAIJKSPARSE(Mat A, MatDuplicateOption op, Mat *M)
-{
-  Mat_SeqBAIJKSPARSE *k = (Mat_SeqBAIJKSPARSE *)A->spptr, *kn;
-
-  PetscFunctionBegin;
-  PetscCall(MatSeqBAIJKSPARSEHostAccess_Private(A, PETSC_FALSE));
-  PetscCall((*k->host.duplicate)(A, op, M));
-  /* BAIJ's duplicate copied A's composed functions, ours among them: give the copy BAIJ's back */
-  PetscCall(PetscObjectComposeFunction((PetscObject)*M, "MatSeqBAIJSetPreallocation_C", k->setpreallocation));
-  PetscCall(PetscObjectComposeFunction((PetscObject)*M, "MatSeqBAIJGetArray_C", k->getarray));
-  PetscCall(PetscObjectComposeFunction((PetscObject)*M, "MatSeqBAIJRestoreArray_C", k->restorearray));
-  PetscCall(MatConvert_SeqBAIJ_SeqBAIJKSPARSE(*M, MATSEQBAIJKSPARSE, MAT_INPLACE_MATRIX, M));
-  kn = (Mat_SeqBAIJKSPARSE *)(*M)->spptr;
-  kn->opts = k->opts;
-  /* BAIJ's duplicate keeps the generic host products; take the block-size-specific ones of A (same layout) */
-  kn->host.mult    = k->host.mult;
-  kn->host.multadd = k->host.multadd;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -735,6 +767,7 @@ static PetscErrorCode MatView_SeqBAIJKSPARSE(Mat A, PetscViewer viewer)
     PetscCall(MatBAIJKSPARSEGetStats_Private(A, NULL, &s));
     PetscCall(MatBAIJKSPARSEViewStats_Private(viewer, &s));
     PetscCall(MatSeqBAIJKSPARSEViewKernel_Private(A, viewer, ""));
+    PetscCall(MatBAIJKSPARSECOOView_Private(k->coo, viewer));
   }
   PetscCall(MatSeqBAIJKSPARSEHostAccess_Private(A, PETSC_FALSE));
   PetscCall((*k->host.view)(A, viewer));
@@ -757,6 +790,8 @@ PetscErrorCode MatConvert_SeqBAIJKSPARSE_SeqBAIJ(Mat A, MatType type, MatReuse r
   *B->ops = k->host;
   PetscCall(MatSeqBAIJKSPARSEComposeFunctions(B, PETSC_FALSE, PETSC_TRUE));
   PetscCall(MatSeqBAIJKSPARSEDeviceDestroy(&k->dev));
+  PetscCall(MatBAIJKSPARSECOODestroy_Private(&k->coo));
+  PetscCall(MatBAIJKSPARSEBlockDiagDestroy_Private(&k->bdiag));
   PetscCall(PetscFree(B->spptr));
   PetscCall(PetscFree(B->defaultvectype));
   PetscCall(PetscStrallocpy(VECSTANDARD, &B->defaultvectype));
@@ -833,9 +868,13 @@ PetscErrorCode MatConvert_SeqBAIJ_SeqBAIJKSPARSE(Mat A, MatType type, MatReuse r
    With a CUDA device, `MatCreateVecs()` gives `VECCUDA` vectors and `MatMult()`, `MatMultAdd()`, `MatMultTranspose()`
    and `MatMultTransposeAdd()` on device vectors run on the GPU: the BSR arrays (32-bit indices, blocks column-major as
    BAIJ stores them) are copied to the device at the first product and again whenever the host copy changed
-   (`MatSetValues()`, assembly, `MatShift()`, ...). Once the matrix has a device copy, `MatScale()`, `MatZeroEntries()`,
-   and `MatAXPY()` and `MatCopy()` with `SAME_NONZERO_PATTERN` (both operands baijksparse) run on the device and leave the
-   device copy newer, with no copy between host and device; any other operation brings the host copy up to date first
+   (`MatSetValues()`, assembly, ...). Once the matrix has a device copy, `MatScale()`, `MatZeroEntries()`, `MatShift()`,
+   `MatDiagonalSet()`, `MatGetDiagonal()`, `MatDiagonalScale()`, `MatDuplicate()`, `MatZeroRows()`, `MatZeroRowsColumns()`,
+   `MatAXPY()` (same or subset pattern) and `MatCopy()` (same pattern; both operands baijksparse) run on the device and
+   leave the device copy newer, with no copy of the values between host and device (host vectors: their entries move). A
+   diagonal value needs every diagonal block stored (else the host inserts it). `MatZeroRows()` and
+   `MatZeroRowsColumns()` on the device always keep the nonzero pattern (zeroed blocks stay stored, as with
+   `MAT_KEEP_NONZERO_PATTERN`). Any other operation brings the host copy up to date first
    (one device-to-host copy of the values, event BAIJKCopyFromGPU, counted as GpuToCpu by -log_view). The kernels: bs 1 a group of lanes per row; K1 (bs 2-5) truncated warps reading several
    whole blocks per load, an element or a column of a block per lane; K2 (bs 6-45) thread arrays nb x N_tg streaming the block row's values as one dense column-major matrix, nb columns per load, ept rows per thread; K3 (bs > 45)
    a 2-D grid where several thread blocks share a block row. Parameters come from the tuning table of the GPU
@@ -843,6 +882,9 @@ PetscErrorCode MatConvert_SeqBAIJ_SeqBAIJKSPARSE(Mat A, MatType type, MatReuse r
    stencil, is best served by K1 and on long ones, a 3-D 27-point stencil, by K2), else built-in defaults; the options above override them. Block rows longer than lambda are split into
    segments whose partial results a reduction kernel adds up. The transposed products use a simple kernel with
    atomicAdd() (their last bits may vary from run to run).
+
+   `MatInvertBlockDiagonal()` and `MatInvertVariableBlockDiagonal()` (so `PCPBJACOBI` and `PCVPBJACOBI`) extract and invert
+   the diagonal blocks (of at most 32 rows) on the device and copy back only the inverses; larger blocks are inverted on the host.
 
    Without a device, when bound to the CPU (`MatBindToCPU()`), or with host vectors, the products are `MATSEQBAIJ`'s host
    kernels. `MatView()` with `PETSC_VIEWER_ASCII_INFO` prints the block-row statistics, the kernel and its parameters,

@@ -142,14 +142,12 @@ PetscErrorCode PCVBJacobiResolveBlocking(PC pc, PCVBJacobiBlocking *how)
 }
 
 /* Finds the blocks of the local rows on the host, from the source how (never AUTO). */
-PetscErrorCode PCVBJacobiDetectBlocks_Host(PC pc, PCVBJacobiBlocking how)
+PetscErrorCode PCVBJacobiDetectBlocks_Host(PC pc, PCVBJacobiBlocking how, PetscInt *nblocks, PetscInt **starts)
 {
   PC_VBJacobi *jac = (PC_VBJacobi *)pc->data;
   Mat          A   = pc->pmat;
 
   PetscFunctionBegin;
-  PetscCall(PetscFree(jac->starts));
-  jac->host_starts_valid = PETSC_FALSE;
   switch (how) {
   case PC_VBJACOBI_BLOCKING_VARIABLE: {
     PetscInt        nb, n;
@@ -158,22 +156,20 @@ PetscErrorCode PCVBJacobiDetectBlocks_Host(PC pc, PCVBJacobiBlocking how)
     PetscCall(MatGetLocalSize(A, &n, NULL));
     PetscCall(MatGetVariableBlockSizes(A, &nb, &sizes));
     PetscCheck(nb > 0 || n == 0, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE, "PCVBJACOBI: -pc_vbjacobi_blocking variable, but no block sizes were set with MatSetVariableBlockSizes()");
-    PetscCall(VariableBlocks(A, jac->max_block_size, &jac->nblocks, &jac->starts));
+    PetscCall(VariableBlocks(A, jac->max_block_size, nblocks, starts));
   } break;
   case PC_VBJACOBI_BLOCKING_MATRIX:
-    PetscCall(MatrixBlocks(A, jac->max_block_size, &jac->nblocks, &jac->starts));
+    PetscCall(MatrixBlocks(A, jac->max_block_size, nblocks, starts));
     break;
   case PC_VBJACOBI_BLOCKING_NATURAL:
-    PetscCall(DetectNaturalSupervariables(A, jac->max_block_size, &jac->nblocks, &jac->starts));
+    PetscCall(DetectNaturalSupervariables(A, jac->max_block_size, nblocks, starts));
     break;
   case PC_VBJACOBI_BLOCKING_SUPERVARIABLE:
-    PetscCall(DetectNaturalSupervariables(A, jac->max_block_size, &jac->nblocks, &jac->starts));
-    PetscCall(PCVBJacobiAgglomerate_Host(jac->max_block_size, &jac->nblocks, jac->starts));
+    PetscCall(DetectNaturalSupervariables(A, jac->max_block_size, nblocks, starts));
+    PetscCall(PCVBJacobiAgglomerate_Host(jac->max_block_size, nblocks, *starts));
     break;
   default:
     SETERRQ(PetscObjectComm((PetscObject)pc), PETSC_ERR_ARG_WRONG, "PCVBJACOBI: unknown blocking %d", (int)how);
   }
-  jac->blocking_used     = how;
-  jac->host_starts_valid = PETSC_TRUE;
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -106,68 +106,6 @@ static PetscErrorCode ExtractBlock(Mat Ad, PetscInt s, PetscInt k, PetscScalar *
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* After a GPU setup the block starts live on the device; the host copy is made only when something asks for it
-   (the host apply, -pc_view, PCVBJacobiGetBlocks()): the setup itself moves no O(n) data to the host. */
-static PetscErrorCode EnsureHostStarts(PC_VBJacobi *jac)
-{
-  PetscFunctionBegin;
-  if (jac->host_starts_valid) PetscFunctionReturn(PETSC_SUCCESS);
-  PetscCheck(jac->on_device && jac->dev, PETSC_COMM_SELF, PETSC_ERR_PLIB, "PCVBJACOBI: no block starts on the host or the device");
-  PetscCall(PetscFree(jac->starts));
-  PetscCall(PetscMalloc1(jac->nblocks + 1, &jac->starts));
-  PetscCall(PCVBJacobiCopyStartsToHost_CUDA((PCVBJacobiDevice *)jac->dev, 0, jac->nblocks + 1, jac->starts));
-  jac->host_starts_valid = PETSC_TRUE;
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-/* First and last local row of block b, from the host copy when there is one, else two entries from the device */
-static PetscErrorCode GetBlockRows(PC_VBJacobi *jac, PetscInt b, PetscInt *r0, PetscInt *r1)
-{
-  PetscInt se[2];
-
-  PetscFunctionBegin;
-  if (jac->host_starts_valid) {
-    se[0] = jac->starts[b];
-    se[1] = jac->starts[b + 1];
-  } else {
-    PetscCheck(jac->on_device && jac->dev, PETSC_COMM_SELF, PETSC_ERR_PLIB, "PCVBJACOBI: no block starts on the host or the device");
-    PetscCall(PCVBJacobiCopyStartsToHost_CUDA((PCVBJacobiDevice *)jac->dev, b, 2, se));
-  }
-  *r0 = se[0];
-  *r1 = se[1] - 1;
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-/* Host offsets of the inverses (sum of k^2), from the block starts. */
-static PetscErrorCode ComputeInverseOffsets(PC_VBJacobi *jac)
-{
-  PetscFunctionBegin;
-  PetscCall(EnsureHostStarts(jac));
-  PetscCall(PetscFree(jac->inv_offsets));
-  PetscCall(PetscMalloc1(jac->nblocks + 1, &jac->inv_offsets));
-  jac->inv_offsets[0] = 0;
-  for (PetscInt b = 0; b < jac->nblocks; b++) {
-    PetscInt k = jac->starts[b + 1] - jac->starts[b];
-
-    jac->inv_offsets[b + 1] = jac->inv_offsets[b] + k * k;
-  }
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-/* After a GPU setup the inverses live on the device; the host copy is made only when asked for. */
-static PetscErrorCode EnsureHostInverses(PC_VBJacobi *jac)
-{
-  PetscFunctionBegin;
-  if (jac->host_inv_valid) PetscFunctionReturn(PETSC_SUCCESS);
-  PetscCheck(jac->on_device && jac->dev, PETSC_COMM_SELF, PETSC_ERR_PLIB, "PCVBJACOBI: no inverses on the host or the device");
-  if (!jac->inv_offsets) PetscCall(ComputeInverseOffsets(jac));
-  PetscCall(PetscFree(jac->inv));
-  PetscCall(PetscMalloc1(jac->inv_offsets[jac->nblocks], &jac->inv));
-  PetscCall(PCVBJacobiCopyInversesToHost_CUDA((PCVBJacobiDevice *)jac->dev, jac->inv));
-  jac->host_inv_valid = PETSC_TRUE;
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
 /* The local rows of the Pmat as device arrays, when the Pmat lives on the GPU and a GPU can be used: the CSR of
    (mpi)aijcusparse through PETSc's own accessors, or the view that a matrix of this package (baijksparse) gives through
    its composed PBG_GET_DEVICE_MAT_VIEW, with the pattern of the off-diagonal part */
@@ -227,15 +165,18 @@ static PetscErrorCode GetDeviceMat(PC pc, PCVBJacobiDeviceMat *dm, PetscBool *us
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* Host setup: blocks (when needed), then extraction and Gauss-Jordan inversion, block by block. */
+/* Host setup: blocks (when needed), then extraction and Gauss-Jordan inversion, block by block, into the host copy of
+   the inverses (the device copy is then out of date). */
 static PetscErrorCode SetUp_Host(PC pc, PetscBool redetect, PetscInt *bad_block, PetscInt *bad_info)
 {
-  PC_VBJacobi       *jac = (PC_VBJacobi *)pc->data;
-  Mat                A   = pc->pmat, Ad;
-  PetscInt           work[2 * PC_VBJACOBI_MAX_BLOCK_SIZE];
-  PetscLogDouble     t0, t1, t2, flops = 0.0;
-  PetscBool          ondevice, has;
-  PCVBJacobiBlocking how;
+  PC_VBJacobi      *jac = (PC_VBJacobi *)pc->data;
+  Mat               A   = pc->pmat, Ad;
+  PetscInt          work[2 * PC_VBJACOBI_MAX_BLOCK_SIZE];
+  PetscLogDouble    t0, t1, t2;
+  PetscBool         ondevice, has;
+  const PetscInt   *starts;
+  const PetscInt64 *offsets;
+  PetscScalar      *inv;
 
   PetscFunctionBegin;
   PetscCall(MatGetDiagonalBlock(A, &Ad));
@@ -244,24 +185,29 @@ static PetscErrorCode SetUp_Host(PC pc, PetscBool redetect, PetscInt *bad_block,
   PetscCall(SyncHostValues(Ad, &ondevice));
   PetscCall(PetscTime(&t0));
   if (redetect) {
+    PCVBJacobiBlocking how;
+    PetscInt           nb, *st;
+
     jac->rows_detected = -1; /* no valid blocks until this setup succeeds */
     PetscCall(PetscLogEventBegin(PBG_VBJacobiDetect, pc, A, 0, 0));
     PetscCall(PCVBJacobiResolveBlocking(pc, &how));
-    PetscCall(PCVBJacobiDetectBlocks_Host(pc, how));
+    PetscCall(PCVBJacobiDetectBlocks_Host(pc, how, &nb, &st));
+    PetscCall(PCVBJacobiBlocksSetHostStarts(&jac->blocks, nb, &st));
     PetscCall(PetscLogEventEnd(PBG_VBJacobiDetect, pc, A, 0, 0));
-    PetscCall(ComputeInverseOffsets(jac));
-    PetscCall(PetscFree(jac->inv));
-    PetscCall(PetscMalloc1(jac->inv_offsets[jac->nblocks], &jac->inv));
+    jac->blocking_used = how;
   }
+  /* blocks kept from a GPU setup come to the host once */
+  PetscCall(PCVBJacobiBlocksGetHostStarts(&jac->blocks, &starts));
+  PetscCall(PCVBJacobiBlocksGetHostInverseOffsets(&jac->blocks, &offsets));
   PetscCall(PetscTime(&t1));
   PetscCall(PetscLogEventBegin(PBG_VBJacobiInvert, pc, A, 0, 0));
-  for (PetscInt b = 0; b < jac->nblocks; b++) {
-    PetscInt     s = jac->starts[b], k = jac->starts[b + 1] - s, info;
-    PetscScalar *blk = jac->inv + jac->inv_offsets[b];
+  PetscCall(PCVBJacobiBlocksGetHostInversesWrite(&jac->blocks, &inv));
+  for (PetscInt b = 0; b < jac->blocks.nblocks; b++) {
+    PetscInt     s = starts[b], k = starts[b + 1] - s, info;
+    PetscScalar *blk = inv + offsets[b];
 
     PetscCall(ExtractBlock(Ad, s, k, blk));
     PetscCall(PCVBJacobiInvertBlock_Host(k, blk, work, &info));
-    flops += 2.0 * k * k * k;
     if ((info > 0 || info == PC_VBJACOBI_INFO_INVERSE_NOT_FINITE) && jac->singular == PC_VBJACOBI_SINGULAR_IDENTITY) { /* policy: this block is left unpreconditioned */
       PetscCall(PetscArrayzero(blk, k * k));
       for (PetscInt i = 0; i < k; i++) blk[i + i * k] = 1.0;
@@ -271,64 +217,61 @@ static PetscErrorCode SetUp_Host(PC pc, PetscBool redetect, PetscInt *bad_block,
       *bad_info  = info;
     }
   }
-  PetscCall(PetscLogFlops(flops));
+  PetscCall(PetscLogFlops(jac->blocks.setup_flops));
   PetscCall(PetscLogEventEnd(PBG_VBJacobiInvert, pc, A, 0, 0));
   PetscCall(PetscTime(&t2));
-  jac->host_inv_valid = PETSC_TRUE;
-  jac->time_detect    = t1 - t0;
-  jac->time_invert    = t2 - t1;
+  jac->time_detect = t1 - t0;
+  jac->time_invert = t2 - t1;
   PetscCall(PetscSNPrintf(jac->setup_where, sizeof(jac->setup_where), ondevice ? "host (values read from the host copy of the %s matrix)" : "host (%s matrix)", ((PetscObject)Ad)->type_name));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 /* GPU setup: blocks (supervariables found on the device; matrix or variable blocks sent from the host), then one
-   merged extraction + inversion kernel per size class. */
+   merged extraction + inversion kernel per size class, into the device copy of the inverses (the host copy is then out
+   of date). */
 static PetscErrorCode SetUp_Device(PC pc, const PCVBJacobiDeviceMat *dm, PetscBool redetect, PetscInt *bad_block, PetscInt *bad_info)
 {
-  PC_VBJacobi       *jac = (PC_VBJacobi *)pc->data;
-  PCVBJacobiDevice  *dev;
-  PetscLogDouble     t0, t1, t2;
-  PCVBJacobiBlocking how;
+  PC_VBJacobi   *jac = (PC_VBJacobi *)pc->data;
+  PetscLogDouble t0, t1, t2;
 
   PetscFunctionBegin;
-  if (!jac->dev) PetscCall(PetscNew((PCVBJacobiDevice **)&jac->dev));
-  dev = (PCVBJacobiDevice *)jac->dev;
   PetscCall(PetscTime(&t0));
   if (redetect) {
+    PCVBJacobiBlocking how;
+
     jac->rows_detected = -1; /* no valid blocks until this setup succeeds */
     PetscCall(PetscLogEventBegin(PBG_VBJacobiDetect, pc, pc->pmat, 0, 0));
     PetscCall(PCVBJacobiResolveBlocking(pc, &how));
-    /* the host gets the starts (and the inverse offsets) only when it needs them: EnsureHostStarts() */
-    PetscCall(PetscFree(jac->starts));
-    PetscCall(PetscFree(jac->inv_offsets));
-    jac->host_starts_valid = PETSC_FALSE;
     switch (how) {
     case PC_VBJACOBI_BLOCKING_SUPERVARIABLE:
     case PC_VBJACOBI_BLOCKING_NATURAL:
-      PetscCall(PCVBJacobiDetectSupervariables_CUDA(dm, jac->max_block_size, (PetscBool)(how == PC_VBJACOBI_BLOCKING_SUPERVARIABLE), dev));
+      PetscCall(PCVBJacobiDetectSupervariables_CUDA(dm, jac->max_block_size, (PetscBool)(how == PC_VBJACOBI_BLOCKING_SUPERVARIABLE), &jac->blocks));
       break;
     case PC_VBJACOBI_BLOCKING_MATRIX: {
       PetscInt bs;
 
       PetscCall(PCVBJacobiMatrixBlockSize(pc->pmat, jac->max_block_size, &bs));
-      PetscCall(PCVBJacobiSetUniformBlocks_CUDA(dm->nrows, bs, dev));
+      PetscCall(PCVBJacobiSetUniformBlocks_CUDA(dm->nrows, bs, &jac->blocks));
     } break;
-    default: /* variable sizes come from the host */
-      PetscCall(PCVBJacobiDetectBlocks_Host(pc, how));
-      PetscCall(PCVBJacobiSetBlocks_CUDA(jac->nblocks, jac->starts, dev));
+    default: { /* variable sizes come from the host */
+      PetscInt nb, *st;
+
+      PetscCall(PCVBJacobiDetectBlocks_Host(pc, how, &nb, &st));
+      PetscCall(PCVBJacobiBlocksSetHostStarts(&jac->blocks, nb, &st));
     }
-    jac->nblocks       = dev->nblocks;
-    jac->blocking_used = how;
+    }
+    /* blocks found on the host go to the device once */
+    PetscCall(PCVBJacobiBlocksSyncStartsToDevice_CUDA(&jac->blocks));
     PetscCall(PetscLogEventEnd(PBG_VBJacobiDetect, pc, pc->pmat, 0, 0));
-  }
+    jac->blocking_used = how;
+  } else PetscCall(PCVBJacobiBlocksSyncStartsToDevice_CUDA(&jac->blocks)); /* blocks kept from a host setup: copied once */
   PetscCall(PetscTime(&t1));
   PetscCall(PetscLogEventBegin(PBG_VBJacobiInvert, pc, pc->pmat, 0, 0));
-  PetscCall(PCVBJacobiSetup_CUDA(dm, jac->extraction, jac->singular, dev, &jac->nsingular, bad_block, bad_info));
+  PetscCall(PCVBJacobiSetup_CUDA(dm, jac->extraction, jac->singular, &jac->blocks, &jac->nsingular, bad_block, bad_info));
   PetscCall(PetscLogEventEnd(PBG_VBJacobiInvert, pc, pc->pmat, 0, 0));
   PetscCall(PetscTime(&t2));
-  jac->host_inv_valid = PETSC_FALSE;
-  jac->time_detect    = t1 - t0;
-  jac->time_invert    = t2 - t1;
+  jac->time_detect = t1 - t0;
+  jac->time_invert = t2 - t1;
   PetscCall(PetscSNPrintf(jac->setup_where, sizeof(jac->setup_where), "GPU (device %s of the %s matrix)", dm->bs > 1 ? "BSR" : "CSR", ((PetscObject)pc->pmat)->type_name));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -350,20 +293,21 @@ static PetscErrorCode PCSetUp_VBJacobi(PC pc)
   PetscCheck(n == ncols, PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ, "PCVBJACOBI needs a matrix with square local diagonal part, got %" PetscInt_FMT " local rows and %" PetscInt_FMT " local columns", n, ncols);
   PetscCall(GetDeviceMat(pc, &dm, &ondevice));
 
-  /* the blocks are found again when the matrix object, its nonzero pattern, the size or the place of the setup changed:
-     another matrix given to KSPSetOperators() can have the same size and the same nonzero-state counter */
+  /* the blocks are found again when the matrix object, its nonzero pattern or the size changed: another matrix given to
+     KSPSetOperators() can have the same size and the same nonzero-state counter. A setup on the other side (host or
+     GPU) keeps them: both find the same blocks, and the blocks object copies them over once. */
   PetscCall(MatGetNonzeroState(A, &nzstate));
-  redetect = (PetscBool)(n != jac->rows_detected || nzstate != jac->nonzerostate || ondevice != jac->on_device || ((PetscObject)A)->id != jac->pmat_id); /* rows_detected is -1 without valid blocks */
+  redetect = (PetscBool)(n != jac->rows_detected || nzstate != jac->nonzerostate || ((PetscObject)A)->id != jac->pmat_id); /* rows_detected is -1 without valid blocks */
   jac->nsingular = 0;
   if (ondevice) PetscCall(SetUp_Device(pc, &dm, redetect, &bad_block, &bad_info));
   else PetscCall(SetUp_Host(pc, redetect, &bad_block, &bad_info));
-  jac->on_device     = ondevice;
+  jac->setup_on_gpu  = ondevice;
   jac->nonzerostate  = nzstate;
   jac->pmat_id       = ((PetscObject)A)->id;
   jac->rows_detected = n;
 
   /* a singular or non-finite block fails the setup on every rank */
-  PetscCallMPI(MPI_Exscan(&jac->nblocks, &first_block, 1, MPIU_INT, MPI_SUM, comm));
+  PetscCallMPI(MPI_Exscan(&jac->blocks.nblocks, &first_block, 1, MPIU_INT, MPI_SUM, comm));
   PetscCallMPI(MPI_Comm_rank(comm, &rank));
   PetscCallMPI(MPI_Comm_size(comm, &size));
   lfail = bad_block >= 0 ? rank : size; /* the lowest failing rank tells the others what failed */
@@ -377,7 +321,7 @@ static PetscErrorCode PCSetUp_VBJacobi(PC pc)
   if (lfail) {
     PetscInt r0 = 0, r1 = -1;
 
-    PetscCall(GetBlockRows(jac, bad_block, &r0, &r1));
+    PetscCall(PCVBJacobiBlocksGetBlockRows(&jac->blocks, bad_block, &r0, &r1));
     r0 += rstart;
     r1 += rstart;
 
@@ -403,17 +347,22 @@ static PetscErrorCode PCSetUp_VBJacobi(PC pc)
 static PetscErrorCode ApplyBlocks_Host(PC pc, Vec x, Vec y, PetscBool transpose)
 {
   PC_VBJacobi       *jac = (PC_VBJacobi *)pc->data;
-  const PetscScalar *xa;
+  const PetscScalar *xa, *inv;
   PetscScalar       *ya;
+  const PetscInt    *starts;
+  const PetscInt64  *offsets;
 
   PetscFunctionBegin;
-  PetscCall(EnsureHostInverses(jac));
+  /* after a GPU setup the host copies are made at the first host apply, once */
+  PetscCall(PCVBJacobiBlocksGetHostStarts(&jac->blocks, &starts));
+  PetscCall(PCVBJacobiBlocksGetHostInverseOffsets(&jac->blocks, &offsets));
+  PetscCall(PCVBJacobiBlocksGetHostInverses(&jac->blocks, &inv));
   PetscCall(PetscLogEventBegin(PBG_VBJacobiApply, pc, x, y, 0));
   PetscCall(VecGetArrayRead(x, &xa));
   PetscCall(VecGetArrayWrite(y, &ya));
-  for (PetscInt b = 0; b < jac->nblocks; b++) {
-    const PetscInt     s = jac->starts[b], k = jac->starts[b + 1] - s;
-    const PetscScalar *D = jac->inv + jac->inv_offsets[b], *xb = xa + s;
+  for (PetscInt b = 0; b < jac->blocks.nblocks; b++) {
+    const PetscInt     s = starts[b], k = starts[b + 1] - s;
+    const PetscScalar *D = inv + offsets[b], *xb = xa + s;
     PetscScalar       *yb = ya + s;
 
     if (!transpose) {
@@ -431,12 +380,13 @@ static PetscErrorCode ApplyBlocks_Host(PC pc, Vec x, Vec y, PetscBool transpose)
   }
   PetscCall(VecRestoreArrayRead(x, &xa));
   PetscCall(VecRestoreArrayWrite(y, &ya));
-  PetscCall(PetscLogFlops(2.0 * jac->inv_offsets[jac->nblocks]));
+  PetscCall(PetscLogFlops(2.0 * (PetscLogDouble)jac->blocks.inv_len));
   PetscCall(PetscLogEventEnd(PBG_VBJacobiApply, pc, x, y, 0));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* y = D^{-1} x on the GPU when the setup ran there and x is on the device; on the host otherwise */
+/* y = D^{-1} x where x lives: on the GPU for a device vector (unless the GPU path is off), wherever the setup ran; on the
+   host otherwise */
 static PetscErrorCode ApplyBlocks(PC pc, Vec x, Vec y, PetscBool transpose)
 {
   PC_VBJacobi *jac = (PC_VBJacobi *)pc->data;
@@ -446,7 +396,7 @@ static PetscErrorCode ApplyBlocks(PC pc, Vec x, Vec y, PetscBool transpose)
     PetscCall(VecFlag(y, 1));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
-  if (jac->on_device) {
+  if (jac->use_gpu) {
     const PetscScalar *xa;
     PetscScalar       *ya;
     PetscMemType       mx, my;
@@ -456,7 +406,9 @@ static PetscErrorCode ApplyBlocks(PC pc, Vec x, Vec y, PetscBool transpose)
       PetscCall(VecGetArrayWriteAndMemType(y, &ya, &my));
       PetscCheck(PetscMemTypeDevice(my), PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "PCVBJACOBI: x is a device vector but y (type %s) is not", ((PetscObject)y)->type_name);
       PetscCall(PetscLogEventBegin(PBG_VBJacobiApply, pc, x, y, 0));
-      PetscCall(PCVBJacobiApply_CUDA((PCVBJacobiDevice *)jac->dev, xa, ya, transpose));
+      /* after a host setup the blocks and inverses go to the device at the first device apply, once */
+      PetscCall(PCVBJacobiBlocksSyncInversesToDevice_CUDA(&jac->blocks));
+      PetscCall(PCVBJacobiApply_CUDA(&jac->blocks, xa, ya, transpose));
       PetscCall(PetscLogEventEnd(PBG_VBJacobiApply, pc, x, y, 0));
       PetscCall(VecRestoreArrayWriteAndMemType(y, &ya));
       PetscCall(VecRestoreArrayReadAndMemType(x, &xa));
@@ -487,17 +439,10 @@ static PetscErrorCode PCReset_VBJacobi(PC pc)
   PC_VBJacobi *jac = (PC_VBJacobi *)pc->data;
 
   PetscFunctionBegin;
-  PetscCall(PetscFree(jac->starts));
-  PetscCall(PetscFree(jac->inv_offsets));
-  PetscCall(PetscFree(jac->inv));
-  if (jac->dev) PetscCall(PCVBJacobiDeviceReset_CUDA((PCVBJacobiDevice *)jac->dev));
-  PetscCall(PetscFree(jac->dev));
-  jac->nblocks        = 0;
-  jac->rows_detected  = -1;
-  jac->failed         = PETSC_FALSE;
-  jac->on_device      = PETSC_FALSE;
-  jac->host_inv_valid = PETSC_FALSE;
-  jac->host_starts_valid = PETSC_FALSE;
+  PetscCall(PCVBJacobiBlocksReset(&jac->blocks));
+  jac->rows_detected = -1;
+  jac->failed        = PETSC_FALSE;
+  jac->setup_on_gpu  = PETSC_FALSE;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -529,28 +474,31 @@ static PetscErrorCode PCView_VBJacobi(PC pc, PetscViewer viewer)
   PetscCall(PetscViewerASCIIPrintf(viewer, "  blocking: %s, maximum block size %" PetscInt_FMT ", singular blocks: %s, GPU extraction: %s%s\n", PCVBJacobiBlockings[jac->blocking], jac->max_block_size, PCVBJacobiSingularPolicies[jac->singular], PCVBJacobiExtractions[jac->extraction], jac->use_gpu ? "" : " (GPU path off)"));
   if (!pc->setupcalled) PetscFunctionReturn(PETSC_SUCCESS);
   {
-    PetscInt  hist[PC_VBJACOBI_MAX_BLOCK_SIZE + 1] = {0}, ghist[PC_VBJACOBI_MAX_BLOCK_SIZE + 1], local[3], global[3];
-    PetscInt  kmin = PETSC_INT_MAX, kmax = 0, gkmin, gkmax;
-    char      line[1024];
-    size_t    len = 0;
-    PetscReal tmax[2], ltimes[2];
-    PetscInt  N;
+    PetscInt        hist[PC_VBJACOBI_MAX_BLOCK_SIZE + 1] = {0}, ghist[PC_VBJACOBI_MAX_BLOCK_SIZE + 1], local[2], global[2];
+    PetscInt        kmin = PETSC_INT_MAX, kmax = 0, gkmin, gkmax;
+    PetscInt64      ginv_len;
+    char            line[1024];
+    size_t          len = 0;
+    PetscReal       tmax[2], ltimes[2];
+    PetscInt        N;
+    PetscBool       avail;
+    const PetscInt *starts;
 
-    PetscCall(EnsureHostStarts(jac));
-    for (PetscInt b = 0; b < jac->nblocks; b++) {
-      PetscInt k = jac->starts[b + 1] - jac->starts[b];
+    /* after a GPU setup the host copy of the starts is made here, once */
+    PetscCall(PCVBJacobiBlocksGetHostStarts(&jac->blocks, &starts));
+    for (PetscInt b = 0; b < jac->blocks.nblocks; b++) {
+      PetscInt k = starts[b + 1] - starts[b];
 
       hist[PetscMin(k, PC_VBJACOBI_MAX_BLOCK_SIZE)]++;
       kmin = PetscMin(kmin, k);
       kmax = PetscMax(kmax, k);
     }
-    local[0] = jac->nblocks;
-    if (jac->on_device) local[1] = (PetscInt)((PCVBJacobiDevice *)jac->dev)->inv_len;
-    else local[1] = jac->nblocks ? jac->inv_offsets[jac->nblocks] : 0;
-    local[2] = jac->nsingular;
+    local[0]  = jac->blocks.nblocks;
+    local[1]  = jac->nsingular;
     ltimes[0] = jac->time_detect;
     ltimes[1] = jac->time_invert;
-    PetscCallMPI(MPIU_Allreduce(local, global, 3, MPIU_INT, MPI_SUM, comm));
+    PetscCallMPI(MPIU_Allreduce(local, global, 2, MPIU_INT, MPI_SUM, comm));
+    PetscCallMPI(MPIU_Allreduce(&jac->blocks.inv_len, &ginv_len, 1, MPIU_INT64, MPI_SUM, comm));
     PetscCallMPI(MPIU_Allreduce(hist, ghist, PC_VBJACOBI_MAX_BLOCK_SIZE + 1, MPIU_INT, MPI_SUM, comm));
     PetscCallMPI(MPIU_Allreduce(&kmin, &gkmin, 1, MPIU_INT, MPI_MIN, comm));
     PetscCallMPI(MPIU_Allreduce(&kmax, &gkmax, 1, MPIU_INT, MPI_MAX, comm));
@@ -565,15 +513,17 @@ static PetscErrorCode PCView_VBJacobi(PC pc, PetscViewer viewer)
       PetscCall(PetscStrlen(line, &len));
     }
     PetscCall(PetscViewerASCIIPrintf(viewer, "  block-size histogram (size:count):%s\n", line));
-    PetscCall(PetscViewerASCIIPrintf(viewer, "  inverses stored: %" PetscInt_FMT " bytes (%" PetscInt_FMT " scalars)\n", global[1] * (PetscInt)sizeof(PetscScalar), global[1]));
+    PetscCall(PetscViewerASCIIPrintf(viewer, "  inverses stored: %" PetscInt64_FMT " bytes (%" PetscInt64_FMT " scalars)\n", ginv_len * (PetscInt64)sizeof(PetscScalar), ginv_len));
     PetscCall(PetscViewerASCIIPrintf(viewer, "  setup ran on: %s; time: detection %.3g s, extraction+inversion %.3g s (max over ranks)\n", jac->setup_where, (double)tmax[0], (double)tmax[1]));
-    if (jac->on_device) {
-      PCVBJacobiDevice *dev = (PCVBJacobiDevice *)jac->dev;
+    if (jac->setup_on_gpu) PetscCall(PetscViewerASCIIPrintf(viewer, "  setup kernel: %s (extraction %s)\n", jac->blocks.dev->kernel, PCVBJacobiExtractions[jac->blocks.dev->extraction_used]));
+    PetscCall(PetscBlockGPUDeviceAvailable(&avail));
+    if (jac->use_gpu && avail) {
+      char kernel[96];
 
-      PetscCall(PetscViewerASCIIPrintf(viewer, "  setup kernel: %s (extraction %s)\n", dev->kernel, PCVBJacobiExtractions[dev->extraction_used]));
-      PetscCall(PetscViewerASCIIPrintf(viewer, "  apply runs on: GPU for device vectors (%s), host otherwise\n", dev->apply_kernel));
+      PetscCall(PCVBJacobiApplyKernelName_CUDA(&jac->blocks, kernel, sizeof(kernel)));
+      PetscCall(PetscViewerASCIIPrintf(viewer, "  apply runs on: GPU for device vectors (%s%s), host otherwise\n", kernel, jac->setup_on_gpu ? "" : "; the inverses are copied to the device at the first such apply"));
     } else PetscCall(PetscViewerASCIIPrintf(viewer, "  apply runs on: host\n"));
-    if (global[2]) PetscCall(PetscViewerASCIIPrintf(viewer, "  singular blocks replaced by the identity: %" PetscInt_FMT "\n", global[2]));
+    if (global[1]) PetscCall(PetscViewerASCIIPrintf(viewer, "  singular blocks replaced by the identity: %" PetscInt_FMT "\n", global[1]));
     if (jac->failed) PetscCall(PetscViewerASCIIPrintf(viewer, "  SETUP FAILED: %s\n", jac->failure));
   }
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -593,7 +543,7 @@ static PetscErrorCode PCSetFromOptions_VBJacobi(PC pc, PetscOptionItems PetscOpt
   if (flg) jac->rows_detected = -1;
   PetscCall(PetscOptionsEnum("-pc_vbjacobi_singular", "What to do with a singular diagonal block", "PCVBJacobiSetSingularPolicy", PCVBJacobiSingularPolicies, (PetscEnum)jac->singular, (PetscEnum *)&jac->singular, NULL));
   PetscCall(PetscOptionsEnum("-pc_vbjacobi_extraction", "How the GPU setup reads the blocks from the matrix", "PCVBJACOBI", PCVBJacobiExtractions, (PetscEnum)jac->extraction, (PetscEnum *)&jac->extraction, NULL));
-  PetscCall(PetscOptionsBool("-pc_vbjacobi_use_gpu", "Set up and apply on the GPU when the matrix lives there (aijcusparse, baijksparse)", "PCVBJACOBI", jac->use_gpu, &jac->use_gpu, NULL));
+  PetscCall(PetscOptionsBool("-pc_vbjacobi_use_gpu", "Set up on the GPU when the matrix lives there (aijcusparse, baijksparse), apply on it when the vectors do", "PCVBJACOBI", jac->use_gpu, &jac->use_gpu, NULL));
   PetscOptionsHeadEnd();
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -655,9 +605,8 @@ static PetscErrorCode PCVBJacobiGetBlocks_VBJacobi(PC pc, PetscInt *nblocks, con
 
   PetscFunctionBegin;
   PetscCheck(pc->setupcalled, PetscObjectComm((PetscObject)pc), PETSC_ERR_ARG_WRONGSTATE, "Call PCSetUp() before PCVBJacobiGetBlocks()");
-  if (starts) PetscCall(EnsureHostStarts(jac));
-  if (nblocks) *nblocks = jac->nblocks;
-  if (starts) *starts = jac->starts;
+  if (nblocks) *nblocks = jac->blocks.nblocks;
+  if (starts) PetscCall(PCVBJacobiBlocksGetHostStarts(&jac->blocks, starts));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -665,8 +614,7 @@ static PetscErrorCode PCVBJacobiGetInverses_VBJacobi(PC pc, const PetscScalar *i
 {
   PetscFunctionBegin;
   PetscCheck(pc->setupcalled, PetscObjectComm((PetscObject)pc), PETSC_ERR_ARG_WRONGSTATE, "Call PCSetUp() before PCVBJacobiGetInverses()");
-  PetscCall(EnsureHostInverses((PC_VBJacobi *)pc->data));
-  *inv = ((PC_VBJacobi *)pc->data)->inv;
+  PetscCall(PCVBJacobiBlocksGetHostInverses(&((PC_VBJacobi *)pc->data)->blocks, inv));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -888,7 +836,8 @@ PetscErrorCode PCVBJacobiGetInverses(PC pc, const PetscScalar *inv[])
 . -pc_vbjacobi_singular <error,identity>                     - what to do with a singular block (default error)
 . -pc_vbjacobi_extraction <auto,cached,shared>              - how the GPU setup reads a block: each thread its own row,
                                                                or the (sub-)warp a row at a time through shared memory
-- -pc_vbjacobi_use_gpu <true>                                - set up and apply on the GPU when the matrix lives there
+- -pc_vbjacobi_use_gpu <true>                                - set up on the GPU when the matrix lives there, apply on
+                                                               it when the vectors do
 
   Level: intermediate
 
@@ -904,7 +853,9 @@ PetscErrorCode PCVBJacobiGetInverses(PC pc, const PetscScalar *inv[])
   Works with `MATAIJ`, `MATBAIJ`, `MATBAIJKSPARSE` and `MATAIJCUSPARSE` matrices. When the matrix lives on the GPU
   (`MATAIJCUSPARSE`, `MATBAIJKSPARSE`) and a GPU is present, the whole setup runs there: supervariable detection and
   agglomeration by parallel kernels, scans and pointer jumping, then one merged kernel per size class that extracts each block, inverts it in registers
-  and stores the inverse; the apply is a batched GEMV with one (sub-)warp per block. Otherwise both run on the host.
+  and stores the inverse. Otherwise the setup runs on the host. The apply runs where the vectors live: on the GPU a
+  batched GEMV with one (sub-)warp per block (after a host setup the inverses are copied to the device once, at the first
+  such apply), else on the host (after a GPU setup the inverses are copied to the host once).
   `-pc_view` shows the block statistics, the bytes stored, where the setup ran, the kernels and the time of each phase.
 
   A singular block fails the setup (`KSP_DIVERGED_PC_FAILED`) unless `-pc_vbjacobi_singular identity` is given;

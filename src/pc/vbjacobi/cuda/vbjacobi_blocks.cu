@@ -1,11 +1,11 @@
 /* Device side of PCVBJACOBI, the blocks: supervariable detection on the device (warp-per-row pattern compare and
-   CUB scans, no serial loops), uniform blocks made on the device, block starts given by the host, and the sizing of
-   the inverses' storage.
+   CUB scans, no serial loops), uniform blocks made on the device, block starts given by the host, the sizing of the
+   inverses' storage, and the device copies of the blocks object (vbjacobiimpl.h): their allocation and offload masks.
 
    The first setup is dominated by fixed costs, not by the kernels (about 10 us each at 1M rows), so the block
    count, the largest block, sum k^2 and sum k^3 are computed on the device and read back in one small copy with
    the one synchronization of the detection; the host never sees the 1M starts (it fetches them only when asked,
-   PCVBJacobiCopyStartsToHost_CUDA()), and the work space stays allocated for the next detection. */
+   PCVBJacobiBlocksGetHostStarts()), and the work space stays allocated for the next detection. */
 #include <petscblockgpu/private/vbjacobicuda.h>
 #include <petscdevice_cuda.h>
 #include <cub/cub.cuh>
@@ -244,6 +244,24 @@ static size_t Align256(size_t bytes)
   return (bytes + 255) / 256 * 256;
 }
 
+/* The device half of the blocks object, made at its first use */
+static PetscErrorCode GetDevice(PCVBJacobiBlocks *blocks, PCVBJacobiDevice **dev)
+{
+  PetscFunctionBegin;
+  if (!blocks->dev) PetscCall(PetscNew(&blocks->dev));
+  *dev = blocks->dev;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* New blocks are being made on the device (begin: no copy of the old ones stays current, even if this fails), or are
+   made (end: their starts and offsets are current there only, and no copy holds their inverses yet) */
+static void MarkDeviceBlocks(PCVBJacobiBlocks *blocks, PetscBool done)
+{
+  blocks->starts_mask  = done ? PETSC_OFFLOAD_GPU : PETSC_OFFLOAD_UNALLOCATED;
+  blocks->offsets_mask = done ? PETSC_OFFLOAD_GPU : PETSC_OFFLOAD_UNALLOCATED;
+  blocks->inv_mask     = PETSC_OFFLOAD_UNALLOCATED;
+}
+
 /* d_starts, d_inv_offsets and d_info hold at least nblocks + 1 entries */
 static PetscErrorCode EnsureBlockCapacity(PCVBJacobiDevice *dev, PetscInt nblocks)
 {
@@ -261,17 +279,19 @@ static PetscErrorCode EnsureBlockCapacity(PCVBJacobiDevice *dev, PetscInt nblock
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* d_inv holds at least dev->inv_len entries; checks the largest block */
-static PetscErrorCode EnsureInverseCapacity(PCVBJacobiDevice *dev)
+/* d_inv holds at least blocks->inv_len entries; checks the largest block */
+static PetscErrorCode EnsureInverseCapacity(PCVBJacobiBlocks *blocks)
 {
+  PCVBJacobiDevice *dev = blocks->dev;
+
   PetscFunctionBegin;
-  PetscCheck(dev->maxk <= PC_VBJACOBI_MAX_BLOCK_SIZE, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "PCVBJACOBI: a block of %" PetscInt_FMT " rows exceeds %d", dev->maxk, PC_VBJACOBI_MAX_BLOCK_SIZE);
-  if ((size_t)dev->inv_len > dev->cap_inv) {
+  PetscCheck(blocks->maxk <= PC_VBJACOBI_MAX_BLOCK_SIZE, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "PCVBJACOBI: a block of %" PetscInt_FMT " rows exceeds %d", blocks->maxk, PC_VBJACOBI_MAX_BLOCK_SIZE);
+  if ((size_t)blocks->inv_len > dev->cap_inv) {
     PetscCallCUDA(cudaFree(dev->d_inv));
     dev->d_inv   = NULL;
     dev->cap_inv = 0;
-    PetscCallCUDA(cudaMalloc((void **)&dev->d_inv, (size_t)dev->inv_len * sizeof(PetscScalar)));
-    dev->cap_inv = (size_t)dev->inv_len;
+    PetscCallCUDA(cudaMalloc((void **)&dev->d_inv, (size_t)blocks->inv_len * sizeof(PetscScalar)));
+    dev->cap_inv = (size_t)blocks->inv_len;
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -290,51 +310,58 @@ static PetscErrorCode EnsureScratch(PCVBJacobiDevice *dev, size_t bytes)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode PCVBJacobiSetUniformBlocks_CUDA(PetscInt nrows, PetscInt bs, PCVBJacobiDevice *dev)
+PetscErrorCode PCVBJacobiSetUniformBlocks_CUDA(PetscInt nrows, PetscInt bs, PCVBJacobiBlocks *blocks)
 {
-  cudaStream_t   stream;
-  const PetscInt nb = bs > 0 ? nrows / bs : 0;
+  cudaStream_t      stream;
+  const PetscInt    nb = bs > 0 ? nrows / bs : 0;
+  PCVBJacobiDevice *dev;
 
   PetscFunctionBegin;
   PetscCheck(bs >= 1 && bs <= PC_VBJACOBI_MAX_BLOCK_SIZE && nrows % bs == 0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "PCVBJACOBI: blocks of %" PetscInt_FMT " rows cannot tile %" PetscInt_FMT " rows (or exceed %d)", bs, nrows, PC_VBJACOBI_MAX_BLOCK_SIZE);
   PetscCall(PetscGetCurrentCUDAStream(&stream));
+  PetscCall(GetDevice(blocks, &dev));
+  MarkDeviceBlocks(blocks, PETSC_FALSE);
   PetscCall(EnsureBlockCapacity(dev, nb));
-  dev->nblocks     = nb;
-  dev->maxk        = nb ? bs : 0;
-  dev->inv_len     = (PetscInt64)nrows * bs;
-  dev->setup_flops = 2.0 * (PetscLogDouble)bs * bs * bs * nb;
+  blocks->nblocks     = nb;
+  blocks->maxk        = nb ? bs : 0;
+  blocks->inv_len     = (PetscInt64)nrows * bs;
+  blocks->setup_flops = 2.0 * (PetscLogDouble)bs * bs * bs * nb;
   for (int c = 0; c < PC_VBJACOBI_NUM_WIDTH_CLASSES; c++) dev->class_count[c] = 0;
   if (nb) dev->class_count[WidthClass((int)bs)] = nb;
   PetscCall(PetscLogGpuTimeBegin());
   UniformBlocksKernel<<<Grid1(nb + 1), PBG_CTA1, 0, stream>>>((int)nb, (int)bs, dev->d_starts, dev->d_inv_offsets);
   PetscCallCUDA(cudaGetLastError());
   PetscCall(PetscLogGpuTimeEnd());
-  PetscCall(EnsureInverseCapacity(dev));
+  PetscCall(EnsureInverseCapacity(blocks));
+  MarkDeviceBlocks(blocks, PETSC_TRUE);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode PCVBJacobiDetectSupervariables_CUDA(const PCVBJacobiDeviceMat *A, PetscInt maxbs, PetscBool merge, PCVBJacobiDevice *dev)
+PetscErrorCode PCVBJacobiDetectSupervariables_CUDA(const PCVBJacobiDeviceMat *A, PetscInt maxbs, PetscBool merge, PCVBJacobiBlocks *blocks)
 {
-  const int    n = (int)A->nrows, bs = (int)A->bs, mrows = bs > 0 ? n / bs : 0;
-  size_t       b1 = 0, b2 = 0, off_runs, off_pairs, off_units, off_tmp, bytes;
-  char        *base;
-  int         *runbr, *units = NULL;
-  StartPair   *pairs;
-  BlockStats  *d_stats, h_stats;
-  void        *tmp;
-  cudaStream_t stream;
-  StartPair    zero = {0, 0, 0};
-  int          G    = 1;
+  const int         n = (int)A->nrows, bs = (int)A->bs, mrows = bs > 0 ? n / bs : 0;
+  size_t            b1 = 0, b2 = 0, off_runs, off_pairs, off_units, off_tmp, bytes;
+  char             *base;
+  int              *runbr, *units = NULL;
+  StartPair        *pairs;
+  BlockStats       *d_stats, h_stats;
+  void             *tmp;
+  cudaStream_t      stream;
+  StartPair         zero = {0, 0, 0};
+  int               G    = 1;
+  PCVBJacobiDevice *dev;
 
   PetscFunctionBegin;
   PetscCheck(bs >= 1 && n % bs == 0, PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ, "PCVBJACOBI: %d rows are not a multiple of the block size %d", n, bs);
   PetscCheck(maxbs >= 1 && maxbs <= PC_VBJACOBI_MAX_BLOCK_SIZE, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "PCVBJACOBI: maximum block size %" PetscInt_FMT " outside 1..%d", maxbs, PC_VBJACOBI_MAX_BLOCK_SIZE);
   /* runs cut at one row: every row is a block, whatever the patterns (the host loop does the same) */
   if (maxbs == 1 || n == 0) {
-    PetscCall(PCVBJacobiSetUniformBlocks_CUDA(n, 1, dev));
+    PetscCall(PCVBJacobiSetUniformBlocks_CUDA(n, 1, blocks));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
   PetscCall(PetscGetCurrentCUDAStream(&stream));
+  PetscCall(GetDevice(blocks, &dev));
+  MarkDeviceBlocks(blocks, PETSC_FALSE);
   /* lanes per row in the pattern compare: about 4 column indices each, from the mean (block) row length */
   while (G < 32 && 4.0 * G * bs < A->mean_row_len) G *= 2;
   /* work space: stats | run of each block row | a pair per scalar row | the agglomeration's units, count, successors,
@@ -402,13 +429,14 @@ PetscErrorCode PCVBJacobiDetectSupervariables_CUDA(const PCVBJacobiDeviceMat *A,
   PetscCallCUDA(cudaStreamSynchronize(stream));
   PetscCall(PetscLogGpuTimeEnd());
   PetscCall(PetscLogGpuToCpu(sizeof(h_stats)));
-  dev->nblocks     = h_stats.nblocks;
-  dev->maxk        = h_stats.maxk;
-  dev->inv_len     = (PetscInt64)h_stats.inv_len;
-  dev->setup_flops = 2.0 * (PetscLogDouble)h_stats.k3;
+  blocks->nblocks     = h_stats.nblocks;
+  blocks->maxk        = h_stats.maxk;
+  blocks->inv_len     = (PetscInt64)h_stats.inv_len;
+  blocks->setup_flops = 2.0 * (PetscLogDouble)h_stats.k3;
   for (int c = 0; c < PC_VBJACOBI_NUM_WIDTH_CLASSES; c++) dev->class_count[c] = h_stats.class_count[c];
-  PetscCheck(dev->nblocks >= 1 && dev->nblocks <= n && dev->maxk >= 1 && dev->maxk <= maxbs, PETSC_COMM_SELF, PETSC_ERR_PLIB, "PCVBJACOBI: device detection gave %" PetscInt_FMT " blocks, largest %" PetscInt_FMT ", for %d rows", dev->nblocks, dev->maxk, n);
-  PetscCall(EnsureInverseCapacity(dev));
+  PetscCheck(blocks->nblocks >= 1 && blocks->nblocks <= n && blocks->maxk >= 1 && blocks->maxk <= maxbs, PETSC_COMM_SELF, PETSC_ERR_PLIB, "PCVBJACOBI: device detection gave %" PetscInt_FMT " blocks, largest %" PetscInt_FMT ", for %d rows", blocks->nblocks, blocks->maxk, n);
+  PetscCall(EnsureInverseCapacity(blocks));
+  MarkDeviceBlocks(blocks, PETSC_TRUE);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -419,50 +447,64 @@ static void CountClassesHost(PetscInt nblocks, const PetscInt *h_starts, PCVBJac
   for (PetscInt b = 0; b < nblocks; b++) dev->class_count[WidthClass((int)(h_starts[b + 1] - h_starts[b]))]++;
 }
 
-PetscErrorCode PCVBJacobiSetBlocks_CUDA(PetscInt nblocks, const PetscInt *h_starts, PCVBJacobiDevice *dev)
+PetscErrorCode PCVBJacobiBlocksSyncStartsToDevice_CUDA(PCVBJacobiBlocks *blocks)
 {
-  cudaStream_t stream;
-  size_t       tmp_bytes = 0;
+  const PetscInt    nblocks = blocks->nblocks;
+  cudaStream_t      stream;
+  size_t            tmp_bytes = 0;
+  PCVBJacobiDevice *dev;
 
   PetscFunctionBegin;
+  if (PetscOffloadDevice(blocks->starts_mask)) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCheck(PetscOffloadHost(blocks->starts_mask), PETSC_COMM_SELF, PETSC_ERR_PLIB, "PCVBJACOBI: no block starts to copy to the device");
   PetscCall(PetscGetCurrentCUDAStream(&stream));
-  /* the host has the starts anyway: the sizes cost it one pass, and the device no synchronization */
-  dev->nblocks     = nblocks;
-  dev->maxk        = 0;
-  dev->inv_len     = 0;
-  dev->setup_flops = 0.0;
-  for (PetscInt b = 0; b < nblocks; b++) {
-    const PetscInt k = h_starts[b + 1] - h_starts[b];
-
-    dev->maxk = PetscMax(dev->maxk, k);
-    dev->inv_len += (PetscInt64)k * k;
-    dev->setup_flops += 2.0 * k * k * k;
-  }
-  CountClassesHost(nblocks, h_starts, dev);
+  PetscCall(GetDevice(blocks, &dev));
+  /* the host has the starts anyway: the class counts cost it one pass, and the device no synchronization */
+  CountClassesHost(nblocks, blocks->starts, dev);
   PetscCall(EnsureBlockCapacity(dev, nblocks));
   PetscCallCUDA(cub::DeviceScan::ExclusiveSum(NULL, tmp_bytes, dev->d_inv_offsets, dev->d_inv_offsets, (int)nblocks + 1, stream));
   PetscCall(EnsureScratch(dev, tmp_bytes));
-  PetscCallCUDA(cudaMemcpyAsync(dev->d_starts, h_starts, sizeof(PetscInt) * (nblocks + 1), cudaMemcpyHostToDevice, stream));
+  PetscCallCUDA(cudaMemcpyAsync(dev->d_starts, blocks->starts, sizeof(PetscInt) * (nblocks + 1), cudaMemcpyHostToDevice, stream));
   PetscCall(PetscLogCpuToGpu(sizeof(PetscInt) * (nblocks + 1)));
   PetscCall(PetscLogGpuTimeBegin());
   SquaresKernel<<<Grid1(nblocks + 1), PBG_CTA1, 0, stream>>>((int)nblocks, dev->d_starts, dev->d_inv_offsets);
   PetscCallCUDA(cudaGetLastError());
   PetscCallCUDA(cub::DeviceScan::ExclusiveSum(dev->d_scratch, tmp_bytes, dev->d_inv_offsets, dev->d_inv_offsets, (int)nblocks + 1, stream));
   PetscCall(PetscLogGpuTimeEnd());
-  PetscCall(EnsureInverseCapacity(dev));
+  PetscCall(EnsureInverseCapacity(blocks));
+  blocks->starts_mask  = PETSC_OFFLOAD_BOTH;
+  blocks->offsets_mask = (PetscOffloadMask)(blocks->offsets_mask | PETSC_OFFLOAD_GPU); /* made from the starts */
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode PCVBJacobiCopyStartsToHost_CUDA(const PCVBJacobiDevice *dev, PetscInt first, PetscInt count, PetscInt *h_starts)
+PetscErrorCode PCVBJacobiCopyStartsToHost_CUDA(const PCVBJacobiBlocks *blocks, PetscInt first, PetscInt count, PetscInt *h_starts)
 {
   cudaStream_t stream;
 
   PetscFunctionBegin;
-  PetscCheck(first >= 0 && count >= 0 && first + count <= dev->nblocks + 1, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "PCVBJACOBI: block starts %" PetscInt_FMT "..%" PetscInt_FMT " outside 0..%" PetscInt_FMT, first, first + count - 1, dev->nblocks);
+  PetscCheck(PetscOffloadDevice(blocks->starts_mask), PETSC_COMM_SELF, PETSC_ERR_PLIB, "PCVBJACOBI: the device block starts are not current");
+  PetscCheck(first >= 0 && count >= 0 && first + count <= blocks->nblocks + 1, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "PCVBJACOBI: block starts %" PetscInt_FMT "..%" PetscInt_FMT " outside 0..%" PetscInt_FMT, first, first + count - 1, blocks->nblocks);
   if (!count) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(PetscGetCurrentCUDAStream(&stream));
-  PetscCallCUDA(cudaMemcpyAsync(h_starts, dev->d_starts + first, sizeof(PetscInt) * count, cudaMemcpyDeviceToHost, stream));
+  PetscCallCUDA(cudaMemcpyAsync(h_starts, blocks->dev->d_starts + first, sizeof(PetscInt) * count, cudaMemcpyDeviceToHost, stream));
   PetscCallCUDA(cudaStreamSynchronize(stream));
   PetscCall(PetscLogGpuToCpu(sizeof(PetscInt) * count));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode PCVBJacobiBlocksDestroyDevice_CUDA(PCVBJacobiBlocks *blocks)
+{
+  PCVBJacobiDevice *dev = blocks->dev;
+
+  PetscFunctionBegin;
+  if (!dev) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCallCUDA(cudaFree(dev->d_starts));
+  PetscCallCUDA(cudaFree(dev->d_inv_offsets));
+  PetscCallCUDA(cudaFree(dev->d_inv));
+  PetscCallCUDA(cudaFree(dev->d_info));
+  PetscCallCUDA(cudaFree(dev->d_outcome));
+  PetscCallCUDA(cudaFree(dev->d_scratch));
+  PetscCallCUDA(cudaFree(dev->d_class_perm));
+  PetscCall(PetscFree(blocks->dev));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -206,17 +206,30 @@ static PetscErrorCode ResetRecord(SetupRecord *d_record, cudaStream_t stream)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode PCVBJacobiSetup_CUDA(const PCVBJacobiDeviceMat *A, PCVBJacobiExtraction extraction, PCVBJacobiSingularPolicy policy, PCVBJacobiDevice *dev, PetscInt *nsingular, PetscInt *bad_block, PetscInt *bad_info)
+/* The device copies that a device setup or apply reads must be current */
+static PetscErrorCode CheckDeviceBlocks(const PCVBJacobiBlocks *blocks, PetscBool inverses)
 {
-  const int    P = SubwarpWidth(dev->maxk);
-  SparseRows   M = {(int)A->nrows, (int)A->bs, A->d_rowptr, A->d_colidx, A->d_values};
-  SetupRecord *d_record;
-  cudaStream_t stream;
-  SourceKind   src;
-  PetscInt     count[NumWidthClasses], nonempty = 0;
-  const int   *perm = NULL;
+  PetscFunctionBegin;
+  PetscCheck(blocks->dev && PetscOffloadDevice(blocks->starts_mask) && PetscOffloadDevice(blocks->offsets_mask), PETSC_COMM_SELF, PETSC_ERR_PLIB, "PCVBJACOBI: the device block starts are not current");
+  PetscCheck(!inverses || PetscOffloadDevice(blocks->inv_mask), PETSC_COMM_SELF, PETSC_ERR_PLIB, "PCVBJACOBI: the device inverses are not current");
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode PCVBJacobiSetup_CUDA(const PCVBJacobiDeviceMat *A, PCVBJacobiExtraction extraction, PCVBJacobiSingularPolicy policy, PCVBJacobiBlocks *blocks, PetscInt *nsingular, PetscInt *bad_block, PetscInt *bad_info)
+{
+  const int         P = SubwarpWidth(blocks->maxk);
+  SparseRows        M = {(int)A->nrows, (int)A->bs, A->d_rowptr, A->d_colidx, A->d_values};
+  PCVBJacobiDevice *dev;
+  SetupRecord      *d_record;
+  cudaStream_t      stream;
+  SourceKind        src;
+  PetscInt          count[NumWidthClasses], nonempty = 0;
+  const int        *perm = NULL;
 
   PetscFunctionBegin;
+  PetscCall(CheckDeviceBlocks(blocks, PETSC_FALSE));
+  dev              = blocks->dev;
+  blocks->inv_mask = PETSC_OFFLOAD_UNALLOCATED; /* overwritten below: no copy is current until the setup is done */
   PetscCall(PetscGetCurrentCUDAStream(&stream));
   if (extraction == PC_VBJACOBI_EXTRACTION_AUTO) {
     /* a thread scanning its own row reads it uncoalesced: worth it only for short rows; long rows are read by
@@ -225,7 +238,6 @@ PetscErrorCode PCVBJacobiSetup_CUDA(const PCVBJacobiDeviceMat *A, PCVBJacobiExtr
   }
   src                  = extraction == PC_VBJACOBI_EXTRACTION_SHARED ? SOURCE_SHARED : SOURCE_CACHED;
   dev->extraction_used = extraction;
-  PetscCall(PetscSNPrintf(dev->apply_kernel, sizeof(dev->apply_kernel), "batched block GEMV, sub-warp %d, %d block%s/warp", P, 32 / P, P < 32 ? "s" : ""));
   if (!dev->d_outcome) PetscCallCUDA(cudaMalloc((void **)&dev->d_outcome, sizeof(SetupRecord)));
   d_record = reinterpret_cast<SetupRecord *>(dev->d_outcome);
   PetscCall(ResetRecord(d_record, stream));
@@ -236,62 +248,78 @@ PetscErrorCode PCVBJacobiSetup_CUDA(const PCVBJacobiDeviceMat *A, PCVBJacobiExtr
   PetscCall(PetscLogGpuTimeBegin());
   /* the block sources fill class_count; a source that has not (nonempty = 0) costs a count on the device and a
      synchronization */
-  if (!nonempty && dev->nblocks) {
-    PetscCall(CountSizes(dev->nblocks, (int)dev->maxk, dev->d_starts, NULL, d_record->count, stream));
+  if (!nonempty && blocks->nblocks) {
+    PetscCall(CountSizes(blocks->nblocks, (int)blocks->maxk, dev->d_starts, NULL, d_record->count, stream));
     PetscCall(ReadClassCounts(d_record->count, count, stream));
-  } else PetscCheck(nonempty == dev->nblocks, PETSC_COMM_SELF, PETSC_ERR_PLIB, "Width classes hold %" PetscInt_FMT " blocks, not %" PetscInt_FMT, nonempty, dev->nblocks);
+  } else PetscCheck(nonempty == blocks->nblocks, PETSC_COMM_SELF, PETSC_ERR_PLIB, "Width classes hold %" PetscInt_FMT " blocks, not %" PetscInt_FMT, nonempty, blocks->nblocks);
   if (ClassLaunches(count) > 1) { /* a uniform batch (one launch) keeps the identity order and pays nothing here */
-    if (dev->cap_class_perm < (size_t)dev->nblocks) {
+    if (dev->cap_class_perm < (size_t)blocks->nblocks) {
       PetscCallCUDA(cudaFree(dev->d_class_perm));
-      PetscCallCUDA(cudaMalloc((void **)&dev->d_class_perm, sizeof(int) * dev->nblocks));
-      dev->cap_class_perm = (size_t)dev->nblocks;
+      PetscCallCUDA(cudaMalloc((void **)&dev->d_class_perm, sizeof(int) * blocks->nblocks));
+      dev->cap_class_perm = (size_t)blocks->nblocks;
     }
-    if (nonempty) PetscCall(CountSizes(dev->nblocks, (int)dev->maxk, dev->d_starts, NULL, d_record->count, stream));
-    PetscCall(BuildSizePerm(dev->nblocks, (int)dev->maxk, dev->d_starts, NULL, d_record->count, d_record->cursor, dev->d_class_perm, stream));
+    if (nonempty) PetscCall(CountSizes(blocks->nblocks, (int)blocks->maxk, dev->d_starts, NULL, d_record->count, stream));
+    PetscCall(BuildSizePerm(blocks->nblocks, (int)blocks->maxk, dev->d_starts, NULL, d_record->count, d_record->cursor, dev->d_class_perm, stream));
     perm = dev->d_class_perm;
   }
   PetscCall(PetscStrncpy(dev->kernel, "merged extract+GJE by width class: ", sizeof(dev->kernel)));
-  PetscCall(LaunchSetupByClass(count, perm, src, M, (int)dev->maxk, dev->d_starts, NULL, dev->d_inv_offsets, dev->d_inv, policy == PC_VBJACOBI_SINGULAR_IDENTITY, dev->d_info, &d_record->outcome, stream, dev->kernel, sizeof(dev->kernel)));
+  PetscCall(LaunchSetupByClass(count, perm, src, M, (int)blocks->maxk, dev->d_starts, NULL, dev->d_inv_offsets, dev->d_inv, policy == PC_VBJACOBI_SINGULAR_IDENTITY, dev->d_info, &d_record->outcome, stream, dev->kernel, sizeof(dev->kernel)));
   PetscCall(PetscStrlcat(dev->kernel, src == SOURCE_SHARED ? "; shared extraction" : "; cached extraction", sizeof(dev->kernel)));
   PetscCall(PetscLogGpuTimeEnd());
   PetscCall(ReadOutcome(&d_record->outcome, dev->d_info, nsingular, bad_block, bad_info, stream));
-  PetscCall(PetscLogGpuFlops(dev->setup_flops));
+  PetscCall(PetscLogGpuFlops(blocks->setup_flops));
+  blocks->inv_mask = PETSC_OFFLOAD_GPU;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode PCVBJacobiApply_CUDA(const PCVBJacobiDevice *dev, const PetscScalar *d_x, PetscScalar *d_y, PetscBool transpose)
+PetscErrorCode PCVBJacobiApply_CUDA(const PCVBJacobiBlocks *blocks, const PetscScalar *d_x, PetscScalar *d_y, PetscBool transpose)
 {
-  cudaStream_t stream;
-  const int    P = SubwarpWidth(dev->maxk);
+  cudaStream_t            stream;
+  const int               P   = SubwarpWidth(blocks->maxk);
+  const PCVBJacobiDevice *dev = blocks->dev;
 
   PetscFunctionBegin;
+  PetscCall(CheckDeviceBlocks(blocks, PETSC_TRUE));
   PetscCall(PetscGetCurrentCUDAStream(&stream));
   PetscCall(PetscLogGpuTimeBegin());
-  PetscCall(ForSubwarpWidth(P, [&](auto W) { return LaunchApplyP<decltype(W)::value>(transpose, (int)dev->nblocks, dev->d_starts, dev->d_inv_offsets, dev->d_inv, d_x, d_y, stream); }));
+  PetscCall(ForSubwarpWidth(P, [&](auto W) { return LaunchApplyP<decltype(W)::value>(transpose, (int)blocks->nblocks, dev->d_starts, dev->d_inv_offsets, dev->d_inv, d_x, d_y, stream); }));
   PetscCall(PetscLogGpuTimeEnd());
-  PetscCall(PetscLogGpuFlops(2.0 * (double)dev->inv_len));
+  PetscCall(PetscLogGpuFlops(2.0 * (double)blocks->inv_len));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode PCVBJacobiCopyInversesToHost_CUDA(const PCVBJacobiDevice *dev, PetscScalar *h_inv)
+PetscErrorCode PCVBJacobiApplyKernelName_CUDA(const PCVBJacobiBlocks *blocks, char *name, size_t len)
 {
+  const int P = SubwarpWidth(blocks->maxk);
+
   PetscFunctionBegin;
-  if (dev->inv_len) PetscCallCUDA(cudaMemcpy(h_inv, dev->d_inv, sizeof(PetscScalar) * dev->inv_len, cudaMemcpyDeviceToHost));
-  PetscCall(PetscLogGpuToCpu(sizeof(PetscScalar) * dev->inv_len));
+  PetscCall(PetscSNPrintf(name, len, "batched block GEMV, sub-warp %d, %d block%s/warp", P, 32 / P, P < 32 ? "s" : ""));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode PCVBJacobiDeviceReset_CUDA(PCVBJacobiDevice *dev)
+PetscErrorCode PCVBJacobiCopyInversesToHost_CUDA(const PCVBJacobiBlocks *blocks, PetscScalar *h_inv)
 {
   PetscFunctionBegin;
-  PetscCallCUDA(cudaFree(dev->d_starts));
-  PetscCallCUDA(cudaFree(dev->d_inv_offsets));
-  PetscCallCUDA(cudaFree(dev->d_inv));
-  PetscCallCUDA(cudaFree(dev->d_info));
-  PetscCallCUDA(cudaFree(dev->d_outcome));
-  PetscCallCUDA(cudaFree(dev->d_scratch));
-  PetscCallCUDA(cudaFree(dev->d_class_perm));
-  PetscCall(PetscMemzero(dev, sizeof(*dev)));
+  PetscCheck(PetscOffloadDevice(blocks->inv_mask), PETSC_COMM_SELF, PETSC_ERR_PLIB, "PCVBJACOBI: the device inverses are not current");
+  if (blocks->inv_len) PetscCallCUDA(cudaMemcpy(h_inv, blocks->dev->d_inv, sizeof(PetscScalar) * blocks->inv_len, cudaMemcpyDeviceToHost));
+  PetscCall(PetscLogGpuToCpu(sizeof(PetscScalar) * blocks->inv_len));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode PCVBJacobiBlocksSyncInversesToDevice_CUDA(PCVBJacobiBlocks *blocks)
+{
+  cudaStream_t stream;
+
+  PetscFunctionBegin;
+  if (PetscOffloadDevice(blocks->inv_mask)) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCheck(PetscOffloadHost(blocks->inv_mask), PETSC_COMM_SELF, PETSC_ERR_PLIB, "PCVBJACOBI: no inverses to copy to the device");
+  PetscCall(PCVBJacobiBlocksSyncStartsToDevice_CUDA(blocks)); /* sizes d_inv for these blocks */
+  PetscCall(CheckDeviceBlocks(blocks, PETSC_FALSE));
+  PetscCheck(blocks->dev->cap_inv >= (size_t)blocks->inv_len, PETSC_COMM_SELF, PETSC_ERR_PLIB, "PCVBJACOBI: device inverses hold %zu entries, not %" PetscInt64_FMT, blocks->dev->cap_inv, blocks->inv_len);
+  PetscCall(PetscGetCurrentCUDAStream(&stream));
+  if (blocks->inv_len) PetscCallCUDA(cudaMemcpyAsync(blocks->dev->d_inv, blocks->inv, sizeof(PetscScalar) * blocks->inv_len, cudaMemcpyHostToDevice, stream));
+  PetscCall(PetscLogCpuToGpu(sizeof(PetscScalar) * blocks->inv_len));
+  blocks->inv_mask = PETSC_OFFLOAD_BOTH;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

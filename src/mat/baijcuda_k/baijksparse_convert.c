@@ -1,0 +1,367 @@
+/* MatConvert() between MATSEQAIJCUSPARSE and MATSEQBAIJKSPARSE with the values staying on the device. The host builds
+   the target's pattern from the source's index arrays only (the values are not read there), the target's device copy
+   gets that pattern, and a kernel (cuda/baijksparse_convert.cu) moves the values from the source's device arrays.
+   When the source's values are newer on the host, or no device is usable, or a matrix is bound to the CPU, the host
+   conversions run (through MATSEQBAIJ / MATSEQAIJ). MPI matrices always convert on the host. Also here: the BAIJ
+   conversions that baijksparse re-exports (to seqaij, seqsbaij), which first bring the host values up to date. */
+#include <petscblockgpu/private/baijksparsecuda.h> /*I "petscblockgpu.h" I*/
+#include <petscdevice_cuda.h>
+
+/* ---------------------------------------------------------------------------------------------- patterns */
+/* The block pattern of the CSR pattern (ai, aj) of an m x n matrix: block row r holds the block columns, sorted, that
+   an entry of its bs rows falls in. bi[m/bs + 1] and bj[bi[m/bs]], to be freed by the caller. */
+static PetscErrorCode BlockPatternOfCSR(PetscInt m, PetscInt n, PetscInt bs, const PetscInt *ai, const PetscInt *aj, PetscInt **bi, PetscInt **bj)
+{
+  const PetscInt mbs = m / bs, nbs = n / bs;
+  PetscInt      *mark, cnt = 0;
+
+  PetscFunctionBegin;
+  PetscCall(PetscMalloc1(mbs + 1, bi));
+  PetscCall(PetscMalloc1(PetscMax(nbs, 1), &mark));
+  for (PetscInt c = 0; c < nbs; c++) mark[c] = -1;
+  (*bi)[0] = 0;
+  for (PetscInt r = 0; r < mbs; r++) {
+    for (PetscInt k = ai[r * bs]; k < ai[(r + 1) * bs]; k++) {
+      const PetscInt c = aj[k] / bs;
+
+      if (mark[c] != r) {
+        mark[c] = r;
+        cnt++;
+      }
+    }
+    (*bi)[r + 1] = cnt;
+  }
+  PetscCall(PetscMalloc1(PetscMax(cnt, 1), bj));
+  for (PetscInt c = 0; c < nbs; c++) mark[c] = -1;
+  for (PetscInt r = 0, t = 0; r < mbs; r++) {
+    for (PetscInt k = ai[r * bs]; k < ai[(r + 1) * bs]; k++) {
+      const PetscInt c = aj[k] / bs;
+
+      if (mark[c] != r) {
+        mark[c]    = r;
+        (*bj)[t++] = c;
+      }
+    }
+    PetscCall(PetscSortInt((*bi)[r + 1] - (*bi)[r], *bj + (*bi)[r]));
+  }
+  PetscCall(PetscFree(mark));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The CSR pattern holding every entry of every block of the block pattern (ia, ja) of mbs block rows, rows sorted: what
+   MatConvert_SeqBAIJ_SeqAIJ() produces. ci[mbs bs + 1], cj[ia[mbs] bs^2], to be freed by the caller. */
+static PetscErrorCode ExpandBlockPattern(PetscInt mbs, PetscInt bs, const PetscInt *ia, const PetscInt *ja, PetscInt **ci, PetscInt **cj)
+{
+  const PetscInt64 nnz = (PetscInt64)(mbs ? ia[mbs] : 0) * bs * bs;
+  PetscInt         q   = 0;
+
+  PetscFunctionBegin;
+  PetscCheck(nnz <= PETSC_INT32_MAX, PETSC_COMM_SELF, PETSC_ERR_SUP, "The AIJ matrix would have %" PetscInt64_FMT " entries, more than its 32-bit indices hold", nnz);
+  PetscCall(PetscMalloc1(mbs * bs + 1, ci));
+  PetscCall(PetscMalloc1(PetscMax(nnz, 1), cj));
+  (*ci)[0] = 0;
+  for (PetscInt r = 0; r < mbs; r++) {
+    for (PetscInt ii = 0; ii < bs; ii++) {
+      for (PetscInt t = ia[r]; t < ia[r + 1]; t++)
+        for (PetscInt jj = 0; jj < bs; jj++) (*cj)[q++] = ja[t] * bs + jj;
+      (*ci)[r * bs + ii + 1] = q;
+    }
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* BAIJ's own block row pattern of a seqbaijksparse matrix (the forwarder of MatGetRowIJ() copies no values) */
+static PetscErrorCode BlockRowIJ(Mat B, PetscBool restore, PetscInt *mbs, const PetscInt **ia, const PetscInt **ja)
+{
+  PetscBool done;
+
+  PetscFunctionBegin;
+  if (restore) PetscCall(MatRestoreRowIJ(B, 0, PETSC_FALSE, PETSC_TRUE, mbs, ia, ja, &done));
+  else PetscCall(MatGetRowIJ(B, 0, PETSC_FALSE, PETSC_TRUE, mbs, ia, ja, &done));
+  PetscCheck(done, PETSC_COMM_SELF, PETSC_ERR_PLIB, "Cannot get the block rows of the %s matrix", MATSEQBAIJKSPARSE);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Checks the target of MAT_REUSE_MATRIX: its type, sizes and block size (the messages of MatConvert_Any_BAIJKSPARSE()) */
+static PetscErrorCode CheckReuseTarget(Mat A, Mat B, MatType type, PetscInt bs)
+{
+  MPI_Comm  comm = PetscObjectComm((PetscObject)A);
+  PetscBool flg;
+
+  PetscFunctionBegin;
+  PetscCall(PetscObjectTypeCompare((PetscObject)B, type, &flg));
+  PetscCheck(flg, comm, PETSC_ERR_ARG_WRONG, "MAT_REUSE_MATRIX: the matrix to reuse must be %s, not %s", type, ((PetscObject)B)->type_name);
+  PetscCheck(A->rmap->N == B->rmap->N && A->cmap->N == B->cmap->N && A->rmap->n == B->rmap->n && A->cmap->n == B->cmap->n, comm, PETSC_ERR_ARG_SIZ,
+             "MAT_REUSE_MATRIX: the matrix to reuse is %" PetscInt_FMT " x %" PetscInt_FMT " (local %" PetscInt_FMT " x %" PetscInt_FMT "), the input %" PetscInt_FMT " x %" PetscInt_FMT " (local %" PetscInt_FMT " x %" PetscInt_FMT ")",
+             B->rmap->N, B->cmap->N, B->rmap->n, B->cmap->n, A->rmap->N, A->cmap->N, A->rmap->n, A->cmap->n);
+  PetscCheck(bs == B->rmap->bs, comm, PETSC_ERR_ARG_SIZ, "MAT_REUSE_MATRIX: the matrix to reuse has block size %" PetscInt_FMT ", the input %" PetscInt_FMT, B->rmap->bs, bs);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* ---------------------------------------------------------------------------------------------- aijcusparse -> baijksparse */
+/* Whether the values of the seqaijcusparse A are current on the device and may be used there */
+static PetscErrorCode AIJValuesOnDevice(Mat A, PetscBool *on)
+{
+  PetscBool avail;
+
+  PetscFunctionBegin;
+  PetscCall(PetscBlockGPUDeviceAvailable(&avail));
+  *on = (PetscBool)(avail && A->assembled && !A->boundtocpu && (A->offloadmask == PETSC_OFFLOAD_GPU || A->offloadmask == PETSC_OFFLOAD_BOTH));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The MATSEQBAIJ B (sizes and block size set) gets the block pattern (bi, bj) with zero values, assembled */
+static PetscErrorCode SetZeroBlocks(Mat B, PetscInt bs, const PetscInt *bi, const PetscInt *bj)
+{
+  const PetscInt mbs = B->rmap->n / bs;
+  PetscInt      *nnz, maxlen = 0;
+  PetscScalar   *zeros;
+
+  PetscFunctionBegin;
+  PetscCall(PetscMalloc1(PetscMax(mbs, 1), &nnz));
+  for (PetscInt r = 0; r < mbs; r++) {
+    nnz[r] = bi[r + 1] - bi[r];
+    maxlen = PetscMax(maxlen, nnz[r]);
+  }
+  PetscCall(MatSeqBAIJSetPreallocation(B, bs, 0, nnz));
+  PetscCall(PetscCalloc1(PetscMax(maxlen * bs * bs, 1), &zeros));
+  for (PetscInt r = 0; r < mbs; r++) PetscCall(MatSetValuesBlocked(B, 1, &r, nnz[r], bj + bi[r], zeros, INSERT_VALUES));
+  PetscCall(MatAssemblyBegin(B, MAT_FINAL_ASSEMBLY));
+  PetscCall(MatAssemblyEnd(B, MAT_FINAL_ASSEMBLY));
+  PetscCall(PetscFree(zeros));
+  PetscCall(PetscFree(nnz));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The values of the seqaijcusparse A (nnz entries, current on the device) into the seqbaijksparse B, whose block pattern
+   is that of A: B's device pattern (uploaded when B has none: indices only), zeroed values, the scatter kernel. The
+   device copy of B is then the newer one. */
+static PetscErrorCode ScatterAIJToBAIJKSPARSE(Mat A, PetscInt nnz, Mat B)
+{
+  MatBAIJKSPARSEDevice *d;
+  const PetscInt       *ci, *cj;
+  const PetscScalar    *ca;
+  cudaStream_t          stream;
+
+  PetscFunctionBegin;
+  PetscCall(MatSeqBAIJKSPARSECopyPatternToGPU_Private(B));
+  d = ((Mat_SeqBAIJKSPARSE *)B->spptr)->dev;
+  PetscCall(MatSeqAIJCUSPARSEGetIJ(A, PETSC_FALSE, &ci, &cj)); /* full row offsets, even when A compresses its rows */
+  PetscCall(MatSeqAIJCUSPARSEGetArrayRead(A, &ca));
+  PetscCall(PetscGetCurrentCUDAStream(&stream));
+  PetscCall(PetscLogEventBegin(PBG_BAIJKConvert, A, B, 0, 0));
+  PetscCall(PetscLogGpuTimeBegin());
+  PetscCall(MatBAIJKSPARSEConvertCSRToBSR_CUDA(d->bs, (int)A->rmap->n, (PetscInt64)nnz, (const int *)ci, (const int *)cj, ca, d->nz, d->rowptr, d->colidx, d->val, stream));
+  PetscCall(PetscLogGpuTimeEnd());
+  PetscCall(PetscLogEventEnd(PBG_BAIJKConvert, A, B, 0, 0));
+  PetscCall(MatSeqAIJCUSPARSERestoreArrayRead(A, &ca));
+  PetscCall(MatSeqAIJCUSPARSERestoreIJ(A, PETSC_FALSE, &ci, &cj));
+  B->offloadmask = PETSC_OFFLOAD_GPU;
+  PetscCall(PetscObjectStateIncrease((PetscObject)B));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*
+  MatConvert_SeqAIJCUSPARSE_SeqBAIJKSPARSE - composed on every seqbaijksparse matrix as
+  "MatConvert_seqaijcusparse_seqbaijksparse_C", which MatConvert() finds for MATBAIJKSPARSE and MATSEQBAIJKSPARSE.
+  The block size is |A->rmap->bs| (as MatConvert_SeqAIJ_SeqBAIJ()); the block pattern is every block that holds an entry
+  of A (entries of a block that A lacks are 0). With A's values on the device: no value crosses between host and device.
+*/
+PetscErrorCode MatConvert_SeqAIJCUSPARSE_SeqBAIJKSPARSE(Mat A, MatType type, MatReuse reuse, Mat *newmat)
+{
+  MPI_Comm        comm = PetscObjectComm((PetscObject)A);
+  const PetscInt  m = A->rmap->n, n = A->cmap->n, bs = PetscAbs(A->rmap->bs);
+  const PetscInt *ai, *aj;
+  PetscInt       *bi, *bj, mm, nnz;
+  PetscBool       on = PETSC_FALSE, flg, done;
+  Mat             B = NULL;
+
+  PetscFunctionBegin;
+  PetscCall(PetscObjectTypeCompare((PetscObject)A, MATSEQAIJCUSPARSE, &flg));
+  PetscCheck(flg, comm, PETSC_ERR_ARG_WRONG, "Expected a %s matrix, not %s", MATSEQAIJCUSPARSE, ((PetscObject)A)->type_name);
+  PetscCall(PetscStrcmpAny(type, &flg, MATBAIJKSPARSE, MATSEQBAIJKSPARSE, ""));
+  PetscCheck(flg, comm, PETSC_ERR_SUP, "Cannot convert a %s matrix to %s: use %s or %s", ((PetscObject)A)->type_name, type, MATBAIJKSPARSE, MATSEQBAIJKSPARSE);
+  PetscCall(AIJValuesOnDevice(A, &on));
+  if (on && reuse == MAT_REUSE_MATRIX) {
+    PetscValidHeaderSpecific(*newmat, MAT_CLASSID, 4);
+    PetscCall(PetscObjectTypeCompare((PetscObject)*newmat, MATSEQBAIJKSPARSE, &flg));
+    on = (PetscBool)(flg && !(*newmat)->boundtocpu); /* else the host path (which refuses a wrong type) */
+  }
+  if (!on) { /* the values are newer on the host, or stay there */
+    PetscCall(MatConvert_Any_BAIJKSPARSE(A, type, reuse, newmat));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  PetscCheck(reuse != MAT_INPLACE_MATRIX || *newmat == A, comm, PETSC_ERR_ARG_WRONG, "MAT_INPLACE_MATRIX requires the same input and output matrix");
+
+  if (reuse != MAT_REUSE_MATRIX) { /* B's layout refuses a block size that does not divide the sizes, as BAIJ does */
+    PetscCall(MatCreate(comm, &B));
+    PetscCall(MatSetSizes(B, m, n, m, n));
+    PetscCall(MatSetBlockSize(B, bs));
+    PetscCall(MatSetType(B, MATSEQBAIJ));
+  } else PetscCall(CheckReuseTarget(A, *newmat, MATSEQBAIJKSPARSE, bs));
+  /* the host copy of A's pattern is current even when its values are not (aijcusparse keeps i, j on the host) */
+  PetscCall(MatGetRowIJ(A, 0, PETSC_FALSE, PETSC_FALSE, &mm, &ai, &aj, &done));
+  PetscCheck(done && mm == m, PETSC_COMM_SELF, PETSC_ERR_PLIB, "Cannot get the rows of the %s matrix", MATSEQAIJCUSPARSE);
+  nnz = ai[m];
+  PetscCall(BlockPatternOfCSR(m, n, bs, ai, aj, &bi, &bj));
+  PetscCall(MatRestoreRowIJ(A, 0, PETSC_FALSE, PETSC_FALSE, &mm, &ai, &aj, &done));
+
+  if (reuse == MAT_REUSE_MATRIX) {
+    const PetscInt *ia, *ja;
+    PetscInt        mbs;
+    PetscBool       same;
+
+    B = *newmat;
+    PetscCall(BlockRowIJ(B, PETSC_FALSE, &mbs, &ia, &ja));
+    same = (PetscBool)(mbs == m / bs);
+    if (same) PetscCall(PetscArraycmp(ia, bi, mbs + 1, &same));
+    if (same) PetscCall(PetscArraycmp(ja, bj, bi[mbs], &same));
+    PetscCall(BlockRowIJ(B, PETSC_TRUE, &mbs, &ia, &ja));
+    PetscCheck(same, comm, PETSC_ERR_ARG_INCOMP, "MAT_REUSE_MATRIX: the matrix to reuse does not have the block pattern of the input (%" PetscInt_FMT " blocks of the input)", bi[m / bs]);
+  } else {
+    PetscCall(SetZeroBlocks(B, bs, bi, bj));
+    PetscCall(MatConvert_SeqBAIJ_SeqBAIJKSPARSE(B, MATSEQBAIJKSPARSE, MAT_INPLACE_MATRIX, &B));
+  }
+  PetscCall(PetscFree(bi));
+  PetscCall(PetscFree(bj));
+  /* as MatConvert_Any_BAIJKSPARSE(), while the host copy is current (its MatGetRowIJ() would fetch device values) */
+  if (reuse != MAT_REUSE_MATRIX) PetscCall(MatSeqBAIJKSPARSECheckOptions_Private(B));
+  if (nnz) PetscCall(ScatterAIJToBAIJKSPARSE(A, nnz, B));
+  if (reuse == MAT_INPLACE_MATRIX) PetscCall(MatHeaderReplace(A, &B));
+  else *newmat = B;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* ---------------------------------------------------------------------------------------------- baijksparse -> aijcusparse */
+/* The host conversion: BAIJ's MatConvert_SeqBAIJ_SeqAIJ() on the host values, then aijcusparse in place */
+static PetscErrorCode ConvertToAIJCUSPARSEOnHost(Mat A, MatReuse reuse, Mat *newmat)
+{
+  PetscErrorCode (*f)(Mat, MatType, MatReuse, Mat *) = NULL;
+
+  PetscFunctionBegin;
+  PetscCall(PetscObjectQueryFunction((PetscObject)A, "MatConvert_seqbaij_seqaij_C", &f));
+  PetscCheck(f, PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s matrix without BAIJ's MatConvert_seqbaij_seqaij_C", MATSEQBAIJKSPARSE);
+  PetscCall(MatSeqBAIJKSPARSEHostAccess_Private(A, PETSC_FALSE));
+  if (reuse == MAT_REUSE_MATRIX) PetscCall((*f)(A, MATSEQAIJ, MAT_REUSE_MATRIX, newmat)); /* MatSetValues() into *newmat */
+  else if (reuse == MAT_INITIAL_MATRIX) {
+    Mat B;
+
+    PetscCall((*f)(A, MATSEQAIJ, MAT_INITIAL_MATRIX, &B));
+    PetscCall(MatConvert(B, MATSEQAIJCUSPARSE, MAT_INPLACE_MATRIX, &B));
+    *newmat = B;
+  } else {
+    PetscCall((*f)(A, MATSEQAIJ, MAT_INPLACE_MATRIX, &A)); /* MatHeaderReplace(): the same object */
+    PetscCall(MatConvert(A, MATSEQAIJCUSPARSE, MAT_INPLACE_MATRIX, &A));
+    *newmat = A;
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*
+  MatConvert_SeqBAIJKSPARSE_SeqAIJCUSPARSE - composed on every seqbaijksparse matrix as
+  "MatConvert_seqbaijksparse_seqaijcusparse_C", which MatConvert() finds for MATAIJCUSPARSE and MATSEQAIJCUSPARSE.
+  The AIJ pattern is every entry of every block, as MatConvert_SeqBAIJ_SeqAIJ() makes it. With A's values on the device,
+  none of A's values crosses between host and device: the host builds the AIJ pattern from the block pattern,
+  aijcusparse makes its device copy of that pattern (sending its own zero-filled values once, for a new matrix: it
+  builds its device arrays only from its host copy), and a kernel writes the values.
+*/
+PetscErrorCode MatConvert_SeqBAIJKSPARSE_SeqAIJCUSPARSE(Mat A, MatType type, MatReuse reuse, Mat *newmat)
+{
+  MPI_Comm              comm = PetscObjectComm((PetscObject)A);
+  Mat_SeqBAIJKSPARSE   *k;
+  MatBAIJKSPARSEDevice *d;
+  const PetscInt       *ia, *ja;
+  PetscInt             *ci, *cj, mbs, bs = A->rmap->bs, m = A->rmap->n;
+  PetscInt64            nnz;
+  PetscBool             on = PETSC_FALSE, flg;
+  Mat                   B;
+
+  PetscFunctionBegin;
+  PetscCall(PetscObjectTypeCompare((PetscObject)A, MATSEQBAIJKSPARSE, &flg));
+  PetscCheck(flg, comm, PETSC_ERR_ARG_WRONG, "Expected a %s matrix, not %s", MATSEQBAIJKSPARSE, ((PetscObject)A)->type_name);
+  PetscCall(PetscStrcmpAny(type, &flg, MATAIJCUSPARSE, MATSEQAIJCUSPARSE, ""));
+  PetscCheck(flg, comm, PETSC_ERR_SUP, "Cannot convert a %s matrix to %s: use %s or %s", ((PetscObject)A)->type_name, type, MATAIJCUSPARSE, MATSEQAIJCUSPARSE);
+  PetscCall(MatSeqBAIJKSPARSEValuesOnDevice_Private(A, &on));
+  on = (PetscBool)(on && A->offloadmask != PETSC_OFFLOAD_CPU);
+  if (on && reuse == MAT_REUSE_MATRIX) {
+    PetscValidHeaderSpecific(*newmat, MAT_CLASSID, 4);
+    PetscCall(PetscObjectTypeCompare((PetscObject)*newmat, MATSEQAIJCUSPARSE, &flg));
+    PetscCheck(flg, comm, PETSC_ERR_ARG_WRONG, "MAT_REUSE_MATRIX: the matrix to reuse must be %s, not %s", MATSEQAIJCUSPARSE, ((PetscObject)*newmat)->type_name);
+    on = (PetscBool)!(*newmat)->boundtocpu;
+  }
+  if (!on) {
+    PetscCall(ConvertToAIJCUSPARSEOnHost(A, reuse, newmat));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  PetscCheck(reuse != MAT_INPLACE_MATRIX || *newmat == A, comm, PETSC_ERR_ARG_WRONG, "MAT_INPLACE_MATRIX requires the same input and output matrix");
+
+  k = (Mat_SeqBAIJKSPARSE *)A->spptr;
+  PetscCall(MatSeqBAIJKSPARSECopyToGPU(A)); /* nothing to send: the device copy is current */
+  d = k->dev;
+  PetscCall(BlockRowIJ(A, PETSC_FALSE, &mbs, &ia, &ja));
+  nnz = (PetscInt64)(mbs ? ia[mbs] : 0) * bs * bs;
+  PetscCall(ExpandBlockPattern(mbs, bs, ia, ja, &ci, &cj));
+  PetscCall(BlockRowIJ(A, PETSC_TRUE, &mbs, &ia, &ja));
+  if (reuse == MAT_REUSE_MATRIX) {
+    const PetscInt *bi, *bj;
+    PetscInt        mm;
+    PetscBool       done, same;
+
+    B = *newmat;
+    PetscCall(CheckReuseTarget(A, B, MATSEQAIJCUSPARSE, B->rmap->bs));
+    PetscCall(MatGetRowIJ(B, 0, PETSC_FALSE, PETSC_FALSE, &mm, &bi, &bj, &done));
+    PetscCheck(done && mm == m, PETSC_COMM_SELF, PETSC_ERR_PLIB, "Cannot get the rows of the %s matrix", MATSEQAIJCUSPARSE);
+    PetscCall(PetscArraycmp(bi, ci, m + 1, &same));
+    if (same) PetscCall(PetscArraycmp(bj, cj, (PetscInt)nnz, &same));
+    PetscCall(MatRestoreRowIJ(B, 0, PETSC_FALSE, PETSC_FALSE, &mm, &bi, &bj, &done));
+    PetscCheck(same, comm, PETSC_ERR_ARG_INCOMP, "MAT_REUSE_MATRIX: the matrix to reuse does not have the pattern of the input (every entry of its %" PetscInt_FMT " blocks)", mbs ? ia[mbs] : 0);
+  } else {
+    PetscCall(MatCreate(comm, &B));
+    PetscCall(MatSetSizes(B, A->rmap->n, A->cmap->n, A->rmap->N, A->cmap->N));
+    PetscCall(MatSetBlockSizes(B, A->rmap->bs, A->cmap->bs));
+    PetscCall(MatSetType(B, MATSEQAIJCUSPARSE));
+    PetscCall(MatSeqAIJSetPreallocationCSR(B, ci, cj, NULL));
+    /* as MatConvert_SeqBAIJ_SeqAIJ() leaves it: new nonzeros may be added later */
+    PetscCall(MatSetOption(B, MAT_NEW_NONZERO_LOCATION_ERR, PETSC_FALSE));
+  }
+  PetscCall(PetscFree(ci));
+  PetscCall(PetscFree(cj));
+  if (nnz) {
+    const PetscInt *bi, *bj;
+    PetscScalar    *bv;
+    cudaStream_t    stream;
+
+    PetscCall(MatSeqAIJCUSPARSEGetIJ(B, PETSC_FALSE, &bi, &bj)); /* B's device arrays (built from its host copy when new) */
+    PetscCall(MatSeqAIJCUSPARSERestoreIJ(B, PETSC_FALSE, &bi, &bj));
+    PetscCall(MatSeqAIJCUSPARSEGetArrayWrite(B, &bv));
+    PetscCall(PetscGetCurrentCUDAStream(&stream));
+    PetscCall(PetscLogEventBegin(PBG_BAIJKConvert, A, B, 0, 0));
+    PetscCall(PetscLogGpuTimeBegin());
+    PetscCall(MatBAIJKSPARSEConvertBSRToCSR_CUDA(d->bs, d->mbs, d->nz, d->rowptr, d->val, bv, stream));
+    PetscCall(PetscLogGpuTimeEnd());
+    PetscCall(PetscLogEventEnd(PBG_BAIJKConvert, A, B, 0, 0));
+    PetscCall(MatSeqAIJCUSPARSERestoreArrayWrite(B, &bv));
+  }
+  if (reuse == MAT_INPLACE_MATRIX) PetscCall(MatHeaderReplace(A, &B));
+  else *newmat = B;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* ---------------------------------------------------------------------------------------------- BAIJ's, re-exported */
+/* BAIJ's conversion of a seqbaijksparse matrix to `type` (seqaij, seqsbaij; composed as
+   "MatConvert_seqbaijksparse_seq<type>_C"), after the host values are brought up to date: BAIJ's converters read them */
+PetscErrorCode MatConvert_SeqBAIJKSPARSE_HostForward(Mat A, MatType type, MatReuse reuse, Mat *newmat)
+{
+  PetscErrorCode (*f)(Mat, MatType, MatReuse, Mat *) = NULL;
+  char      name[128];
+  PetscBool seq;
+
+  PetscFunctionBegin;
+  PetscCall(PetscStrbeginswith(type, "seq", &seq));
+  PetscCall(PetscSNPrintf(name, sizeof(name), "MatConvert_%s_%s%s_C", MATSEQBAIJ, seq ? "" : "seq", type));
+  PetscCall(PetscObjectQueryFunction((PetscObject)A, name, &f));
+  PetscCheck(f, PETSC_COMM_SELF, PETSC_ERR_SUP, "%s has no conversion to %s (no %s)", MATSEQBAIJKSPARSE, type, name);
+  PetscCall(MatSeqBAIJKSPARSEHostAccess_Private(A, PETSC_FALSE));
+  PetscCall((*f)(A, type, reuse, newmat));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}

@@ -1,0 +1,378 @@
+static char help[] = "COO assembly of MATBAIJKSPARSE (seq and MPI) against PETSc's own MATAIJ COO on the same random point entries.\n"
+                     "Each rank gives entries in blocks of its own rows and of other ranks' rows, repeated entries, entries with a negative\n"
+                     "row or column (ignored), empty block rows and one block row with many blocks. Steps: MatSetPreallocationCOO, an INSERT\n"
+                     "of NaN (every value must be overwritten by the next INSERT), INSERT, ADD, INSERT with new values; then a second\n"
+                     "MatSetPreallocationCOO with another pattern (every block full, each point once: a pure permutation on one rank),\n"
+                     "INSERT, ADD. After each step: MatMult on a random x (on a GPU the device values), MatGetValues on sampled entries\n"
+                     "and the Frobenius norm (the host values), each against the reference. The host<->device bytes that PETSc counts\n"
+                     "during the MatSetValuesCOO calls are checked: none with device values, one upload of v per call with host values on a GPU.\n"
+                     "Options: -bs <3> -nb <block rows per rank, 6; odd ranks one more> -seed <1> -mat_type <baijksparse>\n"
+                     "  -device_values (v in a cudaMalloc'ed buffer) -bind_to_cpu -err <none|range|noprealloc|mode> -coo_view (-mat_view of each pattern)\n";
+
+#include <petscblockgpu.h>
+#include <petscdevice_cuda.h>
+#include "test_rng.h" /* NextRand, RandInt, RandReal */
+
+typedef struct {
+  PetscMPIInt rank, size;
+  PetscInt    bs, nbl, rstartb, Mbs; /* local block rows, first local block row, global block rows */
+  PetscInt    longrow;               /* the block row with many blocks */
+  PetscCount  n;                     /* this rank's entries */
+  PetscInt   *ci, *cj;
+  PetscBool   gpu, device_values, bound;
+  PetscScalar *dv;                   /* device copy of the values (-device_values) */
+  PetscLogDouble ctog, gtoc, ctog_expected, gtoc_expected; /* bytes counted during our MatSetValuesCOO() calls */
+  PetscRandom rnd;
+  PetscInt    nfail;
+} Ctx;
+
+static PetscInt64 MixSeed(PetscInt64 a, PetscInt64 b, PetscInt64 c)
+{
+  PetscInt64 s = (a * 1000003 + b * 7919 + c * 104729 + 12345) & 0x7fffffffffffffffLL;
+
+  if (!s) s = 1;
+  for (int i = 0; i < 4; i++) NextRand(&s);
+  return s;
+}
+
+/* block rows nobody gives entries to */
+static PetscBool EmptyRow(PetscInt r)
+{
+  return (PetscBool)(r % 7 == 3);
+}
+
+static PetscErrorCode Push(Ctx *c, PetscCount *cap, PetscInt i, PetscInt j)
+{
+  PetscFunctionBeginUser;
+  if (c->n == *cap) {
+    *cap = 2 * *cap + 64;
+    PetscCall(PetscRealloc(*cap * sizeof(PetscInt), &c->ci));
+    PetscCall(PetscRealloc(*cap * sizeof(PetscInt), &c->cj));
+  }
+  c->ci[c->n] = i;
+  c->cj[c->n] = j;
+  c->n++;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Random entries of this rank. full: every point of each chosen block exactly once, nothing repeated or ignored, no
+   other rank's rows (on one rank: a pure permutation) */
+static PetscErrorCode GenEntries(Ctx *c, PetscInt64 seed, PetscInt variant, PetscBool full)
+{
+  PetscInt64 s   = MixSeed(seed, variant, c->rank);
+  PetscCount cap = 0;
+  PetscInt   bs = c->bs, bs2 = bs * bs;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscFree(c->ci));
+  PetscCall(PetscFree(c->cj));
+  c->n = 0;
+  for (PetscInt lr = 0; lr < c->nbl + (full ? 0 : 2); lr++) {
+    /* own rows, then two rows anywhere (mostly other ranks') */
+    PetscInt r = lr < c->nbl ? c->rstartb + lr : RandInt(&s, c->Mbs), nblk;
+
+    if (EmptyRow(r)) continue;
+    nblk = r == c->longrow ? 48 : 1 + RandInt(&s, 4); /* (PetscMin evaluates its arguments twice) */
+    nblk = PetscMin(c->Mbs, nblk);
+    for (PetscInt b = 0; b < nblk; b++) {
+      /* the long row takes every block column in turn; others near the diagonal, or anywhere (full: distinct blocks) */
+      PetscInt col;
+
+      if (r == c->longrow) col = b;
+      else if (full) col = (r + b) % c->Mbs;
+      else if (RandInt(&s, 3)) {
+        col = r + RandInt(&s, 5) - 2;
+        col = PetscMin(c->Mbs - 1, PetscMax(0, col));
+      } else col = RandInt(&s, c->Mbs);
+
+      if (full) {
+        for (PetscInt e = 0; e < bs2; e++) PetscCall(Push(c, &cap, r * bs + e % bs, col * bs + e / bs));
+      } else {
+        PetscInt ne = 1 + RandInt(&s, bs2 + 1);
+
+        for (PetscInt e = 0; e < ne; e++) {
+          PetscInt i = r * bs + RandInt(&s, bs), j = col * bs + RandInt(&s, bs);
+
+          PetscCall(Push(c, &cap, i, j));
+          if (!RandInt(&s, 5)) PetscCall(Push(c, &cap, i, j)); /* a repeat */
+        }
+      }
+    }
+  }
+  if (!full)
+    for (PetscInt e = 0; e < 5; e++) PetscCall(Push(c, &cap, e % 2 ? -1 : RandInt(&s, c->Mbs * bs), e % 2 ? RandInt(&s, c->Mbs * bs) : -1 - e));
+  for (PetscCount e = c->n - 1; e > 0; e--) { /* shuffle */
+    PetscInt q = RandInt(&s, (PetscInt)e + 1), t;
+
+    t        = c->ci[e];
+    c->ci[e] = c->ci[q];
+    c->ci[q] = t;
+    t        = c->cj[e];
+    c->cj[e] = c->cj[q];
+    c->cj[q] = t;
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode Preallocate(Ctx *c, Mat A)
+{
+  PetscInt *i, *j;
+
+  PetscFunctionBeginUser;
+  /* copies: PETSc's AIJ may reorder the arrays it is given */
+  PetscCall(PetscMalloc2(PetscMax(c->n, 1), &i, PetscMax(c->n, 1), &j));
+  PetscCall(PetscArraycpy(i, c->ci, c->n));
+  PetscCall(PetscArraycpy(j, c->cj, c->n));
+  PetscCall(MatSetPreallocationCOO(A, c->n, i, j));
+  PetscCall(PetscFree2(i, j));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* MatSetValuesCOO() on the tested matrix (v from a device buffer with -device_values), counting the transfers */
+static PetscErrorCode SetValues(Ctx *c, Mat A, const PetscScalar *v, InsertMode mode)
+{
+  PetscLogDouble ctog0 = petsc_ctog_sz, gtoc0 = petsc_gtoc_sz;
+  const PetscScalar *w = v;
+
+  PetscFunctionBeginUser;
+  if (c->device_values && c->n) {
+    PetscCallCUDA(cudaMemcpy(c->dv, v, c->n * sizeof(PetscScalar), cudaMemcpyHostToDevice));
+    w = c->dv;
+  }
+  ctog0 = petsc_ctog_sz;
+  gtoc0 = petsc_gtoc_sz;
+  PetscCall(MatSetValuesCOO(A, w, mode));
+  c->ctog += petsc_ctog_sz - ctog0;
+  c->gtoc += petsc_gtoc_sz - gtoc0;
+  /* v goes once to where the gather runs: the device unless bound to the CPU */
+  if (c->gpu && !c->bound && !c->device_values) c->ctog_expected += (PetscLogDouble)c->n * sizeof(PetscScalar);
+  if (c->bound && c->device_values) c->gtoc_expected += (PetscLogDouble)c->n * sizeof(PetscScalar);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode Compare(Ctx *c, Mat A, Mat R, const char *step)
+{
+  Vec                x, y, xr, yr;
+  const PetscScalar *ya, *yra;
+  PetscReal          d[2] = {0, 0}, nA, nR, dv = 0, dn, dp;
+  PetscInt           n, rstart, rend, N;
+  PetscInt64         s = MixSeed(c->rank, 77, c->nfail);
+
+  PetscFunctionBeginUser;
+  PetscCall(MatCreateVecs(A, &x, &y));
+  PetscCall(MatCreateVecs(R, &xr, &yr));
+  PetscCall(VecSetRandom(xr, c->rnd));
+  PetscCall(VecCopy(xr, x));
+  PetscCall(VecSet(y, (PetscScalar)NAN)); /* poisoned output */
+  PetscCall(MatMult(A, x, y));
+  PetscCall(MatMult(R, xr, yr));
+  PetscCall(VecGetLocalSize(y, &n));
+  PetscCall(VecGetArrayRead(y, &ya));
+  PetscCall(VecGetArrayRead(yr, &yra));
+  for (PetscInt i = 0; i < n; i++) {
+    d[0] += PetscRealPart((ya[i] - yra[i]) * PetscConj(ya[i] - yra[i]));
+    d[1] += PetscRealPart(yra[i] * PetscConj(yra[i]));
+    if (PetscIsInfOrNanScalar(ya[i])) d[0] = PETSC_INFINITY;
+  }
+  PetscCall(VecRestoreArrayRead(y, &ya));
+  PetscCall(VecRestoreArrayRead(yr, &yra));
+  PetscCallMPI(MPIU_Allreduce(MPI_IN_PLACE, d, 2, MPIU_REAL, MPIU_SUM, PETSC_COMM_WORLD));
+  dp = PetscSqrtReal(d[0]) / PetscMax(PetscSqrtReal(d[1]), PETSC_SMALL);
+  PetscCall(MatNorm(A, NORM_FROBENIUS, &nA));
+  PetscCall(MatNorm(R, NORM_FROBENIUS, &nR));
+  dn = PetscAbsReal(nA - nR) / PetscMax(nR, PETSC_SMALL);
+  if (PetscIsInfOrNanReal(nA)) dn = PETSC_INFINITY;
+  /* sampled entries: at this rank's own entries (nonzero) and anywhere in its rows */
+  PetscCall(MatGetOwnershipRange(A, &rstart, &rend));
+  PetscCall(MatGetSize(A, NULL, &N));
+  for (PetscInt t = 0; t < 200 && rend > rstart; t++) {
+    PetscInt    i = rstart + RandInt(&s, rend - rstart), j = RandInt(&s, N);
+    PetscScalar a, r;
+
+    if (t % 2 && c->n) {
+      PetscCount e = RandInt(&s, (PetscInt)c->n);
+
+      if (c->ci[e] >= rstart && c->ci[e] < rend && c->cj[e] >= 0) {
+        i = c->ci[e];
+        j = c->cj[e];
+      }
+    }
+    PetscCall(MatGetValues(A, 1, &i, 1, &j, &a));
+    PetscCall(MatGetValues(R, 1, &i, 1, &j, &r));
+    dv = PetscMax(dv, PetscIsInfOrNanScalar(a) ? PETSC_INFINITY : PetscAbsScalar(a - r) / (1 + PetscAbsScalar(r)));
+  }
+  PetscCallMPI(MPIU_Allreduce(MPI_IN_PLACE, &dv, 1, MPIU_REAL, MPIU_MAX, PETSC_COMM_WORLD));
+  {
+    const PetscBool ok = (PetscBool)(dp <= 1e-12 && dn <= 1e-12 && dv <= 1e-12);
+
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%-22s product %.1e  norm %.1e  values %.1e  %s\n", step, (double)dp, (double)dn, (double)dv, ok ? "ok" : "FAILED"));
+    if (!ok) c->nfail++;
+  }
+  PetscCall(VecDestroy(&x));
+  PetscCall(VecDestroy(&y));
+  PetscCall(VecDestroy(&xr));
+  PetscCall(VecDestroy(&yr));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode RandomValues(Ctx *c, PetscScalar **v, PetscBool nan)
+{
+  PetscFunctionBeginUser;
+  PetscCall(PetscFree(*v));
+  PetscCall(PetscMalloc1(PetscMax(c->n, 1), v));
+  for (PetscCount e = 0; e < c->n; e++) {
+    if (nan) (*v)[e] = (PetscScalar)NAN;
+    else PetscCall(PetscRandomGetValue(c->rnd, &(*v)[e]));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* One pattern: preallocate both, then the steps; the reference gets the same values (not the NaN) */
+static PetscErrorCode RunPattern(Ctx *c, Mat A, Mat R, const char *name, PetscBool second)
+{
+  PetscScalar *v = NULL;
+  char         step[64];
+  PetscCount   ntot = c->n;
+  PetscBool    assembled;
+
+  PetscFunctionBeginUser;
+  PetscCallMPI(MPIU_Allreduce(MPI_IN_PLACE, &ntot, 1, MPIU_COUNT, MPI_SUM, PETSC_COMM_WORLD));
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "pattern %s: %" PetscCount_FMT " entries on %d ranks\n", name, ntot, c->size));
+  if (c->device_values) {
+    if (c->dv) PetscCallCUDA(cudaFree(c->dv));
+    c->dv = NULL;
+    if (c->n) PetscCallCUDA(cudaMalloc((void **)&c->dv, c->n * sizeof(PetscScalar)));
+  }
+  PetscCall(Preallocate(c, A));
+  PetscCall(Preallocate(c, R));
+  PetscCall(MatAssembled(A, &assembled));
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "after MatSetPreallocationCOO: %s\n", assembled ? "assembled" : "not assembled (as AIJ)"));
+  if (!second) {
+    PetscCall(RandomValues(c, &v, PETSC_TRUE));
+    PetscCall(SetValues(c, A, v, INSERT_VALUES));
+  }
+  PetscCall(RandomValues(c, &v, PETSC_FALSE));
+  PetscCall(SetValues(c, A, v, INSERT_VALUES));
+  PetscCall(MatSetValuesCOO(R, v, INSERT_VALUES));
+  PetscCall(MatViewFromOptions(A, NULL, "-coo_view"));
+  PetscCall(PetscSNPrintf(step, sizeof(step), "%s INSERT", name));
+  PetscCall(Compare(c, A, R, step));
+  PetscCall(RandomValues(c, &v, PETSC_FALSE));
+  PetscCall(SetValues(c, A, v, ADD_VALUES));
+  PetscCall(MatSetValuesCOO(R, v, ADD_VALUES));
+  PetscCall(PetscSNPrintf(step, sizeof(step), "%s ADD", name));
+  PetscCall(Compare(c, A, R, step));
+  if (!second) {
+    PetscCall(RandomValues(c, &v, PETSC_FALSE));
+    PetscCall(SetValues(c, A, v, INSERT_VALUES));
+    PetscCall(MatSetValuesCOO(R, v, INSERT_VALUES));
+    PetscCall(PetscSNPrintf(step, sizeof(step), "%s INSERT again", name));
+    PetscCall(Compare(c, A, R, step));
+  }
+  PetscCall(PetscFree(v));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+int main(int argc, char **argv)
+{
+  Ctx       c;
+  Mat       A, R;
+  PetscInt  nb = 6, seed = 1;
+  char      err[32] = "none", mtype[64] = MATBAIJKSPARSE;
+  PetscBool eq, check_transfers = PETSC_TRUE; /* -check_transfers 0: several ranks with an MPI that is not CUDA-aware stage the sent entries through the host */
+  MatType   atype;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscInitialize(&argc, &argv, NULL, help));
+  PetscCall(PetscBlockGPUInitializePackage());
+  PetscCall(PetscMemzero(&c, sizeof(c)));
+  c.bs = 3;
+  PetscCall(PetscOptionsGetInt(NULL, NULL, "-bs", &c.bs, NULL));
+  PetscCall(PetscOptionsGetInt(NULL, NULL, "-nb", &nb, NULL));
+  PetscCall(PetscOptionsGetInt(NULL, NULL, "-seed", &seed, NULL));
+  PetscCall(PetscOptionsGetBool(NULL, NULL, "-device_values", &c.device_values, NULL));
+  PetscCall(PetscOptionsGetBool(NULL, NULL, "-bind_to_cpu", &c.bound, NULL));
+  PetscCall(PetscOptionsGetBool(NULL, NULL, "-check_transfers", &check_transfers, NULL));
+  PetscCall(PetscOptionsGetString(NULL, NULL, "-err", err, sizeof(err), NULL));
+  PetscCall(PetscOptionsGetString(NULL, NULL, "-mat_type", mtype, sizeof(mtype), NULL));
+  PetscCheck(c.bs >= 1 && nb >= 1, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-bs and -nb must be positive");
+  {
+    int count = 0;
+
+    c.gpu = (PetscBool)(cudaGetDeviceCount(&count) == cudaSuccess && count > 0);
+    if (!c.gpu) (void)cudaGetLastError();
+  }
+  PetscCheck(!c.device_values || c.gpu, PETSC_COMM_WORLD, PETSC_ERR_SUP, "-device_values needs a CUDA device");
+  PetscCallMPI(MPI_Comm_rank(PETSC_COMM_WORLD, &c.rank));
+  PetscCallMPI(MPI_Comm_size(PETSC_COMM_WORLD, &c.size));
+  for (PetscMPIInt r = 0; r < c.size; r++) {
+    const PetscInt m = nb + (r % 2);
+
+    if (r < c.rank) c.rstartb += m;
+    if (r == c.rank) c.nbl = m;
+    c.Mbs += m;
+  }
+  c.longrow = PetscMin(1, c.Mbs - 1);
+  PetscCall(PetscRandomCreate(PETSC_COMM_SELF, &c.rnd));
+  PetscCall(PetscRandomSetInterval(c.rnd, -1.0, 1.0));
+  PetscCall(PetscRandomSetSeed(c.rnd, (unsigned long)(1000 + 17 * seed + c.rank)));
+  PetscCall(PetscRandomSeed(c.rnd));
+
+  PetscCall(MatCreate(PETSC_COMM_WORLD, &A));
+  PetscCall(MatSetSizes(A, c.nbl * c.bs, c.nbl * c.bs, PETSC_DETERMINE, PETSC_DETERMINE));
+  PetscCall(MatSetBlockSize(A, c.bs));
+  PetscCall(MatSetType(A, mtype));
+  if (c.bound) PetscCall(MatBindToCPU(A, PETSC_TRUE));
+  PetscCall(MatCreate(PETSC_COMM_WORLD, &R));
+  PetscCall(MatSetSizes(R, c.nbl * c.bs, c.nbl * c.bs, PETSC_DETERMINE, PETSC_DETERMINE));
+  PetscCall(MatSetType(R, MATAIJ));
+  PetscCall(MatGetType(A, &atype));
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%s, bs %" PetscInt_FMT ", %" PetscInt_FMT " block rows on %d ranks, values from the %s%s\n", atype, c.bs, c.Mbs, c.size, c.device_values ? "device" : "host", c.gpu ? " (a GPU is present)" : ""));
+
+  PetscCall(PetscStrcmp(err, "noprealloc", &eq));
+  if (eq) { /* preallocated, but not by COO */
+    PetscScalar one = 1;
+
+    PetscCall(MatXAIJSetPreallocation(A, c.bs, NULL, NULL, NULL, NULL));
+    PetscCall(MatSetValuesCOO(A, &one, INSERT_VALUES));
+  }
+  PetscCall(PetscStrcmp(err, "range", &eq));
+  if (eq) { /* an entry one past the last row on the last rank */
+    PetscInt i[2] = {0, c.Mbs * c.bs - (c.rank == c.size - 1 ? 0 : 1)}, j[2] = {0, 0};
+
+    PetscCall(MatSetPreallocationCOO(A, 2, i, j));
+  }
+  PetscCall(PetscStrcmp(err, "mode", &eq));
+  if (eq) {
+    PetscInt    i[1] = {0}, j[1] = {0};
+    PetscScalar one  = 1;
+
+    PetscCall(MatSetPreallocationCOO(A, 1, i, j));
+    PetscCall(MatSetValuesCOO(A, &one, MAX_VALUES));
+  }
+
+  PetscCall(GenEntries(&c, seed, 1, PETSC_FALSE));
+  PetscCall(RunPattern(&c, A, R, "random", PETSC_FALSE));
+  PetscCall(GenEntries(&c, seed, 2, PETSC_TRUE));
+  PetscCall(RunPattern(&c, A, R, "full blocks", PETSC_TRUE));
+
+  {
+    PetscLogDouble t[4] = {c.ctog, c.ctog_expected, c.gtoc, c.gtoc_expected};
+    PetscBool      ok   = (PetscBool)(!check_transfers || (c.ctog == c.ctog_expected && c.gtoc == c.gtoc_expected));
+
+    PetscCallMPI(MPIU_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_C_BOOL, MPI_LAND, PETSC_COMM_WORLD));
+    PetscCallMPI(MPIU_Allreduce(MPI_IN_PLACE, t, 4, MPIU_PETSCLOGDOUBLE, MPI_SUM, PETSC_COMM_WORLD));
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "MatSetValuesCOO transfers: host->device %.0f bytes (expected %.0f), device->host %.0f bytes (expected %.0f): %s\n", t[0], t[1], t[2], t[3], !check_transfers ? "not checked (-check_transfers 0)" : ok ? "ok" : "FAILED"));
+    if (!ok) c.nfail++;
+  }
+  if (c.dv) PetscCallCUDA(cudaFree(c.dv));
+  PetscCall(PetscFree(c.ci));
+  PetscCall(PetscFree(c.cj));
+  PetscCall(MatDestroy(&A));
+  PetscCall(MatDestroy(&R));
+  PetscCall(PetscRandomDestroy(&c.rnd));
+  if (!c.nfail) PetscCall(PetscPrintf(PETSC_COMM_WORLD, "OK\n"));
+  else PetscCall(PetscPrintf(PETSC_COMM_WORLD, "FAILED: %" PetscInt_FMT " checks\n", c.nfail));
+  PetscCall(PetscFinalize());
+  return c.nfail ? 1 : 0;
+}
