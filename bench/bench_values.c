@@ -76,6 +76,7 @@ static char help[] = "Value operations and COO assembly of MATBAIJKSPARSE agains
                      "  -prep <gpu|both>        state of the values before each call (default gpu: the device copy newer)\n"
                      "  -zero_rows_every <k>    zerorows: the rows of every k-th block row (default 10)\n"
                      "  -coo_repeat_frac <f>    coo: entries given twice, as a fraction of nz (default 0.1)\n"
+                     "  -coo_shuffle <bool>     coo: entries in random order (default true); false: in the order of the blocks\n"
                      "  -coo_max_seconds <s>    coo: time allowed for each type (default 60); -coo_probe_mbs <n> (default 8192)\n"
                      "  -triad_n <n>            entries of the triad vectors (default: the bytes of MatScale, >= 2^25)\n"
                      "  -our_type <t>           (default baijksparse); -ref_type <t> (default aijcusparse, -host: aij)\n"
@@ -132,6 +133,7 @@ typedef struct {
   PetscInt    *zrows;
   /* coo */
   PetscReal    coo_repeat_frac, coo_max_seconds;
+  PetscBool    coo_shuffle; /* false: the entries in the order of the blocks (an assembly loop's order), repeats last */
   PetscInt     coo_probe_mbs;
 } Bench;
 
@@ -748,7 +750,7 @@ static PetscErrorCode COOCreate(Bench *b, PetscInt mbs, COOProblem *c)
     c->ci[k] = c->ci[src];
     c->cj[k] = c->cj[src];
   }
-  for (PetscInt64 k = (PetscInt64)c->ncoo - 1; k > 0; k--) { /* Fisher-Yates */
+  for (PetscInt64 k = b->coo_shuffle ? (PetscInt64)c->ncoo - 1 : 0; k > 0; k--) { /* Fisher-Yates */
     PetscInt64 q = (PetscInt64)(SplitMix(&seed) % (uint64_t)(k + 1));
     PetscInt   t;
 
@@ -933,7 +935,7 @@ static PetscErrorCode RunCOO(Bench *b, const char ours[], const char ref[], char
     }
   }
   PetscCall(COOCreate(b, mbs, &c));
-  PetscCall(PetscPrintf(PETSC_COMM_SELF, "  coo: %" PetscInt_FMT " block rows, nz %" PetscInt64_FMT ", ncoo %" PetscInt64_FMT " (every entry of every block, %.0f%% repeated, shuffled), v on the %s\n", mbs, c.nz, (PetscInt64)c.ncoo, 100 * b->coo_repeat_frac, b->gpu ? "device" : "host"));
+  PetscCall(PetscPrintf(PETSC_COMM_SELF, "  coo: %" PetscInt_FMT " block rows, nz %" PetscInt64_FMT ", ncoo %" PetscInt64_FMT " (every entry of every block, %.0f%% repeated, %s), v on the %s\n", mbs, c.nz, (PetscInt64)c.ncoo, 100 * b->coo_repeat_frac, b->coo_shuffle ? "shuffled" : "in block order", b->gpu ? "device" : "host"));
   PetscCall(COORun(b, ours, &c, b->coo_max_seconds, &ro));
   PetscCall(COORun(b, ref, &c, b->coo_max_seconds, &rr));
   if (!ro.failed && !rr.failed) {
@@ -978,6 +980,7 @@ int main(int argc, char **argv)
   b.warmup          = 2;
   b.zr_every        = 10;
   b.coo_repeat_frac = 0.1;
+  b.coo_shuffle     = PETSC_TRUE;
   b.coo_max_seconds = 60;
   b.coo_probe_mbs   = 8192;
   b.mbs             = 0;
@@ -993,6 +996,7 @@ int main(int argc, char **argv)
   PetscCall(PetscOptionsString("-prep", "values before each call: gpu (device newer) or both", "bench_values", prep, prep, sizeof(prep), NULL));
   PetscCall(PetscOptionsInt("-zero_rows_every", "zerorows: every k-th block row", "bench_values", b.zr_every, &b.zr_every, NULL));
   PetscCall(PetscOptionsReal("-coo_repeat_frac", "coo: repeated entries, fraction of nz", "bench_values", b.coo_repeat_frac, &b.coo_repeat_frac, NULL));
+  PetscCall(PetscOptionsBool("-coo_shuffle", "coo: entries in random order (false: in the order of the blocks)", "bench_values", b.coo_shuffle, &b.coo_shuffle, NULL));
   PetscCall(PetscOptionsReal("-coo_max_seconds", "coo: seconds allowed per type", "bench_values", b.coo_max_seconds, &b.coo_max_seconds, NULL));
   PetscCall(PetscOptionsInt("-coo_probe_mbs", "coo: block rows of the probe", "bench_values", b.coo_probe_mbs, &b.coo_probe_mbs, NULL));
   PetscCall(PetscOptionsInt("-triad_n", "entries of the triad vectors (0: the bytes of MatScale)", "bench_values", triad_n, &triad_n, NULL));
