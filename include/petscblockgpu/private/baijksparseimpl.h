@@ -184,6 +184,8 @@ PETSC_INTERN PBGValuesAccess MatBAIJKSPARSEMethodAccess_Private(const char[]);
 /* Before a host method of a MATSEQBAIJKSPARSE matrix: the host copy is refreshed when the device copy is newer; with
    write the host is newer afterwards */
 PETSC_INTERN PetscErrorCode MatSeqBAIJKSPARSEHostAccess_Private(Mat, PetscBool);
+/* The same for MATMPIBAIJKSPARSE: both parts */
+PETSC_INTERN PetscErrorCode MatMPIBAIJKSPARSEHostAccess_Private(Mat, PetscBool);
 /* Whether the value operations of A run on the device: its device copy exists and it is not bound to the CPU */
 PETSC_INTERN PetscErrorCode MatSeqBAIJKSPARSEValuesOnDevice_Private(Mat, PetscBool *);
 /* Whether the device copy of A holds its current values for its current pattern (offload GPU or BOTH) */
@@ -238,9 +240,9 @@ PETSC_INTERN PetscErrorCode MatConvert_Any_BAIJKSPARSE(Mat, MatType, MatReuse, M
    seqbaijksparse matrix as "MatConvert_seqaijcusparse_seqbaijksparse_C" and "MatConvert_seqbaijksparse_seqaijcusparse_C" */
 PETSC_INTERN PetscErrorCode MatConvert_SeqAIJCUSPARSE_SeqBAIJKSPARSE(Mat, MatType, MatReuse, Mat *);
 PETSC_INTERN PetscErrorCode MatConvert_SeqBAIJKSPARSE_SeqAIJCUSPARSE(Mat, MatType, MatReuse, Mat *);
-/* BAIJ's conversions to seqaij and seqsbaij, re-exported on seqbaijksparse ("MatConvert_seqbaijksparse_<type>_C"):
-   the host values are brought up to date first */
-PETSC_INTERN PetscErrorCode MatConvert_SeqBAIJKSPARSE_HostForward(Mat, MatType, MatReuse, Mat *);
+/* BAIJ's conversions to aij and sbaij, re-exported on seq- and mpibaijksparse ("MatConvert_<ours>_<type>_C"): the host
+   values are brought up to date first */
+PETSC_INTERN PetscErrorCode MatConvert_BAIJKSPARSE_HostForward(Mat, MatType, MatReuse, Mat *);
 /* The start every in-place conversion between BAIJ and the subclass shares (type checks, MAT_REUSE_MATRIX done here,
    MAT_INITIAL_MATRIX duplicated): MatBAIJKSPARSEConvertStart_Private(A, base, sub, tosub, reuse, newmat, &B); B NULL:
    nothing left to do, else the matrix to convert in place */

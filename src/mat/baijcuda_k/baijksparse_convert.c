@@ -348,20 +348,25 @@ PetscErrorCode MatConvert_SeqBAIJKSPARSE_SeqAIJCUSPARSE(Mat A, MatType type, Mat
 }
 
 /* ---------------------------------------------------------------------------------------------- BAIJ's, re-exported */
-/* BAIJ's conversion of a seqbaijksparse matrix to `type` (seqaij, seqsbaij; composed as
-   "MatConvert_seqbaijksparse_seq<type>_C"), after the host values are brought up to date: BAIJ's converters read them */
-PetscErrorCode MatConvert_SeqBAIJKSPARSE_HostForward(Mat A, MatType type, MatReuse reuse, Mat *newmat)
+/* BAIJ's conversion of a seq- or mpibaijksparse matrix to `type` (aij, sbaij; composed as
+   "MatConvert_{seq,mpi}baijksparse_{seq,mpi}<type>_C"), after the host values are brought up to date: BAIJ's converters
+   read them */
+PetscErrorCode MatConvert_BAIJKSPARSE_HostForward(Mat A, MatType type, MatReuse reuse, Mat *newmat)
 {
   PetscErrorCode (*f)(Mat, MatType, MatReuse, Mat *) = NULL;
-  char      name[128];
-  PetscBool seq;
+  char        name[128];
+  const char *prefix;
+  PetscBool   mpi, has;
 
   PetscFunctionBegin;
-  PetscCall(PetscStrbeginswith(type, "seq", &seq));
-  PetscCall(PetscSNPrintf(name, sizeof(name), "MatConvert_%s_%s%s_C", MATSEQBAIJ, seq ? "" : "seq", type));
+  PetscCall(PetscObjectTypeCompare((PetscObject)A, MATMPIBAIJKSPARSE, &mpi));
+  prefix = mpi ? "mpi" : "seq";
+  PetscCall(PetscStrbeginswith(type, prefix, &has));
+  PetscCall(PetscSNPrintf(name, sizeof(name), "MatConvert_%s_%s%s_C", mpi ? MATMPIBAIJ : MATSEQBAIJ, has ? "" : prefix, type));
   PetscCall(PetscObjectQueryFunction((PetscObject)A, name, &f));
-  PetscCheck(f, PETSC_COMM_SELF, PETSC_ERR_SUP, "%s has no conversion to %s (no %s)", MATSEQBAIJKSPARSE, type, name);
-  PetscCall(MatSeqBAIJKSPARSEHostAccess_Private(A, PETSC_FALSE));
+  PetscCheck(f, PETSC_COMM_SELF, PETSC_ERR_SUP, "%s has no conversion to %s (no %s)", ((PetscObject)A)->type_name, type, name);
+  if (mpi) PetscCall(MatMPIBAIJKSPARSEHostAccess_Private(A, PETSC_FALSE));
+  else PetscCall(MatSeqBAIJKSPARSEHostAccess_Private(A, PETSC_FALSE));
   PetscCall((*f)(A, type, reuse, newmat));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -85,26 +85,6 @@ static PetscErrorCode MatMPIBAIJSetPreallocation_MPIBAIJKSPARSE(Mat B, PetscInt 
 
 /* set: compose ours; otherwise remove them, and with restore put MPIBAIJ's preallocation back (a conversion back); a
    destroy restores nothing (see MatSeqBAIJKSPARSEComposeFunctions()) */
-static PetscErrorCode MatMPIBAIJKSPARSEHostAccess(Mat, PetscBool);
-
-/* MPIBAIJ's conversion to `type` (mpiaij, mpisbaij; re-exported as "MatConvert_mpibaijksparse_<type>_C"), after the host
-   copies of both parts are brought up to date: MPIBAIJ's converters read their values */
-static PetscErrorCode MatConvert_MPIBAIJKSPARSE_HostForward(Mat A, MatType type, MatReuse reuse, Mat *newmat)
-{
-  PetscErrorCode (*f)(Mat, MatType, MatReuse, Mat *) = NULL;
-  char      name[128];
-  PetscBool mpi;
-
-  PetscFunctionBegin;
-  PetscCall(PetscStrbeginswith(type, "mpi", &mpi));
-  PetscCall(PetscSNPrintf(name, sizeof(name), "MatConvert_%s_%s%s_C", MATMPIBAIJ, mpi ? "" : "mpi", type));
-  PetscCall(PetscObjectQueryFunction((PetscObject)A, name, &f));
-  PetscCheck(f, PETSC_COMM_SELF, PETSC_ERR_SUP, "%s has no conversion to %s (no %s)", MATMPIBAIJKSPARSE, type, name);
-  PetscCall(MatMPIBAIJKSPARSEHostAccess(A, PETSC_FALSE));
-  PetscCall((*f)(A, type, reuse, newmat));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
 /* The device view of the local rows: the diagonal part's arrays, and the pattern of the off-diagonal part when it has
    entries (vbjacobi's supervariables compare whole rows) */
 static PetscErrorCode MatGetDeviceMatView_MPIBAIJKSPARSE(Mat A, PetscBlockGPUDeviceMatView *v)
@@ -154,7 +134,7 @@ static PetscErrorCode MatMPIBAIJKSPARSEComposeFunctions(Mat B, PetscBool set, Pe
       PetscCall(PetscSNPrintf(base, sizeof(base), "MatConvert_%s_%s_C", MATMPIBAIJ, MPIForwardedTargets[i]));
       PetscCall(PetscObjectQueryFunction((PetscObject)B, base, &f));
     }
-    PetscCall(PetscObjectComposeFunction((PetscObject)B, name, f ? MatConvert_MPIBAIJKSPARSE_HostForward : NULL));
+    PetscCall(PetscObjectComposeFunction((PetscObject)B, name, f ? MatConvert_BAIJKSPARSE_HostForward : NULL));
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -179,7 +159,7 @@ static PetscErrorCode MatDestroy_MPIBAIJKSPARSE(Mat A)
 }
 
 /* Before a host method of MPIBAIJ: the host copies of both parts up to date; with write they are host-newer after it */
-static PetscErrorCode MatMPIBAIJKSPARSEHostAccess(Mat A, PetscBool write)
+PetscErrorCode MatMPIBAIJKSPARSEHostAccess_Private(Mat A, PetscBool write)
 {
   Mat       parts[2];
   PetscBool isk;
@@ -272,8 +252,8 @@ static PetscErrorCode MatCopy_MPIBAIJKSPARSE(Mat A, Mat B, MatStructure str)
     PetscCall(MatCopy(Ao, Bo, str));
     PetscCall(PetscObjectStateIncrease((PetscObject)B));
   } else {
-    PetscCall(MatMPIBAIJKSPARSEHostAccess(A, PETSC_FALSE));
-    if (isk) PetscCall(MatMPIBAIJKSPARSEHostAccess(B, PETSC_TRUE));
+    PetscCall(MatMPIBAIJKSPARSEHostAccess_Private(A, PETSC_FALSE));
+    if (isk) PetscCall(MatMPIBAIJKSPARSEHostAccess_Private(B, PETSC_TRUE));
     PetscCall((*k->host.copy)(A, B, str));
   }
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -328,8 +308,8 @@ static PetscErrorCode MatAXPY_MPIBAIJKSPARSE(Mat Y, PetscScalar a, Mat X, MatStr
       if (nxo) PetscCall(MatSeqBAIJKSPARSEAXPYSubset_Private(Yo, a, Xo, xcolmap, nxo));
       PetscCall(PetscObjectStateIncrease((PetscObject)Y));
     } else {
-      PetscCall(MatMPIBAIJKSPARSEHostAccess(Y, PETSC_TRUE));
-      if (isk && X != Y) PetscCall(MatMPIBAIJKSPARSEHostAccess(X, PETSC_FALSE));
+      PetscCall(MatMPIBAIJKSPARSEHostAccess_Private(Y, PETSC_TRUE));
+      if (isk && X != Y) PetscCall(MatMPIBAIJKSPARSEHostAccess_Private(X, PETSC_FALSE));
       PetscCall((*k->host.axpy)(Y, a, X, str));
     }
     PetscCall(PetscFree(xcolmap));
@@ -354,7 +334,7 @@ static PetscErrorCode MatShift_MPIBAIJKSPARSE(Mat A, PetscScalar a)
     PetscCall(MatMPIBAIJKSPARSEGetSeqBAIJ_Private(A, &Ad, NULL, NULL));
     PetscCall(MatShift(Ad, a));
   } else {
-    PetscCall(MatMPIBAIJKSPARSEHostAccess(A, PETSC_TRUE));
+    PetscCall(MatMPIBAIJKSPARSEHostAccess_Private(A, PETSC_TRUE));
     PetscCall((*k->host.shift)(A, a));
   }
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -388,7 +368,7 @@ static PetscErrorCode MatGetDiagonal_MPIBAIJKSPARSE(Mat A, Vec v)
   if (cong && Ad) PetscCall(PetscObjectTypeCompare((PetscObject)Ad, MATSEQBAIJKSPARSE, &isk));
   if (isk) PetscUseTypeMethod(Ad, getdiagonal, v);
   else {
-    PetscCall(MatMPIBAIJKSPARSEHostAccess(A, PETSC_FALSE));
+    PetscCall(MatMPIBAIJKSPARSEHostAccess_Private(A, PETSC_FALSE));
     PetscCall((*k->host.getdiagonal)(A, v));
   }
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -409,7 +389,7 @@ static PetscErrorCode MatDiagonalScale_MPIBAIJKSPARSE(Mat A, Vec l, Vec r)
   if (dev) PetscCall(MatMPIBAIJKSPARSESetUpScatter(A, PETSC_FALSE));
   PetscCall(MatMPIBAIJKSPARSEPartsOnDevice(A, (PetscBool)(dev && (k->Mvctx || !r)), &dev));
   if (!dev) {
-    PetscCall(MatMPIBAIJKSPARSEHostAccess(A, PETSC_TRUE));
+    PetscCall(MatMPIBAIJKSPARSEHostAccess_Private(A, PETSC_TRUE));
     PetscCall((*k->host.diagonalscale)(A, l, r));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
@@ -435,7 +415,7 @@ static PetscErrorCode MatZeroRows_MPIBAIJKSPARSE(Mat A, PetscInt N, const PetscI
   if (diag != (PetscScalar)0.0) PetscCall(MatMPIBAIJKSPARSEDiagonalOnDevice(A, &dev));
   if (dev) PetscCall(MatMPIBAIJKSPARSEPartsOnDevice(A, PETSC_TRUE, &dev));
   if (!dev) {
-    PetscCall(MatMPIBAIJKSPARSEHostAccess(A, PETSC_TRUE));
+    PetscCall(MatMPIBAIJKSPARSEHostAccess_Private(A, PETSC_TRUE));
     PetscCall((*k->host.zerorows)(A, N, rows, diag, x, b));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
@@ -652,7 +632,7 @@ static PetscErrorCode MatAssemblyEnd_MPIBAIJKSPARSE(Mat A, MatAssemblyType mode)
       current = (PetscBool)(current && isk && MatSeqBAIJKSPARSEDeviceCurrent_Private(parts[i]));
     }
     PetscCallMPI(MPIU_Allreduce(MPI_IN_PLACE, &current, 1, MPI_C_BOOL, MPI_LAND, PetscObjectComm((PetscObject)A)));
-    if (!current) PetscCall(MatMPIBAIJKSPARSEHostAccess(A, PETSC_TRUE));
+    if (!current) PetscCall(MatMPIBAIJKSPARSEHostAccess_Private(A, PETSC_TRUE));
   }
   PetscCall((*k->host.assemblyend)(A, mode));
   PetscCall(MatMPIBAIJKSPARSEConvertParts(A, PETSC_TRUE)); /* parts made by MatSetUp()'s hash-based assembly */
@@ -706,13 +686,13 @@ static PetscErrorCode MatView_MPIBAIJKSPARSE(Mat A, PetscViewer viewer)
     PetscCall(MatBAIJKSPARSECOOView_Private(k->coo, viewer));
     if (k->Mvctx) PetscCall(PetscViewerASCIIPrintf(viewer, "baijksparse: ghost values: %" PetscInt_FMT " block columns on rank 0, scattered into a CUDA vector while the diagonal part multiplies\n", k->nghost));
   }
-  PetscCall(MatMPIBAIJKSPARSEHostAccess(A, PETSC_FALSE));
+  PetscCall(MatMPIBAIJKSPARSEHostAccess_Private(A, PETSC_FALSE));
   PetscCall((*k->host.view)(A, viewer));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 /* The forwarders: MPIBAIJ's method `name`, after the host copies of the parts are brought up to date */
-#define PBG_MPI_FORWARDER(name, params, args, M) PBG_DEFINE_FORWARDER(Mat_MPIBAIJKSPARSE, MatMPIBAIJKSPARSEHostAccess, MPIHost_, name, params, args, M)
+#define PBG_MPI_FORWARDER(name, params, args, M) PBG_DEFINE_FORWARDER(Mat_MPIBAIJKSPARSE, MatMPIBAIJKSPARSEHostAccess_Private, MPIHost_, name, params, args, M)
 PBG_MATOPS(PBG_MPI_FORWARDER)
 #undef PBG_MPI_FORWARDER
 

@@ -624,7 +624,7 @@ static PetscErrorCode MatSeqBAIJRestoreArray_SeqBAIJKSPARSE(Mat A, PetscScalar *
 /* ---------------------------------------------------------------------------------------------- the subclass */
 /* BAIJ conversions that keep working on the subclass (they only read A->data) and are re-exported under the
    subclass name, so that MatConvert(A, MATAIJ, ...) does not fall back to MatConvert_Basic(); through
-   MatConvert_SeqBAIJKSPARSE_HostForward(), which brings the host values up to date first */
+   MatConvert_BAIJKSPARSE_HostForward(), which brings the host values up to date first */
 static const char *const SeqForwardedTargets[] = {MATSEQAIJ, MATSEQSBAIJ};
 
 static PetscErrorCode MatSeqBAIJSetPreallocation_SeqBAIJKSPARSE(Mat, PetscInt, PetscInt, const PetscInt[]);
@@ -657,7 +657,7 @@ static PetscErrorCode MatSeqBAIJKSPARSEComposeFunctions(Mat B, PetscBool set, Pe
       PetscCall(PetscSNPrintf(base, sizeof(base), "MatConvert_%s_%s_C", MATSEQBAIJ, SeqForwardedTargets[i]));
       PetscCall(PetscObjectQueryFunction((PetscObject)B, base, &f));
     }
-    PetscCall(PetscObjectComposeFunction((PetscObject)B, name, f ? MatConvert_SeqBAIJKSPARSE_HostForward : NULL));
+    PetscCall(PetscObjectComposeFunction((PetscObject)B, name, f ? MatConvert_BAIJKSPARSE_HostForward : NULL));
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
