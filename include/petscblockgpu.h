@@ -6,6 +6,7 @@
 
 #include <petscpc.h>
 #include <petscmat.h>
+#include <petscksp.h>
 
 #define PETSCBLOCKGPU_VERSION_MAJOR 0
 #define PETSCBLOCKGPU_VERSION_MINOR 1
@@ -103,3 +104,19 @@ PETSC_EXTERN PetscErrorCode PetscBlockGPUInvertBatched(PetscInt, PetscInt, const
 #define MATMPIBAIJKSPARSE "mpibaijksparse"
 
 PETSC_EXTERN PetscErrorCode MatCreateBAIJKSPARSE(MPI_Comm, PetscInt, PetscInt, PetscInt, PetscInt, PetscInt, PetscInt, const PetscInt[], PetscInt, const PetscInt[], Mat *);
+
+/* ---------------------------------------------------------------- KSPIDRS */
+/* IDR(s) with biorthogonalisation (van Gijzen and Sonneveld, Algorithm 913); options -ksp_idrs_* (see the KSPIDRS manual
+   page). PETSc's own KSPIDR ("idr") is left as it is. */
+#define KSPIDRS "idrs"
+
+PETSC_EXTERN PetscErrorCode KSPIDRSSetS(KSP, PetscInt);
+PETSC_EXTERN PetscErrorCode KSPIDRSGetS(KSP, PetscInt *);
+PETSC_EXTERN PetscErrorCode KSPIDRSSetAngle(KSP, PetscReal);
+PETSC_EXTERN PetscErrorCode KSPIDRSGetAngle(KSP, PetscReal *);
+PETSC_EXTERN PetscErrorCode KSPIDRSSetSmoothing(KSP, PetscBool);
+PETSC_EXTERN PetscErrorCode KSPIDRSGetSmoothing(KSP, PetscBool *);
+PETSC_EXTERN PetscErrorCode KSPIDRSSetReplacement(KSP, PetscBool);
+PETSC_EXTERN PetscErrorCode KSPIDRSGetReplacement(KSP, PetscBool *);
+PETSC_EXTERN PetscErrorCode KSPIDRSSetSeed(KSP, PetscInt);
+PETSC_EXTERN PetscErrorCode KSPIDRSGetSeed(KSP, PetscInt *);

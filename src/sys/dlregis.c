@@ -47,8 +47,10 @@ PetscErrorCode PetscBlockGPUInitializePackage(void)
   PetscBlockGPUPackageInitialized = PETSC_TRUE;
   PetscCall(PCInitializePackage());
   PetscCall(MatInitializePackage());
+  PetscCall(KSPInitializePackage());
 
   PetscCall(PCRegister(PCVBJACOBI, PCCreate_VBJacobi));
+  PetscCall(KSPRegister(KSPIDRS, KSPCreate_IDRS)); /* "idrs": PETSc's "idr" stays */
   PetscCall(MatRegister(MATSEQBAIJKSPARSE, MatCreate_SeqBAIJKSPARSE));
   PetscCall(MatRegister(MATMPIBAIJKSPARSE, MatCreate_MPIBAIJKSPARSE));
   PetscCall(MatRegister(MATBAIJKSPARSE, MatCreate_BAIJKSPARSE));
@@ -67,8 +69,8 @@ PetscErrorCode PetscBlockGPUInitializePackage(void)
 
   PetscCall(PetscOptionsHasHelp(NULL, &help));
   if (help) {
-    PetscCall((*PetscHelpPrintf)(PETSC_COMM_WORLD, "petscblockgpu %d.%d: registered -pc_type %s and -mat_type %s (%s, %s); see their -pc_vbjacobi_* and -mat_baijksparse_* options\n", PETSCBLOCKGPU_VERSION_MAJOR,
-                                 PETSCBLOCKGPU_VERSION_MINOR, PCVBJACOBI, MATBAIJKSPARSE, MATSEQBAIJKSPARSE, MATMPIBAIJKSPARSE));
+    PetscCall((*PetscHelpPrintf)(PETSC_COMM_WORLD, "petscblockgpu %d.%d: registered -pc_type %s, -mat_type %s (%s, %s) and -ksp_type %s; see their -pc_vbjacobi_*, -mat_baijksparse_* and -ksp_idrs_* options\n", PETSCBLOCKGPU_VERSION_MAJOR,
+                                 PETSCBLOCKGPU_VERSION_MINOR, PCVBJACOBI, MATBAIJKSPARSE, MATSEQBAIJKSPARSE, MATMPIBAIJKSPARSE, KSPIDRS));
   }
   PetscCall(PetscRegisterFinalize(PetscBlockGPUFinalizePackage));
   PetscFunctionReturn(PETSC_SUCCESS);

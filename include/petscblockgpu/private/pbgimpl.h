@@ -21,6 +21,7 @@ PETSC_INTERN PetscErrorCode PCCreate_VBJacobi(PC);
 PETSC_INTERN PetscErrorCode MatCreate_SeqBAIJKSPARSE(Mat);
 PETSC_INTERN PetscErrorCode MatCreate_MPIBAIJKSPARSE(Mat);
 PETSC_INTERN PetscErrorCode MatCreate_BAIJKSPARSE(Mat);
+PETSC_INTERN PetscErrorCode KSPCreate_IDRS(KSP);
 
 /* PETSC_TRUE when a CUDA device can be used by this process (no driver or no device: PETSC_FALSE) */
 PETSC_INTERN PetscErrorCode PetscBlockGPUDeviceAvailable(PetscBool *);

@@ -1,0 +1,894 @@
+/* KSPIDRS: IDR(s) with biorthogonalisation. Type, options, view, and the host path of the solve on PETSc's Vec operations.
+   Algorithm: van Gijzen and Sonneveld, "Algorithm 913: An elegant IDR(s) variant that efficiently exploits
+   biorthogonality properties", ACM TOMS 38(1), 2011 (its idrs.m), with the omega of Sleijpen and van der Vorst,
+   "Maintaining convergence properties of BiCGstab methods in finite precision arithmetic", Numer. Algorithms 10, 1995.
+
+   The vector work of one step is grouped so that a fused device path can take a group over whole: the s inner products
+   of a step are one VecMDot, the updates with the s basis vectors are VecMAXPY, and the s x s systems are solved on the
+   host from the scalars of that VecMDot. */
+#include <petsc/private/kspimpl.h>
+#include <petscblockgpu/private/pbgimpl.h>
+
+/* Residual replacement: the recurrence residual is recomputed as b - A x at the end of a cycle once the residual norm of
+   the convergence test has dropped by this factor since the last replacement (or since the start). */
+#define KSPIDRS_REPLACEMENT_DROP 1.0e-3
+
+typedef struct {
+  PetscInt  s;           /* shadow space dimension */
+  PetscReal angle;       /* kappa of "maintaining the convergence": |cos(r, A'r)| below it scales omega up; 0: off */
+  PetscBool smoothing;   /* minimal residual smoothing of the iterates (Zhou and Walker) */
+  PetscBool replacement; /* residual replacement (KSPIDRS_REPLACEMENT_DROP) */
+  PetscInt  seed;        /* seed of the shadow space */
+
+  /* work, made by KSPIDRSWork_Private for the layout below */
+  PetscInt     nwork;                 /* vectors in work */
+  Vec         *work;                  /* one array holding all below */
+  Vec         *P, *G, *U, *Z;         /* shadow space, G = A' U, U, Z = A U (left preconditioning, true residual only) */
+  Vec          r, v, t, rt, zt, xr, rs; /* residual of the recurrence, work, true residual + A r (as Z), recurrence iterate and
+                                           smoothed residual (smoothing: ksp->vec_sol is the smoothed iterate) */
+  PetscInt     ws;                    /* s, true-residual recurrence and smoothing the work was made for */
+  PetscBool    wtrue, wsmooth, pvalid;
+  PetscScalar *M, *f, *c, *nc, *m, *alpha;
+  PetscInt     nreplaced; /* residual replacements in the last solve */
+} KSP_IDRS;
+
+/* A uniform number in [-1, 1) from the seed, the shadow vector k and the global index i (splitmix64 finaliser, twice):
+   the shadow space is a function of the global indices, so it is the same on any number of ranks. */
+static PetscReal KSPIDRSHash_Private(PetscInt seed, PetscInt k, PetscInt i)
+{
+  unsigned long long z = (unsigned long long)(PetscInt64)seed * 0x9E3779B97F4A7C15ULL + (unsigned long long)k * 0xD1B54A32D192ED03ULL;
+
+  for (int round = 0; round < 2; round++) {
+    z += 0x9E3779B97F4A7C15ULL + (round ? 0 : (unsigned long long)i);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+    z ^= z >> 31;
+  }
+  return (PetscReal)(z >> 11) * (2.0 / 9007199254740992.0) - 1.0;
+}
+
+/* P: s random vectors, orthonormalised by modified Gram-Schmidt */
+static PetscErrorCode KSPIDRSShadowSpace_Private(KSP ksp)
+{
+  KSP_IDRS    *idrs = (KSP_IDRS *)ksp->data;
+  PetscInt     lo, hi, N;
+  PetscScalar *a, d;
+  PetscReal    nrm;
+
+  PetscFunctionBegin;
+  PetscCall(VecGetSize(idrs->P[0], &N));
+  PetscCall(VecGetOwnershipRange(idrs->P[0], &lo, &hi));
+  for (PetscInt k = 0; k < idrs->s; k++) {
+    PetscCall(VecGetArrayWrite(idrs->P[k], &a));
+    for (PetscInt i = lo; i < hi; i++) a[i - lo] = KSPIDRSHash_Private(idrs->seed, k, i);
+    PetscCall(VecRestoreArrayWrite(idrs->P[k], &a));
+  }
+  for (PetscInt k = 0; k < idrs->s; k++) {
+    for (PetscInt j = 0; j < k; j++) {
+      PetscCall(VecDot(idrs->P[k], idrs->P[j], &d));
+      PetscCall(VecAXPY(idrs->P[k], -d, idrs->P[j]));
+    }
+    PetscCall(VecNormalize(idrs->P[k], &nrm));
+    PetscCheck(nrm > PETSC_SQRT_MACHINE_EPSILON, PetscObjectComm((PetscObject)ksp), PETSC_ERR_PLIB, "KSPIDRS: shadow vector %" PetscInt_FMT " of %" PetscInt_FMT " is (numerically) dependent on the others (norm %g before normalisation); global size %" PetscInt_FMT, k, idrs->s, (double)nrm, N);
+  }
+  idrs->pvalid = PETSC_TRUE;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode KSPIDRSFreeWork_Private(KSP_IDRS *idrs)
+{
+  PetscFunctionBegin;
+  if (idrs->work) PetscCall(VecDestroyVecs(idrs->nwork, &idrs->work));
+  idrs->nwork  = 0;
+  idrs->pvalid = PETSC_FALSE;
+  idrs->P = idrs->G = idrs->U = idrs->Z = NULL;
+  idrs->r = idrs->v = idrs->t = idrs->rt = idrs->zt = idrs->xr = idrs->rs = NULL;
+  PetscCall(PetscFree6(idrs->M, idrs->f, idrs->c, idrs->nc, idrs->m, idrs->alpha));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Makes the work vectors for the current s, side, norm and smoothing, keeping them when the layout is unchanged (the
+   norm type or side may change between KSPSetUp() and KSPSolve()) */
+static PetscErrorCode KSPIDRSWork_Private(KSP ksp)
+{
+  KSP_IDRS *idrs  = (KSP_IDRS *)ksp->data;
+  PetscBool wtrue = (PetscBool)(ksp->pc_side == PC_LEFT && ksp->normtype == KSP_NORM_UNPRECONDITIONED);
+  PetscInt  s = idrs->s, n, N, q = 0;
+  Mat       A;
+
+  PetscFunctionBegin;
+  if (idrs->work && idrs->ws == s && idrs->wtrue == wtrue && idrs->wsmooth == idrs->smoothing && idrs->pvalid) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(KSPIDRSFreeWork_Private(idrs));
+  PetscCall(KSPGetOperators(ksp, &A, NULL));
+  PetscCall(MatGetSize(A, &N, NULL));
+  PetscCheck(s <= N, PetscObjectComm((PetscObject)ksp), PETSC_ERR_ARG_OUTOFRANGE, "KSPIDRS: the shadow space dimension s = %" PetscInt_FMT " (-ksp_idrs_s) exceeds the size %" PetscInt_FMT " of the system", s, N);
+  n = 3 * s + 3 + (wtrue ? s + 2 : 0) + (idrs->smoothing ? 2 : 0);
+  PetscCall(KSPCreateVecs(ksp, n, &idrs->work, 0, NULL));
+  idrs->nwork = n;
+  idrs->P     = idrs->work;
+  idrs->G     = idrs->work + s;
+  idrs->U     = idrs->work + 2 * s;
+  q           = 3 * s;
+  idrs->r     = idrs->work[q++];
+  idrs->v     = idrs->work[q++];
+  idrs->t     = idrs->work[q++];
+  if (wtrue) {
+    idrs->Z  = idrs->work + q;
+    q       += s;
+    idrs->rt = idrs->work[q++];
+    idrs->zt = idrs->work[q++];
+  }
+  if (idrs->smoothing) {
+    idrs->xr = idrs->work[q++];
+    idrs->rs = idrs->work[q++];
+  }
+  PetscCall(PetscMalloc6(s * s, &idrs->M, s, &idrs->f, s, &idrs->c, s, &idrs->nc, s, &idrs->m, s, &idrs->alpha));
+  idrs->ws      = s;
+  idrs->wtrue   = wtrue;
+  idrs->wsmooth = idrs->smoothing;
+  PetscCall(KSPIDRSShadowSpace_Private(ksp));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode KSPSetUp_IDRS(KSP ksp)
+{
+  PetscFunctionBegin;
+  PetscCheck(ksp->pc_side == PC_LEFT || ksp->pc_side == PC_RIGHT, PetscObjectComm((PetscObject)ksp), PETSC_ERR_SUP, "KSPIDRS supports left and right preconditioning only, not %s", PCSides[ksp->pc_side]);
+  PetscCall(KSPIDRSWork_Private(ksp));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The residual(s) of the iterate x: right preconditioning r = b - A x; left r = K^{-1}(b - A x), and with the true
+   residual norm also rt = b - A x. x == NULL: x is zero. tmp is a work vector. */
+static PetscErrorCode KSPIDRSResidual_Private(KSP ksp, Vec x, Vec r, Vec rt, Vec tmp)
+{
+  Mat  A;
+  Vec  b = ksp->vec_rhs;
+  Vec  w = ksp->pc_side == PC_LEFT ? (rt ? rt : tmp) : r; /* where b - A x goes */
+
+  PetscFunctionBegin;
+  PetscCall(PCGetOperators(ksp->pc, &A, NULL));
+  if (x) {
+    PetscCall(KSP_MatMult(ksp, A, x, w));
+    PetscCall(VecAYPX(w, -1.0, b));
+  } else PetscCall(VecCopy(b, w));
+  if (ksp->pc_side == PC_LEFT) PetscCall(KSP_PCApply(ksp, w, r));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Minimal residual smoothing (Zhou and Walker 1994), as idrs.m: with d = rs - r, gamma = (d, rs)/(d, d),
+   rs -= gamma d, xs -= gamma (xs - x). xs is ksp->vec_sol, x the recurrence iterate. tmp is a work vector. */
+static PetscErrorCode KSPIDRSSmooth_Private(KSP ksp, Vec rn, Vec tmp, PetscReal *dp)
+{
+  KSP_IDRS   *idrs = (KSP_IDRS *)ksp->data;
+  PetscScalar dd, drs, gamma;
+
+  PetscFunctionBegin;
+  PetscCall(VecWAXPY(tmp, -1.0, rn, idrs->rs));
+  PetscCall(VecDotBegin(tmp, tmp, &dd));
+  PetscCall(VecDotBegin(idrs->rs, tmp, &drs));
+  PetscCall(VecDotEnd(tmp, tmp, &dd));
+  PetscCall(VecDotEnd(idrs->rs, tmp, &drs));
+  if (PetscRealPart(dd) > 0.0 && !PetscIsInfOrNanScalar(dd) && !PetscIsInfOrNanScalar(drs)) {
+    gamma = drs / dd;
+    PetscCall(VecAXPY(idrs->rs, -gamma, tmp));
+    PetscCall(VecAXPBY(ksp->vec_sol, gamma, 1.0 - gamma, idrs->xr));
+  }
+  PetscCall(VecNorm(idrs->rs, NORM_2, dp));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* a zero divisor: an error under -ksp_error_if_not_converged, else KSP_DIVERGED_BREAKDOWN and the message in -info */
+#define KSPIDRSBreakdown(ksp, ...) \
+  do { \
+    char msg_[256]; \
+    PetscCall(PetscSNPrintf(msg_, sizeof(msg_), __VA_ARGS__)); \
+    PetscCheck(!(ksp)->errorifnotconverged, PetscObjectComm((PetscObject)(ksp)), PETSC_ERR_NOT_CONVERGED, "%s", msg_); \
+    (ksp)->reason = KSP_DIVERGED_BREAKDOWN; \
+    PetscCall(PetscInfo((ksp), "%s\n", msg_)); \
+  } while (0)
+
+/* One iteration's bookkeeping, counted as KSPIDR counts (every product with the operator: s per cycle + the omega step) */
+static PetscErrorCode KSPIDRSIterationDone_Private(KSP ksp, PetscReal dp)
+{
+  PetscFunctionBegin;
+  PetscCall(PetscObjectSAWsTakeAccess((PetscObject)ksp));
+  ksp->its++;
+  ksp->rnorm = dp;
+  PetscCall(PetscObjectSAWsGrantAccess((PetscObject)ksp));
+  PetscCall(KSPLogResidualHistory(ksp, dp));
+  PetscCall(KSPMonitor(ksp, ksp->its, dp));
+  PetscCall((*ksp->converged)(ksp, ksp->its, dp, &ksp->reason, ksp->cnvP));
+  if (!ksp->reason && ksp->its >= ksp->max_it) ksp->reason = KSP_DIVERGED_ITS;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*
+   The recurrences (idrs.m of Algorithm 913) keep the iterate x itself, for either side:
+     right: r = b - A x;          v = K^{-1}(r - G c);  U_k = U c + omega v;  G_k = A U_k
+     left:  r = K^{-1}(b - A x);  v = r - G c;          U_k = U c + omega v;  G_k = K^{-1} A U_k
+   so x needs no unwinding at the end. With left preconditioning and the true residual norm, rt = b - A x is a second
+   recurrence: Z_k = A U_k (the product computed anyway before K^{-1}) gets the same biorthogonalisation updates as U_k
+   and G_k, and rt -= beta Z_k alongside r -= beta G_k (no extra product with A).
+   M = P^H G is lower triangular; one VecMDot gives m = P^H G_k (before biorthogonalisation), from which the host finds
+   the coefficients alpha (forward substitution with M(0:k-1,0:k-1)) and the new column M(k:s-1,k).
+*/
+static PetscErrorCode KSPSolve_IDRS(KSP ksp)
+{
+  KSP_IDRS    *idrs = (KSP_IDRS *)ksp->data;
+  PetscInt     s, i, j, k;
+  PetscScalar *M, *f, *c, *nc, *m, *alpha, beta, om = 1.0, tr;
+  PetscReal    dp = 0.0, nr, nt, rho, ref;
+  Vec          X, R, V, T, RT, ZT, XK, RN;
+  Vec         *G, *U, *P, *Z;
+  Mat          A;
+  PetscBool    left, wtrue;
+
+  PetscFunctionBegin;
+  PetscCall(KSPIDRSWork_Private(ksp));
+  PetscCall(PCGetOperators(ksp->pc, &A, NULL));
+  s     = idrs->s;
+  M     = idrs->M;
+  f     = idrs->f;
+  c     = idrs->c;
+  nc    = idrs->nc;
+  m     = idrs->m;
+  alpha = idrs->alpha;
+  P     = idrs->P;
+  G     = idrs->G;
+  U     = idrs->U;
+  Z     = idrs->Z;
+  X     = ksp->vec_sol;
+  R     = idrs->r;
+  V     = idrs->v;
+  T     = idrs->t;
+  RT    = idrs->rt;
+  ZT    = idrs->zt;
+  left  = (PetscBool)(ksp->pc_side == PC_LEFT);
+  wtrue = idrs->wtrue;
+  XK    = idrs->smoothing ? idrs->xr : X; /* the recurrence iterate */
+  RN    = wtrue ? RT : R;                 /* the residual whose norm is tested */
+  idrs->nreplaced = 0;
+
+  if (idrs->smoothing) PetscCall(VecCopy(X, XK));
+  PetscCall(KSPIDRSResidual_Private(ksp, ksp->guess_zero ? NULL : XK, R, RT, T));
+  if (idrs->smoothing) PetscCall(VecCopy(RN, idrs->rs));
+  PetscCall(VecNorm(RN, NORM_2, &dp));
+  KSPCheckNorm(ksp, dp);
+  PetscCall(PetscObjectSAWsTakeAccess((PetscObject)ksp));
+  ksp->its   = 0;
+  ksp->rnorm = dp;
+  PetscCall(PetscObjectSAWsGrantAccess((PetscObject)ksp));
+  PetscCall(KSPLogResidualHistory(ksp, dp));
+  PetscCall(KSPMonitor(ksp, 0, dp));
+  PetscCall((*ksp->converged)(ksp, 0, dp, &ksp->reason, ksp->cnvP));
+  if (!ksp->reason && ksp->max_it <= 0) ksp->reason = KSP_DIVERGED_ITS;
+  if (ksp->reason) PetscFunctionReturn(PETSC_SUCCESS);
+
+  for (k = 0; k < s; k++) {
+    PetscCall(VecSet(G[k], 0.0));
+    PetscCall(VecSet(U[k], 0.0));
+    if (wtrue) PetscCall(VecSet(Z[k], 0.0));
+  }
+  PetscCall(PetscArrayzero(M, s * s));
+  for (k = 0; k < s; k++) M[k + k * s] = 1.0;
+  ref = dp;
+
+  while (!ksp->reason) {
+    /* f = P^H r */
+    PetscCall(VecMDot(R, s, P, f));
+    for (k = 0; k < s && !ksp->reason; k++) {
+      /* c = M(k:s-1,k:s-1) \ f(k:s-1): lower triangular, its diagonal checked nonzero when it was made */
+      for (i = k; i < s; i++) {
+        PetscScalar sum = f[i];
+
+        for (j = k; j < i; j++) sum -= M[i + j * s] * c[j];
+        c[i]  = sum / M[i + i * s];
+        nc[i] = -c[i];
+      }
+      /* v = r - G(:,k:s-1) c; right: v = K^{-1} v (into T) */
+      PetscCall(VecCopy(R, V));
+      PetscCall(VecMAXPY(V, s - k, nc + k, G + k));
+      if (!left) PetscCall(KSP_PCApply(ksp, V, T));
+      /* U_k = omega v + U(:,k:s-1) c */
+      PetscCall(VecAXPBY(U[k], om, c[k], left ? V : T));
+      if (s - k - 1 > 0) PetscCall(VecMAXPY(U[k], s - k - 1, c + k + 1, U + k + 1));
+      /* G_k = A' U_k (left with the true residual: Z_k = A U_k kept) */
+      if (!left) PetscCall(KSP_MatMult(ksp, A, U[k], G[k]));
+      else {
+        Vec AU = wtrue ? Z[k] : T;
+
+        PetscCall(KSP_MatMult(ksp, A, U[k], AU));
+        PetscCall(KSP_PCApply(ksp, AU, G[k]));
+      }
+      /* m = P^H G_k; biorthogonalise G_k (and U_k, Z_k) against p_0..p_{k-1}, new column k of M */
+      PetscCall(VecMDot(G[k], s, P, m));
+      for (i = 0; i < s; i++) KSPCheckDot(ksp, m[i]);
+      for (i = 0; i < k; i++) {
+        PetscScalar sum = m[i];
+
+        for (j = 0; j < i; j++) sum -= M[i + j * s] * alpha[j];
+        alpha[i] = sum / M[i + i * s];
+      }
+      for (i = k; i < s; i++) {
+        PetscScalar sum = m[i];
+
+        for (j = 0; j < k; j++) sum -= M[i + j * s] * alpha[j];
+        M[i + k * s] = sum;
+      }
+      if (k > 0) {
+        for (i = 0; i < k; i++) alpha[i] = -alpha[i];
+        PetscCall(VecMAXPY(G[k], k, alpha, G));
+        PetscCall(VecMAXPY(U[k], k, alpha, U));
+        if (wtrue) PetscCall(VecMAXPY(Z[k], k, alpha, Z));
+      }
+      if (M[k + k * s] == 0.0 || PetscIsInfOrNanScalar(M[k + k * s])) {
+        KSPIDRSBreakdown(ksp, "KSPIDRS breakdown: p_%" PetscInt_FMT "^H g_%" PetscInt_FMT " = %g (M(k,k), a divisor) in step %" PetscInt_FMT " of a cycle", k, k, (double)PetscAbsScalar(M[k + k * s]), k);
+        break;
+      }
+      /* make r orthogonal to p_0..p_k */
+      beta = f[k] / M[k + k * s];
+      PetscCall(VecAXPY(R, -beta, G[k]));
+      PetscCall(VecAXPY(XK, beta, U[k]));
+      if (wtrue) PetscCall(VecAXPY(RT, -beta, Z[k]));
+      if (idrs->smoothing) PetscCall(KSPIDRSSmooth_Private(ksp, RN, V, &dp));
+      else PetscCall(VecNorm(RN, NORM_2, &dp));
+      KSPCheckNorm(ksp, dp);
+      PetscCall(KSPIDRSIterationDone_Private(ksp, dp));
+      /* f(k+1:s-1) = P(:,k+1:s-1)^H r, updated */
+      for (i = k + 1; i < s; i++) f[i] -= beta * M[i + k * s];
+    }
+    if (ksp->reason) break;
+
+    /* omega step: r is orthogonal to P, v = K^{-1} r (right) or r (left), t = A' v */
+    if (!left) {
+      PetscCall(KSP_PCApply(ksp, R, V));
+      PetscCall(KSP_MatMult(ksp, A, V, T));
+    } else {
+      Vec AR = wtrue ? ZT : V;
+
+      PetscCall(KSP_MatMult(ksp, A, R, AR));
+      PetscCall(KSP_PCApply(ksp, AR, T));
+    }
+    PetscCall(VecNormBegin(R, NORM_2, &nr));
+    PetscCall(VecNormBegin(T, NORM_2, &nt));
+    PetscCall(VecDotBegin(R, T, &tr));
+    PetscCall(VecNormEnd(R, NORM_2, &nr));
+    PetscCall(VecNormEnd(T, NORM_2, &nt));
+    PetscCall(VecDotEnd(R, T, &tr));
+    KSPCheckNorm(ksp, nt);
+    KSPCheckDot(ksp, tr);
+    if (nt == 0.0 || nr == 0.0 || tr == 0.0) {
+      KSPIDRSBreakdown(ksp, "KSPIDRS breakdown in the omega step: ||A'r|| = %g, ||r|| = %g, (A'r, r) = %g", (double)nt, (double)nr, (double)PetscAbsScalar(tr));
+      break;
+    }
+    om  = tr / (nt * nt);
+    rho = PetscAbsScalar(tr) / (nt * nr);
+    if (rho < idrs->angle) om *= idrs->angle / rho;
+    PetscCall(VecAXPY(XK, om, left ? R : V));
+    PetscCall(VecAXPY(R, -om, T));
+    if (wtrue) PetscCall(VecAXPY(RT, -om, ZT));
+    if (idrs->smoothing) PetscCall(KSPIDRSSmooth_Private(ksp, RN, V, &dp));
+    else PetscCall(VecNorm(RN, NORM_2, &dp));
+    KSPCheckNorm(ksp, dp);
+    PetscCall(KSPIDRSIterationDone_Private(ksp, dp));
+
+    /* residual replacement at the end of a cycle: G, U (and Z) keep G = A' U, so only r (and rt) are recomputed */
+    if (!ksp->reason && idrs->replacement && dp < KSPIDRS_REPLACEMENT_DROP * ref) {
+      PetscCall(KSPIDRSResidual_Private(ksp, XK, R, RT, T));
+      idrs->nreplaced++;
+      ref = dp;
+      PetscCall(PetscInfo(ksp, "KSPIDRS residual replacement %" PetscInt_FMT " at iteration %" PetscInt_FMT ", residual norm %g\n", idrs->nreplaced, ksp->its, (double)dp));
+    }
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode KSPReset_IDRS(KSP ksp)
+{
+  PetscFunctionBegin;
+  PetscCall(KSPIDRSFreeWork_Private((KSP_IDRS *)ksp->data));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode KSPDestroy_IDRS(KSP ksp)
+{
+  PetscFunctionBegin;
+  PetscCall(KSPReset_IDRS(ksp));
+  PetscCall(KSPDestroyDefault(ksp));
+  PetscCall(PetscObjectComposeFunction((PetscObject)ksp, "KSPIDRSSetS_C", NULL));
+  PetscCall(PetscObjectComposeFunction((PetscObject)ksp, "KSPIDRSGetS_C", NULL));
+  PetscCall(PetscObjectComposeFunction((PetscObject)ksp, "KSPIDRSSetAngle_C", NULL));
+  PetscCall(PetscObjectComposeFunction((PetscObject)ksp, "KSPIDRSGetAngle_C", NULL));
+  PetscCall(PetscObjectComposeFunction((PetscObject)ksp, "KSPIDRSSetSmoothing_C", NULL));
+  PetscCall(PetscObjectComposeFunction((PetscObject)ksp, "KSPIDRSGetSmoothing_C", NULL));
+  PetscCall(PetscObjectComposeFunction((PetscObject)ksp, "KSPIDRSSetReplacement_C", NULL));
+  PetscCall(PetscObjectComposeFunction((PetscObject)ksp, "KSPIDRSGetReplacement_C", NULL));
+  PetscCall(PetscObjectComposeFunction((PetscObject)ksp, "KSPIDRSSetSeed_C", NULL));
+  PetscCall(PetscObjectComposeFunction((PetscObject)ksp, "KSPIDRSGetSeed_C", NULL));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode KSPView_IDRS(KSP ksp, PetscViewer viewer)
+{
+  KSP_IDRS *idrs = (KSP_IDRS *)ksp->data;
+  PetscBool isascii;
+
+  PetscFunctionBegin;
+  PetscCall(PetscObjectTypeCompare((PetscObject)viewer, PETSCVIEWERASCII, &isascii));
+  if (isascii) {
+    const char *norm;
+
+    if (ksp->normtype == KSP_NORM_PRECONDITIONED) norm = "preconditioned residual K^{-1}(b - A x) (left preconditioning)";
+    else if (ksp->pc_side == PC_LEFT) norm = "true residual b - A x (left preconditioning: kept as a second recurrence with A U)";
+    else norm = "true residual b - A x (right preconditioning: the recurrence residual)";
+    PetscCall(PetscViewerASCIIPrintf(viewer, "  IDR(s) with biorthogonalisation: s (shadow space dimension) = %" PetscInt_FMT "\n", idrs->s));
+    PetscCall(PetscViewerASCIIPrintf(viewer, "  omega: minimal residual, angle (kappa) = %g%s\n", (double)idrs->angle, idrs->angle > 0.0 ? "" : " (off)"));
+    PetscCall(PetscViewerASCIIPrintf(viewer, "  minimal residual smoothing: %s\n", idrs->smoothing ? "on" : "off"));
+    if (idrs->replacement) PetscCall(PetscViewerASCIIPrintf(viewer, "  residual replacement: on (r = b - A x at the end of a cycle after a drop by %g); replacements in the last solve: %" PetscInt_FMT "\n", KSPIDRS_REPLACEMENT_DROP, idrs->nreplaced));
+    else PetscCall(PetscViewerASCIIPrintf(viewer, "  residual replacement: off\n"));
+    PetscCall(PetscViewerASCIIPrintf(viewer, "  shadow space: seed %" PetscInt_FMT " (random by global index, orthonormalised: the same on any number of ranks)\n", idrs->seed));
+    PetscCall(PetscViewerASCIIPrintf(viewer, "  convergence test on the %s\n", norm));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode KSPSetFromOptions_IDRS(KSP ksp, PetscOptionItems PetscOptionsObject)
+{
+  KSP_IDRS *idrs = (KSP_IDRS *)ksp->data;
+  PetscReal angle;
+  PetscInt  s, seed;
+  PetscBool flg, b;
+
+  PetscFunctionBegin;
+  PetscOptionsHeadBegin(PetscOptionsObject, "KSP IDR(s) with biorthogonalisation (idrs) options");
+  PetscCall(PetscOptionsInt("-ksp_idrs_s", "Shadow space dimension", "KSPIDRSSetS", idrs->s, &s, &flg));
+  if (flg) PetscCall(KSPIDRSSetS(ksp, s));
+  PetscCall(PetscOptionsReal("-ksp_idrs_angle", "Angle kappa of the omega choice, in [0, 1] (0: plain minimal residual omega)", "KSPIDRSSetAngle", idrs->angle, &angle, &flg));
+  if (flg) PetscCall(KSPIDRSSetAngle(ksp, angle));
+  PetscCall(PetscOptionsBool("-ksp_idrs_smoothing", "Minimal residual smoothing of the iterates", "KSPIDRSSetSmoothing", idrs->smoothing, &b, &flg));
+  if (flg) PetscCall(KSPIDRSSetSmoothing(ksp, b));
+  PetscCall(PetscOptionsBool("-ksp_idrs_replacement", "Residual replacement: r = b - A x at the end of a cycle once the residual norm dropped by 1e3", "KSPIDRSSetReplacement", idrs->replacement, &b, &flg));
+  if (flg) PetscCall(KSPIDRSSetReplacement(ksp, b));
+  PetscCall(PetscOptionsInt("-ksp_idrs_seed", "Seed of the shadow space (random by global index: rank-independent)", "KSPIDRSSetSeed", idrs->seed, &seed, &flg));
+  if (flg) PetscCall(KSPIDRSSetSeed(ksp, seed));
+  PetscOptionsHeadEnd();
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* A change of s, smoothing or seed changes the work vectors or the shadow space: they are made again at the next solve */
+static PetscErrorCode KSPIDRSSetS_IDRS(KSP ksp, PetscInt s)
+{
+  KSP_IDRS *idrs = (KSP_IDRS *)ksp->data;
+
+  PetscFunctionBegin;
+  PetscCheck(s >= 1, PetscObjectComm((PetscObject)ksp), PETSC_ERR_ARG_OUTOFRANGE, "KSPIDRS: the shadow space dimension s (-ksp_idrs_s) must be >= 1, got %" PetscInt_FMT, s);
+  if (s != idrs->s) PetscCall(KSPIDRSFreeWork_Private(idrs));
+  idrs->s = s;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode KSPIDRSGetS_IDRS(KSP ksp, PetscInt *s)
+{
+  PetscFunctionBegin;
+  *s = ((KSP_IDRS *)ksp->data)->s;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode KSPIDRSSetAngle_IDRS(KSP ksp, PetscReal angle)
+{
+  PetscFunctionBegin;
+  PetscCheck(angle >= 0.0 && angle <= 1.0, PetscObjectComm((PetscObject)ksp), PETSC_ERR_ARG_OUTOFRANGE, "KSPIDRS: the angle kappa (-ksp_idrs_angle) must be in [0, 1], got %g", (double)angle);
+  ((KSP_IDRS *)ksp->data)->angle = angle;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode KSPIDRSGetAngle_IDRS(KSP ksp, PetscReal *angle)
+{
+  PetscFunctionBegin;
+  *angle = ((KSP_IDRS *)ksp->data)->angle;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode KSPIDRSSetSmoothing_IDRS(KSP ksp, PetscBool flg)
+{
+  KSP_IDRS *idrs = (KSP_IDRS *)ksp->data;
+
+  PetscFunctionBegin;
+  if (flg != idrs->smoothing) PetscCall(KSPIDRSFreeWork_Private(idrs));
+  idrs->smoothing = flg;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode KSPIDRSGetSmoothing_IDRS(KSP ksp, PetscBool *flg)
+{
+  PetscFunctionBegin;
+  *flg = ((KSP_IDRS *)ksp->data)->smoothing;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode KSPIDRSSetReplacement_IDRS(KSP ksp, PetscBool flg)
+{
+  PetscFunctionBegin;
+  ((KSP_IDRS *)ksp->data)->replacement = flg;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode KSPIDRSGetReplacement_IDRS(KSP ksp, PetscBool *flg)
+{
+  PetscFunctionBegin;
+  *flg = ((KSP_IDRS *)ksp->data)->replacement;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode KSPIDRSSetSeed_IDRS(KSP ksp, PetscInt seed)
+{
+  KSP_IDRS *idrs = (KSP_IDRS *)ksp->data;
+
+  PetscFunctionBegin;
+  if (seed != idrs->seed) idrs->pvalid = PETSC_FALSE;
+  idrs->seed = seed;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode KSPIDRSGetSeed_IDRS(KSP ksp, PetscInt *seed)
+{
+  PetscFunctionBegin;
+  *seed = ((KSP_IDRS *)ksp->data)->seed;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
+  KSPIDRSSetS - Sets the shadow space dimension s of `KSPIDRS`
+
+  Logically Collective
+
+  Input Parameters:
++ ksp - the Krylov solver context
+- s   - the shadow space dimension, >= 1 and at most the size of the system (default 4)
+
+  Options Database Key:
+. -ksp_idrs_s <s> - the shadow space dimension
+
+  Level: intermediate
+
+  Note:
+  A cycle of IDR(s) takes s + 1 products with the preconditioned operator; the memory is 3s + 3 vectors (plus s + 2 with
+  left preconditioning and the true residual norm, plus 2 with smoothing). Changing s after `KSPSetUp()` makes the work
+  vectors and the shadow space again at the next solve.
+
+.seealso: [](ch_ksp), `KSPIDRS`, `KSPIDRSGetS()`
+@*/
+PetscErrorCode KSPIDRSSetS(KSP ksp, PetscInt s)
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(ksp, KSP_CLASSID, 1);
+  PetscValidLogicalCollectiveInt(ksp, s, 2);
+  PetscTryMethod(ksp, "KSPIDRSSetS_C", (KSP, PetscInt), (ksp, s));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
+  KSPIDRSGetS - Gets the shadow space dimension s of `KSPIDRS`
+
+  Not Collective
+
+  Input Parameter:
+. ksp - the Krylov solver context
+
+  Output Parameter:
+. s - the shadow space dimension
+
+  Level: intermediate
+
+.seealso: [](ch_ksp), `KSPIDRS`, `KSPIDRSSetS()`
+@*/
+PetscErrorCode KSPIDRSGetS(KSP ksp, PetscInt *s)
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(ksp, KSP_CLASSID, 1);
+  PetscAssertPointer(s, 2);
+  PetscUseMethod(ksp, "KSPIDRSGetS_C", (KSP, PetscInt *), (ksp, s));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
+  KSPIDRSSetAngle - Sets the angle kappa of the omega choice of `KSPIDRS` ("maintaining the convergence")
+
+  Logically Collective
+
+  Input Parameters:
++ ksp   - the Krylov solver context
+- angle - kappa in [0, 1] (default 0.7); 0 gives the plain minimal residual omega
+
+  Options Database Key:
+. -ksp_idrs_angle <kappa> - the angle
+
+  Level: intermediate
+
+  Note:
+  omega = (t, r)/(t, t) with t = A' r minimises the residual; when |rho| = |(t, r)|/(||t|| ||r||) < kappa it is scaled by
+  kappa/|rho|, which keeps the next Krylov polynomial factor from nearly vanishing (Sleijpen and van der Vorst 1995).
+
+.seealso: [](ch_ksp), `KSPIDRS`, `KSPIDRSGetAngle()`
+@*/
+PetscErrorCode KSPIDRSSetAngle(KSP ksp, PetscReal angle)
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(ksp, KSP_CLASSID, 1);
+  PetscValidLogicalCollectiveReal(ksp, angle, 2);
+  PetscTryMethod(ksp, "KSPIDRSSetAngle_C", (KSP, PetscReal), (ksp, angle));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
+  KSPIDRSGetAngle - Gets the angle kappa of the omega choice of `KSPIDRS`
+
+  Not Collective
+
+  Input Parameter:
+. ksp - the Krylov solver context
+
+  Output Parameter:
+. angle - kappa
+
+  Level: intermediate
+
+.seealso: [](ch_ksp), `KSPIDRS`, `KSPIDRSSetAngle()`
+@*/
+PetscErrorCode KSPIDRSGetAngle(KSP ksp, PetscReal *angle)
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(ksp, KSP_CLASSID, 1);
+  PetscAssertPointer(angle, 2);
+  PetscUseMethod(ksp, "KSPIDRSGetAngle_C", (KSP, PetscReal *), (ksp, angle));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
+  KSPIDRSSetSmoothing - Turns the minimal residual smoothing of the iterates of `KSPIDRS` on or off
+
+  Logically Collective
+
+  Input Parameters:
++ ksp - the Krylov solver context
+- flg - `PETSC_TRUE` to smooth (default `PETSC_FALSE`)
+
+  Options Database Key:
+. -ksp_idrs_smoothing <bool> - smoothing
+
+  Level: intermediate
+
+  Note:
+  With smoothing (Zhou and Walker, SIAM J. Sci. Comput. 15, 1994) the solution vector holds the smoothed iterate, whose
+  residual norm (the one tested and monitored) never increases; the recurrence itself is unchanged. It costs two vectors,
+  two inner products and a norm per iteration.
+
+.seealso: [](ch_ksp), `KSPIDRS`, `KSPIDRSGetSmoothing()`
+@*/
+PetscErrorCode KSPIDRSSetSmoothing(KSP ksp, PetscBool flg)
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(ksp, KSP_CLASSID, 1);
+  PetscValidLogicalCollectiveBool(ksp, flg, 2);
+  PetscTryMethod(ksp, "KSPIDRSSetSmoothing_C", (KSP, PetscBool), (ksp, flg));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
+  KSPIDRSGetSmoothing - Says whether `KSPIDRS` smooths its iterates
+
+  Not Collective
+
+  Input Parameter:
+. ksp - the Krylov solver context
+
+  Output Parameter:
+. flg - `PETSC_TRUE` when smoothing is on
+
+  Level: intermediate
+
+.seealso: [](ch_ksp), `KSPIDRS`, `KSPIDRSSetSmoothing()`
+@*/
+PetscErrorCode KSPIDRSGetSmoothing(KSP ksp, PetscBool *flg)
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(ksp, KSP_CLASSID, 1);
+  PetscAssertPointer(flg, 2);
+  PetscUseMethod(ksp, "KSPIDRSGetSmoothing_C", (KSP, PetscBool *), (ksp, flg));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
+  KSPIDRSSetReplacement - Turns the residual replacement of `KSPIDRS` on or off
+
+  Logically Collective
+
+  Input Parameters:
++ ksp - the Krylov solver context
+- flg - `PETSC_TRUE` to replace (default `PETSC_FALSE`)
+
+  Options Database Key:
+. -ksp_idrs_replacement <bool> - residual replacement
+
+  Level: intermediate
+
+  Note:
+  The rule: at the end of a cycle (after the omega step), once the residual norm of the convergence test has dropped by a
+  factor 1e3 since the last replacement (or the start), the recurrence residual is recomputed from the iterate,
+  r = b - A x (left preconditioning: r = K^{-1}(b - A x), and the second recurrence b - A x too), at the cost of one
+  product with A (and one with K^{-1}). The basis G = A' U stays. This keeps the gap between the recurrence and the true
+  residual at the level of the last replacement instead of the largest residual of the run. The count of replacements
+  of the last solve is shown by `KSPView()`; they are not counted as iterations.
+
+.seealso: [](ch_ksp), `KSPIDRS`, `KSPIDRSGetReplacement()`
+@*/
+PetscErrorCode KSPIDRSSetReplacement(KSP ksp, PetscBool flg)
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(ksp, KSP_CLASSID, 1);
+  PetscValidLogicalCollectiveBool(ksp, flg, 2);
+  PetscTryMethod(ksp, "KSPIDRSSetReplacement_C", (KSP, PetscBool), (ksp, flg));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
+  KSPIDRSGetReplacement - Says whether `KSPIDRS` replaces its residual
+
+  Not Collective
+
+  Input Parameter:
+. ksp - the Krylov solver context
+
+  Output Parameter:
+. flg - `PETSC_TRUE` when residual replacement is on
+
+  Level: intermediate
+
+.seealso: [](ch_ksp), `KSPIDRS`, `KSPIDRSSetReplacement()`
+@*/
+PetscErrorCode KSPIDRSGetReplacement(KSP ksp, PetscBool *flg)
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(ksp, KSP_CLASSID, 1);
+  PetscAssertPointer(flg, 2);
+  PetscUseMethod(ksp, "KSPIDRSGetReplacement_C", (KSP, PetscBool *), (ksp, flg));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
+  KSPIDRSSetSeed - Sets the seed of the shadow space of `KSPIDRS`
+
+  Logically Collective
+
+  Input Parameters:
++ ksp  - the Krylov solver context
+- seed - the seed (default 0)
+
+  Options Database Key:
+. -ksp_idrs_seed <seed> - the seed
+
+  Level: advanced
+
+  Note:
+  Entry i of shadow vector k is a uniform random number in [-1, 1) computed from a hash of (seed, k, i), i the global
+  index; the s vectors are then orthonormalised. So the shadow space, and with it the iterations, do not depend on the
+  number of ranks (up to the rounding of parallel reductions), unlike `VecSetRandom()`.
+
+.seealso: [](ch_ksp), `KSPIDRS`, `KSPIDRSGetSeed()`
+@*/
+PetscErrorCode KSPIDRSSetSeed(KSP ksp, PetscInt seed)
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(ksp, KSP_CLASSID, 1);
+  PetscValidLogicalCollectiveInt(ksp, seed, 2);
+  PetscTryMethod(ksp, "KSPIDRSSetSeed_C", (KSP, PetscInt), (ksp, seed));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
+  KSPIDRSGetSeed - Gets the seed of the shadow space of `KSPIDRS`
+
+  Not Collective
+
+  Input Parameter:
+. ksp - the Krylov solver context
+
+  Output Parameter:
+. seed - the seed
+
+  Level: advanced
+
+.seealso: [](ch_ksp), `KSPIDRS`, `KSPIDRSSetSeed()`
+@*/
+PetscErrorCode KSPIDRSGetSeed(KSP ksp, PetscInt *seed)
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(ksp, KSP_CLASSID, 1);
+  PetscAssertPointer(seed, 2);
+  PetscUseMethod(ksp, "KSPIDRSGetSeed_C", (KSP, PetscInt *), (ksp, seed));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*MC
+  KSPIDRS - IDR(s) with biorthogonalisation, the variant of van Gijzen and Sonneveld (Algorithm 913), written so that
+  its vector work can be fused on the GPU
+
+  Options Database Keys:
++ -ksp_idrs_s <4>                 - shadow space dimension, see `KSPIDRSSetS()`
+. -ksp_idrs_angle <0.7>           - angle kappa of the omega choice, in [0, 1] (0: plain minimal residual), see `KSPIDRSSetAngle()`
+. -ksp_idrs_smoothing <false>     - minimal residual smoothing of the iterates, see `KSPIDRSSetSmoothing()`
+. -ksp_idrs_replacement <false>   - residual replacement, see `KSPIDRSSetReplacement()`
+- -ksp_idrs_seed <0>              - seed of the rank-independent shadow space, see `KSPIDRSSetSeed()`
+
+  Level: intermediate
+
+  Notes:
+  Preconditioning: right (the default) and left. The default norm is the unpreconditioned (true) residual, as in the
+  protocol of the paper; with right preconditioning it is the residual of the recurrence, with left preconditioning a
+  second recurrence b - A x is kept (s + 2 more vectors, no more products with A). `-ksp_norm_type preconditioned`
+  with `-ksp_pc_side left` tests the preconditioned residual instead.
+
+  Iterations are counted as PETSc's `KSPIDR` counts them: one per product with the preconditioned operator, s + 1 per
+  cycle, each followed by the convergence test, `KSPMonitor()` and the residual history.
+
+  A zero inner product that a division needs (M(k,k) = p_k^H g_k, or (A'r, r) in the omega step) stops the solve with
+  `KSP_DIVERGED_BREAKDOWN`; a residual or inner product that is infinite or NaN with `KSP_DIVERGED_NANORINF`.
+
+  Differences from PETSc's `KSPIDR` (`-ksp_type idr`), which implements the same algorithm:
+  - the iterate x is kept by the recurrences for both sides (the paper's form of right preconditioning), so nothing is
+    unwound at the end and smoothing and replacement see the real iterate;
+  - the default test is on the true residual, also with left preconditioning;
+  - the biorthogonalisation of a step takes one `VecMDot()` (all s inner products of g_k with P at once) and the new
+    column of M and the coefficients come from a small triangular solve on the host, where `KSPIDR` takes k `VecDot()`s
+    and k pairs of `VecAXPY()`; the updates are `VecMAXPY()`s: groups that a fused GPU path replaces;
+  - the shadow space comes from a hash of the global index and a seed, so it does not depend on the number of ranks;
+  - minimal residual smoothing and residual replacement are available.
+
+  References:
++ * - M. B. van Gijzen and P. Sonneveld, Algorithm 913: An elegant IDR(s) variant that efficiently exploits
+      biorthogonality properties, ACM Trans. Math. Softw. 38(1), 2011.
+. * - G. L. G. Sleijpen and H. A. van der Vorst, Maintaining convergence properties of BiCGstab methods in finite precision
+      arithmetic, Numer. Algorithms 10, 1995.
+. * - L. Zhou and H. F. Walker, Residual smoothing techniques for iterative methods, SIAM J. Sci. Comput. 15, 1994.
+- * - H. Anzt et al., Optimization and performance evaluation of the IDR iterative Krylov solver on GPUs, IJHPCA 2016.
+
+.seealso: [](ch_ksp), `KSPCreate()`, `KSPSetType()`, `KSPIDR`, `KSPBCGS`, `KSPGMRES`, `KSPIDRSSetS()`, `KSPIDRSSetAngle()`,
+          `KSPIDRSSetSmoothing()`, `KSPIDRSSetReplacement()`, `KSPIDRSSetSeed()`
+M*/
+PETSC_INTERN PetscErrorCode KSPCreate_IDRS(KSP ksp)
+{
+  KSP_IDRS *idrs;
+
+  PetscFunctionBegin;
+  PetscCall(PetscNew(&idrs));
+  idrs->s     = 4;
+  idrs->angle = 0.7;
+  ksp->data   = (void *)idrs;
+
+  /* the true residual is the default for either side; right preconditioning is the default side */
+  PetscCall(KSPSetSupportedNorm(ksp, KSP_NORM_UNPRECONDITIONED, PC_RIGHT, 3));
+  PetscCall(KSPSetSupportedNorm(ksp, KSP_NORM_UNPRECONDITIONED, PC_LEFT, 2));
+  PetscCall(KSPSetSupportedNorm(ksp, KSP_NORM_PRECONDITIONED, PC_LEFT, 1));
+
+  ksp->ops->setup          = KSPSetUp_IDRS;
+  ksp->ops->solve          = KSPSolve_IDRS;
+  ksp->ops->reset          = KSPReset_IDRS;
+  ksp->ops->destroy        = KSPDestroy_IDRS;
+  ksp->ops->view           = KSPView_IDRS;
+  ksp->ops->setfromoptions = KSPSetFromOptions_IDRS;
+  ksp->ops->buildsolution  = KSPBuildSolutionDefault;
+  ksp->ops->buildresidual  = KSPBuildResidualDefault;
+
+  PetscCall(PetscObjectComposeFunction((PetscObject)ksp, "KSPIDRSSetS_C", KSPIDRSSetS_IDRS));
+  PetscCall(PetscObjectComposeFunction((PetscObject)ksp, "KSPIDRSGetS_C", KSPIDRSGetS_IDRS));
+  PetscCall(PetscObjectComposeFunction((PetscObject)ksp, "KSPIDRSSetAngle_C", KSPIDRSSetAngle_IDRS));
+  PetscCall(PetscObjectComposeFunction((PetscObject)ksp, "KSPIDRSGetAngle_C", KSPIDRSGetAngle_IDRS));
+  PetscCall(PetscObjectComposeFunction((PetscObject)ksp, "KSPIDRSSetSmoothing_C", KSPIDRSSetSmoothing_IDRS));
+  PetscCall(PetscObjectComposeFunction((PetscObject)ksp, "KSPIDRSGetSmoothing_C", KSPIDRSGetSmoothing_IDRS));
+  PetscCall(PetscObjectComposeFunction((PetscObject)ksp, "KSPIDRSSetReplacement_C", KSPIDRSSetReplacement_IDRS));
+  PetscCall(PetscObjectComposeFunction((PetscObject)ksp, "KSPIDRSGetReplacement_C", KSPIDRSGetReplacement_IDRS));
+  PetscCall(PetscObjectComposeFunction((PetscObject)ksp, "KSPIDRSSetSeed_C", KSPIDRSSetSeed_IDRS));
+  PetscCall(PetscObjectComposeFunction((PetscObject)ksp, "KSPIDRSGetSeed_C", KSPIDRSGetSeed_IDRS));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}

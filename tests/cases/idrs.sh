@@ -1,0 +1,108 @@
+# KSPIDRS cases (sourced by tests/run.sh). test_idrs solves with -ksp_type idrs and prints "PASS true residual" when the
+# solve converged with ||b - A x||/||b|| <= 10 rtol (rtol 1e-8), "PASS iterations within 0.15 of KSPIDR" when PETSc's
+# KSPIDR with the same s, angle, side, norm and PC type took a count within 15% (-compare_idr), "PASS reason R" when the
+# solve ended with the expected reason R, and "OK" when every check held.
+# Matrices: 2-D upwind convection-diffusion (-problem convdiff, nonsymmetric), the zero matrix (breakdown), and the real
+# matrices of conf/matrices.list in tests/data/matrices (or $PBG_MATRICES) when they are there.
+
+pbg_idrs_dir=${PBG_MATRICES:-$PBG_ROOT/tests/data/matrices}
+pbg_idrs_cd=(-problem convdiff -n 48 -beta 300) # cell Peclet number 3: upwinding makes it strongly nonsymmetric
+
+# (1)+(2) converges, true residual, iterations against KSPIDR: right preconditioning (the default, true residual norm)
+for pc in jacobi vbjacobi none; do
+  tcase idrs_convdiff_right_$pc -- test_idrs "${pbg_idrs_cd[@]}" -pc_type $pc -compare_idr --grep 'PASS true residual' --grep 'PASS iterations within' --grep '^OK'
+done
+# (3) s = 1, 2, 4, 8 on both sides; left with the preconditioned norm is the only left variant KSPIDR has
+for s in 1 2 4 8; do
+  tcase idrs_s${s}_right_jacobi -- test_idrs "${pbg_idrs_cd[@]}" -pc_type jacobi -ksp_idrs_s $s -compare_idr --grep "idrs settings: s $s," --grep 'PASS true residual' --grep 'PASS iterations within' --grep '^OK'
+  tcase idrs_s${s}_left_vbjacobi -- test_idrs "${pbg_idrs_cd[@]}" -pc_type vbjacobi -ksp_pc_side left -ksp_norm_type preconditioned -ksp_idrs_s $s -compare_idr --grep 'PASS true residual' --grep 'PASS iterations within' --grep '^OK'
+done
+tcase idrs_left_prec_jacobi -- test_idrs "${pbg_idrs_cd[@]}" -pc_type jacobi -ksp_pc_side left -ksp_norm_type preconditioned -compare_idr -ksp_view --grep 'convergence test on the preconditioned residual' --grep 'PASS iterations within' --grep '^OK'
+# left preconditioning with the true residual norm (the default norm on that side): the second recurrence b - A x
+for pc in jacobi vbjacobi; do
+  tcase idrs_left_true_$pc -- test_idrs "${pbg_idrs_cd[@]}" -pc_type $pc -ksp_pc_side left -ksp_view --grep 'using UNPRECONDITIONED norm' --grep 'second recurrence' --grep 'PASS true residual' --grep '^OK'
+done
+# smoothing and replacement (the view counts the replacements of the solve: at least one must have happened)
+for side in right left; do
+  tcase idrs_smooth_replace_$side -- test_idrs "${pbg_idrs_cd[@]}" -pc_type vbjacobi -ksp_pc_side $side -ksp_idrs_smoothing -ksp_idrs_replacement -ksp_view \
+    --grep 'smoothing: on' --grep 'replacements in the last solve: [1-9]' --grep 'PASS true residual' --grep '^OK'
+  tcase idrs_smoothing_$side -- test_idrs "${pbg_idrs_cd[@]}" -pc_type jacobi -ksp_pc_side $side -ksp_idrs_smoothing -ksp_idrs_s 2 --grep 'PASS true residual' --grep '^OK'
+  tcase idrs_replacement_$side -- test_idrs "${pbg_idrs_cd[@]}" -pc_type jacobi -ksp_pc_side $side -ksp_idrs_replacement -ksp_idrs_s 8 --grep 'PASS true residual' --grep '^OK'
+  tcase idrs_nonzero_guess_$side -- test_idrs "${pbg_idrs_cd[@]}" -pc_type vbjacobi -ksp_pc_side $side -nonzero_guess -solves 2 --grep 'idrs solve 1: reason CONVERGED' --grep 'PASS true residual' --grep '^OK'
+done
+# the options reach the setters; the monitor and the view; -help lists the options
+tcase idrs_options -- test_idrs "${pbg_idrs_cd[@]}" -pc_type jacobi -ksp_idrs_s 3 -ksp_idrs_angle 0 -ksp_idrs_seed 7 -ksp_monitor -ksp_view \
+  --grep 'idrs settings: s 3, angle 0\., smoothing 0, replacement 0, seed 7' --grep 'angle \(kappa\) = 0\.? \(off\)' --grep 'shadow space: seed 7' --grep '^ *[0-9]+ KSP Residual norm' --grep '^OK'
+tcase idrs_help -- test_idrs "${pbg_idrs_cd[@]}" -help --grep "-ksp_idrs_s: <now 4" --grep '-ksp_idrs_angle' --grep '-ksp_idrs_smoothing' --grep '-ksp_idrs_replacement' --grep '-ksp_idrs_seed' --grep '-ksp_type idrs' --grep 'Krylov method.* idrs ' --grep 'Krylov method.* idr ' # PETSc's idr is still there
+
+# (1)+(2) real matrices, vbjacobi and jacobi, against KSPIDR
+for m in recirc_flow:1 add32:1 utm300:1 cavity64:4 grayscott128:2 bar:3; do
+  f=$pbg_idrs_dir/${m%%:*}.petsc
+  [ -f "$f" ] || continue
+  for pc in jacobi vbjacobi; do
+    tcase idrs_file_${m%%:*}_$pc -- test_idrs -problem file -f "$f" -bs ${m##*:} -pc_type $pc -ksp_max_it 5000 -compare_idr --grep 'PASS true residual' --grep 'PASS iterations within' --grep '^OK'
+  done
+done
+
+# (4) 1, 2, 3 ranks: the same iterations within 2 (the shadow space is a function of the global index)
+pbg_idrs_its() { # NP ARGS... -> the iteration count of the first solve
+  pbg_run "$1" test_idrs "${@:2}" | sed -n 's/^idrs solve 0: reason CONVERGED_[A-Z_]*, iterations \([0-9]*\),.*/\1/p'
+}
+pbg_idrs_ranks() { # ARGS...: iterations on 1, 2 and 3 ranks no more than 2 apart
+  local np its lo=-1 hi=-1
+  for np in 1 2 3; do
+    its=$(pbg_idrs_its $np "$@")
+    echo "np $np: iterations ${its:-(not converged)}"
+    [ -n "$its" ] || return 1
+    { [ $lo -lt 0 ] || [ "$its" -lt $lo ]; } && lo=$its
+    { [ $hi -lt 0 ] || [ "$its" -gt $hi ]; } && hi=$its
+  done
+  echo "spread $((hi - lo))"
+  [ $((hi - lo)) -le 2 ]
+}
+tcheck idrs_ranks_convdiff_right -- pbg_idrs_ranks "${pbg_idrs_cd[@]}" -pc_type jacobi
+tcheck idrs_ranks_convdiff_left_smooth -- pbg_idrs_ranks "${pbg_idrs_cd[@]}" -pc_type jacobi -ksp_pc_side left -ksp_idrs_smoothing -ksp_idrs_s 8
+[ -f "$pbg_idrs_dir/recirc_flow.petsc" ] && tcheck idrs_ranks_recirc_flow -- pbg_idrs_ranks -problem file -f "$pbg_idrs_dir/recirc_flow.petsc" -pc_type jacobi
+tcase idrs_mpi3_vbjacobi_left -n 3 -- test_idrs "${pbg_idrs_cd[@]}" -pc_type vbjacobi -ksp_pc_side left -ksp_idrs_replacement --grep 'PASS true residual' --grep '^OK'
+tcase idrs_mpi2_compare -n 2 -- test_idrs "${pbg_idrs_cd[@]}" -pc_type vbjacobi -compare_idr --grep 'PASS iterations within' --grep '^OK'
+
+# (5) error paths. A = 0, b != 0: g_0 = A u_0 = 0, so M(0,0) = p_0^H g_0 = 0 is a zero divisor in the first step.
+tcase idrs_breakdown_zero_right -- test_idrs -problem zero -n 8 -pc_type none -expect_reason DIVERGED_BREAKDOWN -info :ksp --grep 'KSPIDRS breakdown: p_0\^H g_0 = 0' --grep 'PASS reason DIVERGED_BREAKDOWN' --grep '^OK'
+tcase idrs_breakdown_zero_left -n 2 -- test_idrs -problem zero -n 8 -pc_type jacobi -ksp_pc_side left -expect_reason DIVERGED_BREAKDOWN --grep 'PASS reason DIVERGED_BREAKDOWN' --grep '^OK'
+tcase idrs_breakdown_error --fail -- test_idrs -problem zero -n 8 -pc_type none -ksp_error_if_not_converged --grep 'KSPIDRS breakdown: p_0\^H g_0 = 0'
+tcase idrs_nan_rhs -- test_idrs "${pbg_idrs_cd[@]}" -pc_type jacobi -nan_rhs -expect_reason DIVERGED_NANORINF --grep 'PASS reason DIVERGED_NANORINF' --grep '^OK'
+tcase idrs_nan_rhs_left_smooth -n 2 -- test_idrs "${pbg_idrs_cd[@]}" -pc_type jacobi -ksp_pc_side left -ksp_idrs_smoothing -nan_rhs -expect_reason DIVERGED_NANORINF --grep 'PASS reason DIVERGED_NANORINF' --grep '^OK'
+tcase idrs_bad_s --fail -- test_idrs -n 8 -ksp_idrs_s 0 --grep 'shadow space dimension s \(-ksp_idrs_s\) must be >= 1, got 0'
+tcase idrs_bad_angle --fail -- test_idrs -n 8 -ksp_idrs_angle 2 --grep 'angle kappa \(-ksp_idrs_angle\) must be in \[0, 1\], got 2'
+tcase idrs_s_too_large --fail -- test_idrs -n 2 -ksp_idrs_s 5 --grep 's = 5 \(-ksp_idrs_s\) exceeds the size 4 of the system'
+
+# (6) no leaks, with every optional vector in use and two solves
+tcase idrs_malloc_dump -- test_idrs "${pbg_idrs_cd[@]}" -pc_type vbjacobi -ksp_pc_side left -ksp_idrs_smoothing -ksp_idrs_replacement -solves 2 -compare_idr -ksp_norm_type preconditioned -malloc_debug -malloc_dump --grep '^OK' --nogrep '^\[ *[0-9]+\] [0-9]+ bytes '
+tcase idrs_malloc_dump_true -- test_idrs "${pbg_idrs_cd[@]}" -pc_type jacobi -ksp_pc_side left -ksp_idrs_smoothing -solves 2 -malloc_debug -malloc_dump --grep '^OK' --nogrep '^\[ *[0-9]+\] [0-9]+ bytes '
+
+# GPU: the same solves on CUDA vectors (aijcusparse, baijksparse), the iterations against the host's within 2
+pbg_idrs_gpu=(-vec_type cuda -mat_type aijcusparse -use_gpu_aware_mpi 0)
+for pc in jacobi vbjacobi; do
+  tcase idrs_gpu_right_$pc --gpu -- test_idrs "${pbg_idrs_cd[@]}" "${pbg_idrs_gpu[@]}" -pc_type $pc -compare_idr --grep 'PASS true residual' --grep 'PASS iterations within' --grep '^OK'
+  tcase idrs_gpu_left_true_$pc --gpu -- test_idrs "${pbg_idrs_cd[@]}" "${pbg_idrs_gpu[@]}" -pc_type $pc -ksp_pc_side left --grep 'PASS true residual' --grep '^OK'
+done
+tcase idrs_gpu_smooth_replace --gpu -- test_idrs "${pbg_idrs_cd[@]}" "${pbg_idrs_gpu[@]}" -pc_type vbjacobi -ksp_idrs_smoothing -ksp_idrs_replacement -ksp_idrs_s 8 -solves 2 --grep 'PASS true residual' --grep '^OK'
+tcase idrs_gpu_mpi2 --gpu -n 2 -- test_idrs "${pbg_idrs_cd[@]}" "${pbg_idrs_gpu[@]}" -pc_type vbjacobi -ksp_pc_side left -compare_idr -ksp_norm_type preconditioned --grep 'PASS iterations within' --grep '^OK'
+tcase idrs_gpu_breakdown --gpu -- test_idrs -problem zero -n 8 "${pbg_idrs_gpu[@]}" -pc_type none -expect_reason DIVERGED_BREAKDOWN --grep 'PASS reason DIVERGED_BREAKDOWN'
+tcase idrs_gpu_nan --gpu -- test_idrs "${pbg_idrs_cd[@]}" "${pbg_idrs_gpu[@]}" -pc_type jacobi -nan_rhs -expect_reason DIVERGED_NANORINF --grep 'PASS reason DIVERGED_NANORINF'
+pbg_idrs_gpu_host() { # NP ARGS...: iterations with CUDA vectors (ARGS then the GPU options) and on the host, within 2
+  local np=$1 host gpu
+  shift
+  host=$(pbg_idrs_its "$np" "$@")
+  gpu=$(pbg_idrs_its "$np" "$@" "${pbg_idrs_gpu[@]}")
+  echo "host ${host:-(not converged)}, gpu ${gpu:-(not converged)}"
+  [ -n "$host" ] && [ -n "$gpu" ] && [ $((host - gpu)) -le 2 ] && [ $((gpu - host)) -le 2 ]
+}
+tcheck idrs_gpu_host_its_right --gpu -- pbg_idrs_gpu_host 1 "${pbg_idrs_cd[@]}" -pc_type vbjacobi
+tcheck idrs_gpu_host_its_left_s8 --gpu -- pbg_idrs_gpu_host 1 "${pbg_idrs_cd[@]}" -pc_type jacobi -ksp_pc_side left -ksp_idrs_s 8 -ksp_idrs_smoothing
+tcheck idrs_gpu_host_its_mpi2 --gpu -- pbg_idrs_gpu_host 2 "${pbg_idrs_cd[@]}" -pc_type jacobi
+if [ -f "$pbg_idrs_dir/grayscott128.petsc" ]; then
+  tcase idrs_gpu_baijksparse_grayscott --gpu -- test_idrs -problem file -f "$pbg_idrs_dir/grayscott128.petsc" -bs 2 -vec_type cuda -mat_type baijksparse -pc_type vbjacobi -compare_idr --grep 'PASS true residual' --grep 'PASS iterations within' --grep '^OK'
+  tcheck idrs_gpu_host_its_grayscott --gpu -- pbg_idrs_gpu_host 1 -problem file -f "$pbg_idrs_dir/grayscott128.petsc" -bs 2 -pc_type vbjacobi
+fi
+unset pc s side m f
