@@ -489,6 +489,16 @@ PetscErrorCode MatSeqBAIJKSPARSEAXPYSubset_Private(Mat Y, PetscScalar a, Mat X, 
 }
 
 /* ---------------------------------------------------------------------------------------------- zero rows (and columns) */
+/* Whether zeroing rows runs on the device: a diagonal value to place needs every diagonal block stored (a missing one is a
+   new nonzero, the host's to insert) */
+static PetscErrorCode ZeroRowsOnDevice(Mat A, PetscScalar diag, PetscBool *dev)
+{
+  PetscFunctionBegin;
+  if (diag != (PetscScalar)0.0) PetscCall(MatSeqBAIJKSPARSEDiagonalOnDevice_Private(A, dev));
+  else PetscCall(MatSeqBAIJKSPARSEValuesOnDevice_Private(A, dev));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* b[rows] = diag x[rows]: on the device when both vectors are there, else on the host arrays as BAIJ does */
 static PetscErrorCode FixRHS(PetscInt n, const PetscInt rows[], const int *drows, PetscScalar diag, Vec x, Vec b, cudaStream_t stream)
 {
@@ -533,8 +543,7 @@ PetscErrorCode MatZeroRows_SeqBAIJKSPARSE(Mat A, PetscInt n, const PetscInt rows
 
   PetscFunctionBegin;
   PetscCheck(n >= 0 && (!n || rows), PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "%s: MatZeroRows() with %" PetscInt_FMT " rows and no row array", MATSEQBAIJKSPARSE, n);
-  if (diag != (PetscScalar)0.0) PetscCall(MatSeqBAIJKSPARSEDiagonalOnDevice_Private(A, &dev));
-  else PetscCall(MatSeqBAIJKSPARSEValuesOnDevice_Private(A, &dev));
+  PetscCall(ZeroRowsOnDevice(A, diag, &dev));
   if (!dev) {
     PetscCall(MatSeqBAIJKSPARSEHostAccess_Private(A, PETSC_TRUE));
     PetscCall((*k->host.zerorows)(A, n, rows, diag, x, b));
@@ -572,11 +581,8 @@ PetscErrorCode MatZeroRowsColumns_SeqBAIJKSPARSE(Mat A, PetscInt n, const PetscI
 
   PetscFunctionBegin;
   PetscCheck(n >= 0 && (!n || rows), PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "%s: MatZeroRowsColumns() with %" PetscInt_FMT " rows and no row array", MATSEQBAIJKSPARSE, n);
-  if (diag != (PetscScalar)0.0) PetscCall(MatSeqBAIJKSPARSEDiagonalOnDevice_Private(A, &dev));
-  else {
-    PetscCall(MatSeqBAIJKSPARSEValuesOnDevice_Private(A, &dev));
-    dev = (PetscBool)(dev && A->rmap->n == A->cmap->n);
-  }
+  PetscCall(ZeroRowsOnDevice(A, diag, &dev));
+  dev = (PetscBool)(dev && A->rmap->n == A->cmap->n);
   if (dev && x && b) {
     PetscCall(VecGetArrayReadAndMemType(x, &xx, &mx));
     PetscCall(VecGetArrayAndMemType(b, &bb, &mb));

@@ -139,6 +139,20 @@ static PetscErrorCode MatMPIBAIJKSPARSEComposeFunctions(Mat B, PetscBool set, Pe
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* Frees the subclass's own state (A->spptr and all it holds): the one place for MatDestroy() and the conversion back */
+static PetscErrorCode MatMPIBAIJKSPARSEFreePrivate(Mat A)
+{
+  Mat_MPIBAIJKSPARSE *k = (Mat_MPIBAIJKSPARSE *)A->spptr;
+
+  PetscFunctionBegin;
+  PetscCall(VecDestroy(&k->lvec));
+  PetscCall(VecScatterDestroy(&k->Mvctx));
+  PetscCall(PetscFree(k->garray));
+  PetscCall(MatBAIJKSPARSECOODestroy_Private(&k->coo));
+  PetscCall(PetscFree(A->spptr));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 static PetscErrorCode MatDestroy_MPIBAIJKSPARSE(Mat A)
 {
   Mat_MPIBAIJKSPARSE *k = (Mat_MPIBAIJKSPARSE *)A->spptr;
@@ -148,11 +162,7 @@ static PetscErrorCode MatDestroy_MPIBAIJKSPARSE(Mat A)
   PetscCheck(k, PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s matrix without its private data", MATMPIBAIJKSPARSE);
   destroy = k->host.destroy;
   PetscCall(MatMPIBAIJKSPARSEComposeFunctions(A, PETSC_FALSE, PETSC_FALSE));
-  PetscCall(VecDestroy(&k->lvec));
-  PetscCall(VecScatterDestroy(&k->Mvctx));
-  PetscCall(PetscFree(k->garray));
-  PetscCall(MatBAIJKSPARSECOODestroy_Private(&k->coo));
-  PetscCall(PetscFree(A->spptr));
+  PetscCall(MatMPIBAIJKSPARSEFreePrivate(A));
   PetscCall(PetscObjectChangeTypeName((PetscObject)A, MATMPIBAIJ));
   PetscCall((*destroy)(A)); /* destroys the parts through their own (MATSEQBAIJKSPARSE) destroy */
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -756,11 +766,7 @@ PetscErrorCode MatConvert_MPIBAIJKSPARSE_MPIBAIJ(Mat A, MatType type, MatReuse r
   PetscCall(MatMPIBAIJKSPARSEConvertParts(B, PETSC_FALSE));
   PetscCall(MatMPIBAIJKSPARSEComposeFunctions(B, PETSC_FALSE, PETSC_TRUE)); /* puts MPIBAIJ's preallocation back */
   *B->ops = k->host;
-  PetscCall(VecDestroy(&k->lvec));
-  PetscCall(VecScatterDestroy(&k->Mvctx));
-  PetscCall(PetscFree(k->garray));
-  PetscCall(MatBAIJKSPARSECOODestroy_Private(&k->coo));
-  PetscCall(PetscFree(B->spptr));
+  PetscCall(MatMPIBAIJKSPARSEFreePrivate(B));
   PetscCall(PetscFree(B->defaultvectype));
   PetscCall(PetscStrallocpy(VECSTANDARD, &B->defaultvectype));
   PetscCall(PetscObjectChangeTypeName((PetscObject)B, MATMPIBAIJ));

@@ -69,12 +69,12 @@ static PetscErrorCode MatSeqBAIJKSPARSEDeviceDestroy(MatBAIJKSPARSEDevice **pd)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* Uploads n PetscInt as int: the same width (pbgimpl.h refuses 64-bit indices), a plain copy */
-static PetscErrorCode UploadInt(int *dst, const PetscInt *src, PetscInt n, cudaStream_t stream, int **tmp)
+/* Uploads n PetscInt as int: the same width (pbgimpl.h refuses 64-bit indices), a plain copy; the caller synchronizes
+   before the host array changes */
+static PetscErrorCode UploadInt(int *dst, const PetscInt *src, PetscInt n, cudaStream_t stream)
 {
   PetscFunctionBegin;
   if (!n) PetscFunctionReturn(PETSC_SUCCESS);
-  *tmp = NULL;
   PetscCallCUDA(cudaMemcpyAsync(dst, src, n * sizeof(int), cudaMemcpyHostToDevice, stream));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -195,7 +195,7 @@ static PetscErrorCode MatSeqBAIJKSPARSECopyToGPU_Internal(Mat A, PetscBool patte
   nbs = A->cmap->n / bs;
   PetscCheck(nz <= PETSC_INT32_MAX && mbs * bs <= PETSC_INT32_MAX && nbs * bs <= PETSC_INT32_MAX, PETSC_COMM_SELF, PETSC_ERR_SUP, "%s: %" PetscInt_FMT " blocks, %" PetscInt_FMT " rows or %" PetscInt_FMT " columns do not fit the 32-bit device indices", MATSEQBAIJKSPARSE, nz, mbs * bs, nbs * bs);
   if (pattern) { /* the BSR indices and the diagonal blocks */
-    int *tmp = NULL, *diag;
+    int *diag;
 
     d->bs  = (int)bs;
     d->mbs = (int)mbs;
@@ -212,12 +212,8 @@ static PetscErrorCode MatSeqBAIJKSPARSECopyToGPU_Internal(Mat A, PetscBool patte
       PetscCallCUDA(cudaMalloc((void **)&d->colidx, d->cap_nz * sizeof(int)));
       PetscCallCUDA(cudaMalloc((void **)&d->val, d->cap_nz * bs * bs * sizeof(PetscScalar)));
     }
-    PetscCall(UploadInt(d->rowptr, ia, mbs + 1, stream, &tmp));
-    PetscCallCUDA(cudaStreamSynchronize(stream));
-    PetscCall(PetscFree(tmp));
-    PetscCall(UploadInt(d->colidx, ja, nz, stream, &tmp));
-    PetscCallCUDA(cudaStreamSynchronize(stream));
-    PetscCall(PetscFree(tmp));
+    PetscCall(UploadInt(d->rowptr, ia, mbs + 1, stream));
+    PetscCall(UploadInt(d->colidx, ja, nz, stream));
     /* the diagonal block of block row r is column r (BAIJ's columns are sorted): for shifts, diagonals and the block
        diagonal on the device */
     PetscCall(DeviceRealloc((void **)&d->diagpos, &d->cap_diag, PetscMax(mbs, 1), sizeof(int)));
@@ -233,7 +229,7 @@ static PetscErrorCode MatSeqBAIJKSPARSECopyToGPU_Internal(Mat A, PetscBool patte
       diag[r] = loc < 0 ? -1 : (int)(ia[r] + loc);
     }
     if (mbs) PetscCallCUDA(cudaMemcpyAsync(d->diagpos, diag, (size_t)mbs * sizeof(int), cudaMemcpyHostToDevice, stream));
-    PetscCallCUDA(cudaStreamSynchronize(stream));
+    PetscCallCUDA(cudaStreamSynchronize(stream)); /* one wait for the three index arrays, before diag goes */
     PetscCall(PetscFree(diag));
     bytes += (PetscInt64)(2 * mbs + 1 + nz) * (PetscInt64)sizeof(int);
     d->nzstate       = A->nonzerostate;
@@ -733,6 +729,19 @@ static PetscErrorCode MatSeqBAIJSetPreallocation_SeqBAIJKSPARSE(Mat B, PetscInt 
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* Frees the subclass's own state (A->spptr and all it holds): the one place for MatDestroy() and the conversion back */
+static PetscErrorCode MatSeqBAIJKSPARSEFreePrivate(Mat A)
+{
+  Mat_SeqBAIJKSPARSE *k = (Mat_SeqBAIJKSPARSE *)A->spptr;
+
+  PetscFunctionBegin;
+  PetscCall(MatSeqBAIJKSPARSEDeviceDestroy(&k->dev));
+  PetscCall(MatBAIJKSPARSECOODestroy_Private(&k->coo));
+  PetscCall(MatBAIJKSPARSEBlockDiagDestroy_Private(&k->bdiag));
+  PetscCall(PetscFree(A->spptr));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 static PetscErrorCode MatDestroy_SeqBAIJKSPARSE(Mat A)
 {
   Mat_SeqBAIJKSPARSE *k = (Mat_SeqBAIJKSPARSE *)A->spptr;
@@ -742,10 +751,7 @@ static PetscErrorCode MatDestroy_SeqBAIJKSPARSE(Mat A)
   PetscCheck(k, PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s matrix without its private data", MATSEQBAIJKSPARSE);
   destroy = k->host.destroy;
   PetscCall(MatSeqBAIJKSPARSEComposeFunctions(A, PETSC_FALSE, PETSC_FALSE));
-  PetscCall(MatSeqBAIJKSPARSEDeviceDestroy(&k->dev));
-  PetscCall(MatBAIJKSPARSECOODestroy_Private(&k->coo));
-  PetscCall(MatBAIJKSPARSEBlockDiagDestroy_Private(&k->bdiag));
-  PetscCall(PetscFree(A->spptr));
+  PetscCall(MatSeqBAIJKSPARSEFreePrivate(A));
   /* what remains is a MATSEQBAIJ: let BAIJ free it */
   PetscCall(PetscObjectChangeTypeName((PetscObject)A, MATSEQBAIJ));
   PetscCall((*destroy)(A));
@@ -789,10 +795,7 @@ PetscErrorCode MatConvert_SeqBAIJKSPARSE_SeqBAIJ(Mat A, MatType type, MatReuse r
   PetscCall(MatSeqBAIJKSPARSECopyToHost(B)); /* the host copy becomes the only one */
   *B->ops = k->host;
   PetscCall(MatSeqBAIJKSPARSEComposeFunctions(B, PETSC_FALSE, PETSC_TRUE));
-  PetscCall(MatSeqBAIJKSPARSEDeviceDestroy(&k->dev));
-  PetscCall(MatBAIJKSPARSECOODestroy_Private(&k->coo));
-  PetscCall(MatBAIJKSPARSEBlockDiagDestroy_Private(&k->bdiag));
-  PetscCall(PetscFree(B->spptr));
+  PetscCall(MatSeqBAIJKSPARSEFreePrivate(B));
   PetscCall(PetscFree(B->defaultvectype));
   PetscCall(PetscStrallocpy(VECSTANDARD, &B->defaultvectype));
   B->offloadmask = PETSC_OFFLOAD_UNALLOCATED;
