@@ -5,7 +5,7 @@
 
   SYNOPSIS
     bench_solve [-f FILE[:BS][,FILE[:BS]...]] [-suitesparse_dir DIR] [-matrices_dir DIR]
-                [-ksp_types idr,gmres,bcgs] [-pcs jacobi,pbjacobi,vpbjacobi,vbjacobi,vbjacobi-default]
+                [-ksp_types idr,idrs,gmres,bcgs] [-pcs jacobi,pbjacobi,vpbjacobi,vbjacobi,vbjacobi-default]
                 [-bounds 8,12,16,24,32] [-blockings supervariable,matrix] [-mat_types aij,baij]
                 [-rtol 1e-9] [-max_it 50000] [-time_cap 20] [-stagnation_its 0] [-budget 0] [-seed 1] [-divtol 1e30]
                 [-pc_side left|right]
@@ -16,6 +16,8 @@
     b for every run on a matrix), until the relative residual norm has dropped below -rtol (KSPSetTolerances: rtol
     1e-9, abstol 0, divtol -divtol (1e30: no early divergence stop), at most -max_it iterations), with
       KSPs   idr    PETSc's KSPIDR, s = 4 (KSPIDRSetS)
+             idrs   this package's KSPIDRS, s = 4 (KSPIDRSSetS; -ksp_idrs_fused, on by default, takes the fused CUDA
+                    path on CUDA vectors)
              gmres  GMRES(30)
              bcgs   BiCGStab
       PCs    jacobi            PETSc's PCJACOBI
@@ -33,11 +35,14 @@
                 (or with -host): aij and baij with standard vectors, a functional check, not a benchmark.
     Each run gets a fresh KSP (so every setup is a first setup): setup = PCSetUp() then KSPSetUp() (pc_setup_s: the
     PCSetUp() alone; KSPIDR's KSPSetUp() adds 3s+4 work vectors and a random orthonormal shadow space, about 0.1 s at
-    1M rows), solve = KSPSolve(), each between device synchronisations, wall-clock; total = setup + solve. The matrices are on the
+    1M rows; KSPIDRS's KSPSetUp() makes its work vectors and a shadow space hashed from the global indices), solve = KSPSolve(), each between device synchronisations, wall-clock; total = setup + solve. The matrices are on the
     device before any timing (one MatMult), and a small untimed warm-up pass solves with every PC type and matrix
     type first, so that the one-time costs of the process (CUDA module loading, library handles) are in no row.
-    Each KSP uses its default norm (left preconditioning: the preconditioned residual); the reported residual is
-    always the true one, ||b - A x|| / ||b||, computed after the solve.
+    Each KSP uses its default norm: under left preconditioning the preconditioned residual for idr, gmres and bcgs, the
+    unpreconditioned (true) residual for idrs (its default on either side; idrs's default side is right, so bench_solve
+    sets left explicitly, -ksp_pc_side left in its options string). The CSV's pc_side and norm columns are what
+    KSPGetPCSide() and KSPGetNormType() say after KSPSetUp(). The reported residual is always the true one,
+    ||b - A x|| / ||b||, computed after the solve.
     A convergence test wraps KSPConvergedDefault(): it stops a solve that has run longer than -time_cap seconds
     (reason "time cap", KSP_DIVERGED_ITS to PETSc), and records the residual history's extremes for the note column.
     -stagnation_its N (default 0: off): also stop a solve whose residual norm has not dropped below 0.9 times its
@@ -45,7 +50,7 @@
     8x per 5000 on average, so N = 5000 stops only runs that have stalled or diverge).
     -budget S: no run starts after S seconds of the process (the runs left are listed as skipped).
     -pc_side right: right preconditioning and the unpreconditioned residual norm for every KSP (the paper's test);
-    default left, PETSc's default, under which the KSPs test the preconditioned norm.
+    default left, PETSc's default, under which idr, gmres and bcgs test the preconditioned norm and idrs the true one.
 
     Matrices: -f FILE[:BS],... (BS: block size of the problem, default 1); FILE.mtx or FILE.mtx.gz is read as Matrix
     Market (bench/mmio_petsc.h; symmetric storage expanded), anything else with MatLoad() (PETSc binary: of several
@@ -55,22 +60,47 @@
 
     Reported per run (aligned text on stdout, CSV with -o; -append adds to an existing CSV): matrix, rows, nnz, bs,
     mat type, ksp, pc, bound, blocking, the PETSc options of the run, iterations, converged reason (or "time cap"),
-    true relative residual, setup/solve/total seconds, seconds per iteration, number of blocks, mean block size, a
-    note, and the bench_solve command line that repeats the row. bench/plot_solve.py makes tables and a
-    performance profile from the CSV.
+    true relative residual, setup/solve/total seconds, seconds per iteration, the bytes floor of one iteration and the
+    fraction of it reached (below), number of blocks, mean block size, a note, and the bench_solve command line that
+    repeats the row. bench/plot_solve.py makes tables (among them idrs against idr) and performance profiles from the
+    CSV. -append refuses a CSV whose header is not this program's (one of an older column layout).
 
-    KSPIDR and KSP_DIVERGED_DTOL: see IDR_NOTE below (printed in the header of the output).
+    Bytes floor (CSV floor_bytes_per_it, floor_frac; text column "floor" = floor_frac): the least memory traffic of
+    one iteration, each array read or written once, in bytes (n rows, 8-byte values, 4-byte indices):
+      floor_bytes_per_it = matmult_bytes + pc_bytes + 8 n passes(ksp)             (idr, idrs)
+                         = 2 matmult_bytes + 2 pc_bytes + 8 n 12                  (bcgs: 2 products, 2 PC applications
+                                                                                   and 12 vector passes per iteration)
+      gmres: "-" (its vector work grows with the Krylov basis up to the restart)
+      matmult_bytes  aij(cusparse), vpbjacobi's aij copy: 12 nnz + 4 (n + 1) + 16 n   (values + column indices, row
+                                                      pointers, x read once, y written)
+                     baij(ksparse), block size bs, nb stored blocks: nb (8 bs^2 + 4) + 4 (n/bs + 1) + 16 n
+      pc_bytes       vbjacobi, vbjacobi-default: 8 sum_b k_b^2 + 16 n (the inverses of the blocks of sizes k_b, from
+                     PCVBJacobiGetBlocks(), + x + y); vpbjacobi: the same with its blocks (MatGetVariableBlockSizes());
+                     jacobi: 24 n; pbjacobi: 8 bs n + 16 n
+      passes(s)      IDR(s), s = 4, per iteration (one product with the preconditioned operator; a cycle is s + 1
+                     iterations: s inner steps of 3 s + 13 vector reads/writes each, and s + 8 in the omega step):
+                       (3 s^2 + 14 s + 8) / (s + 1) = 22.4                                    right preconditioning,
+                                                                             or left with the preconditioned norm
+                       (s (3 s + 16) + s (s - 1) / 2 + s + 10) / (s + 1) = 26.4      left with the unpreconditioned
+                                                                             norm (idrs's second recurrence b - A x)
+                     The same for idr as for idrs: the floor is the algorithm's, not an implementation's.
+      floor_frac = floor_bytes_per_it / time_per_it_s / triad_Bps, where triad_Bps is measured once per process at
+      startup: VecWAXPY and VecPointwiseMult on CUDA vectors of 2^26 entries (24 bytes per entry: two reads, one
+      write), the median of 5 after one warm-up each, the larger of the two (printed in the header). On the host
+      path floor_bytes_per_it is still given and floor_frac is "-".
+
+    KSPIDR, KSPIDRS and KSP_DIVERGED_DTOL: see IDR_NOTE below (printed in the header of the output).
 
   EXAMPLES
     bench_solve -suitesparse_dir data/suitesparse -ksp_types idr -o solve.csv
-    bench_solve -f cavity512.petsc:4,grayscott512.petsc:2 -ksp_types idr,gmres -time_cap 10
+    bench_solve -f cavity512.petsc:4,grayscott512.petsc:2 -ksp_types idr,idrs,gmres -time_cap 10
     bench_solve -f mymatrix.mtx.gz:3 -pcs jacobi,vbjacobi -bounds 8,16
 */
-static char help[] = "Time to solution of KSPIDR(4)/GMRES(30)/BiCGStab with vbjacobi against jacobi, pbjacobi, vpbjacobi on real matrices.\n"
+static char help[] = "Time to solution of KSPIDR(4)/KSPIDRS(4)/GMRES(30)/BiCGStab with vbjacobi against jacobi, pbjacobi, vpbjacobi on real matrices.\n"
                      "  -f <file[:bs],...>        matrices: .mtx/.mtx.gz (Matrix Market) or PETSc binary; bs default 1\n"
                      "  -suitesparse_dir <dir>    every *.mtx.gz / *.mtx in DIR (bs 1); skipped with a message when absent\n"
                      "  -matrices_dir <dir>       DIR/MANIFEST.tsv and DIR/NAME.petsc (conf/fetch-matrices.sh)\n"
-                     "  -ksp_types <list>         idr,gmres,bcgs (default all)\n"
+                     "  -ksp_types <list>         idr,idrs,gmres,bcgs (default all; idrs: this package's KSPIDRS)\n"
                      "  -pcs <list>               jacobi,pbjacobi,vpbjacobi,vbjacobi,vbjacobi-default (default all)\n"
                      "  -bounds <list>            vbjacobi maximum block sizes (default 8,12,16,24,32)\n"
                      "  -blockings <list>         vbjacobi blockings: supervariable,natural,matrix (default supervariable,matrix)\n"
@@ -81,7 +111,7 @@ static char help[] = "Time to solution of KSPIDR(4)/GMRES(30)/BiCGStab with vbja
                      "  -stagnation_its <n>       stop a solve when ||r|| has not dropped by 10% in N iterations (default 0: never)\n"
                      "  -budget <s>               start no run after S seconds of the process (default 0: none)\n"
                      "  -seed <n>                 seed of the random right-hand side (default 1)\n"
-                     "  -pc_side <left,right>     left: PETSc's default, each KSP's default norm; right: unpreconditioned norm\n"
+                     "  -pc_side <left,right>     left: each KSP's default norm (idrs: the true residual); right: unpreconditioned norm\n"
                      "  -o <file.csv>             CSV output; -append adds to an existing file\n"
                      "  -host                     run on the host even when a GPU is present\n"
                      "  -warmup <bool>            the untimed warm-up pass (default true)\n"
@@ -97,8 +127,11 @@ static char help[] = "Time to solution of KSPIDR(4)/GMRES(30)/BiCGStab with vbja
 
 #define MAXLIST 64
 
+/* the CSV columns (tests/cases/bench_solve.sh and bench/plot_solve.py read them by name) */
+static const char CSV_HEADER[] = "device,matrix,rows,nnz,bs,mat_type,ksp,pc_side,norm,pc,bound,blocking,options,iterations,reason,true_rel_residual,setup_s,pc_setup_s,solve_s,total_s,time_per_it_s,floor_bytes_per_it,floor_frac,nblocks,mean_block,note,rerun,file";
+
 /* What PETSc 3.26's KSPIDR means by KSP_DIVERGED_DTOL (read in src/ksp/ksp/impls/idr/idr.c and
-   src/ksp/ksp/interface/iterativ.c). */
+   src/ksp/ksp/interface/iterativ.c), and how KSPIDRS (src/ksp/idrs/idrs.c) stops. */
 static const char IDR_NOTE[] = "KSPIDR and DIVERGED_DTOL: PETSc 3.26's KSPIDR (src/ksp/ksp/impls/idr/idr.c) never sets DIVERGED_DTOL itself, and it is\n"
                                "  no breakdown (those are DIVERGED_BREAKDOWN: |M[k][k]| < 10 eps ||r||, or ||A'r|| = 0) and no NaN (DIVERGED_NANORINF,\n"
                                "  from KSPCheckNorm). It comes from the convergence test, KSPConvergedDefault, which IDR calls after each of its s+1\n"
@@ -108,9 +141,13 @@ static const char IDR_NOTE[] = "KSPIDR and DIVERGED_DTOL: PETSc 3.26's KSPIDR (s
                                "  1e-4..1e-5 of ||r0|| within ~3000 iterations and then grows steadily, by at most 1e3..1e4 in one step, to >= 1e30\n"
                                "  after 10^4..4*10^4 iterations; the same runs with fewer iterations end at the limit with ||r||/||r0|| ~ 1e22..1e26.\n"
                                "  The note column gives, per run: the ratio at the stop, the best ratio and where, the largest one-step growth.\n"
+                               "  KSPIDRS (idrs) likewise calls KSPConvergedDefault after each of its s+1 iterations per cycle (DTOL from there\n"
+                               "  only, on its true residual by default); its breakdowns are DIVERGED_BREAKDOWN (a zero divisor: M(k,k) =\n"
+                               "  p_k^H g_k, or ||A'r||, ||r|| or (A'r, r) in the omega step) and a NaN/Inf norm or inner product is\n"
+                               "  DIVERGED_NANORINF.\n"
                                "  Also: under left preconditioning a 1e-9 drop of the preconditioned norm can leave the TRUE residual at 1e-1\n"
                                "  (bcsstk17/18: the Jacobi scaling spans many orders of magnitude): look at relres; -pc_side right tests the\n"
-                               "  unpreconditioned norm, as the paper does.\n";
+                               "  unpreconditioned norm, as the paper does; idrs tests it on either side.\n";
 
 typedef enum {
   PCK_JACOBI,
@@ -137,7 +174,7 @@ typedef struct {
 typedef struct {
   char       name[128], path[PETSC_MAX_PATH_LEN];
   PetscInt   bs, n;
-  PetscInt64 nnz;
+  PetscInt64 nnz, nbblocks; /* nonzeros of A; stored bs x bs blocks of Ab */
   Mat        A, Ab, Avp; /* aij(cusparse); baij(ksparse) when bs > 1; a copy of A for vpbjacobi's variable blocks */
   Vec        b, x, r;
   PetscReal  bnorm;
@@ -156,8 +193,9 @@ typedef struct {
 
 typedef struct {
   PetscInt  its, nblocks;
-  char      reason[32], note[512], options[512], rerun[1024], norm[32];
+  char      reason[32], note[512], options[512], rerun[1024], norm[32], side[8];
   double    relres, setup, pc_setup, solve, meanblock;
+  double    floor_bytes; /* bytes floor of one iteration (manual page); < 0: none for this KSP */
   PetscBool converged, error;
 } Result;
 
@@ -174,6 +212,8 @@ typedef struct {
   PetscInt       nruns, nconv, ncapped, nstag, nerror, nskipped;
   char           skipped[4096];
   PetscBool      natural_known; /* this build's PCVBJacobiBlocking has "natural" */
+  double         triad_Bps, triad_waxpy, triad_pwmult; /* bytes/s of the streaming measurement; 0 on the host */
+  PetscInt       triad_n;
 } Bench;
 
 static PetscErrorCode CheckCuda(cudaError_t err, const char *what)
@@ -195,6 +235,50 @@ static PetscBool InList(char *const list[], PetscInt n, const char *s)
   for (PetscInt k = 0; k < n; k++)
     if (!strcmp(list[k], s)) return PETSC_TRUE;
   return PETSC_FALSE;
+}
+
+/* Streaming bandwidth of the GPU for floor_frac: VecWAXPY and VecPointwiseMult on CUDA vectors (24 bytes per entry), the
+   median of 5 after one warm-up each; n = 2^26 entries, halved while three vectors would not fit in half the free memory */
+static PetscErrorCode MeasureTriad(Bench *b)
+{
+  Vec    x, y, w;
+  size_t freeb = 0, totalb = 0;
+  double rate[2];
+
+  PetscFunctionBegin;
+  PetscCall(CheckCuda(cudaMemGetInfo(&freeb, &totalb), "cudaMemGetInfo"));
+  b->triad_n = (PetscInt)1 << 26;
+  while (b->triad_n > ((PetscInt)1 << 20) && 3.0 * 8 * b->triad_n > 0.5 * (double)freeb) b->triad_n /= 2;
+  PetscCall(VecCreateSeqCUDA(PETSC_COMM_SELF, b->triad_n, &x));
+  PetscCall(VecDuplicate(x, &y));
+  PetscCall(VecDuplicate(x, &w));
+  PetscCall(VecSet(x, 1.0));
+  PetscCall(VecSet(y, 2.0));
+  PetscCall(VecSet(w, 0.0));
+  for (int op = 0; op < 2; op++) {
+    PetscReal t[5];
+
+    for (int k = -1; k < 5; k++) {
+      PetscLogDouble t0, t1;
+
+      PetscCall(Sync(b));
+      PetscCall(PetscTime(&t0));
+      if (op == 0) PetscCall(VecWAXPY(w, 0.5, x, y));
+      else PetscCall(VecPointwiseMult(w, x, y));
+      PetscCall(Sync(b));
+      PetscCall(PetscTime(&t1));
+      if (k >= 0) t[k] = (PetscReal)(t1 - t0);
+    }
+    PetscCall(PetscSortReal(5, t));
+    rate[op] = 24.0 * (double)b->triad_n / (double)t[2];
+  }
+  b->triad_waxpy  = rate[0];
+  b->triad_pwmult = rate[1];
+  b->triad_Bps    = PetscMax(rate[0], rate[1]);
+  PetscCall(VecDestroy(&x));
+  PetscCall(VecDestroy(&y));
+  PetscCall(VecDestroy(&w));
+  PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 /* ---------------------------------------------------------------------------------------- convergence test */
@@ -302,13 +386,19 @@ static PetscErrorCode LoadPetscBinary(const char path[], PetscInt bs, Mat *A)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* The block matrix of the AIJ matrix H (its block size set): baijksparse with CUDA vectors on a GPU, baij on the host */
-static PetscErrorCode BlockMatrix(Bench *b, Mat H, Mat *Ab)
+/* The block matrix of the AIJ matrix H (its block size set): baijksparse with CUDA vectors on a GPU, baij on the host;
+   and its number of stored blocks (for the bytes floor) */
+static PetscErrorCode BlockMatrix(Bench *b, Mat H, Mat *Ab, PetscInt64 *nblocks)
 {
-  Mat B;
+  Mat      B;
+  MatInfo  info;
+  PetscInt bs;
 
   PetscFunctionBegin;
   PetscCall(MatConvert(H, MATSEQBAIJ, MAT_INITIAL_MATRIX, &B));
+  PetscCall(MatGetBlockSize(B, &bs));
+  PetscCall(MatGetInfo(B, MAT_LOCAL, &info)); /* BAIJ counts the entries of its stored blocks, bs^2 each */
+  *nblocks = (PetscInt64)info.nz_used / ((PetscInt64)bs * bs);
   if (b->gpu) {
     PetscCall(MatConvert(B, MATSEQBAIJKSPARSE, MAT_INITIAL_MATRIX, Ab));
     PetscCall(MatSetVecType(*Ab, VECCUDA));
@@ -336,7 +426,7 @@ static PetscErrorCode ProblemLoad(Bench *b, const Entry *e, Problem *p)
   PetscCall(MatGetInfo(H, MAT_LOCAL, &info));
   p->nnz = (PetscInt64)info.nz_used;
   if (p->bs > 1 && InList(b->mattypes, b->nmattype, "baij")) {
-    PetscCall(BlockMatrix(b, H, &p->Ab));
+    PetscCall(BlockMatrix(b, H, &p->Ab, &p->nbblocks));
   }
   if (b->gpu) {
     PetscCall(MatConvert(H, MATSEQAIJCUSPARSE, MAT_INITIAL_MATRIX, &p->A));
@@ -409,11 +499,17 @@ static PetscErrorCode WarmupProblem(Bench *b, PetscInt d, Problem *p)
     }
   PetscCall(MatAssemblyBegin(H, MAT_FINAL_ASSEMBLY));
   PetscCall(MatAssemblyEnd(H, MAT_FINAL_ASSEMBLY));
+  {
+    MatInfo info;
+
+    PetscCall(MatGetInfo(H, MAT_LOCAL, &info));
+    p->nnz = (PetscInt64)info.nz_used;
+  }
   if (b->gpu) {
     PetscCall(MatConvert(H, MATSEQAIJCUSPARSE, MAT_INITIAL_MATRIX, &p->A));
     PetscCall(MatSetVecType(p->A, VECCUDA));
   } else PetscCall(MatDuplicate(H, MAT_COPY_VALUES, &p->A));
-  if (d > 1) PetscCall(BlockMatrix(b, H, &p->Ab));
+  if (d > 1) PetscCall(BlockMatrix(b, H, &p->Ab, &p->nbblocks));
   PetscCall(MatDuplicate(p->A, MAT_COPY_VALUES, &p->Avp));
   PetscCall(MatDestroy(&H));
   PetscCall(MatCreateVecs(p->A, &p->x, &p->b));
@@ -484,6 +580,7 @@ static PetscErrorCode OptionsString(Bench *b, const Problem *p, const char *kspt
     PetscCall(PetscSNPrintf(mato + l, sizeof(mato) - l, " -mat_block_size %" PetscInt_FMT, p->bs));
   }
   if (!strcmp(ksptype, "idr")) PetscCall(PetscStrncpy(kspo, " -ksp_idr_s 4", sizeof(kspo)));
+  else if (!strcmp(ksptype, "idrs")) PetscCall(PetscStrncpy(kspo, b->side == PC_LEFT ? " -ksp_idrs_s 4 -ksp_pc_side left" : " -ksp_idrs_s 4", sizeof(kspo))); /* its default side is right */
   else if (!strcmp(ksptype, "gmres")) PetscCall(PetscStrncpy(kspo, " -ksp_gmres_restart 30", sizeof(kspo)));
   switch (c->kind) {
   case PCK_JACOBI:
@@ -527,6 +624,56 @@ static PetscErrorCode SupervariableSizes(Problem *p, PetscInt bound, PetscInt *n
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* IDR(s) vector passes (8 n bytes each) per iteration, a cycle being s + 1 iterations: s inner steps of 3 s + 13 and an
+   omega step of s + 8; left preconditioning with the true residual adds the recurrence b - A x (manual page) */
+static double IDRPasses(PetscInt s, PetscBool lefttrue)
+{
+  double ds = (double)s;
+
+  if (lefttrue) return (ds * (3 * ds + 16) + ds * (ds - 1) / 2 + ds + 10) / (ds + 1);
+  return (3 * ds * ds + 14 * ds + 8) / (ds + 1);
+}
+
+/* The bytes floor of one iteration (manual page), from the matrix M of the run and the set-up PC; -1: no count for
+   this KSP (gmres) */
+static PetscErrorCode FloorBytes(const Problem *p, const char *ksptype, const Config *c, Mat M, PC pc, PCSide side, KSPNormType normtype, double *bytes)
+{
+  double n = (double)p->n, mm, pcb = 16 * n, sq = 0;
+
+  PetscFunctionBegin;
+  *bytes = -1;
+  if (c->baij) mm = (double)p->nbblocks * (8.0 * p->bs * p->bs + 4) + 4.0 * (p->n / p->bs + 1) + 16 * n;
+  else mm = 12.0 * (double)p->nnz + 4 * (n + 1) + 16 * n;
+  switch (c->kind) {
+  case PCK_JACOBI:
+    pcb = 24 * n;
+    break;
+  case PCK_PBJACOBI:
+    pcb = 8.0 * p->bs * n + 16 * n;
+    break;
+  case PCK_VPBJACOBI: {
+    PetscInt        nb;
+    const PetscInt *sz;
+
+    PetscCall(MatGetVariableBlockSizes(M, &nb, &sz));
+    for (PetscInt k = 0; k < nb; k++) sq += (double)sz[k] * sz[k];
+    pcb += 8 * sq;
+  } break;
+  case PCK_VBJACOBI:
+  case PCK_VBJACOBI_DEFAULT: {
+    PetscInt        nb;
+    const PetscInt *st;
+
+    PetscCall(PCVBJacobiGetBlocks(pc, &nb, &st));
+    for (PetscInt k = 0; k < nb; k++) sq += (double)(st[k + 1] - st[k]) * (st[k + 1] - st[k]);
+    pcb += 8 * sq;
+  } break;
+  }
+  if (!strcmp(ksptype, "idr") || !strcmp(ksptype, "idrs")) *bytes = mm + pcb + 8 * n * IDRPasses(4, (PetscBool)(side == PC_LEFT && normtype == KSP_NORM_UNPRECONDITIONED));
+  else if (!strcmp(ksptype, "bcgs")) *bytes = 2 * mm + 2 * pcb + 8 * n * 12;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* One timed solve; errors return to the caller (which records them) */
 static PetscErrorCode RunInner(Bench *b, Problem *p, const char *ksptype, const Config *c, PetscInt max_it, KSP *kspout, CapCtx *cap, Result *res)
 {
@@ -536,6 +683,7 @@ static PetscErrorCode RunInner(Bench *b, Problem *p, const char *ksptype, const 
   PetscLogDouble     t0, tp, t1, t2;
   KSPConvergedReason reason;
   KSPNormType        normtype;
+  PCSide             side;
   PetscReal          rn;
 
   PetscFunctionBegin;
@@ -549,14 +697,15 @@ static PetscErrorCode RunInner(Bench *b, Problem *p, const char *ksptype, const 
   PetscCall(KSPCreate(PETSC_COMM_SELF, &ksp));
   *kspout = ksp;
   PetscCall(KSPSetOperators(ksp, M, M));
-  PetscCall(KSPSetType(ksp, !strcmp(ksptype, "idr") ? KSPIDR : !strcmp(ksptype, "gmres") ? KSPGMRES : KSPBCGS));
+  PetscCall(KSPSetType(ksp, !strcmp(ksptype, "idr") ? KSPIDR : !strcmp(ksptype, "idrs") ? KSPIDRS : !strcmp(ksptype, "gmres") ? KSPGMRES : KSPBCGS));
   if (!strcmp(ksptype, "idr")) PetscCall(KSPIDRSetS(ksp, 4));
+  if (!strcmp(ksptype, "idrs")) PetscCall(KSPIDRSSetS(ksp, 4));
   if (!strcmp(ksptype, "gmres")) PetscCall(KSPGMRESSetRestart(ksp, 30));
   PetscCall(KSPSetTolerances(ksp, b->rtol, 0.0, b->divtol, max_it));
   if (b->side == PC_RIGHT) {
     PetscCall(KSPSetPCSide(ksp, PC_RIGHT));
     PetscCall(KSPSetNormType(ksp, KSP_NORM_UNPRECONDITIONED));
-  }
+  } else PetscCall(KSPSetPCSide(ksp, PC_LEFT)); /* the default side of idr, gmres, bcgs; idrs's is right. The norm stays each KSP's default */
   PetscCall(KSPGetPC(ksp, &pc));
   switch (c->kind) {
   case PCK_JACOBI:
@@ -634,18 +783,23 @@ static PetscErrorCode RunInner(Bench *b, Problem *p, const char *ksptype, const 
   }
   res->meanblock = res->nblocks ? (double)p->n / res->nblocks : 0;
 
-  /* the note */
+  /* side and norm as KSPSetUp() resolved them (idrs: the true residual by default on either side) */
   PetscCall(KSPGetNormType(ksp, &normtype));
+  PetscCall(KSPGetPCSide(ksp, &side));
   PetscCall(PetscStrncpy(res->norm, KSPNormTypes[normtype], sizeof(res->norm)));
   for (char *q = res->norm; *q; q++) *q = (char)tolower((unsigned char)*q);
+  PetscCall(PetscStrncpy(res->side, side == PC_RIGHT ? "right" : side == PC_LEFT ? "left" : "symmetric", sizeof(res->side)));
+  PetscCall(FloorBytes(p, ksptype, c, M, pc, side, normtype, &res->floor_bytes));
+
+  /* the note */
   if (reason == KSP_DIVERGED_DTOL) {
     PetscCall(PetscSNPrintf(res->note, sizeof(res->note), "DTOL (KSPConvergedDefault): ||r||/||r0|| = %.1e >= divtol at it %" PetscInt_FMT " (%s norm); largest one-step growth %.1e x at it %" PetscInt_FMT "; best %.1e at it %" PetscInt_FMT "%s", (double)(cap->rprev / cap->r0), cap->itlast,
                             KSPNormTypes[normtype], (double)cap->growth, cap->itgrowth, (double)(cap->rmin / cap->r0), cap->itmin,
                             cap->growth > 1e10 ? " (one-step blow-up: a near-breakdown)" : " (gradual divergence after stagnation)"));
   } else if (reason == KSP_DIVERGED_NANORINF) {
-    PetscCall(PetscSNPrintf(res->note, sizeof(res->note), "NaN/Inf residual norm at it %" PetscInt_FMT "; largest one-step growth %.1e x at it %" PetscInt_FMT "; best ||r||/||r0|| %.1e at it %" PetscInt_FMT, cap->itlast, (double)cap->growth, cap->itgrowth, (double)(cap->rmin / cap->r0), cap->itmin));
+    PetscCall(PetscSNPrintf(res->note, sizeof(res->note), "NaN/Inf residual norm or inner product at it %" PetscInt_FMT "; largest one-step growth %.1e x at it %" PetscInt_FMT "; best ||r||/||r0|| %.1e at it %" PetscInt_FMT, cap->itlast, (double)cap->growth, cap->itgrowth, (double)(cap->rmin / cap->r0), cap->itmin));
   } else if (reason == KSP_DIVERGED_BREAKDOWN) {
-    PetscCall(PetscSNPrintf(res->note, sizeof(res->note), "breakdown at it %" PetscInt_FMT "%s; best ||r||/||r0|| %.1e at it %" PetscInt_FMT, cap->itlast, !strcmp(ksptype, "idr") ? " (IDR: |M[k][k]| < 10 eps ||r|| or ||A'r|| = 0)" : "", (double)(cap->rmin / cap->r0), cap->itmin));
+    PetscCall(PetscSNPrintf(res->note, sizeof(res->note), "breakdown at it %" PetscInt_FMT "%s; best ||r||/||r0|| %.1e at it %" PetscInt_FMT, cap->itlast, !strcmp(ksptype, "idr") ? " (IDR: |M[k][k]| < 10 eps ||r|| or ||A'r|| = 0)" : !strcmp(ksptype, "idrs") ? " (IDRS: M(k,k) = p_k^H g_k = 0, or ||A'r||, ||r|| or (A'r, r) = 0 in the omega step)" : "", (double)(cap->rmin / cap->r0), cap->itmin));
   } else if (cap->stagnated) {
     PetscCall(PetscSNPrintf(res->note, sizeof(res->note), "stopped by -stagnation_its %" PetscInt_FMT ": no 10%% drop of ||r|| since it %" PetscInt_FMT "; ||r||/||r0|| %.1e at it %" PetscInt_FMT " (best %.1e at it %" PetscInt_FMT ")", b->stag_its, cap->itref, (double)(cap->rprev / cap->r0), cap->itlast, (double)(cap->rmin / cap->r0), cap->itmin));
   } else if (cap->capped) {
@@ -666,7 +820,7 @@ static PetscErrorCode RunInner(Bench *b, Problem *p, const char *ksptype, const 
 /* the CSV and the text line of one run */
 static PetscErrorCode Report(Bench *b, const Problem *p, const char *ksptype, const Config *c, const Result *r)
 {
-  char   bound[16], tpi[32], mean[16];
+  char   bound[16], tpi[32], mean[16], fbytes[32], ffrac[32], fshort[16];
   double total = r->setup + r->solve;
 
   PetscFunctionBegin;
@@ -675,11 +829,24 @@ static PetscErrorCode Report(Bench *b, const Problem *p, const char *ksptype, co
   if (r->its > 0) PetscCall(PetscSNPrintf(tpi, sizeof(tpi), "%.3e", r->solve / r->its));
   else PetscCall(PetscStrncpy(tpi, "-", sizeof(tpi)));
   PetscCall(PetscSNPrintf(mean, sizeof(mean), "%.2f", r->meanblock));
-  PetscCall(PetscPrintf(PETSC_COMM_SELF, "%-16s %8" PetscInt_FMT " %9" PetscInt64_FMT " %2" PetscInt_FMT " %-11s %-5s %-16s %5s %-13s %6" PetscInt_FMT " %-20s %8.1e %9.3e %9.3e %9.3e %9.3e %9s %8" PetscInt_FMT " %5s  %s\n", p->name, p->n, p->nnz, p->bs, MatTypeName(b, c->baij), ksptype,
-                        PCKindNames[c->kind], bound, c->blocking, r->its, r->reason, r->relres, r->setup, r->pc_setup, r->solve, total, tpi, r->nblocks, mean, r->note));
+  /* the bytes floor: counted wherever the KSP has a count; its fraction only with a measured bandwidth (GPU) */
+  PetscCall(PetscStrncpy(fbytes, "-", sizeof(fbytes)));
+  PetscCall(PetscStrncpy(ffrac, "-", sizeof(ffrac)));
+  PetscCall(PetscStrncpy(fshort, "-", sizeof(fshort)));
+  if (r->floor_bytes > 0 && !r->error) {
+    PetscCall(PetscSNPrintf(fbytes, sizeof(fbytes), "%.0f", r->floor_bytes));
+    if (b->triad_Bps > 0 && r->its > 0 && r->solve > 0) {
+      double frac = r->floor_bytes / (r->solve / r->its) / b->triad_Bps;
+
+      PetscCall(PetscSNPrintf(ffrac, sizeof(ffrac), "%.4f", frac));
+      PetscCall(PetscSNPrintf(fshort, sizeof(fshort), "%.2f", frac));
+    }
+  }
+  PetscCall(PetscPrintf(PETSC_COMM_SELF, "%-16s %8" PetscInt_FMT " %9" PetscInt64_FMT " %2" PetscInt_FMT " %-11s %-5s %-16s %5s %-13s %6" PetscInt_FMT " %-20s %8.1e %9.3e %9.3e %9.3e %9.3e %9s %5s %8" PetscInt_FMT " %5s  %s\n", p->name, p->n, p->nnz, p->bs, MatTypeName(b, c->baij), ksptype,
+                        PCKindNames[c->kind], bound, c->blocking, r->its, r->reason, r->relres, r->setup, r->pc_setup, r->solve, total, tpi, fshort, r->nblocks, mean, r->note));
   if (b->csv) {
-    PetscCall(PetscFPrintf(PETSC_COMM_SELF, b->csv, "\"%s\",\"%s\",%" PetscInt_FMT ",%" PetscInt64_FMT ",%" PetscInt_FMT ",%s,%s,%s,%s,%s,%s,%s,\"%s\",%" PetscInt_FMT ",%s,%.6e,%.6e,%.6e,%.6e,%.6e,%s,%" PetscInt_FMT ",%.4f,\"%s\",\"%s\",\"%s\"\n", b->device, p->name, p->n, p->nnz, p->bs, MatTypeName(b, c->baij), ksptype, b->side == PC_RIGHT ? "right" : "left", r->norm, PCKindNames[c->kind], bound, c->blocking, r->options, r->its,
-                           r->reason, r->relres, r->setup, r->pc_setup, r->solve, total, tpi, r->nblocks, r->meanblock, r->note, r->rerun, p->path));
+    PetscCall(PetscFPrintf(PETSC_COMM_SELF, b->csv, "\"%s\",\"%s\",%" PetscInt_FMT ",%" PetscInt64_FMT ",%" PetscInt_FMT ",%s,%s,%s,%s,%s,%s,%s,\"%s\",%" PetscInt_FMT ",%s,%.6e,%.6e,%.6e,%.6e,%.6e,%s,%s,%s,%" PetscInt_FMT ",%.4f,\"%s\",\"%s\",\"%s\"\n", b->device, p->name, p->n, p->nnz, p->bs, MatTypeName(b, c->baij), ksptype,
+                           r->side[0] ? r->side : (b->side == PC_RIGHT ? "right" : "left"), r->norm, PCKindNames[c->kind], bound, c->blocking, r->options, r->its, r->reason, r->relres, r->setup, r->pc_setup, r->solve, total, tpi, fbytes, ffrac, r->nblocks, r->meanblock, r->note, r->rerun, p->path));
     PetscCall(PetscFFlush(b->csv));
   }
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -750,7 +917,7 @@ static PetscErrorCode RunOne(Bench *b, Problem *p, const char *ksptype, const Co
 static PetscErrorCode PrintHeaderLine(void)
 {
   PetscFunctionBegin;
-  PetscCall(PetscPrintf(PETSC_COMM_SELF, "%-16s %8s %9s %2s %-11s %-5s %-16s %5s %-13s %6s %-20s %8s %9s %9s %9s %9s %9s %8s %5s  %s\n", "matrix", "rows", "nnz", "bs", "mat", "ksp", "pc", "bound", "blocking", "its", "reason", "relres", "setup_s", "pcsetup_s", "solve_s", "total_s", "s/it", "blocks", "mean", "note"));
+  PetscCall(PetscPrintf(PETSC_COMM_SELF, "%-16s %8s %9s %2s %-11s %-5s %-16s %5s %-13s %6s %-20s %8s %9s %9s %9s %9s %9s %5s %8s %5s  %s\n", "matrix", "rows", "nnz", "bs", "mat", "ksp", "pc", "bound", "blocking", "its", "reason", "relres", "setup_s", "pcsetup_s", "solve_s", "total_s", "s/it", "floor", "blocks", "mean", "note"));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -901,7 +1068,7 @@ int main(int argc, char **argv)
   PetscInt       nlist = 0, caplist = 0, nfiles = MAXLIST;
   char          *files[MAXLIST], csvname[PETSC_MAX_PATH_LEN] = "", ssdir[PETSC_MAX_PATH_LEN] = "", mdir[PETSC_MAX_PATH_LEN] = "";
   PetscBool      fflg, host = PETSC_FALSE, warmup = PETSC_TRUE, flg;
-  const char    *kspall[] = {"idr", "gmres", "bcgs"}, *pcall[] = {"jacobi", "pbjacobi", "vpbjacobi", "vbjacobi", "vbjacobi-default"};
+  const char    *kspall[] = {"idr", "idrs", "gmres", "bcgs"}, *pcall[] = {"jacobi", "pbjacobi", "vpbjacobi", "vbjacobi", "vbjacobi-default"};
   const char    *blkall[] = {"supervariable", "natural", "matrix"}, *matall[] = {"aij", "baij"};
   PetscLogDouble tend;
   char           stagline[128] = "";
@@ -919,8 +1086,8 @@ int main(int argc, char **argv)
   b.side     = PC_LEFT;
   b.nbound   = 5;
   b.bounds[0] = 8, b.bounds[1] = 12, b.bounds[2] = 16, b.bounds[3] = 24, b.bounds[4] = 32;
-  for (PetscInt k = 0; k < 3; k++) PetscCall(PetscStrallocpy(kspall[k], &b.ksps[k]));
-  b.nksp = 3;
+  for (PetscInt k = 0; k < 4; k++) PetscCall(PetscStrallocpy(kspall[k], &b.ksps[k]));
+  b.nksp = 4;
   for (PetscInt k = 0; k < 5; k++) PetscCall(PetscStrallocpy(pcall[k], &b.pcs[k]));
   b.npc = 5;
   PetscCall(PetscStrallocpy("supervariable", &b.blockings[0]));
@@ -933,7 +1100,7 @@ int main(int argc, char **argv)
   PetscCall(PetscOptionsStringArray("-f", "matrices, FILE[:BS] (.mtx, .mtx.gz, or PETSc binary)", "bench_solve", files, &nfiles, &fflg));
   PetscCall(PetscOptionsString("-suitesparse_dir", "every *.mtx.gz / *.mtx of DIR, bs 1", "bench_solve", ssdir, ssdir, sizeof(ssdir), NULL));
   PetscCall(PetscOptionsString("-matrices_dir", "DIR/MANIFEST.tsv and DIR/NAME.petsc (conf/fetch-matrices.sh)", "bench_solve", mdir, mdir, sizeof(mdir), NULL));
-  PetscCall(ListOption(PetscOptionsObject, "-ksp_types", "idr,gmres,bcgs", b.ksps, &b.nksp, kspall, 3));
+  PetscCall(ListOption(PetscOptionsObject, "-ksp_types", "idr,idrs,gmres,bcgs", b.ksps, &b.nksp, kspall, 4));
   PetscCall(ListOption(PetscOptionsObject, "-pcs", "jacobi,pbjacobi,vpbjacobi,vbjacobi,vbjacobi-default", b.pcs, &b.npc, pcall, 5));
   PetscCall(ListOption(PetscOptionsObject, "-blockings", "vbjacobi blockings: supervariable,natural,matrix", b.blockings, &b.nblocking, blkall, 3));
   PetscCall(ListOption(PetscOptionsObject, "-mat_types", "aij,baij (on a GPU: aijcusparse, baijksparse)", b.mattypes, &b.nmattype, matall, 2));
@@ -987,6 +1154,7 @@ int main(int argc, char **argv)
     PetscCall(CheckCuda(cudaGetDeviceProperties(&prop, dev), "cudaGetDeviceProperties"));
     PetscCall(PetscSNPrintf(b.device, sizeof(b.device), "%s (sm_%d%d, %.0f GB, %d SMs)", prop.name, prop.major, prop.minor, prop.totalGlobalMem / 1e9, prop.multiProcessorCount));
     PetscCall(PetscDeviceInitialize(PETSC_DEVICE_CUDA));
+    PetscCall(MeasureTriad(&b));
   } else PetscCall(PetscSNPrintf(b.device, sizeof(b.device), "host (%s: aij/baij, standard vectors; a functional check, not a benchmark)", host ? "-host" : "no CUDA device"));
 
   /* the matrices */
@@ -1008,9 +1176,12 @@ int main(int argc, char **argv)
 
   if (b.stag_its > 0) PetscCall(PetscSNPrintf(stagline, sizeof(stagline), ", or when ||r|| has not dropped by 10%% in %" PetscInt_FMT " iterations ('stagnation')", b.stag_its));
   PetscCall(PetscPrintf(PETSC_COMM_SELF, "bench_solve: device %s\n", b.device));
-  PetscCall(PetscPrintf(PETSC_COMM_SELF, "  protocol: x0 = 0, b uniform random in [0,1) (seed %" PetscInt_FMT "), %s, stop at rtol %g of %s (abstol 0, divtol %g), at most %" PetscInt_FMT " iterations, %.1f s per solve (-time_cap; 'time cap' in reason)%s\n", b.seed, b.side == PC_RIGHT ? "right preconditioning" : "left preconditioning (PETSc's default)", (double)b.rtol, b.side == PC_RIGHT ? "the unpreconditioned residual norm" : "each KSP's default norm (preconditioned)", (double)b.divtol, b.max_it,
+  PetscCall(PetscPrintf(PETSC_COMM_SELF, "  protocol: x0 = 0, b uniform random in [0,1) (seed %" PetscInt_FMT "), %s, stop at rtol %g of %s (abstol 0, divtol %g), at most %" PetscInt_FMT " iterations, %.1f s per solve (-time_cap; 'time cap' in reason)%s\n", b.seed, b.side == PC_RIGHT ? "right preconditioning" : "left preconditioning (PETSc's default)", (double)b.rtol, b.side == PC_RIGHT ? "the unpreconditioned residual norm" : "each KSP's default norm (idr, gmres, bcgs: preconditioned; idrs: unpreconditioned)", (double)b.divtol, b.max_it,
                         (double)b.time_cap, stagline));
-  PetscCall(PetscPrintf(PETSC_COMM_SELF, "  KSPs: idr = KSPIDR(s = 4), gmres = GMRES(30), bcgs = BiCGStab; relres = true ||b - A x|| / ||b|| after the solve\n"));
+  PetscCall(PetscPrintf(PETSC_COMM_SELF, "  KSPs: idr = KSPIDR(s = 4), idrs = KSPIDRS(s = 4, this package's), gmres = GMRES(30), bcgs = BiCGStab; relres = true ||b - A x|| / ||b|| after the solve\n"));
+  PetscCall(PetscPrintf(PETSC_COMM_SELF, "  bytes floor per iteration (floor_bytes_per_it; manual page): matmult + pc + 8 n passes, passes = %.1f (IDR(4), right or preconditioned norm) or %.1f (left, true norm); bcgs: 2 matmult + 2 pc + 12 passes; gmres: -\n", IDRPasses(4, PETSC_FALSE), IDRPasses(4, PETSC_TRUE)));
+  if (b.gpu) PetscCall(PetscPrintf(PETSC_COMM_SELF, "  triad_Bps %.4g GB/s (the larger of VecWAXPY %.4g and VecPointwiseMult %.4g GB/s, 24 bytes per entry, %" PetscInt_FMT " entries, median of 5); floor = floor_bytes_per_it / (s/it) / triad_Bps\n", b.triad_Bps / 1e9, b.triad_waxpy / 1e9, b.triad_pwmult / 1e9, b.triad_n));
+  else PetscCall(PetscPrintf(PETSC_COMM_SELF, "  triad_Bps - (host run: floor_frac is -)\n"));
   PetscCall(PetscPrintf(PETSC_COMM_SELF, "  times: wall clock between device synchronisations; setup = PCSetUp + KSPSetUp (pcsetup = PCSetUp alone; KSPIDR's KSPSetUp makes 3s+4 work vectors and a random shadow space), solve = KSPSolve, total = setup + solve; a fresh KSP per run\n"));
   PetscCall(PetscPrintf(PETSC_COMM_SELF, "  vpbjacobi: PETSc's PCVPBJACOBI (host inversion) with the blocks of vbjacobi -pc_vbjacobi_blocking supervariable at the same bound\n"));
   PetscCall(PetscPrintf(PETSC_COMM_SELF, "  %s", IDR_NOTE));
@@ -1032,12 +1203,17 @@ int main(int argc, char **argv)
       FILE *t = fopen(csvname, "r");
 
       if (t) {
-        newfile = (PetscBool)(fgetc(t) == EOF);
+        char first[sizeof(CSV_HEADER) + 16] = "";
+
+        newfile = (PetscBool)(!fgets(first, sizeof(first), t) || !first[0]);
         fclose(t);
+        first[strcspn(first, "\r\n")] = 0;
+        /* rows of another column layout would be misread */
+        PetscCheck(newfile || !strcmp(first, CSV_HEADER), PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "-append %s: its header is not this bench_solve's (an older CSV, other columns): write a new file", csvname);
       }
     }
     PetscCall(PetscFOpen(PETSC_COMM_SELF, csvname, b.append ? "a" : "w", &b.csv));
-    if (newfile) PetscCall(PetscFPrintf(PETSC_COMM_SELF, b.csv, "device,matrix,rows,nnz,bs,mat_type,ksp,pc_side,norm,pc,bound,blocking,options,iterations,reason,true_rel_residual,setup_s,pc_setup_s,solve_s,total_s,time_per_it_s,nblocks,mean_block,note,rerun,file\n"));
+    if (newfile) PetscCall(PetscFPrintf(PETSC_COMM_SELF, b.csv, "%s\n", CSV_HEADER));
   }
 
   /* warm-up: every PC and matrix type on small matrices with the block sizes of the list */

@@ -23,12 +23,16 @@
 #       solve      bench_solve, time to solution: the SuiteSparse matrices of data/suitesparse, the real-matrix set
 #                  of tests/data/matrices (MANIFEST.tsv) and two PETSc tutorial Jacobians at 512x512 (snes ex19, bs 4;
 #                  ts ex5, bs 2; made first by bench/make_tutorial_jacobians.sh in a temporary directory), KSPIDR(4),
-#                  GMRES(30), BiCGStab, every PC config                          -> OUTDIR/solve.{csv,txt}
+#                  our KSPIDRS(4), GMRES(30), BiCGStab, every PC config                          -> OUTDIR/solve.{csv,txt}
 #                  Several bench_solve runs append to one CSV, by priority: SuiteSparse with IDR, the tutorials, the
 #                  real-matrix set, SuiteSparse with GMRES and BiCGStab; each gets a -budget so that the part ends by
 #                  SOLVE_DEADLINE seconds (default 400) after it started, a run in progress aside (-time_cap), and
 #                  -stagnation_its SOLVE_STAGNATION (default 5000: a solve whose residual has not dropped by 10% in
 #                  5000 iterations stops, reason "stagnation"; 0 = the paper's protocol, 50,000 iterations).
+#       ex19_idrs  PETSc's snes ex19 at 512x512 (1M unknowns, bs 4) with baijksparse + vbjacobi, one Newton step, the
+#                  linear solve by KSPIDR(4) and by our KSPIDRS(4) (fused path; its Vec path; left/preconditioned as
+#                  KSPIDR's norm; right/unpreconditioned for both): -log_view of each (KSPSolve time, iterations, the
+#                  vector events) -> OUTDIR/ex19_idrs.txt (issue 13's time per iteration)
 #       solve_small bench_solve on data/suitesparse only, KSPIDR(4) with jacobi, vbjacobi (supervariable) and
 #                  vpbjacobi at the bounds 8..32, the paper's protocol (up to 50,000 iterations, -time_cap 10): its
 #                  Table 1 (H100: about 130 s)                                    -> OUTDIR/solve_small.{csv,txt}
@@ -92,10 +96,10 @@ solve_all() {
   rm -f "$out/solve.csv" "$out/solve.txt"
   tut=$(mktemp -d)
   bash "$here/bench/make_tutorial_jacobians.sh" "$tut" >> "$out/solve.txt" 2>&1 || rc=$?
-  # by priority: the paper's matrices with IDR (Table 1), the GPU-scale tutorial Jacobians, the real-matrix set, then
+  # by priority: the paper's matrices with IDR and IDRS (Table 1), the GPU-scale tutorial Jacobians, the real-matrix set, then
   # GMRES and BiCGStab on the paper's matrices (GMRES(30) stagnates on most of them)
   # shellcheck disable=SC2086 # $stag is two words
-  solve_run solve "$deadline" 10 -suitesparse_dir "$here/data/suitesparse" -ksp_types idr $stag || rc=$?
+  solve_run solve "$deadline" 10 -suitesparse_dir "$here/data/suitesparse" -ksp_types idr,idrs $stag || rc=$?
   if [ -f "$tut/cavity512.petsc" ] && [ -f "$tut/grayscott512.petsc" ]; then
     # grayscott: 100..300 iterations a solve, every KSP (10 s in all on an H100); cavity (the Jacobian at ex19's
     # initial guess): IDR and BiCGStab take 3000..20000 iterations (2..8 s a solve), GMRES(30) stagnates in every
@@ -103,7 +107,7 @@ solve_all() {
     # shellcheck disable=SC2086
     solve_run solve "$deadline" 8 -f "$tut/grayscott512.petsc:2" $stag || rc=$?
     # shellcheck disable=SC2086
-    solve_run solve "$deadline" 8 -f "$tut/cavity512.petsc:4" -ksp_types idr,bcgs $stag || rc=$?
+    solve_run solve "$deadline" 8 -f "$tut/cavity512.petsc:4" -ksp_types idr,idrs,bcgs $stag || rc=$?
   else
     echo "=== solve: no tutorial Jacobians (see make_tutorial_jacobians above)" >> "$out/solve.txt"
   fi
@@ -114,6 +118,21 @@ solve_all() {
   solve_run solve "$deadline" 3 -suitesparse_dir "$here/data/suitesparse" -ksp_types gmres,bcgs $stag || rc=$?
   grep -E '^bench_solve: [0-9]+ runs|budget .* reached|no time left' "$out/solve.txt"
   return "$rc"
+}
+
+ex19_idrs() {
+  local ksp log its t
+  for ksp in "idr -ksp_idr_s 4" "idrs -ksp_idrs_s 4" "idrs -ksp_idrs_s 4 -ksp_idrs_fused 0" "idrs -ksp_idrs_s 4 -ksp_pc_side left -ksp_norm_type preconditioned" \
+    "idr -ksp_idr_s 4 -ksp_pc_side right -ksp_norm_type unpreconditioned"; do
+    echo "=== ex19 512x512 -ksp_type $ksp"
+    # shellcheck disable=SC2086 # $ksp is a list of options
+    log=$(ex19 -da_grid_x 512 -da_grid_y 512 -lidvelocity 100 -grashof 1e3 -dm_mat_type baijksparse -dm_vec_type cuda \
+      -pc_type vbjacobi -ksp_type $ksp -snes_max_it 1 -snes_convergence_test skip -ksp_max_it 20000 -ksp_converged_reason -ksp_view -log_view 2>&1)
+    echo "$log" | grep -E 'Linear solve|vector work|^(KSPSolve|MatMult|PCApply|VecAXPY|VecMAXPY|VecMDot|VecDot|VecNorm|VecAYPX|VecAXPBY|VecWAXPY|KSPIDRSUpdate|KSPIDRSReduce|VBJacApply|BAIJKMult) '
+    its=$(echo "$log" | sed -n 's/.*Linear solve converged due to .* iterations \([0-9]*\).*/\1/p' | tail -1)
+    t=$(echo "$log" | awk '$1 == "KSPSolve" {print $4}' | tail -1)
+    [ -n "$its" ] && [ -n "$t" ] && awk -v t="$t" -v i="$its" 'BEGIN {printf "per iteration: %.1f us (KSPSolve %.3f s, %d iterations)\n", 1e6 * t / i, t, i}'
+  done
 }
 
 for part in "$@"; do
@@ -130,6 +149,7 @@ for part in "$@"; do
     tune) (cd "$out" && mkdir -p conf && tune_baijksparse) > "$out/tune.txt" 2>&1; rc=$? ;;
     scaling) bash "$here/bench/run_scaling.sh" "$out/scaling.csv" > "$out/scaling.txt" 2>&1; rc=$? ;;
     solve) solve_all; rc=$? ;;
+    ex19_idrs) ex19_idrs > "$out/ex19_idrs.txt" 2>&1; rc=$?; grep -E '^(===|per iteration)' "$out/ex19_idrs.txt" ;;
     solve_small) solve_small; rc=$?; grep -E '^bench_solve: [0-9]+ runs' "$out/solve_small.txt" ;;
     *) echo "gpu_session.sh: unknown part '$part'" >&2; rc=2 ;;
   esac

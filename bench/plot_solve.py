@@ -14,11 +14,20 @@ Writes OUT.md (also printed) with
      Jacobi, BJ(8), BJ(12), BJ(16), BJ(24), BJ(32); each cell "its / total s" of PETSc's KSPIDR(4) with jacobi and with
      vbjacobi (supervariable blocking, bound k) on aijcusparse (aij in a host run), "-" when not converged, beside the
      paper's figures (NVIDIA P100, MAGMA-sparse IDR(4)); where vbjacobi did not converge, the result of PETSc's
-     vpbjacobi with the same blocks;
-  2. per matrix and KSP, the best total time of each PC family (jacobi, pbjacobi, vpbjacobi, vbjacobi-default,
-     vbjacobi at its best bound/blocking/matrix type), with iterations and mean block size;
-and OUT.png, a Dolan-More performance profile: for each PC family, the fraction of the (matrix, KSP) problems it
-solved within a factor tau of the best total time of any family (log2 tau axis; not converged = never).
+     vpbjacobi with the same blocks; the same table for KSPIDRS(4) (idrs) where the CSV has idrs runs;
+  2. per matrix and KSP (idr, idrs, gmres, bcgs), the best total time of each PC family (jacobi, pbjacobi, vpbjacobi,
+     vbjacobi-default, vbjacobi at its best bound/blocking/matrix type), with iterations and mean block size;
+  3. idrs against idr, per matrix and PC configuration (matrix type, pc, bound, blocking): the iterations of each and
+     their ratio, the seconds per iteration of each and their ratio idrs/idr, the fraction of the bytes floor each
+     reached (bench_solve's floor_frac, "-" in host runs and older CSVs), and the paper's its / s for the Table 1
+     matrices (jacobi and vbjacobi supervariable BJ(k) on aij); then the criteria of issue 13 read from it:
+     time per iteration <= 0.5x KSPIDR, iterations within +-15%, idrs solves wherever idr solves, and
+     idrs + vbjacobi (+ baijksparse where bs > 1) the fastest combination on >= 70% of the (matrix, side) problems
+     (the fraction, and the problems where it is not, with the winner);
+and OUT.png, Dolan-More performance profiles: left, for each PC family, the fraction of the (matrix, KSP, side)
+problems it solved within a factor tau of the best total time of any family; right, the same for each KSP (at its
+best PC configuration) over the (matrix, side) problems (log2 tau axis; not solved = never).
+A CSV without idrs rows, or without the floor columns (older bench_solve), gives the same tables less those parts.
 Needs matplotlib for the PNG only (pip install matplotlib): without it the tables are still written, then the
 script exits with status 1 and a message.
 """
@@ -107,16 +116,25 @@ def cell(r):
     return f"{r['iterations']} / {total(r):.3g}" + ('' if solved(r) else '*')
 
 
-def table1(rows, sd):
-    sel = [r for r in rows if r['ksp'] == 'idr' and r['mat_type'] in AIJ and side(r) == sd]
+KSP_TITLE = {'idr': "KSPIDR(4)", 'idrs': "KSPIDRS(4)"}
+KSP_OURS = {'idr': "PETSc KSPIDR(s=4)", 'idrs': "this package's KSPIDRS(s=4)"}
+
+
+def table1(rows, sd, ksp='idr'):
+    sel = [r for r in rows if r['ksp'] == ksp and r['mat_type'] in AIJ and side(r) == sd]
     mats = []
     for r in sel:
         if r['matrix'] not in mats and r['pc'] in ('jacobi', 'vbjacobi'):
             mats.append(r['matrix'])
-    norm = 'the unpreconditioned residual (right preconditioning)' if sd == 'right' else \
-        'the preconditioned residual (left preconditioning, PETSc\'s default)'
-    out = [f'### KSPIDR(4), {sd} preconditioning: iterations / total seconds (setup + solve), ours beside the paper\'s', '',
-           f'Ours: PETSc KSPIDR(s=4), jacobi and vbjacobi -pc_vbjacobi_blocking supervariable on aijcusparse, b random in '
+    norms = sorted({r.get('norm') or '?' for r in sel})
+    if sd == 'right':
+        norm = 'the unpreconditioned residual (right preconditioning)'
+    elif norms == ['unpreconditioned']:
+        norm = 'the unpreconditioned (true) residual (left preconditioning)'
+    else:
+        norm = 'the preconditioned residual (left preconditioning, PETSc\'s default)'
+    out = [f'### {KSP_TITLE[ksp]}, {sd} preconditioning: iterations / total seconds (setup + solve), ours beside the paper\'s', '',
+           f'Ours: {KSP_OURS[ksp]}, jacobi and vbjacobi -pc_vbjacobi_blocking supervariable on aijcusparse, b random in '
            f'[0,1), rtol 1e-9 of {norm}. Paper: {PAPER_CITATION}. "{DASH}": not converged; "*": converged in PETSc\'s '
            f'norm but true relative residual > {TRUE_TOL:g}; '
            f'[vpb ...]: PETSc vpbjacobi with the same blocks, where vbjacobi did not converge.', '',
@@ -147,7 +165,7 @@ def table1(rows, sd):
             txt.append(s)
         out.append(f'| {m} | ' + ' | '.join(txt) + ' |')
     if not mats:
-        out.append('| (no KSPIDR runs with jacobi/vbjacobi on aij(cusparse) in the CSV) |' + ' |' * (1 + len(BOUNDS)))
+        out.append(f'| (no {KSP_TITLE[ksp][:-3]} runs with jacobi/vbjacobi on aij(cusparse) in the CSV) |' + ' |' * (1 + len(BOUNDS)))
     return out
 
 
@@ -197,6 +215,193 @@ def table2(rows):
     return out
 
 
+def fnum(r, key):
+    """a finite float of column key, or None (absent column, '-', empty, inf, nan)"""
+    try:
+        v = float(r.get(key) or 'nan')
+    except ValueError:
+        return None
+    return v if math.isfinite(v) else None
+
+
+def config_key(r):
+    return (r['matrix'], side(r), r['mat_type'], r['pc'], r['bound'], r['blocking'])
+
+
+def pick(rs):
+    """the row that represents a configuration: the best solved/converged one, else the last"""
+    return (best(rs) or rs[-1]) if rs else None
+
+
+def its_cell(r):
+    if r is None:
+        return ''
+    if not converged(r):
+        return f"{DASH} ({r['iterations']}, {r['reason']})"
+    return r['iterations'] + ('' if solved(r) else '*')
+
+
+def paper_cell(r):
+    """the paper's Table 1 figure for the configuration of r (jacobi, or vbjacobi supervariable BJ(k) on aij)"""
+    pap = PAPER.get(r['matrix'])
+    if pap is None or r['mat_type'] not in AIJ:
+        return ''
+    if r['pc'] == 'jacobi':
+        v = pap[0]
+    elif r['pc'] == 'vbjacobi' and r['blocking'] == 'supervariable' and r['bound'] in [str(k) for k in BOUNDS]:
+        v = pap[1 + BOUNDS.index(int(r['bound']))]
+    else:
+        return ''
+    return f'{v[0]} / {v[1]:.2f}' if v else DASH
+
+
+def ratio(a, b, fmt='.2f'):
+    return f'{a / b:{fmt}}' if a is not None and b is not None and b > 0 else ''
+
+
+def frac_cell(r):
+    v = fnum(r, 'floor_frac') if r is not None else None
+    return f'{v:.2f}' if v is not None else ('-' if r is not None else '')
+
+
+def is_block(r):
+    return r['mat_type'] in ('baijksparse', 'baij')
+
+
+def idrs_vs_idr(rows):
+    """table 3 and the criteria of issue 13; [] when the CSV has no idrs runs"""
+    if not any(r['ksp'] == 'idrs' for r in rows):
+        return []
+    by = {}
+    for r in rows:
+        if r['ksp'] in ('idr', 'idrs'):
+            by.setdefault(config_key(r), {}).setdefault(r['ksp'], []).append(r)
+    out = ['### idrs (KSPIDRS(4)) against idr (PETSc KSPIDR(4)), per matrix and PC configuration', '',
+           f'its: iterations (both count one per product with the preconditioned operator); "*": converged in PETSc\'s '
+           f'norm with true relative residual > {TRUE_TOL:g}; "{DASH} (its, reason)": not converged. s/it: solve seconds '
+           'per iteration. floor: fraction of the bytes floor per iteration reached (bench_solve\'s floor_frac; "-": host '
+           'run or older CSV). Ratios only where both converged (its) or both ran (s/it); under left preconditioning idr '
+           'tests the preconditioned norm and idrs the true one, so compare iterations under -pc_side right. paper: Table 1 of the paper '
+           '(IDR(4), its / s), for its matrices with jacobi and vbjacobi supervariable BJ(k) on aij.', '',
+           '| matrix | side | mat | pc | bound | blocking | its idr | its idrs | its idrs/idr | s/it idr | s/it idrs | '
+           's/it idrs/idr | floor idr | floor idrs | paper |',
+           '|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|']
+    tpi_ratios, its_ok, its_bad, tpi_bad, lost = [], 0, [], [], []
+    nits = 0
+    for key, d in by.items():
+        a, b = pick(d.get('idr', [])), pick(d.get('idrs', []))
+        ta = fnum(a, 'time_per_it_s') if a is not None else None
+        tb = fnum(b, 'time_per_it_s') if b is not None else None
+        ia = float(a['iterations']) if a is not None and converged(a) else None
+        ib = float(b['iterations']) if b is not None and converged(b) else None
+        label = ' '.join(x for x in key if x not in ('-',))
+        if ta is not None and tb is not None and ta > 0:
+            tpi_ratios.append((tb / ta, label))
+            if tb / ta > 0.5:
+                tpi_bad.append(f'{label} ({tb / ta:.2f})')
+        if ia is not None and ib is not None and ia > 0:
+            nits += 1
+            if abs(ib / ia - 1) <= 0.15:
+                its_ok += 1
+            else:
+                its_bad.append(f'{label} ({ib / ia:.2f})')
+        if a is not None and solved(a) and b is not None and not solved(b):
+            lost.append(f"{label} (idrs: {b['reason']}, {b['iterations']} its, relres {b.get('true_rel_residual', '?')})")
+        ref = a if a is not None else b
+        out.append(f'| {key[0]} | {key[1]} | {key[2]} | {key[3]} | {key[4]} | {key[5]} | {its_cell(a)} | {its_cell(b)} | '
+                   f'{ratio(ib, ia)} | {f"{ta:.3e}" if ta is not None else ""} | {f"{tb:.3e}" if tb is not None else ""} | '
+                   f'{ratio(tb, ta)} | '
+                   f'{frac_cell(a)} | {frac_cell(b)} | {paper_cell(ref)} |')
+    out += ['', '#### Criteria of issue 13 (KSPIDRS against KSPIDR)', '']
+    if tpi_ratios:
+        rs = sorted(v for v, _ in tpi_ratios)
+        med = rs[len(rs) // 2] if len(rs) % 2 else 0.5 * (rs[len(rs) // 2 - 1] + rs[len(rs) // 2])
+        met = sum(1 for v in rs if v <= 0.5)
+        out.append(f'- time per iteration idrs/idr <= 0.5: {met} of {len(rs)} configurations (median ratio {med:.2f}, '
+                   f'range {rs[0]:.2f}..{rs[-1]:.2f})' + (f'; above 0.5: {", ".join(tpi_bad[:12])}'
+                                                         + (' ...' if len(tpi_bad) > 12 else '') if tpi_bad else ''))
+    else:
+        out.append('- time per iteration idrs/idr <= 0.5: no configuration with both idr and idrs runs')
+    out.append(f'- iterations within +-15% of idr: {its_ok} of {nits} configurations that both converged'
+               + (f'; outside: {", ".join(its_bad[:12])}' + (' ...' if len(its_bad) > 12 else '') if its_bad else ''))
+    out.append('- idrs solves wherever idr solves: ' + ('yes' if not lost else f'no, {len(lost)} configuration(s): '
+                                                        + '; '.join(lost[:12]) + (' ...' if len(lost) > 12 else '')))
+    # fastest combination over every KSP, PC and matrix type, per (matrix, side) problem that has idrs runs
+    probs = []
+    for r in rows:
+        k = (r['matrix'], side(r))
+        if r['ksp'] == 'idrs' and k not in probs:
+            probs.append(k)
+    wins, notw = 0, []
+    for m, sd in probs:
+        pr = [r for r in rows if r['matrix'] == m and side(r) == sd]
+        ok = [r for r in pr if solved(r)]
+        if not ok:
+            notw.append(f'{m} ({sd}): nothing solved it')
+            continue
+        w = min(ok, key=total)
+        bs = int(w.get('bs') or 1)
+        if w['ksp'] == 'idrs' and w['pc'] in ('vbjacobi', 'vbjacobi-default') and (bs == 1 or is_block(w)):
+            wins += 1
+        else:
+            notw.append(f"{m} ({sd}): {w['ksp']} {w['pc']} {w['bound']} {w['blocking']} {w['mat_type']} "
+                        f'{total(w):.3g} s')
+    if probs:
+        out.append(f'- idrs + vbjacobi (+ baijksparse where bs > 1) fastest (total s) on {wins} of {len(probs)} '
+                   f'(matrix, side) problems = {100.0 * wins / len(probs):.0f}% (criterion: >= 70%)'
+                   + (f'; not on: {"; ".join(notw)}' if notw else ''))
+    return out
+
+
+def profile_ax(ax, ratios, title):
+    """Dolan-More step curves of ratios {label: [t / t_best, ...]} into ax"""
+    finite = [v for r in ratios.values() for v in r if math.isfinite(v)]
+    hi = max(1.0, math.log2(max(finite)) * 1.1) if finite else 1.0
+    for f, r in ratios.items():
+        r = sorted(r)
+        if not r:
+            continue
+        xs = [0.0]
+        ys = [sum(1 for v in r if v <= 1.0) / len(r)]
+        for v in r:
+            if math.isfinite(v) and v > 1.0:
+                xs.append(math.log2(v))
+                ys.append(sum(1 for w in r if w <= v) / len(r))
+        xs.append(hi)
+        ys.append(ys[-1])
+        ax.step(xs, ys, where='post', label=f'{f} ({len(r)} problems)', linewidth=2)
+    ax.set_xlabel('log2 tau (total time / best total time on the problem)')
+    ax.set_ylabel('fraction of problems solved within tau')
+    ax.set_ylim(0, 1.02)
+    ax.set_xlim(0, hi)
+    ax.grid(alpha=0.3)
+    ax.legend(loc='lower right', fontsize=8)
+    ax.set_title(title, fontsize=9)
+
+
+def ksp_ratios(rows):
+    """each KSP at its best PC configuration, over the (matrix, side) problems it was run on"""
+    ksps = [k for k in ('idr', 'idrs', 'gmres', 'bcgs') if any(r['ksp'] == k for r in rows)]
+    ksps += sorted({r['ksp'] for r in rows} - set(ksps))
+    probs = []
+    for r in rows:
+        if (r['matrix'], side(r)) not in probs:
+            probs.append((r['matrix'], side(r)))
+    ratios = {k: [] for k in ksps}
+    for m, sd in probs:
+        bests = {}
+        for k in ksps:
+            kr = [r for r in rows if r['matrix'] == m and side(r) == sd and r['ksp'] == k]
+            if not kr:
+                continue
+            b = best(kr)
+            bests[k] = total(b) if b is not None and solved(b) else math.inf
+        tmin = min(bests.values()) if bests else math.inf
+        for k, t in bests.items():
+            ratios[k].append(t / tmin if math.isfinite(tmin) and math.isfinite(t) else math.inf)
+    return ratios, len(probs)
+
+
 def profile(rows, plt, out, device):
     """Dolan-More profile; each family over the problems it was run on (pbjacobi: block matrices only)"""
     fams = [f for f in FAMILIES if any(r['pc'] == f for r in rows)]
@@ -213,29 +418,11 @@ def profile(rows, plt, out, device):
         tmin = min(bests.values()) if bests else math.inf
         for f, t in bests.items():
             ratios[f].append(t / tmin if math.isfinite(tmin) and math.isfinite(t) else math.inf)
-    finite = [v for f in fams for v in ratios[f] if math.isfinite(v)]
-    hi = max(1.0, math.log2(max(finite)) * 1.1) if finite else 1.0
-    fig, ax = plt.subplots(figsize=(8, 5))
-    for f in fams:
-        r = sorted(ratios[f])
-        if not r:
-            continue
-        xs = [0.0]
-        ys = [sum(1 for v in r if v <= 1.0) / len(r)]
-        for v in r:
-            if math.isfinite(v) and v > 1.0:
-                xs.append(math.log2(v))
-                ys.append(sum(1 for w in r if w <= v) / len(r))
-        xs.append(hi)
-        ys.append(ys[-1])
-        ax.step(xs, ys, where='post', label=f'{f} ({len(r)} problems)', linewidth=2)
-    ax.set_xlabel('log2 tau (total time / best total time of any family on the problem)')
-    ax.set_ylabel('fraction of problems solved within tau')
-    ax.set_ylim(0, 1.02)
-    ax.set_xlim(0, hi)
-    ax.grid(alpha=0.3)
-    ax.legend(loc='lower right')
-    ax.set_title(f'{len(probs)} problems (matrix, KSP, side); solved = converged, true residual <= {TRUE_TOL:g}', fontsize=10)
+    kr, nkp = ksp_ratios(rows)
+    fig, (ax, ax2) = plt.subplots(1, 2, figsize=(14, 5))
+    profile_ax(ax, ratios, f'PC families: {len(probs)} problems (matrix, KSP, side); solved = converged, '
+                           f'true residual <= {TRUE_TOL:g}')
+    profile_ax(ax2, kr, f'KSPs at their best PC configuration: {nkp} problems (matrix, side)')
     fig.suptitle(f'bench_solve performance profile: {device[:70]}', fontsize=11)
     fig.tight_layout()
     fig.savefig(out, dpi=120)
@@ -257,7 +444,12 @@ def main():
     text = [f'# bench_solve: {device}', '', f'From {os.path.basename(args.csv)}: {len(rows)} runs.', '']
     for sd in sorted({side(r) for r in rows}):
         text += table1(rows, sd) + ['']
+        if any(r['ksp'] == 'idrs' for r in rows):
+            text += table1(rows, sd, 'idrs') + ['']
     text += table2(rows) + ['']
+    t3 = idrs_vs_idr(rows)
+    if t3:
+        text += t3 + ['']
     with open(md, 'w') as f:
         f.write('\n'.join(text))
     print('\n'.join(text))

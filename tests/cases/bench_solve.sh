@@ -1,7 +1,12 @@
 # bench_solve (time to solution on real matrices; sourced by tests/run.sh). Without a GPU it runs the host path (aij,
 # baij, standard vectors): a functional check of the program, its Matrix Market reader and its CSV, in seconds.
-#   - a 2-D Laplacian in Matrix Market symmetric storage (gzip, with one explicit zero), bs 1, IDR and GMRES: every
-#     run converges, the true residual is small, the CSV has the columns bench/plot_solve.py reads
+#   - a 2-D Laplacian in Matrix Market symmetric storage (gzip, with one explicit zero), bs 1, IDR, IDRS and GMRES:
+#     every run converges, the true residual is small, the CSV has the columns bench/plot_solve.py reads; the idrs rows
+#     run left preconditioning with the unpreconditioned norm (KSPIDRS's default, as KSPGetNormType() says), and the
+#     bytes floor per iteration is the manual page's count (jacobi: exact; vbjacobi and vpbjacobi with the same
+#     blocks: equal); floor_frac is "-" on the host, a positive fraction on a GPU
+#   - the same with -pc_side right: idr and idrs both right/unpreconditioned, the same floor
+#   - -append to a CSV of another column layout: a clear error
 #   - a 2-component problem in general storage with :2: pbjacobi, baij, -pc_vbjacobi_blocking matrix
 #   - a PETSc binary file with a right-hand side after the matrix (solve_file -write_example): the vector is ignored
 #   - malformed files: a clear PETSc error naming the file (and the line), non-zero exit
@@ -56,7 +61,7 @@ head -c 300 "$pbg_bs_data/lap12.mtx.gz" > "$pbg_bs_data/lap_cut.mtx.gz"
 sed '20s/.*/17 x -1/' "$pbg_bs_data/lap12.mtx" > "$pbg_bs_data/lap_badline.mtx"
 sed '1s/.*/%%MatrixMarket matrix coordinate complex general/' "$pbg_bs_data/lap12.mtx" > "$pbg_bs_data/lap_complex.mtx"
 
-pbg_bs_csv_columns='device,matrix,rows,nnz,bs,mat_type,ksp,pc_side,norm,pc,bound,blocking,options,iterations,reason,true_rel_residual,setup_s,pc_setup_s,solve_s,total_s,time_per_it_s,nblocks,mean_block,note,rerun,file'
+pbg_bs_csv_columns='device,matrix,rows,nnz,bs,mat_type,ksp,pc_side,norm,pc,bound,blocking,options,iterations,reason,true_rel_residual,setup_s,pc_setup_s,solve_s,total_s,time_per_it_s,floor_bytes_per_it,floor_frac,nblocks,mean_block,note,rerun,file'
 
 # CSV: the expected header, NROWS data rows, every one converged with a true residual below 1e-6
 pbg_bs_check_csv() { # CSV NROWS
@@ -64,24 +69,84 @@ pbg_bs_check_csv() { # CSV NROWS
   [ -f "$csv" ] || { echo "no CSV $csv"; return 1; }
   head -n 1 "$csv"
   [ "$(head -n 1 "$csv")" = "$pbg_bs_csv_columns" ] || { echo "CSV header differs from: $pbg_bs_csv_columns"; return 1; }
-  # quoted fields (device, matrix, options, note, rerun, file) out of the way, then: 14 iterations, 15 reason, 16 true residual
+  # quoted fields (device, matrix, options, note, rerun, file) out of the way, then: 14 iterations, 15 reason, 16 true
+  # residual, 22 floor_bytes_per_it, 23 floor_frac, 25 mean block
   sed -E '1d; s/"[^"]*"/Q/g' "$csv" | awk -F, -v want="$want" '
-    { n++; print $6, $7, $8, $9, $10, $11, $12, $14, $15, $16, $23
+    { n++; print $6, $7, $8, $9, $10, $11, $12, $14, $15, $16, $22, $23, $25
       if ($15 !~ /^CONVERGED/ || $16 + 0 > 1e-6 || $14 + 0 < 1) bad++ }
     END { printf "%d rows (want %d), %d not converged or with a large true residual\n", n, want, bad; exit !(n == want && bad == 0) }'
 }
 
+# The bytes floor of lap12 (n 144, nnz 674, aij(cusparse)) per the manual page: matmult 12*674 + 4*145 + 16*144 = 10972,
+# jacobi 24*144 = 3456, passes of IDR(4) 22.4 (right, or the preconditioned norm) or 26.4 (left, true norm):
+# 10972 + 3456 + 8*144*22.4 = 40232.8, 10972 + 3456 + 8*144*26.4 = 44840.8.
+# CSV, then lines "KSP PC BOUND SIDE NORM FLOOR_BYTES FLOOR_FRAC OPTIONS" of its rows; the device's floor_frac rule
+pbg_bs_floor_rows() { # CSV
+  awk '
+    function splitcsv(line, f,   n, i, c, q, cur) { # fields, quotes honoured (the device and options hold commas)
+      n = 0; cur = ""; q = 0
+      for (i = 1; i <= length(line); i++) {
+        c = substr(line, i, 1)
+        if (c == "\"") q = !q
+        else if (c == "," && !q) { f[++n] = cur; cur = "" }
+        else cur = cur c
+      }
+      f[++n] = cur
+      return n
+    }
+    NR == 1 { n = splitcsv($0, h); for (i = 1; i <= n; i++) col[h[i]] = i; next }
+    { splitcsv($0, f)
+      host = f[col["device"]] ~ /^host/; fr = f[col["floor_frac"]]
+      ok = (host || f[col["ksp"]] == "gmres") ? fr == "-" : (fr ~ /^[0-9.e+-]+$/ && fr + 0 > 0)
+      print f[col["ksp"]], f[col["pc"]], f[col["bound"]], f[col["pc_side"]], f[col["norm"]], f[col["floor_bytes_per_it"]], ok ? fr : "BADFRAC", f[col["options"]] }' "$1"
+}
+
 pbg_bs_laplacian_case() {
-  local csv=$pbg_bs_data/lap12.csv out
+  local csv=$pbg_bs_data/lap12.csv out rows
   rm -f "$csv"
-  out=$(pbg_run 1 bench_solve -f "$pbg_bs_data/lap12.mtx.gz" -ksp_types idr,gmres -bounds 8 -o "$csv") || { echo "$out"; return 1; }
+  out=$(pbg_run 1 bench_solve -f "$pbg_bs_data/lap12.mtx.gz" -ksp_types idr,idrs,gmres -bounds 8 -o "$csv") || { echo "$out"; return 1; }
   echo "$out"
   grep -qE '^lap12: 144 rows, 674 nonzeros' <<< "$out" || { echo "expected 144 rows and 674 nonzeros (both triangles + the explicit zero)"; return 1; }
   grep -q 'KSPIDR and DIVERGED_DTOL' <<< "$out" || { echo "the header lacks the KSPIDR note"; return 1; }
-  # jacobi, vbjacobi-default, vbjacobi supervariable 8, vpbjacobi 8; two KSPs
-  pbg_bs_check_csv "$csv" 8
+  grep -q 'KSPIDRS (idrs) likewise' <<< "$out" || { echo "the header lacks the KSPIDRS note"; return 1; }
+  grep -qE '^  triad_Bps ' <<< "$out" || { echo "the header lacks triad_Bps"; return 1; }
+  # jacobi, vbjacobi-default, vbjacobi supervariable 8, vpbjacobi 8; three KSPs
+  pbg_bs_check_csv "$csv" 12 || return 1
+  rows=$(pbg_bs_floor_rows "$csv") || return 1
+  echo "$rows"
+  ! grep -q BADFRAC <<< "$rows" || { echo "floor_frac: '-' on the host and for gmres, a positive number on a GPU"; return 1; }
+  [ "$(grep -c '^idrs .* left unpreconditioned .*-ksp_type idrs -ksp_idrs_s 4 -ksp_pc_side left ' <<< "$rows")" = 4 ] || { echo "want 4 idrs rows, left, unpreconditioned norm (its default), -ksp_idrs_s 4 -ksp_pc_side left"; return 1; }
+  [ "$(grep -c '^idr .* left preconditioned ' <<< "$rows")" = 4 ] || { echo "want 4 idr rows, left, preconditioned norm"; return 1; }
+  grep -qE '^idr jacobi - left preconditioned 40233 ' <<< "$rows" || { echo "idr + jacobi: floor_bytes_per_it should be 40233"; return 1; }
+  grep -qE '^idrs jacobi - left unpreconditioned 44841 ' <<< "$rows" || { echo "idrs + jacobi: floor_bytes_per_it should be 44841"; return 1; }
+  [ "$(grep -cE '^gmres .* - - ' <<< "$rows")" = 4 ] || { echo "gmres: floor '-'"; return 1; }
+  local k vb vp
+  for k in idr idrs; do # vbjacobi supervariable 8 and vpbjacobi 8 have the same blocks: the same floor, above jacobi's
+    vb=$(awk -v k=$k '$1 == k && $2 == "vbjacobi" && $3 == 8 { print $6 }' <<< "$rows")
+    vp=$(awk -v k=$k '$1 == k && $2 == "vpbjacobi" && $3 == 8 { print $6 }' <<< "$rows")
+    [ -n "$vb" ] && [ "$vb" = "$vp" ] && [ "$vb" -gt 44841 ] || { echo "$k: vbjacobi 8 floor $vb, vpbjacobi 8 floor $vp: want equal, above jacobi's"; return 1; }
+  done
 }
 tcheck bench_solve_mtx_gz_symmetric -- pbg_bs_laplacian_case
+
+pbg_bs_right_case() {
+  local csv=$pbg_bs_data/lap12_right.csv out rows
+  rm -f "$csv"
+  out=$(pbg_run 1 bench_solve -f "$pbg_bs_data/lap12.mtx.gz" -ksp_types idr,idrs -pcs jacobi -pc_side right -o "$csv") || { echo "$out"; return 1; }
+  echo "$out"
+  pbg_bs_check_csv "$csv" 2 || return 1
+  rows=$(pbg_bs_floor_rows "$csv") || return 1
+  echo "$rows"
+  ! grep -q BADFRAC <<< "$rows" || return 1
+  grep -qE '^idr jacobi - right unpreconditioned 40233 .*-ksp_pc_side right -ksp_norm_type unpreconditioned' <<< "$rows" || { echo "idr: right, unpreconditioned, floor 40233"; return 1; }
+  grep -qE '^idrs jacobi - right unpreconditioned 40233 .*-ksp_idrs_s 4 -ksp_pc_side right -ksp_norm_type unpreconditioned' <<< "$rows" || { echo "idrs: right, unpreconditioned, floor 40233"; return 1; }
+}
+tcheck bench_solve_idrs_right -- pbg_bs_right_case
+
+# -append to a CSV of an older column layout: refused, naming the file
+printf 'device,matrix,rows,nnz,bs,mat_type,ksp,pc_side,norm,pc,bound,blocking,options,iterations,reason,true_rel_residual,setup_s,pc_setup_s,solve_s,total_s,time_per_it_s,nblocks,mean_block,note,rerun,file\n' > "$pbg_bs_data/old_layout.csv"
+tcase bench_solve_err_append_layout --fail -- bench_solve -f "$pbg_bs_data/lap12.mtx.gz" -ksp_types idr -pcs jacobi -o "$pbg_bs_data/old_layout.csv" -append \
+  --grep 'PETSC ERROR: -append [^ ]*old_layout.csv: its header is not this bench_solve'
 
 pbg_bs_twocomp_case() {
   local csv=$pbg_bs_data/twocomp8.csv out

@@ -101,6 +101,31 @@ pbg_idrs_gpu_host() { # NP ARGS...: iterations with CUDA vectors (ARGS then the 
 tcheck idrs_gpu_host_its_right --gpu -- pbg_idrs_gpu_host 1 "${pbg_idrs_cd[@]}" -pc_type vbjacobi
 tcheck idrs_gpu_host_its_left_s8 --gpu -- pbg_idrs_gpu_host 1 "${pbg_idrs_cd[@]}" -pc_type jacobi -ksp_pc_side left -ksp_idrs_s 8 -ksp_idrs_smoothing
 tcheck idrs_gpu_host_its_mpi2 --gpu -- pbg_idrs_gpu_host 2 "${pbg_idrs_cd[@]}" -pc_type jacobi
+# the fused device path (the default on CUDA vectors): which path ran is in -ksp_view; against the Vec path on the same
+# CUDA vectors (-ksp_idrs_fused 0) the iterations agree within 2, for each side and norm, with replacement, at s = 16 (the
+# largest fused s) and on 1..4 ranks; s = 17 and smoothing take the Vec path and say so
+pbg_idrs_fused_vec() { # NP ARGS...: iterations of the fused path and of -ksp_idrs_fused 0, within 2
+  local np=$1 fused vec
+  shift
+  fused=$(pbg_idrs_its "$np" "$@" "${pbg_idrs_gpu[@]}")
+  vec=$(pbg_idrs_its "$np" "$@" "${pbg_idrs_gpu[@]}" -ksp_idrs_fused 0)
+  echo "fused ${fused:-(not converged)}, Vec operations ${vec:-(not converged)}"
+  [ -n "$fused" ] && [ -n "$vec" ] && [ $((fused - vec)) -le 2 ] && [ $((vec - fused)) -le 2 ]
+}
+tcheck idrs_gpu_fused_vec_right --gpu -- pbg_idrs_fused_vec 1 "${pbg_idrs_cd[@]}" -pc_type vbjacobi
+tcheck idrs_gpu_fused_vec_left_true --gpu -- pbg_idrs_fused_vec 1 "${pbg_idrs_cd[@]}" -pc_type jacobi -ksp_pc_side left
+tcheck idrs_gpu_fused_vec_left_prec_s2 --gpu -- pbg_idrs_fused_vec 1 "${pbg_idrs_cd[@]}" -pc_type vbjacobi -ksp_pc_side left -ksp_norm_type preconditioned -ksp_idrs_s 2
+tcheck idrs_gpu_fused_vec_replacement --gpu -- pbg_idrs_fused_vec 1 "${pbg_idrs_cd[@]}" -pc_type jacobi -ksp_idrs_replacement -ksp_idrs_s 16
+tcheck idrs_gpu_fused_vec_mpi3 --gpu -- pbg_idrs_fused_vec 3 "${pbg_idrs_cd[@]}" -pc_type vbjacobi -ksp_pc_side left
+tcheck idrs_gpu_fused_vec_mpi4_guess --gpu -- pbg_idrs_fused_vec 4 "${pbg_idrs_cd[@]}" -pc_type jacobi -nonzero_guess
+tcase idrs_gpu_fused_view --gpu -- test_idrs "${pbg_idrs_cd[@]}" "${pbg_idrs_gpu[@]}" -pc_type vbjacobi -ksp_view -log_view -solves 2 --grep 'vector work in the last solve: fused CUDA kernels \(one host synchronisation per step\): [0-9]+ kernels .*, [0-9]+ host synchronisations for [0-9]+ iterations' --grep '^KSPIDRSUpdate +[0-9]' --grep '^KSPIDRSReduce +[0-9]' --grep '^OK'
+tcase idrs_gpu_fused_replacement_left --gpu -- test_idrs "${pbg_idrs_cd[@]}" "${pbg_idrs_gpu[@]}" -pc_type vbjacobi -ksp_pc_side left -ksp_idrs_replacement -solves 2 -info :ksp --grep 'KSPIDRS residual replacement 1 ' --grep 'PASS true residual' --grep '^OK'
+tcase idrs_gpu_vec_path_s17 --gpu -- test_idrs "${pbg_idrs_cd[@]}" "${pbg_idrs_gpu[@]}" -pc_type jacobi -ksp_idrs_s 17 -ksp_view --grep 'vector work in the last solve: PETSc Vec operations \(s > 16' --grep '^OK'
+tcase idrs_gpu_vec_path_smoothing --gpu -- test_idrs "${pbg_idrs_cd[@]}" "${pbg_idrs_gpu[@]}" -pc_type jacobi -ksp_idrs_smoothing -ksp_view --grep 'vector work in the last solve: PETSc Vec operations \(minimal residual smoothing' --grep '^OK'
+tcase idrs_gpu_fused_breakdown_left --gpu -- test_idrs -problem zero -n 8 "${pbg_idrs_gpu[@]}" -pc_type jacobi -ksp_pc_side left -expect_reason DIVERGED_BREAKDOWN -ksp_view --grep 'PASS reason DIVERGED_BREAKDOWN' --grep 'fused CUDA kernels'
+tcase idrs_gpu_fused_nan_left --gpu -n 2 -- test_idrs "${pbg_idrs_cd[@]}" "${pbg_idrs_gpu[@]}" -pc_type jacobi -ksp_pc_side left -nan_rhs -expect_reason DIVERGED_NANORINF --grep 'PASS reason DIVERGED_NANORINF'
+tcase idrs_gpu_fused_malloc_dump --gpu -- test_idrs "${pbg_idrs_cd[@]}" "${pbg_idrs_gpu[@]}" -pc_type vbjacobi -ksp_pc_side left -ksp_idrs_replacement -solves 2 -malloc_debug -malloc_dump --grep '^OK' --nogrep '^\[ *[0-9]+\] [0-9]+ bytes '
+tcase idrs_host_view_not_fused -- test_idrs "${pbg_idrs_cd[@]}" -pc_type jacobi -ksp_view --grep 'vector work in the last solve: PETSc Vec operations \(the vectors are not CUDA vectors\)' --grep '^OK'
 if [ -f "$pbg_idrs_dir/grayscott128.petsc" ]; then
   tcase idrs_gpu_baijksparse_grayscott --gpu -- test_idrs -problem file -f "$pbg_idrs_dir/grayscott128.petsc" -bs 2 -vec_type cuda -mat_type baijksparse -pc_type vbjacobi -compare_idr --grep 'PASS true residual' --grep 'PASS iterations within' --grep '^OK'
   tcheck idrs_gpu_host_its_grayscott --gpu -- pbg_idrs_gpu_host 1 -problem file -f "$pbg_idrs_dir/grayscott128.petsc" -bs 2 -pc_type vbjacobi

@@ -224,6 +224,16 @@ inline int atomicAdd(int *p, int v)
   *p += v;
   return o;
 }
+inline unsigned atomicAdd(unsigned *p, unsigned v)
+{
+  std::lock_guard<std::mutex> g(emu.atomics);
+  const unsigned              o = *p;
+  *p += v;
+  return o;
+}
+/* the thread blocks run one after the other: every write is visible to the next one */
+inline void __threadfence() {}
+inline void __threadfence_system() {}
 inline int atomicMin(int *p, int v)
 {
   std::lock_guard<std::mutex> g(emu.atomics);

@@ -7,7 +7,8 @@
    of a step are one VecMDot, the updates with the s basis vectors are VecMAXPY, and the s x s systems are solved on the
    host from the scalars of that VecMDot. */
 #include <petsc/private/kspimpl.h>
-#include <petscblockgpu/private/pbgimpl.h>
+#include <petsc/private/vecimpl.h>
+#include <petscblockgpu/private/idrscuda.h>
 
 /* Residual replacement: the recurrence residual is recomputed as b - A x at the end of a cycle once the residual norm of
    the convergence test has dropped by this factor since the last replacement (or since the start). */
@@ -30,6 +31,12 @@ typedef struct {
   PetscBool    wtrue, wsmooth, pvalid;
   PetscScalar *M, *f, *c, *nc, *m, *alpha;
   PetscInt     nreplaced; /* residual replacements in the last solve */
+
+  /* the fused device path (cuda/idrs_cuda.cu) */
+  PetscBool      fused;      /* -ksp_idrs_fused: take it when the vectors are CUDA vectors */
+  PetscBool      fused_used; /* the last solve took it */
+  char           path[160];  /* which path the last solve took, and why */
+  KSPIDRSDevice *dev;        /* its reduction buffers, made at the first fused solve */
 } KSP_IDRS;
 
 /* A uniform number in [-1, 1) from the seed, the shadow vector k and the global index i (splitmix64 finaliser, twice):
@@ -213,7 +220,7 @@ static PetscErrorCode KSPIDRSIterationDone_Private(KSP ksp, PetscReal dp)
    M = P^H G is lower triangular; one VecMDot gives m = P^H G_k (before biorthogonalisation), from which the host finds
    the coefficients alpha (forward substitution with M(0:k-1,0:k-1)) and the new column M(k:s-1,k).
 */
-static PetscErrorCode KSPSolve_IDRS(KSP ksp)
+static PetscErrorCode KSPSolve_IDRS_Vec(KSP ksp)
 {
   KSP_IDRS    *idrs = (KSP_IDRS *)ksp->data;
   PetscInt     s, i, j, k;
@@ -384,6 +391,408 @@ static PetscErrorCode KSPSolve_IDRS(KSP ksp)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* ------------------------------------------------------------------ fused device path */
+
+/* Whether this solve can take the fused device path; idrs->path says which path and why */
+static PetscErrorCode KSPIDRSFusedApplicable_Private(KSP ksp, PetscBool *ok)
+{
+  KSP_IDRS *idrs = (KSP_IDRS *)ksp->data;
+  PetscBool cuda[3], avail;
+  Vec       v[3] = {ksp->vec_sol, ksp->vec_rhs, idrs->work[0]};
+
+  PetscFunctionBegin;
+  *ok = PETSC_FALSE;
+  if (!idrs->fused) {
+    PetscCall(PetscStrncpy(idrs->path, "PETSc Vec operations (-ksp_idrs_fused 0)", sizeof(idrs->path)));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+#if defined(PETSC_USE_COMPLEX) || !defined(PETSC_USE_REAL_DOUBLE)
+  PetscCall(PetscStrncpy(idrs->path, "PETSc Vec operations (the fused kernels are for real double scalars)", sizeof(idrs->path)));
+  PetscFunctionReturn(PETSC_SUCCESS);
+#endif
+  if (idrs->smoothing) {
+    PetscCall(PetscStrncpy(idrs->path, "PETSc Vec operations (minimal residual smoothing runs on them)", sizeof(idrs->path)));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  if (idrs->s > KSPIDRS_FUSED_MAX_S) {
+    PetscCall(PetscSNPrintf(idrs->path, sizeof(idrs->path), "PETSc Vec operations (s > %d, the largest s of the fused kernels)", KSPIDRS_FUSED_MAX_S));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  for (int i = 0; i < 3; i++) PetscCall(PetscObjectTypeCompareAny((PetscObject)v[i], &cuda[i], VECSEQCUDA, VECMPICUDA, ""));
+  PetscCall(PetscBlockGPUDeviceAvailable(&avail));
+  if (!cuda[0] || !cuda[1] || !cuda[2] || !avail) {
+    PetscCall(PetscStrncpy(idrs->path, "PETSc Vec operations (the vectors are not CUDA vectors)", sizeof(idrs->path)));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  PetscCall(PetscStrncpy(idrs->path, "fused CUDA kernels (one host synchronisation per step)", sizeof(idrs->path)));
+  *ok = PETSC_TRUE;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The device array of v for a kernel that reads it: the device copy is brought up to date only when the host holds the
+   newer one (a shell operator or PC that wrote on the host); the pointer is the one taken at the start of the solve */
+static PetscErrorCode KSPIDRSDevRead_Private(Vec v)
+{
+  const PetscScalar *a;
+
+  PetscFunctionBegin;
+  if (v->offloadmask == PETSC_OFFLOAD_CPU) {
+    PetscCall(VecCUDAGetArrayRead(v, &a));
+    PetscCall(VecCUDARestoreArrayRead(v, &a));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* v is about to be written on the device by a kernel that also reads it: device copy current, marked newer, and the state
+   moved so that PETSc's cached norms of v are dropped */
+static PetscErrorCode KSPIDRSDevWrite_Private(Vec v)
+{
+  PetscScalar *a;
+
+  PetscFunctionBegin;
+  if (v->offloadmask != PETSC_OFFLOAD_GPU) {
+    PetscCall(VecCUDAGetArray(v, &a));
+    PetscCall(VecCUDARestoreArray(v, &a));
+  } else PetscCall(PetscObjectStateIncrease((PetscObject)v));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode KSPIDRSDevPointer_Private(Vec v, PetscScalar **p)
+{
+  PetscScalar *a;
+
+  PetscFunctionBegin;
+  PetscCall(VecCUDAGetArray(v, &a));
+  *p = a;
+  PetscCall(VecCUDARestoreArray(v, &a));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Waits for the reductions in flight and sums them over the ranks (one MPI_Allreduce): dots[0..ndots) from the result
+   slots 0.., and, when nrm2 is not NULL, the squared norm of the last update into *nrm2 */
+static PetscErrorCode KSPIDRSFusedResults_Private(KSP ksp, PetscInt ndots, PetscScalar dots[], PetscReal *nrm2)
+{
+  KSP_IDRS   *idrs = (KSP_IDRS *)ksp->data;
+  PetscScalar buf[KSPIDRS_NUM_SLOTS];
+  PetscInt    cnt = 0;
+  PetscMPIInt size;
+
+  PetscFunctionBegin;
+  PetscCall(KSPIDRSDeviceWait_CUDA(idrs->dev));
+  for (PetscInt i = 0; i < ndots; i++) buf[cnt++] = idrs->dev->results[i];
+  if (nrm2) buf[cnt++] = idrs->dev->results[KSPIDRS_SLOT_NORM];
+  PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)ksp), &size));
+  if (size > 1 && cnt) PetscCall(MPIU_Allreduce(MPI_IN_PLACE, buf, (PetscMPIInt)cnt, MPIU_SCALAR, MPIU_SUM, PetscObjectComm((PetscObject)ksp)));
+  for (PetscInt i = 0; i < ndots; i++) dots[i] = buf[i];
+  if (nrm2) *nrm2 = PetscRealPart(buf[ndots]);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The norm from a summed square: NaN and Inf stay what they are, for KSPCheckNorm() */
+static PetscReal KSPIDRSSqrt_Private(PetscReal sq)
+{
+  return sq >= 0.0 ? PetscSqrtReal(sq) : sq;
+}
+
+/*
+   KSPSolve_IDRS_Vec's recurrences with the vector work of each group in one kernel (cuda/idrs_cuda.cu):
+     inner step k:  v = r - G c (left: and U_k = omega v + U c, the same kernel); right: v = K^{-1} v, then U_k = omega v + U c;
+                    G_k = A' U_k (PETSc's MatMult and PCApply); m = P^H G_k (one reduction, the only wait of the step);
+                    the biorthogonalisation of G_k, U_k (Z_k) and the updates of r, x (rt) in one kernel that also sums
+                    ||r||^2 (||rt||^2).
+     omega step:    t = A' v; (r, r), (t, t), (r, t) in one reduction; x, r (rt) updated in one kernel that also gives
+                    ||r||^2 and f = P^H r for the next cycle, read with one wait.
+   The residual norm of a step is read with the next wait (that of step k + 1's m, or of the omega step's scalars), and the
+   convergence test of the step runs then, before anything that step k + 1 does to x or r: the iterations, the iterate and
+   the residual are those of KSPSolve_IDRS_Vec; the last step leaves one unneeded product behind at most.
+*/
+static PetscErrorCode KSPSolve_IDRS_Fused(KSP ksp)
+{
+  KSP_IDRS          *idrs = (KSP_IDRS *)ksp->data;
+  PetscInt           s, i, j, k, n;
+  PetscScalar       *M, *f, *c, *m, *alpha, beta, om = 1.0, tr, sc[3], a0[KSPIDRS_FUSED_MAX_IN], a1[KSPIDRS_FUSED_MAX_IN];
+  PetscReal          dp = 0.0, nr, nt, rho, ref, sq;
+  Vec                X, R, V, T, RT, ZT;
+  Vec               *G, *U, *P, *Z;
+  Mat                A;
+  PetscBool          left, wtrue, pending = PETSC_FALSE;
+  PetscScalar       *dG[KSPIDRS_FUSED_MAX_S], *dU[KSPIDRS_FUSED_MAX_S], *dZ[KSPIDRS_FUSED_MAX_S], *dP[KSPIDRS_FUSED_MAX_S], *dX, *dR, *dV, *dT, *dRT = NULL, *dZT = NULL;
+  const PetscScalar *x0[KSPIDRS_FUSED_MAX_IN], *x1[KSPIDRS_FUSED_MAX_IN], *xs[KSPIDRS_FUSED_MAX_DOTS], *ys[KSPIDRS_FUSED_MAX_DOTS];
+
+  PetscFunctionBegin;
+  if (!idrs->dev) PetscCall(KSPIDRSDeviceCreate_CUDA(&idrs->dev));
+  idrs->dev->bytes    = 0;
+  idrs->dev->launches = 0;
+  idrs->dev->waits    = 0;
+  PetscCall(PCGetOperators(ksp->pc, &A, NULL));
+  s     = idrs->s;
+  M     = idrs->M;
+  f     = idrs->f;
+  c     = idrs->c;
+  m     = idrs->m;
+  alpha = idrs->alpha;
+  P     = idrs->P;
+  G     = idrs->G;
+  U     = idrs->U;
+  Z     = idrs->Z;
+  X     = ksp->vec_sol;
+  R     = idrs->r;
+  V     = idrs->v;
+  T     = idrs->t;
+  RT    = idrs->rt;
+  ZT    = idrs->zt;
+  left  = (PetscBool)(ksp->pc_side == PC_LEFT);
+  wtrue = idrs->wtrue;
+  idrs->nreplaced = 0;
+  PetscCall(VecGetLocalSize(R, &n));
+
+  PetscCall(KSPIDRSResidual_Private(ksp, ksp->guess_zero ? NULL : X, R, RT, T));
+  PetscCall(VecNorm(wtrue ? RT : R, NORM_2, &dp));
+  KSPCheckNorm(ksp, dp);
+  PetscCall(PetscObjectSAWsTakeAccess((PetscObject)ksp));
+  ksp->its   = 0;
+  ksp->rnorm = dp;
+  PetscCall(PetscObjectSAWsGrantAccess((PetscObject)ksp));
+  PetscCall(KSPLogResidualHistory(ksp, dp));
+  PetscCall(KSPMonitor(ksp, 0, dp));
+  PetscCall((*ksp->converged)(ksp, 0, dp, &ksp->reason, ksp->cnvP));
+  if (!ksp->reason && ksp->max_it <= 0) ksp->reason = KSP_DIVERGED_ITS;
+  if (ksp->reason) PetscFunctionReturn(PETSC_SUCCESS);
+
+  for (k = 0; k < s; k++) {
+    PetscCall(VecSet(G[k], 0.0));
+    PetscCall(VecSet(U[k], 0.0));
+    if (wtrue) PetscCall(VecSet(Z[k], 0.0));
+  }
+  PetscCall(PetscArrayzero(M, s * s));
+  for (k = 0; k < s; k++) M[k + k * s] = 1.0;
+  ref = dp;
+
+  /* the device arrays: stable for the solve (PETSc's operators write these vectors through their own accessors) */
+  for (k = 0; k < s; k++) {
+    PetscCall(KSPIDRSDevPointer_Private(P[k], &dP[k]));
+    PetscCall(KSPIDRSDevPointer_Private(G[k], &dG[k]));
+    PetscCall(KSPIDRSDevPointer_Private(U[k], &dU[k]));
+    if (wtrue) PetscCall(KSPIDRSDevPointer_Private(Z[k], &dZ[k]));
+  }
+  PetscCall(KSPIDRSDevPointer_Private(X, &dX));
+  PetscCall(KSPIDRSDevPointer_Private(R, &dR));
+  PetscCall(KSPIDRSDevPointer_Private(V, &dV));
+  PetscCall(KSPIDRSDevPointer_Private(T, &dT));
+  if (wtrue) {
+    PetscCall(KSPIDRSDevPointer_Private(RT, &dRT));
+    PetscCall(KSPIDRSDevPointer_Private(ZT, &dZT));
+  }
+
+  /* f = P^H r */
+  for (k = 0; k < s; k++) {
+    xs[k] = dP[k];
+    ys[k] = dR;
+  }
+  PetscCall(PetscLogEventBegin(PBG_IDRSReduce, ksp, 0, 0, 0));
+  PetscCall(KSPIDRSDots_CUDA(idrs->dev, n, s, xs, ys));
+  PetscCall(PetscLogEventEnd(PBG_IDRSReduce, ksp, 0, 0, 0));
+  PetscCall(KSPIDRSFusedResults_Private(ksp, s, f, NULL));
+
+  while (!ksp->reason) {
+    for (k = 0; k < s && !ksp->reason; k++) {
+      for (i = k; i < s; i++) {
+        PetscScalar sum = f[i];
+
+        for (j = k; j < i; j++) sum -= M[i + j * s] * c[j];
+        c[i] = sum / M[i + i * s];
+      }
+      /* v = r - G(:,k:s-1) c, and U_k = omega v + U(:,k:s-1) c: together (left) or around v = K^{-1} v (right) */
+      x0[0] = dR;
+      a0[0] = 1.0;
+      for (i = k; i < s; i++) {
+        x0[1 + i - k] = dG[i];
+        a0[1 + i - k] = -c[i];
+        x1[i - k]     = dU[i];
+        a1[i - k]     = c[i];
+      }
+      PetscCall(KSPIDRSDevRead_Private(R));
+      for (i = k; i < s; i++) {
+        PetscCall(KSPIDRSDevRead_Private(G[i]));
+        PetscCall(KSPIDRSDevRead_Private(U[i]));
+      }
+      PetscCall(KSPIDRSDevWrite_Private(V));
+      PetscCall(PetscLogEventBegin(PBG_IDRSUpdate, ksp, 0, 0, 0));
+      if (left) {
+        PetscCall(KSPIDRSDevWrite_Private(U[k]));
+        PetscCall(KSPIDRSCombine_CUDA(idrs->dev, n, 1 + s - k, a0, x0, dV, om, s - k, a1, x1, dU[k]));
+        PetscCall(PetscLogEventEnd(PBG_IDRSUpdate, ksp, 0, 0, 0));
+      } else {
+        PetscCall(KSPIDRSCombine_CUDA(idrs->dev, n, 1 + s - k, a0, x0, dV, 0.0, 0, NULL, NULL, NULL));
+        PetscCall(PetscLogEventEnd(PBG_IDRSUpdate, ksp, 0, 0, 0));
+        PetscCall(KSP_PCApply(ksp, V, T));
+        x1[s - k] = dT; /* U_k = omega t + U(:,k:s-1) c */
+        a1[s - k] = om;
+        PetscCall(KSPIDRSDevRead_Private(T));
+        PetscCall(KSPIDRSDevWrite_Private(U[k]));
+        PetscCall(PetscLogEventBegin(PBG_IDRSUpdate, ksp, 0, 0, 0));
+        PetscCall(KSPIDRSCombine_CUDA(idrs->dev, n, 1 + s - k, a1, x1, dU[k], 0.0, 0, NULL, NULL, NULL));
+        PetscCall(PetscLogEventEnd(PBG_IDRSUpdate, ksp, 0, 0, 0));
+      }
+      /* G_k = A' U_k (left with the true residual: Z_k = A U_k kept) */
+      if (!left) PetscCall(KSP_MatMult(ksp, A, U[k], G[k]));
+      else {
+        Vec AU = wtrue ? Z[k] : T;
+
+        PetscCall(KSP_MatMult(ksp, A, U[k], AU));
+        PetscCall(KSP_PCApply(ksp, AU, G[k]));
+      }
+      /* m = P^H G_k, read with the residual norm of the previous step */
+      PetscCall(KSPIDRSDevRead_Private(G[k]));
+      for (i = 0; i < s; i++) {
+        xs[i] = dP[i];
+        ys[i] = dG[k];
+      }
+      PetscCall(PetscLogEventBegin(PBG_IDRSReduce, ksp, 0, 0, 0));
+      PetscCall(KSPIDRSDots_CUDA(idrs->dev, n, s, xs, ys));
+      PetscCall(PetscLogEventEnd(PBG_IDRSReduce, ksp, 0, 0, 0));
+      PetscCall(KSPIDRSFusedResults_Private(ksp, s, m, pending ? &sq : NULL));
+      if (pending) {
+        dp = KSPIDRSSqrt_Private(sq);
+        KSPCheckNorm(ksp, dp);
+        PetscCall(KSPIDRSIterationDone_Private(ksp, dp));
+        pending = PETSC_FALSE;
+        if (ksp->reason) break;
+      }
+      for (i = 0; i < s; i++) KSPCheckDot(ksp, m[i]);
+      for (i = 0; i < k; i++) {
+        PetscScalar sum = m[i];
+
+        for (j = 0; j < i; j++) sum -= M[i + j * s] * alpha[j];
+        alpha[i] = sum / M[i + i * s];
+      }
+      for (i = k; i < s; i++) {
+        PetscScalar sum = m[i];
+
+        for (j = 0; j < k; j++) sum -= M[i + j * s] * alpha[j];
+        M[i + k * s] = sum;
+      }
+      for (i = 0; i < k; i++) alpha[i] = -alpha[i];
+      if (M[k + k * s] == 0.0 || PetscIsInfOrNanScalar(M[k + k * s])) {
+        KSPIDRSBreakdown(ksp, "KSPIDRS breakdown: p_%" PetscInt_FMT "^H g_%" PetscInt_FMT " = %g (M(k,k), a divisor) in step %" PetscInt_FMT " of a cycle", k, k, (double)PetscAbsScalar(M[k + k * s]), k);
+        break;
+      }
+      /* biorthogonalise G_k, U_k (Z_k) against p_0..p_{k-1}, make r orthogonal to p_0..p_k, update x (rt): one kernel */
+      beta = f[k] / M[k + k * s];
+      PetscCall(KSPIDRSDevRead_Private(U[k]));
+      if (wtrue) PetscCall(KSPIDRSDevRead_Private(Z[k]));
+      for (i = 0; i < k; i++) {
+        PetscCall(KSPIDRSDevRead_Private(G[i]));
+        PetscCall(KSPIDRSDevRead_Private(U[i]));
+        if (wtrue) PetscCall(KSPIDRSDevRead_Private(Z[i]));
+      }
+      if (k) {
+        PetscCall(KSPIDRSDevWrite_Private(G[k]));
+        PetscCall(KSPIDRSDevWrite_Private(U[k]));
+        if (wtrue) PetscCall(KSPIDRSDevWrite_Private(Z[k]));
+      }
+      PetscCall(KSPIDRSDevWrite_Private(R));
+      PetscCall(KSPIDRSDevWrite_Private(X));
+      if (wtrue) PetscCall(KSPIDRSDevWrite_Private(RT));
+      PetscCall(PetscLogEventBegin(PBG_IDRSUpdate, ksp, 0, 0, 0));
+      PetscCall(KSPIDRSStepUpdate_CUDA(idrs->dev, n, k, alpha, beta, (const PetscScalar *const *)dG, (const PetscScalar *const *)dU, wtrue ? (const PetscScalar *const *)dZ : NULL, dG[k], dU[k], wtrue ? dZ[k] : NULL, dR, dX, dRT));
+      PetscCall(PetscLogEventEnd(PBG_IDRSUpdate, ksp, 0, 0, 0));
+      pending = PETSC_TRUE;
+      /* f(k+1:s-1) = P(:,k+1:s-1)^H r, updated */
+      for (i = k + 1; i < s; i++) f[i] -= beta * M[i + k * s];
+    }
+    if (ksp->reason) break;
+
+    /* omega step: r is orthogonal to P, v = K^{-1} r (right) or r (left), t = A' v */
+    if (!left) {
+      PetscCall(KSP_PCApply(ksp, R, V));
+      PetscCall(KSP_MatMult(ksp, A, V, T));
+    } else {
+      Vec AR = wtrue ? ZT : V;
+
+      PetscCall(KSP_MatMult(ksp, A, R, AR));
+      PetscCall(KSP_PCApply(ksp, AR, T));
+    }
+    PetscCall(KSPIDRSDevRead_Private(R));
+    PetscCall(KSPIDRSDevRead_Private(T));
+    xs[0] = dR;
+    ys[0] = dR;
+    xs[1] = dT;
+    ys[1] = dT;
+    xs[2] = dR;
+    ys[2] = dT;
+    PetscCall(PetscLogEventBegin(PBG_IDRSReduce, ksp, 0, 0, 0));
+    PetscCall(KSPIDRSDots_CUDA(idrs->dev, n, 3, xs, ys));
+    PetscCall(PetscLogEventEnd(PBG_IDRSReduce, ksp, 0, 0, 0));
+    PetscCall(KSPIDRSFusedResults_Private(ksp, 3, sc, pending ? &sq : NULL));
+    if (pending) {
+      dp = KSPIDRSSqrt_Private(sq);
+      KSPCheckNorm(ksp, dp);
+      PetscCall(KSPIDRSIterationDone_Private(ksp, dp));
+      pending = PETSC_FALSE;
+      if (ksp->reason) break;
+    }
+    nr = KSPIDRSSqrt_Private(PetscRealPart(sc[0]));
+    nt = KSPIDRSSqrt_Private(PetscRealPart(sc[1]));
+    tr = sc[2];
+    KSPCheckNorm(ksp, nt);
+    KSPCheckDot(ksp, tr);
+    if (nt == 0.0 || nr == 0.0 || tr == 0.0) {
+      KSPIDRSBreakdown(ksp, "KSPIDRS breakdown in the omega step: ||A'r|| = %g, ||r|| = %g, (A'r, r) = %g", (double)nt, (double)nr, (double)PetscAbsScalar(tr));
+      break;
+    }
+    om  = tr / (nt * nt);
+    rho = PetscAbsScalar(tr) / (nt * nr);
+    if (rho < idrs->angle) om *= idrs->angle / rho;
+    /* x += omega v (left: r), r -= omega t, rt -= omega zt; ||r|| (||rt||) and the next cycle's f = P^H r */
+    PetscCall(KSPIDRSDevRead_Private(left ? R : V));
+    if (wtrue) PetscCall(KSPIDRSDevRead_Private(ZT));
+    for (i = 0; i < s; i++) PetscCall(KSPIDRSDevRead_Private(P[i]));
+    PetscCall(KSPIDRSDevWrite_Private(X));
+    PetscCall(KSPIDRSDevWrite_Private(R));
+    if (wtrue) PetscCall(KSPIDRSDevWrite_Private(RT));
+    PetscCall(PetscLogEventBegin(PBG_IDRSUpdate, ksp, 0, 0, 0));
+    PetscCall(KSPIDRSOmegaUpdate_CUDA(idrs->dev, n, om, left ? dR : dV, dT, dZT, dX, dR, dRT, s, (const PetscScalar *const *)dP));
+    PetscCall(PetscLogEventEnd(PBG_IDRSUpdate, ksp, 0, 0, 0));
+    PetscCall(KSPIDRSFusedResults_Private(ksp, s, f, &sq));
+    dp = KSPIDRSSqrt_Private(sq);
+    KSPCheckNorm(ksp, dp);
+    PetscCall(KSPIDRSIterationDone_Private(ksp, dp));
+
+    /* residual replacement at the end of a cycle: r (and rt) recomputed, and f with them */
+    if (!ksp->reason && idrs->replacement && dp < KSPIDRS_REPLACEMENT_DROP * ref) {
+      PetscCall(KSPIDRSResidual_Private(ksp, X, R, RT, T));
+      idrs->nreplaced++;
+      ref = dp;
+      PetscCall(PetscInfo(ksp, "KSPIDRS residual replacement %" PetscInt_FMT " at iteration %" PetscInt_FMT ", residual norm %g\n", idrs->nreplaced, ksp->its, (double)dp));
+      PetscCall(KSPIDRSDevRead_Private(R));
+      for (k = 0; k < s; k++) {
+        xs[k] = dP[k];
+        ys[k] = dR;
+      }
+      PetscCall(PetscLogEventBegin(PBG_IDRSReduce, ksp, 0, 0, 0));
+      PetscCall(KSPIDRSDots_CUDA(idrs->dev, n, s, xs, ys));
+      PetscCall(PetscLogEventEnd(PBG_IDRSReduce, ksp, 0, 0, 0));
+      PetscCall(KSPIDRSFusedResults_Private(ksp, s, f, NULL));
+    }
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode KSPSolve_IDRS(KSP ksp)
+{
+  KSP_IDRS *idrs = (KSP_IDRS *)ksp->data;
+  PetscBool fused;
+
+  PetscFunctionBegin;
+  PetscCall(KSPIDRSWork_Private(ksp));
+  PetscCall(KSPIDRSFusedApplicable_Private(ksp, &fused));
+  idrs->fused_used = fused;
+  if (fused) PetscCall(KSPSolve_IDRS_Fused(ksp));
+  else PetscCall(KSPSolve_IDRS_Vec(ksp));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 static PetscErrorCode KSPReset_IDRS(KSP ksp)
 {
   PetscFunctionBegin;
@@ -395,6 +804,7 @@ static PetscErrorCode KSPDestroy_IDRS(KSP ksp)
 {
   PetscFunctionBegin;
   PetscCall(KSPReset_IDRS(ksp));
+  PetscCall(KSPIDRSDeviceDestroy_CUDA(&((KSP_IDRS *)ksp->data)->dev));
   PetscCall(KSPDestroyDefault(ksp));
   PetscCall(PetscObjectComposeFunction((PetscObject)ksp, "KSPIDRSSetS_C", NULL));
   PetscCall(PetscObjectComposeFunction((PetscObject)ksp, "KSPIDRSGetS_C", NULL));
@@ -429,6 +839,10 @@ static PetscErrorCode KSPView_IDRS(KSP ksp, PetscViewer viewer)
     else PetscCall(PetscViewerASCIIPrintf(viewer, "  residual replacement: off\n"));
     PetscCall(PetscViewerASCIIPrintf(viewer, "  shadow space: seed %" PetscInt_FMT " (random by global index, orthonormalised: the same on any number of ranks)\n", idrs->seed));
     PetscCall(PetscViewerASCIIPrintf(viewer, "  convergence test on the %s\n", norm));
+    if (!idrs->path[0]) PetscCall(PetscViewerASCIIPrintf(viewer, "  vector work: fused CUDA kernels on CUDA vectors (-ksp_idrs_fused %s), else PETSc Vec operations; not solved yet\n", idrs->fused ? "1" : "0"));
+    else if (!idrs->fused_used || !idrs->dev) PetscCall(PetscViewerASCIIPrintf(viewer, "  vector work in the last solve: %s\n", idrs->path));
+    else
+      PetscCall(PetscViewerASCIIPrintf(viewer, "  vector work in the last solve: %s: %" PetscInt_FMT " kernels (events KSPIDRSUpdate, KSPIDRSReduce), %" PetscInt_FMT " host synchronisations for %" PetscInt_FMT " iterations, %.3g GB of vectors moved\n", idrs->path, idrs->dev->launches, idrs->dev->waits, ksp->its, 1e-9 * idrs->dev->bytes));
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -450,6 +864,7 @@ static PetscErrorCode KSPSetFromOptions_IDRS(KSP ksp, PetscOptionItems PetscOpti
   if (flg) PetscCall(KSPIDRSSetSmoothing(ksp, b));
   PetscCall(PetscOptionsBool("-ksp_idrs_replacement", "Residual replacement: r = b - A x at the end of a cycle once the residual norm dropped by 1e3", "KSPIDRSSetReplacement", idrs->replacement, &b, &flg));
   if (flg) PetscCall(KSPIDRSSetReplacement(ksp, b));
+  PetscCall(PetscOptionsBool("-ksp_idrs_fused", "On CUDA vectors, the vector work of each step in fused kernels with one host synchronisation per step (0: PETSc's Vec operations)", "KSPIDRS", idrs->fused, &idrs->fused, NULL));
   PetscCall(PetscOptionsInt("-ksp_idrs_seed", "Seed of the shadow space (random by global index: rank-independent)", "KSPIDRSSetSeed", idrs->seed, &seed, &flg));
   if (flg) PetscCall(KSPIDRSSetSeed(ksp, seed));
   PetscOptionsHeadEnd();
@@ -864,6 +1279,7 @@ PETSC_INTERN PetscErrorCode KSPCreate_IDRS(KSP ksp)
   PetscCall(PetscNew(&idrs));
   idrs->s     = 4;
   idrs->angle = 0.7;
+  idrs->fused = PETSC_TRUE;
   ksp->data   = (void *)idrs;
 
   /* the true residual is the default for either side; right preconditioning is the default side */

@@ -1,0 +1,47 @@
+/* Device side of KSPIDRS: the fused vector kernels of src/ksp/idrs/cuda/idrs_cuda.cu, called by idrs.c.
+   All vector pointers are device arrays of the n local entries, real double scalars. Every routine runs on PETSc's current
+   CUDA stream and returns without waiting; the reductions leave their results in a host-mapped buffer (results), which
+   is valid after KSPIDRSDeviceWait_CUDA(): one host synchronisation per group of reductions. */
+#pragma once
+
+#include <petscblockgpu/private/pbgimpl.h>
+
+/* The fused path serves s up to this (the coefficients travel as kernel arguments); a larger s uses the Vec path */
+#define KSPIDRS_FUSED_MAX_S 16
+/* Inputs of one linear combination, and dot products of one reduction */
+#define KSPIDRS_FUSED_MAX_IN   (KSPIDRS_FUSED_MAX_S + 1)
+#define KSPIDRS_FUSED_MAX_DOTS (KSPIDRS_FUSED_MAX_S + 3)
+/* Slots of the results buffer: the dot products of the last KSPIDRSDots_CUDA()/KSPIDRSOmegaUpdate_CUDA() from 0, and the
+   squared norm left by the last update at KSPIDRS_SLOT_NORM */
+#define KSPIDRS_SLOT_NORM  (KSPIDRS_FUSED_MAX_DOTS + 1)
+#define KSPIDRS_NUM_SLOTS  (KSPIDRS_SLOT_NORM + 1)
+
+typedef struct {
+  double       *results;    /* [KSPIDRS_NUM_SLOTS], host memory mapped into the device: the reductions' answers */
+  double       *d_partials; /* per-block partial sums of a reduction */
+  unsigned int *d_done;     /* blocks of the running reduction that have finished (the last one reduces the partials) */
+  int           max_blocks; /* of a reduction: 2 per multiprocessor, so the partials stay few */
+  PetscLogDouble bytes;     /* bytes the fused kernels moved since the last reset, for -ksp_view */
+  PetscInt      launches, waits;
+} KSPIDRSDevice;
+
+PETSC_INTERN PetscErrorCode KSPIDRSDeviceCreate_CUDA(KSPIDRSDevice **);
+PETSC_INTERN PetscErrorCode KSPIDRSDeviceDestroy_CUDA(KSPIDRSDevice **);
+/* Waits for the stream: the results are then valid on the host */
+PETSC_INTERN PetscErrorCode KSPIDRSDeviceWait_CUDA(KSPIDRSDevice *);
+
+/* out0 = sum_{j < nin0} a0[j] x0[j]; and, when out1 is not NULL, out1 = b out0 + sum_{j < nin1} a1[j] x1[j]. An output
+   may be one of the inputs (elementwise). nin0, nin1 <= KSPIDRS_FUSED_MAX_IN. */
+PETSC_INTERN PetscErrorCode KSPIDRSCombine_CUDA(KSPIDRSDevice *, PetscInt n, PetscInt nin0, const PetscScalar a0[], const PetscScalar *const x0[], PetscScalar *out0, PetscScalar b, PetscInt nin1, const PetscScalar a1[], const PetscScalar *const x1[], PetscScalar *out1);
+
+/* results[p] = (x[p], y[p]) (local part) for p < np <= KSPIDRS_FUSED_MAX_DOTS */
+PETSC_INTERN PetscErrorCode KSPIDRSDots_CUDA(KSPIDRSDevice *, PetscInt n, PetscInt np, const PetscScalar *const x[], const PetscScalar *const y[]);
+
+/* The end of inner step k of a cycle, in one pass: the biorthogonalisation of the new basis vectors with the k coefficients
+   alpha (gk += sum_j alpha_j G[j], likewise uk with U and zk with Z when zk is not NULL), then r -= beta gk, x += beta uk,
+   rt -= beta zk (rt with zk), and results[KSPIDRS_SLOT_NORM] = the local ||rt||^2 (||r||^2 when rt is NULL). */
+PETSC_INTERN PetscErrorCode KSPIDRSStepUpdate_CUDA(KSPIDRSDevice *, PetscInt n, PetscInt k, const PetscScalar alpha[], PetscScalar beta, const PetscScalar *const G[], const PetscScalar *const U[], const PetscScalar *const Z[], PetscScalar *gk, PetscScalar *uk, PetscScalar *zk, PetscScalar *r, PetscScalar *x, PetscScalar *rt);
+
+/* The omega step's update, in one pass: x += omega w, r -= omega t, rt -= omega zt (when rt is not NULL); then
+   results[KSPIDRS_SLOT_NORM] = the local ||rt||^2 (||r||^2 without rt) and results[j] = (P[j], r) for j < s. */
+PETSC_INTERN PetscErrorCode KSPIDRSOmegaUpdate_CUDA(KSPIDRSDevice *, PetscInt n, PetscScalar omega, const PetscScalar *w, const PetscScalar *t, const PetscScalar *zt, PetscScalar *x, PetscScalar *r, PetscScalar *rt, PetscInt s, const PetscScalar *const P[]);
