@@ -126,9 +126,10 @@ ex19_idrs() {
     "idr -ksp_idr_s 4 -ksp_pc_side right -ksp_norm_type unpreconditioned"; do
     echo "=== ex19 512x512 -ksp_type $ksp"
     # shellcheck disable=SC2086 # $ksp is a list of options
-    log=$(ex19 -da_grid_x 512 -da_grid_y 512 -lidvelocity 100 -grashof 1e3 -dm_mat_type baijksparse -dm_vec_type cuda \
+    log=$(ex19 -dll_append "$here/lib/libpetscblockgpu.so" -da_grid_x 512 -da_grid_y 512 -lidvelocity 100 -grashof 1e3 -dm_mat_type baijksparse -dm_vec_type cuda \
       -pc_type vbjacobi -ksp_type $ksp -snes_max_it 1 -snes_convergence_test skip -ksp_max_it 20000 -ksp_converged_reason -ksp_view -log_view 2>&1)
     echo "$log" | grep -E 'Linear solve|vector work|^(KSPSolve|MatMult|PCApply|VecAXPY|VecMAXPY|VecMDot|VecDot|VecNorm|VecAYPX|VecAXPBY|VecWAXPY|KSPIDRSUpdate|KSPIDRSReduce|VBJacApply|BAIJKMult) '
+    echo "$log" | grep -iE 'error' | head -5
     its=$(echo "$log" | sed -n 's/.*Linear solve converged due to .* iterations \([0-9]*\).*/\1/p' | tail -1)
     t=$(echo "$log" | awk '$1 == "KSPSolve" {print $4}' | tail -1)
     [ -n "$its" ] && [ -n "$t" ] && awk -v t="$t" -v i="$its" 'BEGIN {printf "per iteration: %.1f us (KSPSolve %.3f s, %d iterations)\n", 1e6 * t / i, t, i}'

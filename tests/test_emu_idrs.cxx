@@ -212,7 +212,7 @@ static void StepUpdate(int n, int grid, int k, bool wtrue)
 }
 
 template <int NP>
-static void OmegaUpdate(int n, int grid, int s, bool wtrue)
+static void OmegaUpdate(int n, int grid, int s, bool wtrue, bool w_is_r = false)
 {
   std::vector<V> P(s);
   V              w = Random(n), t = Random(n), zt = Random(n), x = Random(n), r = Random(n), rt = Random(n);
@@ -222,6 +222,7 @@ static void OmegaUpdate(int n, int grid, int s, bool wtrue)
   for (auto &p : P) p = Random(n);
   a.s     = s;
   a.omega = Uniform();
+  if (w_is_r) w = r; /* left preconditioning: x += omega r, with the r before the update */
   V xr = x, rr = r, rtr = rt, rt0 = rt;
   for (int i = 0; i < n; i++) {
     xr[i] += a.omega * w[i];
@@ -238,7 +239,7 @@ static void OmegaUpdate(int n, int grid, int s, bool wtrue)
       fs[j] += std::fabs(P[j][i] * rr[i]);
     }
   }
-  a.w  = w.data();
+  a.w  = w_is_r ? r.data() : w.data();
   a.t  = t.data();
   a.zt = wtrue ? zt.data() : nullptr;
   a.x  = x.data();
@@ -253,7 +254,7 @@ static void OmegaUpdate(int n, int grid, int s, bool wtrue)
   for (int j = 0; j < s; j++) ok = ok && Close(red.results[j], f[j], fs[j]);
   for (int p = s; p < KSPIDRS_SLOT_NORM; p++) ok = ok && std::isnan(red.results[p]);
   char what[64];
-  snprintf(what, sizeof(what), "omega update s = %2d (width %2d)%s", s, NP, wtrue ? ", with rt" : "");
+  snprintf(what, sizeof(what), "omega update s = %2d (width %2d)%s%s", s, NP, wtrue ? ", with rt" : "", w_is_r ? ", w = r" : "");
   Report(what, n, grid, ok, err);
 }
 
@@ -281,6 +282,8 @@ int main(int argc, char **argv)
   StepUpdate(33, 1, 2, false);
   OmegaUpdate<4>(2000, 3, 1, false);
   OmegaUpdate<4>(1000, 2, 3, true);
+  OmegaUpdate<8>(1500, 3, 4, true, true);
+  OmegaUpdate<4>(900, 2, 2, false, true);
   OmegaUpdate<8>(3000, 4, 4, true);
   OmegaUpdate<8>(5, 1, 7, false);
   OmegaUpdate<KSPIDRS_FUSED_MAX_S + 1>(1200, 3, KSPIDRS_FUSED_MAX_S, true);

@@ -41,7 +41,7 @@ PetscErrorCode KSPIDRSDeviceCreate_CUDA(KSPIDRSDevice **pdev)
   PetscCall(PetscNew(&dev));
   PetscCallCUDA(cudaGetDevice(&device));
   PetscCallCUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-  dev->max_blocks = 2 * sms;
+  dev->max_blocks = 4 * sms;
   PetscCallCUDA(cudaHostAlloc((void **)&dev->results, KSPIDRS_NUM_SLOTS * sizeof(double), cudaHostAllocMapped));
   PetscCallCUDA(cudaMalloc((void **)&dev->d_partials, (size_t)dev->max_blocks * (KSPIDRS_FUSED_MAX_DOTS + 1) * sizeof(double)));
   PetscCallCUDA(cudaMalloc((void **)&dev->d_done, sizeof(unsigned int)));
@@ -99,7 +99,7 @@ PetscErrorCode KSPIDRSCombine_CUDA(KSPIDRSDevice *dev, PetscInt n, PetscInt nin0
   a.out1 = out1;
   PetscCall(PetscGetCurrentCUDAStream(&stream));
   PetscCall(PetscLogGpuTimeBegin());
-  CombineKernel<<<Blocks(n, 8 * dev->max_blocks), ThreadsPerBlock, 0, stream>>>(n, a);
+  CombineKernel<<<Blocks(n, 4 * dev->max_blocks), ThreadsPerBlock, 0, stream>>>(n, a);
   PetscCallCUDA(cudaGetLastError());
   PetscCall(PetscLogGpuTimeEnd());
   PetscCall(PetscLogGpuFlops(2.0 * (a.nin0 + a.nin1) * n));

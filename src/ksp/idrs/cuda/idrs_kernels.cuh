@@ -152,10 +152,11 @@ __global__ void OmegaUpdateKernel(PetscInt n, OmegaArgs a, ReduceTarget tg)
 #pragma unroll
   for (int p = 0; p < NP; p++) acc[p] = 0.0;
   for (PetscInt i = blockIdx.x * (PetscInt)blockDim.x + threadIdx.x; i < n; i += (PetscInt)gridDim.x * blockDim.x) {
-    PetscScalar r = a.r[i] - a.omega * a.t[i], nrm;
+    /* w is r itself with left preconditioning: read before r is written */
+    PetscScalar w = a.w[i], r = a.r[i] - a.omega * a.t[i], nrm;
 
+    a.x[i] += a.omega * w;
     a.r[i] = r;
-    a.x[i] += a.omega * a.w[i];
     if (a.rt) {
       PetscScalar rt = a.rt[i] - a.omega * a.zt[i];
 
