@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """Plots the CSV of bench_values (-o FILE): GB/s of each value operation (and COO assembly) on baijksparse against
 aijcusparse, as bars, with the triad measured in the same run as a line (and its 70% mark, issue 11's floor). Bars of
-calls that moved bytes between host and device (a host fallback or a copy) are hatched and labelled with the MB.
+calls that moved bytes between host and device (a host fallback or a copy) are hatched and labelled with the MB. The
+second reading, with the bytes of the 32-byte DRAM sectors touched (CSV columns sector_bytes, frac_triad_sector of
+newer runs), is drawn as an unfilled cross-hatched bar over each solid one; CSVs without those columns plot as before.
 Usage: plot_values.py values.csv [out.png]"""
 from plot_common import command_line, read_rows, save
 
@@ -24,12 +26,20 @@ def main():
                 return r
         return None
 
+    def sector_gbs(r):
+        """GB/s with the sector bytes, None where the CSV has no such column or the count is missing"""
+        try:
+            sb, t = float(r.get('sector_bytes') or -1), float(r['time_s'])
+        except ValueError:
+            return None
+        return sb / t / 1e9 if sb > 0 and t > 0 else None
+
     fig, ax = plt.subplots(figsize=(max(8, 1.1 * len(ops) + 3), 5))
     width = 0.4
     for k, (label, is_ours) in enumerate(((ours, True), (ref, False))):
         if label is None:
             continue
-        xs, ys, moved = [], [], []
+        xs, ys, moved, sx, sy = [], [], [], [], []
         for i, op in enumerate(ops):
             r = find(op, is_ours)
             if r is None:
@@ -37,7 +47,14 @@ def main():
             xs.append(i + (k - 0.5) * width)
             ys.append(max(float(r['GBs']), 0.0))
             moved.append((float(r['h2d_bytes_max']) + float(r['d2h_bytes_max'])) / 1e6)
-        bars = ax.bar(xs, ys, width=width, label=label, color='C0' if is_ours else 'C1')
+            g = sector_gbs(r)
+            if g is not None:
+                sx.append(xs[-1])
+                sy.append(g)
+        color = 'C0' if is_ours else 'C1'
+        if sx:  # behind the solid bars: where the sector reading is higher, its hatched top shows above them
+            ax.bar(sx, sy, width=width, fill=False, hatch='xx', edgecolor=color, lw=0.8, label=f'{label}, sector bytes')
+        bars = ax.bar(xs, ys, width=width, label=f'{label}, useful bytes' if sx else label, color=color)
         for bar, mb in zip(bars, moved):
             if mb > 0:
                 bar.set_hatch('//')
@@ -50,7 +67,7 @@ def main():
     ax.set_xticks(range(len(ops)))
     ax.set_xticklabels(ops, rotation=30, ha='right')
     ax.set_yscale('log')  # the diagonal operations move 16 n bytes, the others 8..24 nz: decades apart
-    ax.set_ylabel('GB/s (bytes counted: see bench_values)')
+    ax.set_ylabel('GB/s (useful bytes, and 32-byte sectors: see bench_values)')
     ax.grid(axis='y', alpha=.3)
     ax.legend(fontsize=8)
     r0 = rows[0]

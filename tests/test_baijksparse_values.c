@@ -12,6 +12,7 @@ static char help[] = "Value operations of MATBAIJKSPARSE (seq and MPI) against P
                      "  -ops <comma list of steps, default all>, -vec_type <standard|cuda> (the type of MatCreateVecs(Y)),\n"
                      "  -missing_diag (every third block row of Y, X lacks its diagonal block: shift, diagonal set, zero rows with a\n"
                      "  diagonal take the host path, which inserts it),\n"
+                     "  -rows_unsorted (the rows of zerorows and zerorowscolumns shuffled, a third of them given twice),\n"
                      "  -check_transfers (with -vec_type cuda: X and Z are put on the device after each fill, the vectors an operation\n"
                      "  reads too, and around each operation on Y that is to run on the device (all but the host fallbacks: a\n"
                      "  missing diagonal block; set values, grow, convert are not checked) the matrix copies between host and device\n"
@@ -63,6 +64,7 @@ typedef struct {
   PetscRandom rnd;
   PetscScalar nan;
   PetscBool   missingdiag;                   /* -missing_diag */
+  PetscBool   rowsunsorted;                  /* -rows_unsorted */
   PetscBool   check, xferok;                 /* -check_transfers; the last checked step moved no matrix values */
   PetscInt    nghost, zghost;                /* ghost block columns of Y's and Z's local rows */
   PetscLogEvent  evup, evdown;               /* BAIJKCopyToGPU, BAIJKCopyFromGPU */
@@ -409,7 +411,8 @@ static PetscErrorCode CheckEnd(Ctx *c, PetscInt s, PetscBool active)
 }
 
 /* Rows for MatZeroRows()/MatZeroRowsColumns(): every row of one local block row (the whole block row: BAIJ then drops
-   its off-diagonal blocks from the pattern), some other local rows, and under MPI the first row of the next rank */
+   its off-diagonal blocks from the pattern), some other local rows, and under MPI the first row of the next rank; with
+   -rows_unsorted the list is shuffled and a third of it is given twice (PETSc takes any order and repeats) */
 static PetscErrorCode PickRows(Ctx *c, PetscInt *n, PetscInt **rows)
 {
   const PetscInt bs = c->bs, m = c->nbl * bs, first = c->rstartb * bs, ib = RandInt(&c->ls, c->nbl);
@@ -420,10 +423,22 @@ static PetscErrorCode PickRows(Ctx *c, PetscInt *n, PetscInt **rows)
   PetscCall(PetscCalloc1(m, &mark));
   for (PetscInt j = 0; j < bs; j++) mark[ib * bs + j] = PETSC_TRUE;
   for (PetscInt j = 0; j < PetscMax(1, m / 8); j++) mark[RandInt(&c->ls, m)] = PETSC_TRUE;
-  PetscCall(PetscMalloc1(m + 1, rows));
+  PetscCall(PetscMalloc1(2 * (m + 1), rows));
   for (PetscInt j = 0; j < m; j++)
     if (mark[j]) (*rows)[k++] = first + j;
   if (c->size > 1) (*rows)[k++] = (c->rank == c->size - 1 ? 0 : first + m); /* a row of another rank */
+  if (c->rowsunsorted && k) {
+    const PetscInt nrep = (k + 2) / 3;
+
+    for (PetscInt j = 0; j < nrep; j++) (*rows)[k + j] = (*rows)[RandInt(&c->ls, k)];
+    k += nrep;
+    for (PetscInt j = k - 1; j > 0; j--) { /* Fisher-Yates */
+      const PetscInt q = RandInt(&c->ls, j + 1), t = (*rows)[j];
+
+      (*rows)[j] = (*rows)[q];
+      (*rows)[q] = t;
+    }
+  }
   *n = k;
   PetscCall(PetscFree(mark));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -688,6 +703,7 @@ int main(int argc, char **argv)
   PetscCall(PetscOptionsGetString(NULL, NULL, "-vec_type", vtype, sizeof(vtype), NULL));
   PetscCall(PetscOptionsGetBool(NULL, NULL, "-missing_diag", &c.missingdiag, NULL));
   PetscCall(PetscOptionsGetBool(NULL, NULL, "-check_transfers", &c.check, NULL));
+  PetscCall(PetscOptionsGetBool(NULL, NULL, "-rows_unsorted", &c.rowsunsorted, NULL));
   PetscCheck(c.bs >= 1 && c.bs <= 64, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-bs %" PetscInt_FMT ": must be 1..64", c.bs);
   PetscCheck(nb >= 1, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-nb %" PetscInt_FMT ": must be positive", nb);
   PetscCheck(rounds >= 1, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-rounds %" PetscInt_FMT ": must be positive", rounds);

@@ -34,6 +34,11 @@ for o in "${pbg_values_missing_ops[@]}"; do
 done
 tcase bk_values_missing_diag_mpi2 -n 2 -- test_baijksparse_values -bs 2 -nb 5 -missing_diag -ops shift,axpy_subset,diagonalscale,getdiagonal,zerorows,duplicate --grep '^Y is still mpibaijksparse' --grep '^OK' --nogrep 'FAILED'
 tcase bk_values_missing_diag_diagonalset_mpi2 -n 2 -- test_baijksparse_values -bs 2 -nb 5 -missing_diag -ops diagonalset_insert --grep '^Y is still mpibaijksparse' --grep '^OK' --nogrep 'FAILED'
+# zero rows given unsorted with repeats (every row of one block row among them: all bs positions)
+for bs in 1 3 4; do
+  tcase bk_values_rows_unsorted_bs$bs -- test_baijksparse_values -bs $bs -nb 9 -seed $((bs + 40)) -rounds 3 -rows_unsorted -ops zerorows,zerorowscolumns,copy --grep '^Y is still seqbaijksparse after 9 steps' --grep '^OK' --nogrep 'FAILED'
+done
+tcase bk_values_rows_unsorted_mpi2 -n 2 -- test_baijksparse_values -bs 3 -nb 5 -seed 47 -rounds 2 -rows_unsorted -ops zerorows,zerorowscolumns,copy --grep '^Y is still mpibaijksparse after 6 steps' --grep '^OK' --nogrep 'FAILED'
 # error path: an unknown op is refused by name
 tcase bk_values_err_bogus_op --fail -- test_baijksparse_values -ops scale,bogus --grep 'unknown op "bogus"'
 tcase bk_values_err_bogus_op_mpi2 --fail -n 2 -- test_baijksparse_values -ops bogus --grep 'unknown op "bogus"'
@@ -69,6 +74,11 @@ for o in "${pbg_values_missing_ops[@]}"; do
 done
 tcase bk_gpu_values_missing_diag_shift_notchecked --gpu -- test_baijksparse_values -vec_type cuda -check_transfers -bs 5 -nb 6 -missing_diag -rounds 1 -ops shift --grep 'transfers shift: not checked \(a diagonal block is missing' --grep '^OK' --nogrep 'FAILED'
 tcase bk_gpu_values_missing_diag_mpi2 --gpu -n 2 -- test_baijksparse_values -vec_type cuda -use_gpu_aware_mpi 0 -check_transfers -bs 2 -nb 5 -missing_diag -ops shift,axpy_subset,diagonalscale,getdiagonal,zerorows,duplicate --grep 'vectors mpicuda' --grep '^Y is still mpibaijksparse' --grep '^OK' --nogrep 'FAILED'
+# zero rows unsorted with repeats on the device: the same results, and only the row list goes up
+for bs in 1 4 7; do
+  tcase bk_gpu_values_rows_unsorted_bs$bs --gpu -- test_baijksparse_values -vec_type cuda -check_transfers -bs $bs -nb 9 -seed $((bs + 40)) -rounds 3 -rows_unsorted -ops zerorows,zerorowscolumns,copy --grep 'vectors seqcuda' --grep 'transfers zerorows: .*: ok' --grep 'transfers zerorowscolumns: .*: ok' --grep '^Y is still seqbaijksparse after 9 steps' --grep '^OK' --nogrep 'FAILED'
+done
+tcase bk_gpu_values_rows_unsorted_mpi2 --gpu -n 2 -- test_baijksparse_values -vec_type cuda -use_gpu_aware_mpi 0 -check_transfers -bs 3 -nb 5 -seed 47 -rounds 2 -rows_unsorted -ops zerorows,copy --grep 'vectors mpicuda' --grep 'transfers zerorows: .*: ok' --grep '^Y is still mpibaijksparse after 4 steps' --grep '^OK' --nogrep 'FAILED'
 tcase bk_values_err_check_transfers_host --fail -- test_baijksparse_values -check_transfers --grep 'check_transfers needs -vec_type cuda'
 tcase bk_gpu_values_err_bogus_op --gpu --fail -- test_baijksparse_values -vec_type cuda -ops scale,bogus --grep 'unknown op "bogus"'
 unset pbg_values_sizes pbg_values_mpi pbg_values_mpi_gpu_ops pbg_values_missing_ops p o bs nb np rounds

@@ -6,10 +6,30 @@
 # bench_values: every operation on baijksparse and on the reference, after the same calls both give the same product
 # (-check: relative difference <= 1e-10, else the run fails); 13 operations = 13 lines per matrix type
 vals_lines=(--grep '^  scale +seqbaijksparse ' --grep '^  zerorows +seqbaijksparse ' --grep '^  coo +seqbaijksparse .* call\(s\) timed'
-  --grep ' 0 comparison\(s\) of ours against [a-z]+ differ' --grep '^  coo +(MEETS|misses) ' --nogrep ' failed: ')
-tcase bench_values_host -- bench_values -host -mbs 64 -reps 2 -check "${vals_lines[@]}" --grep '^  scale +seqaij '
+  --grep ' 0 comparison\(s\) of ours against [a-z]+ differ' --grep '^  coo +useful bytes: (MEETS|misses) +triad .*\| sector bytes: (MEETS|misses) +triad '
+  --grep '^  scale +useful bytes: .*\| sector bytes: ' --nogrep ' failed: ')
+# sector bytes, counted by hand for bs 4 (diagonal entries at stride 40 bytes: a sector each, 4 per block row; the zeroed
+# rows: whole blocks in BSR, whole rows in CSR) and bs 3 (stride 32: 3 sectors a block row); the CSV gets both columns
+tcase bench_values_host -- bench_values -host -mbs 64 -reps 2 -check "${vals_lines[@]}" --grep '^  scale +seqaij ' \
+  --grep '^    shift +didx \+ 2 D: 16640 bytes \(baijksparse\), 17408 \(aij\)' --grep '^    zerorows +.*: 6848 bytes \(baijksparse\), 6848 \(aij\)' \
+  --grep '^    scale +2 sec\(8 nz\): 114688 bytes' --grep '^  op +matrix .* sec MB +sec +vs ref '
+pbg_values_csv() { # the CSV has sector_bytes and frac_triad_sector, with the counts of the table
+  local f rc
+  f=$(mktemp)
+  pbg_run 1 bench_values -host -mbs 64 -reps 1 -warmup 0 -ops shift,coo -o "$f" > /dev/null
+  rc=$?
+  cat "$f"
+  awk -F, ' # quoted fields hold commas: the two new columns are read from the end of the line
+    NR == 1 { if ($(NF - 1) != "sector_bytes" || $NF != "frac_triad_sector") bad = bad " header"; next }
+    { rows++; if ($(NF - 1) + 0 <= 0 || $NF + 0 <= 0) bad = bad " row " NR ": no sector reading" }
+    /",shift,seqbaijksparse,/ { if ($(NF - 1) != 16640) bad = bad " shift: " $(NF - 1) " != 16640"; shift++ }
+    END { if (rows != 4 || shift != 1) bad = bad " rows " rows " != 4 or no shift row"; if (bad) { print "FAILED:" bad; exit 1 } }' "$f" || rc=1
+  rm -f "$f"
+  return "$rc"
+}
+tcheck bench_values_host_csv -- pbg_values_csv
 tcase bench_values_host_bs3_prep_both -- bench_values -host -bs 3 -mbs 50 -blocks_per_row 5 -random_blocks 1 -reps 1 -warmup 1 -prep both -zero_rows_every 3 -check \
-  "${vals_lines[@]}" --grep 'band of 4 \+ 1 random'
+  "${vals_lines[@]}" --grep 'band of 4 \+ 1 random' --grep '^    shift +didx \+ 2 D: 9824 bytes \(baijksparse\), 10208 \(aij\)'
 tcase bench_values_host_bs1_baij_ref -- bench_values -host -bs 1 -mbs 40 -reps 1 -ref_type baij -ops axpy_subset,duplicate,coo -check \
   --grep '^  axpy_subset +seqbaij ' --grep '^  duplicate +seqbaijksparse ' --grep ' 0 comparison' --nogrep '^  scale '
 # COO with a budget far too small: the probe shrinks the problem and the calls stop early, and it says so

@@ -250,17 +250,87 @@ static PetscErrorCode DeviceVecReadEnd(DeviceVecRead *r, cudaStream_t stream)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* n local row numbers of A, checked, on the device (index traffic, logged as such); free with cudaFreeAsync() */
+/* Pinned host staging for the row lists of MatZeroRows()/MatZeroRowsColumns(), composed on the matrix and reused: the
+   rows go up by one asynchronous DMA instead of a copy from pageable memory (which the driver stages itself, holding the
+   caller). done marks the end of the last upload from it, waited for before the staging is written again. */
+typedef struct {
+  int        *rows;
+  size_t      cap;
+  cudaEvent_t done;
+  PetscBool   pending;
+} RowStaging;
+
+static PetscErrorCode RowStagingDestroy(void *ctx)
+{
+  RowStaging *st = *(RowStaging **)ctx;
+
+  PetscFunctionBegin;
+  if (!st) PetscFunctionReturn(PETSC_SUCCESS);
+  if (st->pending) PetscCallCUDA(cudaEventSynchronize(st->done));
+  if (st->done) PetscCallCUDA(cudaEventDestroy(st->done));
+  if (st->rows) PetscCallCUDA(cudaFreeHost(st->rows));
+  PetscCall(PetscFree(st));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* A's staging with room for n rows, the previous upload from it finished */
+static PetscErrorCode RowStagingGet(Mat A, PetscInt n, RowStaging **stp)
+{
+  static const char name[] = "MatBAIJKSPARSE_RowStaging";
+  RowStaging       *st     = NULL;
+
+  PetscFunctionBegin;
+  PetscCall(PetscObjectContainerQuery((PetscObject)A, name, (PetscCtxRt)&st));
+  if (!st) {
+    PetscCall(PetscNew(&st));
+    PetscCallCUDA(cudaEventCreateWithFlags(&st->done, cudaEventDisableTiming));
+    PetscCall(PetscObjectContainerCompose((PetscObject)A, name, st, RowStagingDestroy));
+  }
+  if (st->pending) PetscCallCUDA(cudaEventSynchronize(st->done)); /* in practice long done: the kernel read them */
+  st->pending = PETSC_FALSE;
+  if ((size_t)n > st->cap) {
+    if (st->rows) PetscCallCUDA(cudaFreeHost(st->rows));
+    st->rows = NULL;
+    st->cap  = 0;
+    PetscCallCUDA(cudaMallocHost((void **)&st->rows, (size_t)n * sizeof(int)));
+    st->cap = (size_t)n;
+  }
+  *stp = st;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* n local row numbers of A (any order, repeats allowed), checked, on the device (index traffic, logged as such); free
+   with cudaFreeAsync(). One pass over rows both checks them and fills the pinned staging, then one asynchronous upload:
+   nothing else on the host is O(n), and a bad row is refused before anything is sent or changed. */
 static PetscErrorCode UploadRows(Mat A, PetscInt n, const PetscInt rows[], cudaStream_t stream, int **drows)
 {
+  const PetscInt m = A->rmap->n;
+  RowStaging    *st = NULL;
+  PetscBool      bad = PETSC_FALSE;
+
   PetscFunctionBegin;
   *drows = NULL;
-  for (PetscInt i = 0; i < n; i++) PetscCheck(rows[i] >= 0 && rows[i] < A->rmap->n, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "%s: row %" PetscInt_FMT " out of range [0, %" PetscInt_FMT ")", MATSEQBAIJKSPARSE, rows[i], A->rmap->n);
   if (!n) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCheck(n <= PETSC_INT32_MAX, PETSC_COMM_SELF, PETSC_ERR_SUP, "%s: %" PetscInt_FMT " rows at once", MATSEQBAIJKSPARSE, n);
+  PetscCall(RowStagingGet(A, n, &st));
+  { /* branch-free: the loop vectorises (PetscInt is int here: pbgimpl.h refuses 64-bit indices) */
+    int *PETSC_RESTRICT       dst = st->rows;
+    const int *PETSC_RESTRICT src = rows;
+    unsigned                  out = 0;
+
+    for (PetscInt i = 0; i < n; i++) {
+      dst[i] = src[i];
+      out |= (unsigned)((unsigned)src[i] >= (unsigned)m);
+    }
+    bad = (PetscBool)(out != 0);
+  }
+  if (bad) {
+    for (PetscInt i = 0; i < n; i++) PetscCheck(rows[i] >= 0 && rows[i] < m, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "%s: row %" PetscInt_FMT " out of range [0, %" PetscInt_FMT ")", MATSEQBAIJKSPARSE, rows[i], m);
+  }
   PetscCallCUDA(cudaMallocAsync((void **)drows, (size_t)n * sizeof(int), stream));
-  /* PetscInt is int here (pbgimpl.h refuses 64-bit indices) */
-  PetscCallCUDA(cudaMemcpyAsync(*drows, rows, (size_t)n * sizeof(int), cudaMemcpyHostToDevice, stream));
+  PetscCallCUDA(cudaMemcpyAsync(*drows, st->rows, (size_t)n * sizeof(int), cudaMemcpyHostToDevice, stream));
+  PetscCallCUDA(cudaEventRecord(st->done, stream));
+  st->pending = PETSC_TRUE;
   PetscCall(PetscLogCpuToGpu((PetscLogDouble)n * sizeof(int)));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
