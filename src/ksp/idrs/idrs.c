@@ -1234,7 +1234,8 @@ PetscErrorCode KSPIDRSGetSeed(KSP ksp, PetscInt *seed)
 . -ksp_idrs_angle <0.7>           - angle kappa of the omega choice, in [0, 1] (0: plain minimal residual), see `KSPIDRSSetAngle()`
 . -ksp_idrs_smoothing <false>     - minimal residual smoothing of the iterates, see `KSPIDRSSetSmoothing()`
 . -ksp_idrs_replacement <false>   - residual replacement, see `KSPIDRSSetReplacement()`
-- -ksp_idrs_seed <0>              - seed of the rank-independent shadow space, see `KSPIDRSSetSeed()`
+. -ksp_idrs_seed <0>              - seed of the rank-independent shadow space, see `KSPIDRSSetSeed()`
+- -ksp_idrs_fused <true>          - on CUDA vectors, the fused device path (below); false: PETSc's Vec operations
 
   Level: intermediate
 
@@ -1259,6 +1260,16 @@ PetscErrorCode KSPIDRSGetSeed(KSP ksp, PetscInt *seed)
     and k pairs of `VecAXPY()`; the updates are `VecMAXPY()`s: groups that a fused GPU path replaces;
   - the shadow space comes from a hash of the global index and a seed, so it does not depend on the number of ranks;
   - minimal residual smoothing and residual replacement are available.
+
+  The fused device path (CUDA vectors, real double scalars, s <= 16, no smoothing): each group of vector updates of a
+  step is one kernel over all its vectors (v = r - G c with U_k = omega v + U c; the biorthogonalisation of G_k, U_k
+  (Z_k) together with the updates of r, x (rt) and the residual norm; the omega update together with the norm and the
+  next cycle's P^H r), the coefficients travel as kernel arguments, and a reduction finishes on the device (in a fixed
+  order: deterministic) into host-mapped memory. A step waits for the device once and makes one `MPI_Allreduce()`: the
+  residual norm of a step is read with the reduction of the next step, and its convergence test runs before that step
+  changes x or r, so the iterations, iterate and residual are those of the Vec path (the last step leaves one product
+  with the operator unused). `-ksp_view` shows the path taken, the kernels, waits and bytes of the last solve; the
+  events are `KSPIDRSUpdate` and `KSPIDRSReduce`.
 
   References:
 + * - M. B. van Gijzen and P. Sonneveld, Algorithm 913: An elegant IDR(s) variant that efficiently exploits
