@@ -3,7 +3,7 @@
     bench_vbjacobi - setup and apply of PCVBJACOBI on the GPU against PETSc's vpbjacobi, pbjacobi and jacobi
 
   SYNOPSIS
-    bench_vbjacobi [-n ROWS] [-maxbs LIST] [-patterns LIST] [-reps N] [-warmup N] [-resetup_reps N]
+    bench_vbjacobi [-n ROWS] [-maxbs LIST] [-patterns LIST] [-precisions LIST] [-reps N] [-warmup N] [-resetup_reps N]
                    [-baijksparse <bool>] [-triad_n N] [-f FILE[:BS],...] [-matrices DIR] [-o CSV] [-host]
 
   DESCRIPTION
@@ -52,6 +52,14 @@
     A table goes to stdout and, with -o, every measurement to a CSV file; bench/plot_vbjacobi.py plots it.
     With -check, the program fails when vbjacobi found other blocks than those built, or when its output differs
     from vpbjacobi's by more than 1e-10 (relative, max norm): a test of the numbers, not of the speed.
+    Precision axis (issue 14): with -precisions LIST (default double,single,half,adaptive; 'double' alone leaves it
+    out), vbjacobi on the aij matrix again with the inverses stored in each other precision (-pc_vbjacobi_precision):
+    rows 'vbjacobi' with matrix '<type>/<precision>'. Their bytes count the inverses as stored (4 or 2 bytes an entry,
+    the adaptive mix) plus the per-block scale (2 bytes) and type (adaptive, 1 byte) they read, plus 16n of vectors; 'same'
+    is measured with a triad of those bytes; a line per problem gives each precision's apply time against double's
+    ('x double'; issue 14: single >= 1.8x, half >= 3x at maximum block size >= 8, single >= 85% of 'same') and the
+    byte ratio that bounds it. Their outputs are checked against vpbjacobi's to 1e-10 + 64 u of the type (adaptive: of
+    half). The CSV gets the columns precision, stored_bytes and apply_speedup_vs_double.
     With -host, everything runs on the host (aij/baij, host vectors, PetscTime): a check of the program on a
     machine without GPU, not a benchmark.
 
@@ -69,6 +77,7 @@ static char help[] = "Benchmark of PCVBJACOBI (GPU) against PETSc's vpbjacobi, p
                      "  -triad_n <n>           entries of the VecWAXPY triad vectors (default 33554432)\n"
                      "  -f <file[:bs],...>     real matrices (PETSc binary); -matrices <dir> reads DIR/MANIFEST.tsv\n"
                      "  -o <file.csv>          write every measurement as CSV\n"
+                     "  -precisions <list>     storage precisions of the vbjacobi inverses (default double,single,half,adaptive)\n"
                      "  -detect_maxbs <list>   bounds of the detection timing, natural vs merged supervariables (default 8,16,32)\n"
                      "  -check                 fail when vbjacobi's blocks or outputs differ from the reference\n"
                      "  -host                  run on the host (a functional check without GPU)\n\n";
@@ -96,6 +105,8 @@ typedef struct {
   /* the problem */
   PetscInt  n, nblocks, nblocks_found;
   PetscInt64 nnz, inv_bytes;
+  PCVBJacobiPrecision prec;         /* vbjacobi: the storage of the inverses */
+  PetscInt64          stored_bytes; /* vbjacobi: the bytes an apply reads of the inverses, scales and types; -1 otherwise */
   /* results */
   double    setup, resetup, apply, apply_batched, apply_cold, gbs, frac, frac_same, frac_cold, maxdiff;
   double    resetup_moved; /* bytes between host and device in the MatScale + re-setup, the most of the reps */
@@ -111,10 +122,13 @@ typedef struct {
   Vec        flush; /* 256 MB read before each cold apply, so that the L2 cache holds none of the apply's data */
   FILE      *csv;
   Timer      timer;
-  Row        rows[8];
+  Row        rows[12];
   PetscInt   nrows;
   PetscInt   nbad;  /* -check: vbjacobi rows with other blocks or outputs than the reference */
   PetscBool  quiet; /* the warm-up pass: nothing reported */
+  PCVBJacobiPrecision prec;   /* the storage RunPC gives a vbjacobi */
+  PCVBJacobiPrecision precs[4];
+  PetscInt            nprecs; /* the precision axis: the storages besides double */
 } Bench;
 
 static PetscErrorCode CheckCuda(cudaError_t err, const char *what)
@@ -473,6 +487,11 @@ static PetscErrorCode RunPC(Bench *b, Mat A, const char type[], const char matri
   }
   PetscCall(PetscObjectSetOptionsPrefix((PetscObject)pc, "bench_")); /* e.g. -bench_pc_vbjacobi_extraction shared */
   PetscCall(PCSetFromOptions(pc));
+  row->stored_bytes = -1;
+  if (isvb) {
+    PetscCall(PCVBJacobiSetPrecision(pc, b->prec)); /* the axis wins over -bench_pc_vbjacobi_precision */
+    row->prec = b->prec;
+  }
 
   PetscCall(MakeCurrent(A, x, y));
   PetscCall(Sync(b));
@@ -503,6 +522,8 @@ static PetscErrorCode RunPC(Bench *b, Mat A, const char type[], const char matri
     const PetscInt *st;
 
     PetscCall(PCVBJacobiGetBlocks(pc, &nb, &st));
+    PetscCall(PCVBJacobiGetBlockPrecisions(pc, NULL, NULL, &row->stored_bytes));
+    if (b->prec != PC_VBJACOBI_PRECISION_DOUBLE) row->stored_bytes += nb * (PetscInt64)(b->prec == PC_VBJACOBI_PRECISION_ADAPTIVE ? 3 : 2); /* scale (+ type) a block */
     if (nfound) *nfound = nb;
     if (starts) {
       PetscCall(PetscMalloc1(nb + 1, starts));
@@ -556,8 +577,8 @@ static PetscErrorCode Report(Bench *b, const char pattern[], PetscInt maxbs, Pet
   PetscCall(PetscPrintf(PETSC_COMM_SELF, "  %-10s %-14s %10s %10s %10s %10s %8s %7s %6s %8s %6s %8s %8s %7s %9s  %s\n", "pc", "matrix", "setup ms", "resetup ms", "apply us", "batched us", "GB/s", "triad", "same", "cold us", "cold", "setup x", "resetup x", "apply x", "diff", "blocks"));
   for (PetscInt r = 0; r < b->nrows; r++) {
     Row       *w     = &b->rows[r];
-    PetscInt64 bytes = !strcmp(w->pc, PCJACOBI) ? 24 * (PetscInt64)n : inv_bytes + 16 * (PetscInt64)n;
-    double     sx = -1, rx = -1, ax = -1;
+    PetscInt64 bytes = !strcmp(w->pc, PCJACOBI) ? 24 * (PetscInt64)n : (w->stored_bytes >= 0 ? w->stored_bytes : inv_bytes) + 16 * (PetscInt64)n;
+    double     sx = -1, rx = -1, ax = -1, row_same = same_gbs;
 
     PetscCall(PetscStrncpy(w->pattern, pattern, sizeof(w->pattern)));
     w->maxbs     = maxbs;
@@ -567,7 +588,13 @@ static PetscErrorCode Report(Bench *b, const char pattern[], PetscInt maxbs, Pet
     w->inv_bytes = inv_bytes;
     w->gbs       = w->apply > 0 ? bytes / w->apply / 1e9 : -1;
     w->frac      = b->triad_gbs > 0 && w->gbs > 0 ? w->gbs / b->triad_gbs : -1;
-    w->frac_same = same_gbs > 0 && w->gbs > 0 ? w->gbs / same_gbs : -1;
+    if (b->gpu && w->stored_bytes >= 0 && w->prec != PC_VBJACOBI_PRECISION_DOUBLE) { /* a triad of this row's own bytes */
+      double tw, tp;
+
+      PetscCall(MeasureTriad(b, PetscMax(bytes / 24, 1), &tw, &tp));
+      row_same = PetscMax(tw, tp);
+    }
+    w->frac_same = row_same > 0 && w->gbs > 0 ? w->gbs / row_same : -1;
     w->frac_cold = b->triad_gbs > 0 && w->apply_cold > 0 ? bytes / w->apply_cold / 1e9 / b->triad_gbs : -1;
     if (vp && vp != w) {
       sx = w->setup > 0 ? vp->setup / w->setup : -1;
@@ -579,15 +606,31 @@ static PetscErrorCode Report(Bench *b, const char pattern[], PetscInt maxbs, Pet
     PetscCall(PetscPrintf(PETSC_COMM_SELF, "  %-10s %-14s %10.3f %10s %10.2f %10.2f %8.1f %7s %6s %8.2f %6s %8s %8s %7s %9s  %s\n", w->pc, w->matrix, 1e3 * w->setup, Fmt(1e3 * w->resetup, a, sizeof(a), "%.3f"), 1e6 * w->apply, 1e6 * w->apply_batched, w->gbs, Fmt(100 * w->frac, c, sizeof(c), "%.0f%%"), Fmt(100 * w->frac_same, c2, sizeof(c2), "%.0f%%"), 1e6 * w->apply_cold, Fmt(100 * w->frac_cold, c3, sizeof(c3), "%.0f%%"),
                           Fmt(sx, d, sizeof(d), "%.1f"), Fmt(rx, e, sizeof(e), "%.1f"), Fmt(ax, f, sizeof(f), "%.2f"), w->has_diff ? Fmt(w->maxdiff, g, sizeof(g), "%.1e") : "-", h));
     if (b->csv)
-      PetscCall(PetscFPrintf(PETSC_COMM_SELF, b->csv, "\"%s\",%s,%" PetscInt_FMT ",%" PetscInt_FMT ",%" PetscInt_FMT ",%" PetscInt64_FMT ",%" PetscInt64_FMT ",%s,%s,%.6e,%.6e,%.6e,%.6e,%.3f,%.4f,%.3f,%.3f,%.4f,%" PetscInt_FMT ",%d,%.3e,%.1f,%.1f,%.1f,%.1f,%.1f,%.4f,%.6e,%.4f\n", b->device, w->pattern, w->maxbs, w->n, w->nblocks, w->nnz, w->inv_bytes, w->matrix, w->pc,
-                             w->setup, w->resetup, w->apply, w->apply_batched, w->gbs, w->frac, sx, rx, ax, w->nblocks_found, (int)w->blocks_ok, w->has_diff ? w->maxdiff : -1.0, b->triad_gbs, b->triad_small_gbs, b->waxpy_gbs, b->pmult_gbs, same_gbs, w->frac_same, w->apply_cold, w->frac_cold));
+      PetscCall(PetscFPrintf(PETSC_COMM_SELF, b->csv, "\"%s\",%s,%" PetscInt_FMT ",%" PetscInt_FMT ",%" PetscInt_FMT ",%" PetscInt64_FMT ",%" PetscInt64_FMT ",%s,%s,%.6e,%.6e,%.6e,%.6e,%.3f,%.4f,%.3f,%.3f,%.4f,%" PetscInt_FMT ",%d,%.3e,%.1f,%.1f,%.1f,%.1f,%.1f,%.4f,%.6e,%.4f", b->device, w->pattern, w->maxbs, w->n, w->nblocks, w->nnz, w->inv_bytes, w->matrix, w->pc,
+                             w->setup, w->resetup, w->apply, w->apply_batched, w->gbs, w->frac, sx, rx, ax, w->nblocks_found, (int)w->blocks_ok, w->has_diff ? w->maxdiff : -1.0, b->triad_gbs, b->triad_small_gbs, b->waxpy_gbs, b->pmult_gbs, row_same, w->frac_same, w->apply_cold, w->frac_cold));
+    if (b->csv) PetscCall(PetscFPrintf(PETSC_COMM_SELF, b->csv, ",%s,%" PetscInt64_FMT ",%.4f\n", !strcmp(w->pc, PCVBJACOBI) ? PCVBJacobiPrecisions[w->prec] : "-", w->stored_bytes, !strcmp(w->pc, PCVBJACOBI) && b->rows[0].apply > 0 && w->apply > 0 && !strstr(w->matrix, "baij") ? b->rows[0].apply / w->apply : -1.0));
+  }
+  { /* issue 14: the precision axis against double (rows[0]: vbjacobi, double, aij) */
+    const Row *d = &b->rows[0];
+
+    for (PetscInt r = 1; r < b->nrows; r++) {
+      const Row *w = &b->rows[r];
+      const char *verdict = "";
+
+      if (strcmp(w->pc, PCVBJACOBI) || w->prec == PC_VBJACOBI_PRECISION_DOUBLE || !(w->apply > 0 && d->apply > 0)) continue;
+      if (maxbs >= 8 && w->prec == PC_VBJACOBI_PRECISION_SINGLE) verdict = d->apply / w->apply >= 1.8 && w->frac_same >= 0.85 ? " (issue 14: >= 1.8x and >= 85% of same: met)" : " (issue 14: >= 1.8x and >= 85% of same: MISSED)";
+      if (maxbs >= 8 && w->prec == PC_VBJACOBI_PRECISION_HALF) verdict = d->apply / w->apply >= 3.0 ? " (issue 14: >= 3x: met)" : " (issue 14: >= 3x: MISSED)";
+      char fs[32];
+
+      PetscCall(PetscPrintf(PETSC_COMM_SELF, "  precision %-8s apply %.2f us = %.2fx double (bytes %.2fx fewer: the bound); %s of a triad of its bytes%s\n", PCVBJacobiPrecisions[w->prec], 1e6 * w->apply, d->apply / w->apply, (double)(d->stored_bytes + 16 * (PetscInt64)n) / (double)(w->stored_bytes + 16 * (PetscInt64)n), Fmt(100 * w->frac_same, fs, sizeof(fs), "%.0f%%"), b->gpu ? verdict : ""));
+    }
   }
   if (b->csv) fflush(b->csv);
   { /* issue 11: vbjacobi's re-setup after MatScale on baijksparse against aijcusparse (criterion: at most 1.2x) */
     Row *va = NULL, *vk = NULL;
 
     for (PetscInt r = 0; r < b->nrows; r++) {
-      if (strcmp(b->rows[r].pc, PCVBJACOBI)) continue;
+      if (strcmp(b->rows[r].pc, PCVBJACOBI) || b->rows[r].prec != PC_VBJACOBI_PRECISION_DOUBLE) continue;
       if (strstr(b->rows[r].matrix, "baij")) vk = &b->rows[r]; /* baijksparse (-host: baij) */
       else if (strstr(b->rows[r].matrix, "aij")) va = &b->rows[r];
     }
@@ -599,7 +642,8 @@ static PetscErrorCode Report(Bench *b, const char pattern[], PetscInt maxbs, Pet
     Row *w = &b->rows[r];
 
     if (strcmp(w->pc, PCVBJACOBI)) continue;
-    if ((built && !w->blocks_ok) || !(w->has_diff && w->maxdiff <= 1e-10)) {
+    const double u = w->prec == PC_VBJACOBI_PRECISION_SINGLE ? 5.96e-8 : w->prec == PC_VBJACOBI_PRECISION_DOUBLE ? 0.0 : 4.88e-4;
+    if ((built && !w->blocks_ok) || !(w->has_diff && w->maxdiff <= 1e-10 + 64 * u)) {
       b->nbad++;
       PetscCall(PetscPrintf(PETSC_COMM_SELF, "  CHECK FAILED: vbjacobi on %s: %s\n", w->matrix, (built && !w->blocks_ok) ? "other blocks than those built" : "output differs from vpbjacobi's"));
     }
@@ -653,6 +697,19 @@ static PetscErrorCode RunAll(Bench *b, Mat A, Mat Ab, PetscInt m, PetscBool unif
   PetscCall(RunPC(b, A, PCVPBJACOBI, ta, m, blocking, x, yvp, &b->rows[b->nrows++], NULL, NULL));
   PetscCall(RelDiff(yvb, yvp, w, &b->rows[0].maxdiff));
   b->rows[0].has_diff = PETSC_TRUE;
+  for (PetscInt q = 0; q < b->nprecs; q++) { /* the precision axis: the same blocks, the inverses stored otherwise */
+    Row *row = &b->rows[b->nrows];
+
+    b->prec = b->precs[q];
+    PetscCall(RunPC(b, A, PCVBJACOBI, ta, m, blocking, x, y, row, &nfound, NULL));
+    b->prec = PC_VBJACOBI_PRECISION_DOUBLE;
+    PetscCall(PetscSNPrintf(row->matrix, sizeof(row->matrix), "%s/%s", ta, PCVBJacobiPrecisions[b->precs[q]]));
+    row->nblocks_found = nfound;
+    row->blocks_ok     = b->rows[0].blocks_ok && nfound == b->rows[0].nblocks_found;
+    PetscCall(RelDiff(y, yvp, w, &row->maxdiff));
+    row->has_diff = PETSC_TRUE;
+    b->nrows++;
+  }
   if (uniform) PetscCall(RunPC(b, A, PCPBJACOBI, ta, m, blocking, x, y, &b->rows[b->nrows++], NULL, NULL));
   PetscCall(RunPC(b, A, PCJACOBI, ta, m, blocking, x, y, &b->rows[b->nrows++], NULL, NULL));
   if (Ab) {
@@ -884,6 +941,26 @@ int main(int argc, char **argv)
   PetscCall(PetscOptionsString("-matrices", "directory with MANIFEST.tsv (conf/fetch-matrices.sh)", "bench_vbjacobi", mdir, mdir, sizeof(mdir), NULL));
   PetscCall(PetscOptionsString("-o", "CSV output file", "bench_vbjacobi", csvname, csvname, sizeof(csvname), NULL));
   PetscCall(PetscOptionsBool("-host", "run on the host (functional check)", "bench_vbjacobi", host, &host, NULL));
+  {
+    char    *given[4];
+    PetscInt ng = 4;
+
+    b.nprecs = 3;
+    b.precs[0] = PC_VBJACOBI_PRECISION_SINGLE, b.precs[1] = PC_VBJACOBI_PRECISION_HALF, b.precs[2] = PC_VBJACOBI_PRECISION_ADAPTIVE;
+    PetscCall(PetscOptionsStringArray("-precisions", "storage precisions of the vbjacobi inverses: double,single,half,adaptive", "bench_vbjacobi", given, &ng, &flg));
+    if (flg) {
+      b.nprecs = 0;
+      for (PetscInt k = 0; k < ng; k++) {
+        PetscInt  e;
+        PetscBool found;
+
+        PetscCall(PetscEListFind(4, PCVBJacobiPrecisions, given[k], &e, &found));
+        PetscCheck(found, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "-precisions: unknown precision %s (double, single, half, adaptive)", given[k]);
+        if (e != PC_VBJACOBI_PRECISION_DOUBLE) b.precs[b.nprecs++] = (PCVBJacobiPrecision)e;
+        PetscCall(PetscFree(given[k]));
+      }
+    }
+  }
   PetscCall(PetscOptionsBool("-check", "fail when vbjacobi's blocks or outputs differ from the reference", "bench_vbjacobi", check, &check, NULL));
   {
     PetscInt given = MAXLIST;
@@ -934,7 +1011,7 @@ int main(int argc, char **argv)
 
   if (csvname[0]) {
     PetscCall(PetscFOpen(PETSC_COMM_SELF, csvname, "w", &b.csv));
-    PetscCall(PetscFPrintf(PETSC_COMM_SELF, b.csv, "device,pattern,maxbs,n,nblocks,nnz,inv_bytes,matrix,pc,setup_s,resetup_s,apply_s,apply_batched_s,apply_GBs,frac_triad,setup_speedup_vs_vpbjacobi,resetup_speedup_vs_vpbjacobi,apply_speed_vs_vpbjacobi,blocks_found,blocks_ok,maxdiff_vs_vpbjacobi,triad_GBs,triad_small_GBs,waxpy_GBs,pointwisemult_GBs,triad_same_bytes_GBs,frac_triad_same_bytes,apply_cold_s,frac_triad_cold\n"));
+    PetscCall(PetscFPrintf(PETSC_COMM_SELF, b.csv, "device,pattern,maxbs,n,nblocks,nnz,inv_bytes,matrix,pc,setup_s,resetup_s,apply_s,apply_batched_s,apply_GBs,frac_triad,setup_speedup_vs_vpbjacobi,resetup_speedup_vs_vpbjacobi,apply_speed_vs_vpbjacobi,blocks_found,blocks_ok,maxdiff_vs_vpbjacobi,triad_GBs,triad_small_GBs,waxpy_GBs,pointwisemult_GBs,triad_same_bytes_GBs,frac_triad_same_bytes,apply_cold_s,frac_triad_cold,precision,stored_bytes,apply_speedup_vs_double\n"));
   }
 
   if (b.gpu) { /* one small untimed pass first: the one-time costs of the process (each kernel's module loading on first

@@ -5,7 +5,9 @@ Usage: plot_vbjacobi.py FILE.csv [-o FILE.png]
 
 One row of panels per sparsity pattern: the apply bandwidth (GB/s, with the triad bandwidth of the same run as
 a dashed line) and the setup time (first setup and re-setup, log scale) against the maximum block size, for
-each preconditioner and matrix type. Real matrices, when the CSV has them, get a last row: apply bandwidth and
+each preconditioner and matrix type. With the precision axis (issue 14: vbjacobi rows whose matrix is
+'<type>/<precision>'), a third panel per pattern: the apply speedup of each storage precision over double, with the
+issue's targets (single 1.8x, half 3x). Real matrices, when the CSV has them, get a last row: apply bandwidth and
 setup time per matrix. Needs matplotlib (pip install matplotlib); runs anywhere, no GPU needed.
 """
 
@@ -22,8 +24,22 @@ STYLE = {  # (pc, matrix kind) -> colour, marker
 }
 
 
+PRECISION_STYLE = {'single': ('tab:orange', 'D'), 'half': ('tab:olive', 'P'), 'adaptive': ('tab:cyan', '*')}
+TARGET = {'single': 1.8, 'half': 3.0}
+
+
 def kind(matrix):
     return 'baij' if 'baij' in matrix else 'aij'
+
+
+def precision(matrix):
+    return matrix.split('/', 1)[1] if '/' in matrix else 'double'
+
+
+def style(pc, matrix):
+    if pc == 'vbjacobi' and precision(matrix) in PRECISION_STYLE:
+        return PRECISION_STYLE[precision(matrix)]
+    return STYLE.get((pc, kind(matrix)), ('black', '.'))
 
 
 def label(pc, matrix):
@@ -41,17 +57,34 @@ def main():
     nseries = {p: len({(r['pc'], r['matrix']) for r in rows if r['pattern'] == p}) for p in pats}
     legend_row = max(pats, key=lambda p: nseries[p]) if pats else None
     nrow = len(pats) + (1 if real else 0)
-    fig, axes = plt.subplots(nrow, 2, figsize=(13, 3.4 * nrow), squeeze=False)
+    with_prec = any('/' in r['matrix'] for r in rows)
+    fig, axes = plt.subplots(nrow, 3 if with_prec else 2, figsize=(19 if with_prec else 13, 3.4 * nrow), squeeze=False)
     for i, pat in enumerate(pats):
         sel = [r for r in rows if r['pattern'] == pat]
         series = OrderedDict()
         for r in sel:
             series.setdefault((r['pc'], r['matrix']), []).append(r)
-        ax_bw, ax_su = axes[i]
+        ax_bw, ax_su = axes[i][0], axes[i][1]
+        if with_prec:
+            ax_px = axes[i][2]
+            for (pc, matrix), rs in series.items():
+                if pc != 'vbjacobi' or '/' not in matrix:
+                    continue
+                rs2 = sorted((r for r in rs if float(r.get('apply_speedup_vs_double', -1)) > 0), key=lambda r: int(r['maxbs']))
+                colour, marker = style(pc, matrix)
+                ax_px.plot([int(r['maxbs']) for r in rs2], [float(r['apply_speedup_vs_double']) for r in rs2], marker=marker, color=colour, label=precision(matrix))
+                if precision(matrix) in TARGET:
+                    ax_px.axhline(TARGET[precision(matrix)], color=colour, linestyle=':', linewidth=1)
+            ax_px.axhline(1.0, color='black', linestyle='--', linewidth=1)
+            ax_px.set_title(f'{pat}: apply speedup over double storage')
+            ax_px.set_xlabel('maximum block size')
+            ax_px.set_ylabel('x double (dotted: issue 14 targets)')
+            ax_px.grid(True, alpha=0.3)
+            ax_px.legend(fontsize=7, loc='best')
         for (pc, matrix), rs in series.items():
             rs.sort(key=lambda r: int(r['maxbs']))
             bs = [int(r['maxbs']) for r in rs]
-            colour, marker = STYLE.get((pc, kind(matrix)), ('black', '.'))
+            colour, marker = style(pc, matrix)
             ax_bw.plot(bs, [float(r['apply_GBs']) for r in rs], marker=marker, color=colour, label=label(pc, matrix))
             if pc != 'jacobi':
                 ax_su.plot(bs, [1e3 * float(r['setup_s']) for r in rs], marker=marker, color=colour, label=label(pc, matrix) + ' setup')
@@ -76,7 +109,9 @@ def main():
             ax_su.legend(fontsize=6, loc='best', ncol=2)
 
     if real:
-        ax_bw, ax_su = axes[-1]
+        ax_bw, ax_su = axes[-1][0], axes[-1][1]
+        if with_prec:
+            axes[-1][2].axis('off')
         names = list(real)
         combos = OrderedDict()
         for r in rows:
@@ -84,7 +119,7 @@ def main():
                 combos.setdefault((r['pc'], r['matrix']), {})[r['pattern']] = r
         width = 0.8 / max(1, len(combos))
         for k, ((pc, matrix), byname) in enumerate(combos.items()):
-            colour, _ = STYLE.get((pc, kind(matrix)), ('black', '.'))
+            colour, _ = style(pc, matrix)
             xs = [j + k * width for j, nm in enumerate(names) if nm in byname]
             ax_bw.bar(xs, [float(byname[nm]['apply_GBs']) for nm in names if nm in byname], width, color=colour, label=label(pc, matrix))
             if pc != 'jacobi':

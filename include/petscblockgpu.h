@@ -77,6 +77,29 @@ typedef enum {
 } PCVBJacobiExtraction;
 PETSC_EXTERN const char *const PCVBJacobiExtractions[];
 
+/*E
+  PCVBJacobiPrecision - the floating-point type in which `PCVBJACOBI` stores the inverses of its diagonal blocks; they
+  are always computed in double, and the apply always accumulates in double and leaves the vectors in double
+
+  Values:
++ `PC_VBJACOBI_PRECISION_DOUBLE`   - FP64 (the default)
+. `PC_VBJACOBI_PRECISION_SINGLE`   - FP32, each block scaled by a power of two
+. `PC_VBJACOBI_PRECISION_HALF`     - IEEE binary16, each block scaled by a power of two (so it never overflows)
+- `PC_VBJACOBI_PRECISION_ADAPTIVE` - per block, the lowest of half, single and double whose unit roundoff times the
+                                     block's condition estimate ||A||_1 ||A^{-1}||_1 stays below a tolerance
+
+  Level: intermediate
+
+.seealso: `PCVBJACOBI`, `PCVBJacobiSetPrecision()`, `PCVBJacobiSetPrecisionTolerance()`
+E*/
+typedef enum {
+  PC_VBJACOBI_PRECISION_DOUBLE,
+  PC_VBJACOBI_PRECISION_SINGLE,
+  PC_VBJACOBI_PRECISION_HALF,
+  PC_VBJACOBI_PRECISION_ADAPTIVE
+} PCVBJacobiPrecision;
+PETSC_EXTERN const char *const PCVBJacobiPrecisions[];
+
 /* Largest diagonal block that PCVBJACOBI inverts (one warp per block on the GPU). */
 #define PC_VBJACOBI_MAX_BLOCK_SIZE 32
 
@@ -91,6 +114,11 @@ PETSC_EXTERN PetscErrorCode PCVBJacobiSetSingularPolicy(PC, PCVBJacobiSingularPo
 PETSC_EXTERN PetscErrorCode PCVBJacobiGetSingularPolicy(PC, PCVBJacobiSingularPolicy *);
 PETSC_EXTERN PetscErrorCode PCVBJacobiGetBlocks(PC, PetscInt *, const PetscInt *[]);
 PETSC_EXTERN PetscErrorCode PCVBJacobiGetInverses(PC, const PetscScalar *[]);
+PETSC_EXTERN PetscErrorCode PCVBJacobiSetPrecision(PC, PCVBJacobiPrecision);
+PETSC_EXTERN PetscErrorCode PCVBJacobiGetPrecision(PC, PCVBJacobiPrecision *);
+PETSC_EXTERN PetscErrorCode PCVBJacobiSetPrecisionTolerance(PC, PetscReal);
+PETSC_EXTERN PetscErrorCode PCVBJacobiGetPrecisionTolerance(PC, PetscReal *);
+PETSC_EXTERN PetscErrorCode PCVBJacobiGetBlockPrecisions(PC, PetscInt *, const unsigned char *[], PetscInt64 *);
 
 /* Batched inversion of variable-size blocks already on the GPU (see its manual page in src/pc/vbjacobi/cuda). */
 PETSC_EXTERN PetscErrorCode PetscBlockGPUInvertBatched(PetscInt, PetscInt, const PetscInt[], const PetscInt64[], PetscScalar[], PetscInt[]);

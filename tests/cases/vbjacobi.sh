@@ -122,3 +122,44 @@ tcase vbj_gpu_offload_host_setup --gpu -- test_vbjacobi_offload -expect_setup ho
 tcase vbj_gpu_offload_host_setup_mpi2 --gpu -n 2 -- test_vbjacobi_offload -expect_setup host -nruns 2000 -mat_type aij -vec_type cuda -use_gpu_aware_mpi 0 --grep '^OK'
 # the same blocks set up on the host, applied on the device, set up on the GPU again: each moves only what the other lacks
 tcase vbj_gpu_offload_switch_place --gpu -- test_vbjacobi_offload -expect_setup gpu -switch_place -mat_type aijcusparse -vec_type cuda --grep 'host PCSetUp, blocks kept from the GPU setup +to host +0 bytes, to device +0 bytes' --grep 'after the GPU setup again: inverses are those' --grep '^OK'
+# issue 14: reduced- and adaptive-precision storage of the inverses (-pc_vbjacobi_precision). test_vbjacobi_precision
+# checks each block's type against the rule on its own condition estimate, PCApply/PCApplyTranspose (outputs poisoned)
+# against the stored inverses and against the LAPACK inverses rounded to the storage, and with -compare_host the same
+# PC on the host path: the same type for every block ("0 blocks of another precision"), stored values and products.
+for p in double single half adaptive; do
+  tcase vbjp_${p}_mixed -- test_vbjacobi_precision -mode mixed -maxgen 32 -nblocks_local 200 -couple -compare_host -pc_vbjacobi_precision $p -seed 5 --grep "storage $p" --grep '0 blocks against the rule' --grep 'host path: 0 blocks of another precision' --grep '^OK'
+done
+# blocks of known condition (2-norm 1.5, 2e4, 1e10 in turn, scaled by 10^(-6..6)): adaptive keeps every 1e10 block in
+# double, and the forced types store every block (scaled by a power of two: no overflow of half)
+tcase vbjp_adaptive_cond -- test_vbjacobi_precision -mode cond -nblocks_local 300 -pc_vbjacobi_precision adaptive -expect_types 100,100,100 -compare_host -pc_view --grep 'blocks in double 100, single 100, half 100' --grep 'precision histogram \(blocks/rows\): double 100/' --grep 'an apply moves' --grep '^OK'
+tcase vbjp_adaptive_cond_mpi2 -n 2 -- test_vbjacobi_precision -mode cond -nblocks_local 300 -maxgen 12 -pc_vbjacobi_precision adaptive -expect_types 200,200,200 -compare_host --grep 'host path: 0 blocks of another precision' --grep '^OK'
+tcase vbjp_adaptive_tol_tiny -- test_vbjacobi_precision -mode cond -nblocks_local 150 -pc_vbjacobi_precision adaptive -pc_vbjacobi_precision_tol 1e-8 -expect_types 150,0,0 --grep '^OK'
+for p in single half; do
+  tcase vbjp_${p}_cond -- test_vbjacobi_precision -mode cond -nblocks_local 150 -pc_vbjacobi_precision $p -solve 0 -compare_host --grep "storage $p" --grep '^OK'
+  # 1 x 1 blocks (inverses half ties once scaled, or random over 1e-8..1e8): the stored bits equal the host path's
+  tcase vbjp_${p}_diag -- test_vbjacobi_precision -mode diag -nblocks_local 400 -pc_vbjacobi_precision $p -compare_host --grep '0 entries not bitwise equal' --grep '^OK'
+done
+tcase vbjp_half_view -- test_vbjacobi_precision -mode mixed -maxgen 8 -nblocks_local 50 -pc_vbjacobi_precision half -pc_view --grep 'storage precision of the inverses: half' --grep 'inverses stored: [0-9]+ bytes holding values \(0.25 of' --grep 'precision histogram \(blocks/rows\): double 0/0, single 0/0, half 50/' --grep '^OK'
+tcase vbjp_bad_precision --fail -- test_vbjacobi_precision -pc_vbjacobi_precision quarter --grep 'quarter'
+tcase vbjp_bad_tol --fail -- test_vbjacobi_precision -pc_vbjacobi_precision adaptive -pc_vbjacobi_precision_tol -0.5 --grep 'must be positive'
+# the GPU: setup kernels storing each type, the apply kernels reading them, the host path as reference (the same type
+# for every block, bitwise for 1 x 1 blocks: __double2half against the portable conversion), copies both ways
+GPUP=(-mat_type aijcusparse -vec_type cuda -compare_host -pc_view --grep 'setup ran on: GPU' --grep 'host path: 0 blocks of another precision' --grep '^OK')
+for p in double single half adaptive; do
+  for maxgen in 4 32; do
+    tcase vbjp_gpu_${p}_mixed_max$maxgen --gpu -- test_vbjacobi_precision -mode mixed -maxgen $maxgen -nblocks_local 3000 -couple -pc_vbjacobi_precision $p -seed $maxgen "${GPUP[@]}"
+  done
+done
+for ex in cached shared; do
+  tcase vbjp_gpu_adaptive_cond_$ex --gpu -- test_vbjacobi_precision -mode cond -nblocks_local 3000 -pc_vbjacobi_precision adaptive -expect_types 1000,1000,1000 -pc_vbjacobi_extraction $ex "${GPUP[@]}" --grep "extraction $ex"
+done
+for p in single half; do
+  tcase vbjp_gpu_${p}_cond --gpu -- test_vbjacobi_precision -mode cond -nblocks_local 1500 -pc_vbjacobi_precision $p -solve 0 "${GPUP[@]}"
+  tcase vbjp_gpu_${p}_diag --gpu -- test_vbjacobi_precision -mode diag -nblocks_local 20000 -pc_vbjacobi_precision $p "${GPUP[@]}" --grep '0 entries not bitwise equal'
+done
+tcase vbjp_gpu_adaptive_mpi2 --gpu -n 2 -- test_vbjacobi_precision -mode cond -nblocks_local 1500 -maxgen 16 -pc_vbjacobi_precision adaptive -expect_types 1000,1000,1000 -use_gpu_aware_mpi 0 "${GPUP[@]}"
+# host setup (host matrix), device apply: the stored inverses, types and scales go to the device once
+tcase vbjp_gpu_host_setup_adaptive --gpu -- test_vbjacobi_precision -mode cond -nblocks_local 1500 -pc_vbjacobi_precision adaptive -mat_type aij -vec_type cuda -compare_host -pc_view --grep 'copied to the device' --grep 'host path: 0 blocks of another precision' --grep '^OK'
+tcase vbjp_gpu_host_setup_half --gpu -- test_vbjacobi_precision -mode mixed -nblocks_local 1500 -pc_vbjacobi_precision half -mat_type aij -vec_type cuda --grep '^OK'
+# the storage kernels in the host warp emulator: conversion against _Float16, stores against the host rule, applies
+tcase emu_vbjacobi_precision -- test_emu_vbjacobi_precision -seed 3 --grep 'against _Float16 on [0-9]+ values .*: 0 differ' --grep '^OK' --nogrep FAIL

@@ -32,7 +32,11 @@ struct _n_PCVBJacobiDevice {
   size_t               cap_class_perm;      /* its allocated length */
   PetscInt            *d_starts;            /* [nblocks+1] first local row of each block */
   PetscInt64          *d_inv_offsets;       /* [nblocks+1] offset of each inverse in d_inv (sum of k^2); current with d_starts */
-  PetscScalar         *d_inv;               /* inverses, each k x k column-major, one after the other */
+  PetscScalar         *d_inv;               /* inverses, each k x k column-major, one after the other, in FP64 slots that
+                                                   hold any storage (PCVBJacobiBlocks.precision says which) */
+  unsigned char       *d_prec;              /* [nblocks] the type of each block under ADAPTIVE storage */
+  short               *d_sexp;              /* [nblocks] the scale exponent of each block under reduced storage */
+  size_t               cap_meta;            /* allocated entries of d_prec and d_sexp */
   PetscInt            *d_info;              /* [nblocks] 0, pivot column + 1, or -1 (NaN/Inf), as the host path */
   int                 *d_outcome;           /* [2 + 2*33] first failing block and blocks replaced, then the size-sort counters;
                                                    reused by every setup */
@@ -69,18 +73,20 @@ PETSC_INTERN PetscErrorCode PCVBJacobiBlocksSyncInversesToDevice_CUDA(PCVBJacobi
 /* h_starts[0..count) = device starts [first..first+count), which must be current; marks nothing */
 PETSC_INTERN PetscErrorCode PCVBJacobiCopyStartsToHost_CUDA(const PCVBJacobiBlocks *, PetscInt first, PetscInt count, PetscInt *h_starts);
 
-/* h_inv[0..inv_len) = the device inverses, which must be current; marks nothing */
-PETSC_INTERN PetscErrorCode PCVBJacobiCopyInversesToHost_CUDA(const PCVBJacobiBlocks *, PetscScalar *h_inv);
+/* h_inv = the device inverses as stored (the bytes of their storage), h_prec[0..nblocks) and h_sexp[0..nblocks) their types
+   (ADAPTIVE) and scales (reduced storage); the device copy must be current; marks nothing */
+PETSC_INTERN PetscErrorCode PCVBJacobiCopyInversesToHost_CUDA(const PCVBJacobiBlocks *, PetscScalar *h_inv, unsigned char *h_prec, short *h_sexp);
 
 /* Merged setup: extraction of each diagonal block from A, Gauss-Jordan inversion with implicit pivoting and
    insertion of the inverse, one launch per size class, into the device inverses, which it marks current (GPU). The
    device starts must be current. Under PC_VBJACOBI_SINGULAR_IDENTITY a singular block (info > 0) is stored as the
    identity (NaN/Inf blocks are always failures). Returns the number of such replaced blocks, and the first failing
-   block (-1 when none) with its info. extraction AUTO picks from the row lengths. */
-PETSC_INTERN PetscErrorCode PCVBJacobiSetup_CUDA(const PCVBJacobiDeviceMat *, PCVBJacobiExtraction, PCVBJacobiSingularPolicy, PCVBJacobiBlocks *, PetscInt *nsingular, PetscInt *bad_block, PetscInt *bad_info);
+   block (-1 when none) with its info. extraction AUTO picks from the row lengths. The inverses are stored as precision
+   says (vbjacobiprec.h: per block under ADAPTIVE, from the condition estimate, against tol). */
+PETSC_INTERN PetscErrorCode PCVBJacobiSetup_CUDA(const PCVBJacobiDeviceMat *, PCVBJacobiExtraction, PCVBJacobiSingularPolicy, PCVBJacobiPrecision, PetscReal tol, PCVBJacobiBlocks *, PetscInt *nsingular, PetscInt *bad_block, PetscInt *bad_info);
 
 /* y = D^{-1} x, or D^{-T} x when transpose, with x and y device arrays of the local rows; the device starts and
-   inverses must be current. */
+   inverses must be current. Reads the stored type, accumulates in FP64. */
 PETSC_INTERN PetscErrorCode PCVBJacobiApply_CUDA(const PCVBJacobiBlocks *, const PetscScalar *d_x, PetscScalar *d_y, PetscBool transpose);
 
 /* The apply kernel for these blocks, for -pc_view */

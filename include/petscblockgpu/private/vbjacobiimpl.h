@@ -3,6 +3,7 @@
 
 #include <petscblockgpu/private/pbgimpl.h>
 #include <petsc/private/pcimpl.h>
+#include <petscblockgpu/private/vbjacobiprec.h>
 
 /* Device copies of the blocks and the work space of the device setup (vbjacobicuda.h) */
 typedef struct _n_PCVBJacobiDevice PCVBJacobiDevice;
@@ -21,12 +22,20 @@ typedef struct {
   PetscLogDouble    setup_flops;  /* 2 k^3 summed over the blocks */
   PetscOffloadMask  starts_mask;  /* of starts[0..nblocks]: the first local row of each block, then n */
   PetscOffloadMask  offsets_mask; /* of inv_offsets[0..nblocks]: where each inverse begins (sum of k^2 before it) */
-  PetscOffloadMask  inv_mask;     /* of inv[0..inv_len): the inverses in block order, each k x k column-major */
-  PetscInt         *starts;       /* host copies, allocated when first needed and kept for the next setup */
-  PetscInt64       *inv_offsets;
-  PetscScalar      *inv;
-  PetscInt          cap_starts, cap_offsets; /* allocated entries of starts, inv_offsets */
-  PetscInt64        cap_inv;                 /* allocated entries of inv */
+  PetscOffloadMask  inv_mask;     /* of inv[0..inv_len) with prec[] and sexp[]: the inverses in block order, each k x k
+                                     column-major, stored as `precision` says (vbjacobiprec.h) */
+  PCVBJacobiPrecision precision;  /* the storage of the current inverses: block b (entry offset o = inv_offsets[b]) is at byte
+                                     o * PCVBJacobiSlotBytes(precision) of inv, in type prec[b] under ADAPTIVE, else precision */
+  PetscReal         precision_tol; /* the tolerance they were chosen with (ADAPTIVE) */
+  PetscInt          *starts;       /* host copies, allocated when first needed and kept for the next setup */
+  PetscInt64        *inv_offsets;
+  PetscScalar       *inv;          /* inv_len FP64 slots (the bytes of any storage fit) */
+  unsigned char     *prec;         /* [nblocks] the type of each block (PBG_STORE_*), ADAPTIVE only */
+  short             *sexp;         /* [nblocks] each block's power-of-two scale, reduced storage only */
+  PetscScalar       *inv_double;   /* [inv_len] the stored inverses as FP64, scale applied, for PCVBJacobiGetInverses() */
+  PetscBool          inv_double_current;
+  PetscInt           cap_starts, cap_offsets, cap_meta; /* allocated entries of starts, inv_offsets, prec and sexp */
+  PetscInt64         cap_inv, cap_inv_double;           /* allocated entries of inv, inv_double */
   PCVBJacobiDevice *dev;          /* device copies; NULL until the device first holds blocks */
 } PCVBJacobiBlocks;
 
@@ -36,6 +45,8 @@ typedef struct {
   PCVBJacobiBlocking       blocking;       /* requested source of the blocks */
   PCVBJacobiSingularPolicy singular;       /* what to do with a singular block */
   PCVBJacobiExtraction     extraction;     /* how the GPU setup reads the blocks */
+  PCVBJacobiPrecision      precision;      /* storage of the inverses */
+  PetscReal                precision_tol;  /* tolerance of the adaptive choice */
   PetscBool                use_gpu;        /* set up and apply on the GPU when the Pmat (setup) or the vectors (apply) live there */
 
   /* the blocks of the last setup, and what they were found for */
@@ -61,8 +72,18 @@ typedef struct {
 PETSC_INTERN PetscErrorCode PCVBJacobiBlocksSetHostStarts(PCVBJacobiBlocks *, PetscInt nblocks, PetscInt **starts);
 PETSC_INTERN PetscErrorCode PCVBJacobiBlocksGetHostStarts(PCVBJacobiBlocks *, const PetscInt *starts[]);
 PETSC_INTERN PetscErrorCode PCVBJacobiBlocksGetHostInverseOffsets(PCVBJacobiBlocks *, const PetscInt64 *offsets[]);
-PETSC_INTERN PetscErrorCode PCVBJacobiBlocksGetHostInverses(PCVBJacobiBlocks *, const PetscScalar *inv[]);
-PETSC_INTERN PetscErrorCode PCVBJacobiBlocksGetHostInversesWrite(PCVBJacobiBlocks *, PetscScalar *inv[]);
+/* The inverses as stored (blocks->precision), with the per-block types (ADAPTIVE, else NULL) and scales (reduced storage,
+   else NULL). GetHostInversesWrite() is for a host setup in storage precision: prec and sexp hold nblocks entries. */
+PETSC_INTERN PetscErrorCode PCVBJacobiBlocksGetHostInverses(PCVBJacobiBlocks *, const PetscScalar *inv[], const unsigned char *prec[], const short *sexp[]);
+PETSC_INTERN PetscErrorCode PCVBJacobiBlocksGetHostInversesWrite(PCVBJacobiBlocks *, PCVBJacobiPrecision, PetscReal tol, PetscScalar *inv[], unsigned char *prec[], short *sexp[]);
+/* The stored inverses as FP64 (exact conversion, scale applied): inv itself under DOUBLE, else a conversion made once */
+PETSC_INTERN PetscErrorCode PCVBJacobiBlocksGetHostInversesDouble(PCVBJacobiBlocks *, const PetscScalar *inv[]);
+/* The type of every block: counts[3] blocks stored in double, single, half; bytes holding values; prec[b] for every block
+   (a fixed mode fills it once). Any output may be NULL. */
+PETSC_INTERN PetscErrorCode PCVBJacobiBlocksGetPrecisions(PCVBJacobiBlocks *, PetscInt counts[], PetscInt rows[], PetscInt64 *bytes, const unsigned char *prec[]);
+/* Stores the FP64 inverse inv (k x k) of a block whose own 1-norm is anorm at dst as `mode` says: returns its type and
+   scale exponent (the host path of the device kernels' store, vbjacobiprec.h) */
+PETSC_INTERN void PCVBJacobiStoreBlock_Host(int mode, double tol, PetscInt k, const PetscScalar *inv, double anorm, void *dst, int *type, int *sexp);
 /* First and last local row of block b: from the host copy of the starts when current, else two entries from the device */
 PETSC_INTERN PetscErrorCode PCVBJacobiBlocksGetBlockRows(PCVBJacobiBlocks *, PetscInt b, PetscInt *first, PetscInt *last);
 /* Frees both copies; the object is then empty (all masks UNALLOCATED) */

@@ -70,7 +70,7 @@ PetscErrorCode PCVBJacobiBlocksGetHostInverseOffsets(PCVBJacobiBlocks *blocks, c
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* inv holds inv_len entries (the old contents are not kept) */
+/* inv holds inv_len FP64 slots (the old contents are not kept); prec and sexp nblocks entries */
 static PetscErrorCode EnsureHostInverseCapacity(PCVBJacobiBlocks *blocks)
 {
   PetscFunctionBegin;
@@ -80,30 +80,151 @@ static PetscErrorCode EnsureHostInverseCapacity(PCVBJacobiBlocks *blocks)
     PetscCall(PetscMalloc1(blocks->inv_len, &blocks->inv));
     blocks->cap_inv = blocks->inv_len;
   }
+  if (blocks->nblocks > blocks->cap_meta) {
+    PetscCall(PetscFree2(blocks->prec, blocks->sexp));
+    blocks->cap_meta = 0;
+    PetscCall(PetscMalloc2(blocks->nblocks, &blocks->prec, blocks->nblocks, &blocks->sexp));
+    blocks->cap_meta = blocks->nblocks;
+  }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode PCVBJacobiBlocksGetHostInverses(PCVBJacobiBlocks *blocks, const PetscScalar *inv[])
+PetscErrorCode PCVBJacobiBlocksGetHostInverses(PCVBJacobiBlocks *blocks, const PetscScalar *inv[], const unsigned char *prec[], const short *sexp[])
 {
   PetscFunctionBegin;
   if (!PetscOffloadHost(blocks->inv_mask)) {
     PetscCheck(PetscOffloadDevice(blocks->inv_mask), PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE, "PCVBJACOBI: no inverses yet (set the PC up first)");
     PetscCall(EnsureHostInverseCapacity(blocks));
-    PetscCall(PCVBJacobiCopyInversesToHost_CUDA(blocks, blocks->inv));
-    blocks->inv_mask = PETSC_OFFLOAD_BOTH;
+    PetscCall(PCVBJacobiCopyInversesToHost_CUDA(blocks, blocks->inv, blocks->prec, blocks->sexp));
+    blocks->inv_mask           = PETSC_OFFLOAD_BOTH;
+    blocks->inv_double_current = PETSC_FALSE;
   }
-  *inv = blocks->inv;
+  if (inv) *inv = blocks->inv;
+  if (prec) *prec = blocks->precision == PC_VBJACOBI_PRECISION_ADAPTIVE ? blocks->prec : NULL;
+  if (sexp) *sexp = blocks->precision != PC_VBJACOBI_PRECISION_DOUBLE ? blocks->sexp : NULL;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode PCVBJacobiBlocksGetHostInversesWrite(PCVBJacobiBlocks *blocks, PetscScalar *inv[])
+PetscErrorCode PCVBJacobiBlocksGetHostInversesWrite(PCVBJacobiBlocks *blocks, PCVBJacobiPrecision precision, PetscReal tol, PetscScalar *inv[], unsigned char *prec[], short *sexp[])
 {
   PetscFunctionBegin;
   PetscCheck(!PetscOffloadUnallocated(blocks->starts_mask), PETSC_COMM_SELF, PETSC_ERR_PLIB, "PCVBJACOBI: inverses written before the blocks are known");
   PetscCall(EnsureHostInverseCapacity(blocks));
-  blocks->inv_mask = PETSC_OFFLOAD_CPU;
-  *inv             = blocks->inv;
+  blocks->inv_mask           = PETSC_OFFLOAD_CPU;
+  blocks->precision          = precision;
+  blocks->precision_tol      = tol;
+  blocks->inv_double_current = PETSC_FALSE;
+  *inv                       = blocks->inv;
+  *prec                      = blocks->prec;
+  *sexp                      = blocks->sexp;
   PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The value of entry e of a block stored in type t with scale exponent x at base */
+static inline PetscScalar StoredEntry(const void *base, int t, int x, PetscInt e)
+{
+  switch (t) {
+  case PBG_STORE_SINGLE:
+    return ldexp((double)((const float *)base)[e], x);
+  case PBG_STORE_HALF:
+    return ldexp(PCVBJacobiHalfBitsToDouble(((const uint16_t *)base)[e]), x);
+  default:
+    return ((const double *)base)[e];
+  }
+}
+
+PetscErrorCode PCVBJacobiBlocksGetHostInversesDouble(PCVBJacobiBlocks *blocks, const PetscScalar *inv[])
+{
+  const PetscScalar   *stored;
+  const unsigned char *prec;
+  const short         *sexp;
+  const PetscInt      *starts;
+  const PetscInt64    *offsets;
+  const int            slot = PCVBJacobiSlotBytes((int)blocks->precision);
+
+  PetscFunctionBegin;
+  PetscCall(PCVBJacobiBlocksGetHostInverses(blocks, &stored, &prec, &sexp));
+  if (blocks->precision == PC_VBJACOBI_PRECISION_DOUBLE) {
+    *inv = stored;
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  if (!blocks->inv_double_current) {
+    PetscCall(PCVBJacobiBlocksGetHostStarts(blocks, &starts));
+    PetscCall(PCVBJacobiBlocksGetHostInverseOffsets(blocks, &offsets));
+    if (blocks->inv_len > blocks->cap_inv_double) {
+      PetscCall(PetscFree(blocks->inv_double));
+      blocks->cap_inv_double = 0;
+      PetscCall(PetscMalloc1(blocks->inv_len, &blocks->inv_double));
+      blocks->cap_inv_double = blocks->inv_len;
+    }
+    for (PetscInt b = 0; b < blocks->nblocks; b++) {
+      const PetscInt k = starts[b + 1] - starts[b];
+      const int      t = prec ? prec[b] : (int)blocks->precision;
+      const void    *base = (const char *)stored + (size_t)slot * (size_t)offsets[b];
+
+      for (PetscInt e = 0; e < k * k; e++) blocks->inv_double[offsets[b] + e] = StoredEntry(base, t, sexp[b], e);
+    }
+    blocks->inv_double_current = PETSC_TRUE;
+  }
+  *inv = blocks->inv_double;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode PCVBJacobiBlocksGetPrecisions(PCVBJacobiBlocks *blocks, PetscInt counts[], PetscInt rows[], PetscInt64 *bytes, const unsigned char *prec[])
+{
+  const unsigned char *p;
+  const PetscInt      *starts;
+  PetscInt             c[3] = {0, 0, 0}, r[3] = {0, 0, 0};
+  PetscInt64           nbytes = 0;
+
+  PetscFunctionBegin;
+  PetscCall(PCVBJacobiBlocksGetHostInverses(blocks, NULL, &p, NULL));
+  PetscCall(PCVBJacobiBlocksGetHostStarts(blocks, &starts));
+  if (!p) { /* a fixed mode: every block in its type (the array is filled for the caller that wants it) */
+    PetscCall(EnsureHostInverseCapacity(blocks));
+    for (PetscInt b = 0; b < blocks->nblocks; b++) blocks->prec[b] = (unsigned char)blocks->precision;
+    p = blocks->prec;
+  }
+  for (PetscInt b = 0; b < blocks->nblocks; b++) {
+    const PetscInt k = starts[b + 1] - starts[b];
+
+    PetscCheck(p[b] <= PBG_STORE_HALF, PETSC_COMM_SELF, PETSC_ERR_PLIB, "PCVBJACOBI: block %" PetscInt_FMT " has storage type %d", b, (int)p[b]);
+    c[p[b]]++;
+    r[p[b]] += k;
+    nbytes += (PetscInt64)k * k * PCVBJacobiTypeBytes(p[b]);
+  }
+  if (counts) PetscCall(PetscArraycpy(counts, c, 3));
+  if (rows) PetscCall(PetscArraycpy(rows, r, 3));
+  if (bytes) *bytes = nbytes;
+  if (prec) *prec = p;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+void PCVBJacobiStoreBlock_Host(int mode, double tol, PetscInt k, const PetscScalar *inv, double anorm, void *dst, int *type, int *sexp)
+{
+  double ainv = 0.0, maxabs = 0.0;
+  int    t, x;
+
+  for (PetscInt c = 0; c < k; c++) { /* column sums in row order, as the device sums them */
+    double s = 0.0;
+
+    for (PetscInt r = 0; r < k; r++) {
+      s += PetscAbsScalar(inv[r + c * k]);
+      maxabs = PetscMax(maxabs, PetscAbsScalar(inv[r + c * k]));
+    }
+    ainv = PetscMax(ainv, s);
+  }
+  t = PCVBJacobiChooseType(mode, tol, anorm * ainv);
+  x = PCVBJacobiScaleExponent(t, maxabs);
+  for (PetscInt e = 0; e < k * k; e++) {
+    const double v = ldexp(inv[e], -x);
+
+    if (t == PBG_STORE_SINGLE) ((float *)dst)[e] = (float)v;
+    else if (t == PBG_STORE_HALF) ((uint16_t *)dst)[e] = PCVBJacobiDoubleToHalfBits(v);
+    else ((double *)dst)[e] = v;
+  }
+  *type = t;
+  *sexp = x;
 }
 
 PetscErrorCode PCVBJacobiBlocksGetBlockRows(PCVBJacobiBlocks *blocks, PetscInt b, PetscInt *first, PetscInt *last)
@@ -131,6 +252,8 @@ PetscErrorCode PCVBJacobiBlocksReset(PCVBJacobiBlocks *blocks)
   PetscCall(PetscFree(blocks->starts));
   PetscCall(PetscFree(blocks->inv_offsets));
   PetscCall(PetscFree(blocks->inv));
+  PetscCall(PetscFree2(blocks->prec, blocks->sexp));
+  PetscCall(PetscFree(blocks->inv_double));
   PetscCall(PetscMemzero(blocks, sizeof(*blocks))); /* sizes 0, capacities 0, masks PETSC_OFFLOAD_UNALLOCATED */
   PetscFunctionReturn(PETSC_SUCCESS);
 }

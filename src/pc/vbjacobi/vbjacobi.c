@@ -6,6 +6,18 @@
 const char *const PCVBJacobiBlockings[]        = {"auto", "supervariable", "matrix", "variable", "natural", "PCVBJacobiBlocking", "PC_VBJACOBI_BLOCKING_", NULL};
 const char *const PCVBJacobiSingularPolicies[] = {"error", "identity", "PCVBJacobiSingularPolicy", "PC_VBJACOBI_SINGULAR_", NULL};
 const char *const PCVBJacobiExtractions[]      = {"auto", "cached", "shared", "PCVBJacobiExtraction", "PC_VBJACOBI_EXTRACTION_", NULL};
+const char *const PCVBJacobiPrecisions[]       = {"double", "single", "half", "adaptive", "PCVBJacobiPrecision", "PC_VBJACOBI_PRECISION_", NULL};
+
+/* Default tolerance of -pc_vbjacobi_precision adaptive: a block goes to half when cond * 2^-11 < tol, to single when
+   cond * 2^-24 < tol. With tol = 0.1 (Ginkgo's default accuracy): half for cond < 205, single for cond < 1.7e6. The
+   stored inverse is then off by a relative u per entry, so the preconditioned diagonal block, I + E, has
+   ||E||_1 <~ u cond < tol: its distance from the identity stays below 10%, a change a Krylov method barely sees.
+   Measured (host, CG, rtol 1e-9, max block size 24, the six Table 1 matrices of ../shared/matrices/suitesparse),
+   iterations double / adaptive 0.1 / adaptive 0.01 / single / half: bcsstk17 1601/1602/1603/1601/-, bcsstk18
+   1085/1096/1109/1092/-, s1rmt3m1 585/585/585/585/586, s2rmq4m1 752/751/752/751/752, s3rmq4m1 1146/1146/1146/1211/-,
+   s3rmt3m3 1124/1124/1124/1247/- ('-': no convergence in 20000): 0.1 stays within 1% of double everywhere (it keeps
+   the s3rm*3 blocks, cond_1 > 1.7e6, in double, where single costs 6-11%), and 0.01 buys nothing over it. */
+#define PC_VBJACOBI_PRECISION_TOL_DEFAULT 0.1
 
 /* Gauss-Jordan elimination with implicit pivoting (paper, Fig. 2): the pivot row of column k is the row,
    among those not yet used, with the largest entry in column k; rows are never swapped. Afterwards the
@@ -176,7 +188,10 @@ static PetscErrorCode SetUp_Host(PC pc, PetscBool redetect, PetscInt *bad_block,
   PetscBool         ondevice, has;
   const PetscInt   *starts;
   const PetscInt64 *offsets;
-  PetscScalar      *inv;
+  PetscScalar      *inv, *buf = NULL;
+  unsigned char    *prec;
+  short            *sexp;
+  const int         mode = (int)jac->precision, slot = PCVBJacobiSlotBytes(mode);
 
   PetscFunctionBegin;
   PetscCall(MatGetDiagonalBlock(A, &Ad));
@@ -201,22 +216,44 @@ static PetscErrorCode SetUp_Host(PC pc, PetscBool redetect, PetscInt *bad_block,
   PetscCall(PCVBJacobiBlocksGetHostInverseOffsets(&jac->blocks, &offsets));
   PetscCall(PetscTime(&t1));
   PetscCall(PetscLogEventBegin(PBG_VBJacobiInvert, pc, A, 0, 0));
-  PetscCall(PCVBJacobiBlocksGetHostInversesWrite(&jac->blocks, &inv));
+  PetscCall(PCVBJacobiBlocksGetHostInversesWrite(&jac->blocks, jac->precision, jac->precision_tol, &inv, &prec, &sexp));
+  /* reduced storage: each block is inverted in FP64 in buf, then stored (PCVBJacobiStoreBlock_Host(): the device's choice
+     of type and scale); double: in place */
+  if (mode != PBG_STORE_DOUBLE) PetscCall(PetscMalloc1(PC_VBJACOBI_MAX_BLOCK_SIZE * PC_VBJACOBI_MAX_BLOCK_SIZE, &buf));
   for (PetscInt b = 0; b < jac->blocks.nblocks; b++) {
     PetscInt     s = starts[b], k = starts[b + 1] - s, info;
-    PetscScalar *blk = inv + offsets[b];
+    PetscScalar *blk   = buf ? buf : inv + offsets[b];
+    double       anorm = 0.0;
 
     PetscCall(ExtractBlock(Ad, s, k, blk));
+    for (PetscInt c = 0; c < k && mode == PBG_STORE_ADAPTIVE; c++) { /* ||A||_1, columns summed in row order as on the device */
+      double sum = 0.0;
+
+      for (PetscInt r = 0; r < k; r++) sum += PetscAbsScalar(blk[r + c * k]);
+      anorm = PetscMax(anorm, sum);
+    }
     PetscCall(PCVBJacobiInvertBlock_Host(k, blk, work, &info));
     if ((info > 0 || info == PC_VBJACOBI_INFO_INVERSE_NOT_FINITE) && jac->singular == PC_VBJACOBI_SINGULAR_IDENTITY) { /* policy: this block is left unpreconditioned */
       PetscCall(PetscArrayzero(blk, k * k));
       for (PetscInt i = 0; i < k; i++) blk[i + i * k] = 1.0;
+      anorm = 1.0;
+      info  = 0;
       jac->nsingular++;
     } else if (info && *bad_block < 0) {
       *bad_block = b;
       *bad_info  = info;
     }
+    prec[b] = (unsigned char)(mode == PBG_STORE_ADAPTIVE ? PBG_STORE_DOUBLE : mode); /* (a failed block: never applied) */
+    sexp[b] = 0;
+    if (buf && !info) {
+      int t, x;
+
+      PCVBJacobiStoreBlock_Host(mode, jac->precision_tol, k, blk, anorm, (char *)inv + (size_t)slot * (size_t)offsets[b], &t, &x);
+      prec[b] = (unsigned char)t;
+      sexp[b] = (short)x;
+    }
   }
+  PetscCall(PetscFree(buf));
   PetscCall(PetscLogFlops(jac->blocks.setup_flops));
   PetscCall(PetscLogEventEnd(PBG_VBJacobiInvert, pc, A, 0, 0));
   PetscCall(PetscTime(&t2));
@@ -267,7 +304,7 @@ static PetscErrorCode SetUp_Device(PC pc, const PCVBJacobiDeviceMat *dm, PetscBo
   } else PetscCall(PCVBJacobiBlocksSyncStartsToDevice_CUDA(&jac->blocks)); /* blocks kept from a host setup: copied once */
   PetscCall(PetscTime(&t1));
   PetscCall(PetscLogEventBegin(PBG_VBJacobiInvert, pc, pc->pmat, 0, 0));
-  PetscCall(PCVBJacobiSetup_CUDA(dm, jac->extraction, jac->singular, &jac->blocks, &jac->nsingular, bad_block, bad_info));
+  PetscCall(PCVBJacobiSetup_CUDA(dm, jac->extraction, jac->singular, jac->precision, jac->precision_tol, &jac->blocks, &jac->nsingular, bad_block, bad_info));
   PetscCall(PetscLogEventEnd(PBG_VBJacobiInvert, pc, pc->pmat, 0, 0));
   PetscCall(PetscTime(&t2));
   jac->time_detect = t1 - t0;
@@ -346,17 +383,20 @@ static PetscErrorCode PCSetUp_VBJacobi(PC pc)
 /* y = D^{-1} x (or D^{-T} x) on the host, one dense block at a time */
 static PetscErrorCode ApplyBlocks_Host(PC pc, Vec x, Vec y, PetscBool transpose)
 {
-  PC_VBJacobi       *jac = (PC_VBJacobi *)pc->data;
-  const PetscScalar *xa, *inv;
-  PetscScalar       *ya;
-  const PetscInt    *starts;
-  const PetscInt64  *offsets;
+  PC_VBJacobi         *jac = (PC_VBJacobi *)pc->data;
+  const PetscScalar   *xa, *inv;
+  PetscScalar         *ya, Dbuf[PC_VBJACOBI_MAX_BLOCK_SIZE * PC_VBJACOBI_MAX_BLOCK_SIZE];
+  const PetscInt      *starts;
+  const PetscInt64    *offsets;
+  const unsigned char *prec;
+  const short         *sexp;
+  const int            mode = (int)jac->blocks.precision, slot = PCVBJacobiSlotBytes(mode);
 
   PetscFunctionBegin;
   /* after a GPU setup the host copies are made at the first host apply, once */
   PetscCall(PCVBJacobiBlocksGetHostStarts(&jac->blocks, &starts));
   PetscCall(PCVBJacobiBlocksGetHostInverseOffsets(&jac->blocks, &offsets));
-  PetscCall(PCVBJacobiBlocksGetHostInverses(&jac->blocks, &inv));
+  PetscCall(PCVBJacobiBlocksGetHostInverses(&jac->blocks, &inv, &prec, &sexp));
   PetscCall(PetscLogEventBegin(PBG_VBJacobiApply, pc, x, y, 0));
   PetscCall(VecGetArrayRead(x, &xa));
   PetscCall(VecGetArrayWrite(y, &ya));
@@ -365,6 +405,17 @@ static PetscErrorCode ApplyBlocks_Host(PC pc, Vec x, Vec y, PetscBool transpose)
     const PetscScalar *D = inv + offsets[b], *xb = xa + s;
     PetscScalar       *yb = ya + s;
 
+    if (mode != PBG_STORE_DOUBLE) { /* the stored type read as FP64 (exact); the scale is applied to the result */
+      const int   t    = prec ? prec[b] : mode;
+      const void *base = (const char *)inv + (size_t)slot * (size_t)offsets[b];
+
+      if (t == PBG_STORE_SINGLE)
+        for (PetscInt e = 0; e < k * k; e++) Dbuf[e] = ((const float *)base)[e];
+      else if (t == PBG_STORE_HALF)
+        for (PetscInt e = 0; e < k * k; e++) Dbuf[e] = PCVBJacobiHalfBitsToDouble(((const uint16_t *)base)[e]);
+      else PetscCall(PetscArraycpy(Dbuf, (const PetscScalar *)base, k * k));
+      D = Dbuf;
+    }
     if (!transpose) {
       for (PetscInt i = 0; i < k; i++) yb[i] = 0.0;
       for (PetscInt j = 0; j < k; j++)
@@ -377,6 +428,8 @@ static PetscErrorCode ApplyBlocks_Host(PC pc, Vec x, Vec y, PetscBool transpose)
         yb[i] = sum;
       }
     }
+    if (sexp)
+      for (PetscInt i = 0; i < k; i++) yb[i] = ldexp(yb[i], sexp[b]);
   }
   PetscCall(VecRestoreArrayRead(x, &xa));
   PetscCall(VecRestoreArrayWrite(y, &ya));
@@ -458,6 +511,11 @@ static PetscErrorCode PCDestroy_VBJacobi(PC pc)
   PetscCall(PetscObjectComposeFunction((PetscObject)pc, "PCVBJacobiGetSingularPolicy_C", NULL));
   PetscCall(PetscObjectComposeFunction((PetscObject)pc, "PCVBJacobiGetBlocks_C", NULL));
   PetscCall(PetscObjectComposeFunction((PetscObject)pc, "PCVBJacobiGetInverses_C", NULL));
+  PetscCall(PetscObjectComposeFunction((PetscObject)pc, "PCVBJacobiSetPrecision_C", NULL));
+  PetscCall(PetscObjectComposeFunction((PetscObject)pc, "PCVBJacobiGetPrecision_C", NULL));
+  PetscCall(PetscObjectComposeFunction((PetscObject)pc, "PCVBJacobiSetPrecisionTolerance_C", NULL));
+  PetscCall(PetscObjectComposeFunction((PetscObject)pc, "PCVBJacobiGetPrecisionTolerance_C", NULL));
+  PetscCall(PetscObjectComposeFunction((PetscObject)pc, "PCVBJacobiGetBlockPrecisions_C", NULL));
   PetscCall(PetscFree(pc->data));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -472,6 +530,8 @@ static PetscErrorCode PCView_VBJacobi(PC pc, PetscViewer viewer)
   PetscCall(PetscObjectTypeCompare((PetscObject)viewer, PETSCVIEWERASCII, &isascii));
   if (!isascii) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(PetscViewerASCIIPrintf(viewer, "  blocking: %s, maximum block size %" PetscInt_FMT ", singular blocks: %s, GPU extraction: %s%s\n", PCVBJacobiBlockings[jac->blocking], jac->max_block_size, PCVBJacobiSingularPolicies[jac->singular], PCVBJacobiExtractions[jac->extraction], jac->use_gpu ? "" : " (GPU path off)"));
+  if (jac->precision == PC_VBJACOBI_PRECISION_ADAPTIVE) PetscCall(PetscViewerASCIIPrintf(viewer, "  storage precision of the inverses: adaptive, tolerance %g (half when cond_1 * 2^-11 < tol, single when cond_1 * 2^-24 < tol, else double)\n", (double)jac->precision_tol));
+  else PetscCall(PetscViewerASCIIPrintf(viewer, "  storage precision of the inverses: %s\n", PCVBJacobiPrecisions[jac->precision]));
   if (!pc->setupcalled) PetscFunctionReturn(PETSC_SUCCESS);
   {
     PetscInt        hist[PC_VBJACOBI_MAX_BLOCK_SIZE + 1] = {0}, ghist[PC_VBJACOBI_MAX_BLOCK_SIZE + 1], local[2], global[2];
@@ -513,7 +573,26 @@ static PetscErrorCode PCView_VBJacobi(PC pc, PetscViewer viewer)
       PetscCall(PetscStrlen(line, &len));
     }
     PetscCall(PetscViewerASCIIPrintf(viewer, "  block-size histogram (size:count):%s\n", line));
-    PetscCall(PetscViewerASCIIPrintf(viewer, "  inverses stored: %" PetscInt64_FMT " bytes (%" PetscInt64_FMT " scalars)\n", ginv_len * (PetscInt64)sizeof(PetscScalar), ginv_len));
+    PetscInt64 gstored = ginv_len * (PetscInt64)sizeof(PetscScalar), gmeta = 0;
+
+    if (jac->blocks.precision == PC_VBJACOBI_PRECISION_DOUBLE || jac->failed) PetscCall(PetscViewerASCIIPrintf(viewer, "  inverses stored: %" PetscInt64_FMT " bytes (%" PetscInt64_FMT " scalars)\n", ginv_len * (PetscInt64)sizeof(PetscScalar), ginv_len));
+    else { /* the bytes holding values, and the blocks and rows of each type (the host copy of the types is made here) */
+      PetscInt   lc[6], gc[6];
+      PetscInt64 lb[2], gb[2];
+
+      PetscCall(PCVBJacobiBlocksGetPrecisions(&jac->blocks, lc, lc + 3, &lb[0], NULL));
+      lb[1] = (PetscInt64)jac->blocks.nblocks * (PetscInt64)(sizeof(short) + (jac->blocks.precision == PC_VBJACOBI_PRECISION_ADAPTIVE ? 1 : 0));
+      PetscCallMPI(MPIU_Allreduce(lc, gc, 6, MPIU_INT, MPI_SUM, comm));
+      PetscCallMPI(MPIU_Allreduce(lb, gb, 2, MPIU_INT64, MPI_SUM, comm));
+      PetscCall(PetscViewerASCIIPrintf(viewer, "  inverses stored: %" PetscInt64_FMT " bytes holding values (%.3g of the %" PetscInt64_FMT " of FP64), plus %" PetscInt64_FMT " bytes of per-block types and scales%s\n", gb[0], ginv_len ? (double)gb[0] / (8.0 * (double)ginv_len) : 0.0, ginv_len * 8, gb[1],
+                                       jac->blocks.precision == PC_VBJACOBI_PRECISION_ADAPTIVE ? "; each block at the start of an FP64 slot (memory of FP64, only the stored bytes are read)" : ""));
+      PetscCall(PetscViewerASCIIPrintf(viewer, "  precision histogram (blocks/rows): double %" PetscInt_FMT "/%" PetscInt_FMT ", single %" PetscInt_FMT "/%" PetscInt_FMT ", half %" PetscInt_FMT "/%" PetscInt_FMT "\n", gc[0], gc[3], gc[1], gc[4], gc[2], gc[5]));
+      gstored = gb[0];
+      gmeta   = gb[1];
+    }
+    /* what one apply moves (the flops are logged with PetscLogFlops/PetscLogGpuFlops: 2 sum k^2) */
+    gmeta += 12 * (PetscInt64)global[0]; /* starts (4) and inverse offsets (8) of each block */
+    PetscCall(PetscViewerASCIIPrintf(viewer, "  an apply moves %" PetscInt64_FMT " bytes (inverses %" PetscInt64_FMT ", vectors %" PetscInt64_FMT ", block metadata %" PetscInt64_FMT ") for %" PetscInt64_FMT " flops\n", gstored + 16 * (PetscInt64)N + gmeta, gstored, 16 * (PetscInt64)N, gmeta, 2 * ginv_len));
     PetscCall(PetscViewerASCIIPrintf(viewer, "  setup ran on: %s; time: detection %.3g s, extraction+inversion %.3g s (max over ranks)\n", jac->setup_where, (double)tmax[0], (double)tmax[1]));
     if (jac->setup_on_gpu) PetscCall(PetscViewerASCIIPrintf(viewer, "  setup kernel: %s (extraction %s)\n", jac->blocks.dev->kernel, PCVBJacobiExtractions[jac->blocks.dev->extraction_used]));
     PetscCall(PetscBlockGPUDeviceAvailable(&avail));
@@ -531,9 +610,11 @@ static PetscErrorCode PCView_VBJacobi(PC pc, PetscViewer viewer)
 
 static PetscErrorCode PCSetFromOptions_VBJacobi(PC pc, PetscOptionItems PetscOptionsObject)
 {
-  PC_VBJacobi *jac = (PC_VBJacobi *)pc->data;
-  PetscInt     maxbs = jac->max_block_size;
-  PetscBool    flg;
+  PC_VBJacobi        *jac   = (PC_VBJacobi *)pc->data;
+  PetscInt            maxbs = jac->max_block_size;
+  PetscBool           flg;
+  PCVBJacobiPrecision prec = jac->precision;
+  PetscReal           tol  = jac->precision_tol;
 
   PetscFunctionBegin;
   PetscOptionsHeadBegin(PetscOptionsObject, "Variable-size block Jacobi options");
@@ -543,6 +624,10 @@ static PetscErrorCode PCSetFromOptions_VBJacobi(PC pc, PetscOptionItems PetscOpt
   if (flg) jac->rows_detected = -1;
   PetscCall(PetscOptionsEnum("-pc_vbjacobi_singular", "What to do with a singular diagonal block", "PCVBJacobiSetSingularPolicy", PCVBJacobiSingularPolicies, (PetscEnum)jac->singular, (PetscEnum *)&jac->singular, NULL));
   PetscCall(PetscOptionsEnum("-pc_vbjacobi_extraction", "How the GPU setup reads the blocks from the matrix", "PCVBJACOBI", PCVBJacobiExtractions, (PetscEnum)jac->extraction, (PetscEnum *)&jac->extraction, NULL));
+  PetscCall(PetscOptionsEnum("-pc_vbjacobi_precision", "Storage of the inverses (computed in double, applied accumulating in double): double, single, half, or adaptive (per block, from its condition estimate)", "PCVBJacobiSetPrecision", PCVBJacobiPrecisions, (PetscEnum)jac->precision, (PetscEnum *)&prec, &flg));
+  if (flg) PetscCall(PCVBJacobiSetPrecision(pc, prec));
+  PetscCall(PetscOptionsReal("-pc_vbjacobi_precision_tol", "Adaptive storage: a block is stored in half (single) when its condition estimate ||A||_1 ||A^{-1}||_1 times 2^-11 (2^-24) is below this", "PCVBJacobiSetPrecisionTolerance", jac->precision_tol, &tol, &flg));
+  if (flg) PetscCall(PCVBJacobiSetPrecisionTolerance(pc, tol));
   PetscCall(PetscOptionsBool("-pc_vbjacobi_use_gpu", "Set up on the GPU when the matrix lives there (aijcusparse, baijksparse), apply on it when the vectors do", "PCVBJACOBI", jac->use_gpu, &jac->use_gpu, NULL));
   PetscOptionsHeadEnd();
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -599,6 +684,54 @@ static PetscErrorCode PCVBJacobiGetSingularPolicy_VBJacobi(PC pc, PCVBJacobiSing
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+static PetscErrorCode PCVBJacobiSetPrecision_VBJacobi(PC pc, PCVBJacobiPrecision precision)
+{
+  PC_VBJacobi *jac = (PC_VBJacobi *)pc->data;
+
+  PetscFunctionBegin;
+  PetscCheck(precision >= PC_VBJACOBI_PRECISION_DOUBLE && precision <= PC_VBJACOBI_PRECISION_ADAPTIVE, PetscObjectComm((PetscObject)pc), PETSC_ERR_ARG_OUTOFRANGE, "Unknown PCVBJacobiPrecision %d", (int)precision);
+  if (precision != jac->precision) pc->setupcalled = PETSC_FALSE; /* the next PCSetUp() stores the inverses again (the blocks are kept) */
+  jac->precision = precision;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode PCVBJacobiGetPrecision_VBJacobi(PC pc, PCVBJacobiPrecision *precision)
+{
+  PetscFunctionBegin;
+  *precision = ((PC_VBJacobi *)pc->data)->precision;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode PCVBJacobiSetPrecisionTolerance_VBJacobi(PC pc, PetscReal tol)
+{
+  PC_VBJacobi *jac = (PC_VBJacobi *)pc->data;
+
+  PetscFunctionBegin;
+  if (tol == (PetscReal)PETSC_DEFAULT || tol == (PetscReal)PETSC_DETERMINE) tol = PC_VBJACOBI_PRECISION_TOL_DEFAULT;
+  PetscCheck(tol > 0.0 && !PetscIsInfOrNanReal(tol), PetscObjectComm((PetscObject)pc), PETSC_ERR_ARG_OUTOFRANGE, "PCVBJACOBI precision tolerance %g must be positive and finite", (double)tol);
+  if (tol != jac->precision_tol && jac->precision == PC_VBJACOBI_PRECISION_ADAPTIVE) pc->setupcalled = PETSC_FALSE;
+  jac->precision_tol = tol;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode PCVBJacobiGetPrecisionTolerance_VBJacobi(PC pc, PetscReal *tol)
+{
+  PetscFunctionBegin;
+  *tol = ((PC_VBJacobi *)pc->data)->precision_tol;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode PCVBJacobiGetBlockPrecisions_VBJacobi(PC pc, PetscInt counts[], const unsigned char *prec[], PetscInt64 *bytes)
+{
+  PC_VBJacobi *jac = (PC_VBJacobi *)pc->data;
+
+  PetscFunctionBegin;
+  PetscCheck(pc->setupcalled, PetscObjectComm((PetscObject)pc), PETSC_ERR_ARG_WRONGSTATE, "Call PCSetUp() before PCVBJacobiGetBlockPrecisions()");
+  PetscCheck(!jac->failed, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE, "PCVBJACOBI: the setup failed (%s): no inverses are stored", jac->failure);
+  PetscCall(PCVBJacobiBlocksGetPrecisions(&jac->blocks, counts, NULL, bytes, prec));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 static PetscErrorCode PCVBJacobiGetBlocks_VBJacobi(PC pc, PetscInt *nblocks, const PetscInt *starts[])
 {
   PC_VBJacobi *jac = (PC_VBJacobi *)pc->data;
@@ -614,7 +747,7 @@ static PetscErrorCode PCVBJacobiGetInverses_VBJacobi(PC pc, const PetscScalar *i
 {
   PetscFunctionBegin;
   PetscCheck(pc->setupcalled, PetscObjectComm((PetscObject)pc), PETSC_ERR_ARG_WRONGSTATE, "Call PCSetUp() before PCVBJacobiGetInverses()");
-  PetscCall(PCVBJacobiBlocksGetHostInverses(&((PC_VBJacobi *)pc->data)->blocks, inv));
+  PetscCall(PCVBJacobiBlocksGetHostInversesDouble(&((PC_VBJacobi *)pc->data)->blocks, inv));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -815,7 +948,12 @@ PetscErrorCode PCVBJacobiGetBlocks(PC pc, PetscInt *nblocks, const PetscInt *sta
 
   Level: advanced
 
-.seealso: `PCVBJACOBI`, `PCVBJacobiGetBlocks()`
+  Note:
+  Always double: with reduced storage (`PCVBJacobiSetPrecision()`) these are the stored values converted to double
+  (exactly, each block's power-of-two scale applied), i.e. the inverses the apply uses; the conversion is made once
+  per setup, on the host.
+
+.seealso: `PCVBJACOBI`, `PCVBJacobiGetBlocks()`, `PCVBJacobiGetBlockPrecisions()`
 @*/
 PetscErrorCode PCVBJacobiGetInverses(PC pc, const PetscScalar *inv[])
 {
@@ -823,6 +961,154 @@ PetscErrorCode PCVBJacobiGetInverses(PC pc, const PetscScalar *inv[])
   PetscValidHeaderSpecific(pc, PC_CLASSID, 1);
   PetscAssertPointer(inv, 2);
   PetscUseMethod(pc, "PCVBJacobiGetInverses_C", (PC, const PetscScalar *[]), (pc, inv));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
+  PCVBJacobiSetPrecision - Sets the floating-point type in which `PCVBJACOBI` stores the inverses of its diagonal blocks.
+
+  Logically Collective
+
+  Input Parameters:
++ pc        - the preconditioner context
+- precision - `PC_VBJACOBI_PRECISION_DOUBLE` (default), `PC_VBJACOBI_PRECISION_SINGLE`, `PC_VBJACOBI_PRECISION_HALF` or
+              `PC_VBJACOBI_PRECISION_ADAPTIVE`
+
+  Options Database Key:
+. -pc_vbjacobi_precision <double,single,half,adaptive> - the storage
+
+  Level: intermediate
+
+  Notes:
+  The inverses are always computed in double, and the apply (plain and transposed, host and GPU) reads the stored type,
+  accumulates in double and leaves the vectors in double: only the bytes the apply reads change (4 or 2 instead of 8
+  per entry). Single and half store each block scaled by a power of two (its largest entry in [0.5, 1)), so that no
+  block overflows half (|entry| > 65504) or loses its small entries to subnormals: no block falls back to another type.
+
+  Adaptive stores each block in the lowest of half, single and double whose unit roundoff (2^-11, 2^-24) times the
+  block's condition estimate ||A||_1 ||A^{-1}||_1 is below the tolerance (`PCVBJacobiSetPrecisionTolerance()`), as in
+  Flegar, Anzt, Cojean and Quintana-Orti, ACM TOMS 2021; the host and the GPU make the same choice (up to blocks whose
+  estimate is within a few ulps of a threshold). Its blocks keep the memory layout of double (each at the start of its
+  FP64 slot): the memory used is that of double, the bytes read are those stored.
+
+  A change takes effect at the next `PCSetUp()` (the blocks are kept; only the inverses are stored again).
+
+.seealso: `PCVBJACOBI`, `PCVBJacobiPrecision`, `PCVBJacobiGetPrecision()`, `PCVBJacobiSetPrecisionTolerance()`, `PCVBJacobiGetBlockPrecisions()`
+@*/
+PetscErrorCode PCVBJacobiSetPrecision(PC pc, PCVBJacobiPrecision precision)
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(pc, PC_CLASSID, 1);
+  PetscValidLogicalCollectiveEnum(pc, precision, 2);
+  PetscTryMethod(pc, "PCVBJacobiSetPrecision_C", (PC, PCVBJacobiPrecision), (pc, precision));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
+  PCVBJacobiGetPrecision - Gets the floating-point type in which `PCVBJACOBI` stores its inverses.
+
+  Not Collective
+
+  Input Parameter:
+. pc - the preconditioner context
+
+  Output Parameter:
+. precision - the storage
+
+  Level: intermediate
+
+.seealso: `PCVBJACOBI`, `PCVBJacobiSetPrecision()`
+@*/
+PetscErrorCode PCVBJacobiGetPrecision(PC pc, PCVBJacobiPrecision *precision)
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(pc, PC_CLASSID, 1);
+  PetscAssertPointer(precision, 2);
+  PetscUseMethod(pc, "PCVBJacobiGetPrecision_C", (PC, PCVBJacobiPrecision *), (pc, precision));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
+  PCVBJacobiSetPrecisionTolerance - Sets the tolerance of the adaptive storage of `PCVBJACOBI`.
+
+  Logically Collective
+
+  Input Parameters:
++ pc  - the preconditioner context
+- tol - a block is stored in half when cond * 2^-11 < tol, else in single when cond * 2^-24 < tol, else in double
+        (cond = ||A||_1 ||A^{-1}||_1); `PETSC_DEFAULT` restores the default 0.1
+
+  Options Database Key:
+. -pc_vbjacobi_precision_tol <tol> - the tolerance
+
+  Level: advanced
+
+  Note:
+  The default 0.1 (Ginkgo's) keeps ||A^{-1}_stored A - I||_1, the distance of a preconditioned diagonal block from the
+  identity, below about 10%: half for cond < 205, single for cond < 1.7e6.
+
+.seealso: `PCVBJACOBI`, `PCVBJacobiSetPrecision()`
+@*/
+PetscErrorCode PCVBJacobiSetPrecisionTolerance(PC pc, PetscReal tol)
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(pc, PC_CLASSID, 1);
+  PetscValidLogicalCollectiveReal(pc, tol, 2);
+  PetscTryMethod(pc, "PCVBJacobiSetPrecisionTolerance_C", (PC, PetscReal), (pc, tol));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
+  PCVBJacobiGetPrecisionTolerance - Gets the tolerance of the adaptive storage of `PCVBJACOBI`.
+
+  Not Collective
+
+  Input Parameter:
+. pc - the preconditioner context
+
+  Output Parameter:
+. tol - the tolerance
+
+  Level: advanced
+
+.seealso: `PCVBJACOBI`, `PCVBJacobiSetPrecisionTolerance()`
+@*/
+PetscErrorCode PCVBJacobiGetPrecisionTolerance(PC pc, PetscReal *tol)
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(pc, PC_CLASSID, 1);
+  PetscAssertPointer(tol, 2);
+  PetscUseMethod(pc, "PCVBJacobiGetPrecisionTolerance_C", (PC, PetscReal *), (pc, tol));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@C
+  PCVBJacobiGetBlockPrecisions - Gets the type in which `PCVBJACOBI` stored each local inverse.
+
+  Not Collective
+
+  Input Parameter:
+. pc - the preconditioner context, set up (without failure)
+
+  Output Parameters:
++ counts - (optional) array of 3: the local blocks stored in double, single and half
+. prec   - (optional) the type of each local block, `PC_VBJACOBI_PRECISION_DOUBLE`, `_SINGLE` or `_HALF` as unsigned char;
+           owned by the `PC`
+- bytes  - (optional) the bytes holding the local inverses' values
+
+  Level: advanced
+
+  Note:
+  After a GPU setup the types are copied to the host here (once); a GPU test compares them with those of the same PC
+  set up on the host.
+
+.seealso: `PCVBJACOBI`, `PCVBJacobiSetPrecision()`
+@*/
+PetscErrorCode PCVBJacobiGetBlockPrecisions(PC pc, PetscInt counts[], const unsigned char *prec[], PetscInt64 *bytes)
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(pc, PC_CLASSID, 1);
+  PetscUseMethod(pc, "PCVBJacobiGetBlockPrecisions_C", (PC, PetscInt[], const unsigned char *[], PetscInt64 *), (pc, counts, prec, bytes));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -836,6 +1122,10 @@ PetscErrorCode PCVBJacobiGetInverses(PC pc, const PetscScalar *inv[])
 . -pc_vbjacobi_singular <error,identity>                     - what to do with a singular block (default error)
 . -pc_vbjacobi_extraction <auto,cached,shared>              - how the GPU setup reads a block: each thread its own row,
                                                                or the (sub-)warp a row at a time through shared memory
+. -pc_vbjacobi_precision <double,single,half,adaptive>       - the type the inverses are stored in (default double); computed
+                                                               and applied in double either way
+. -pc_vbjacobi_precision_tol <0.1>                           - adaptive: half when cond_1 * 2^-11 < tol, single when
+                                                               cond_1 * 2^-24 < tol, else double
 - -pc_vbjacobi_use_gpu <true>                                - set up on the GPU when the matrix lives there, apply on
                                                                it when the vectors do
 
@@ -856,7 +1146,9 @@ PetscErrorCode PCVBJacobiGetInverses(PC pc, const PetscScalar *inv[])
   and stores the inverse. Otherwise the setup runs on the host. The apply runs where the vectors live: on the GPU a
   batched GEMV with one (sub-)warp per block (after a host setup the inverses are copied to the device once, at the first
   such apply), else on the host (after a GPU setup the inverses are copied to the host once).
-  `-pc_view` shows the block statistics, the bytes stored, where the setup ran, the kernels and the time of each phase.
+  `-pc_view` shows the block statistics, the bytes stored, where the setup ran, the kernels and the time of each phase;
+  with reduced storage (`PCVBJacobiSetPrecision()`) also the blocks and rows stored in each precision and the bytes an
+  apply reads.
 
   A singular block fails the setup (`KSP_DIVERGED_PC_FAILED`) unless `-pc_vbjacobi_singular identity` is given;
   a block with NaN or Inf always does.
@@ -879,6 +1171,8 @@ PetscErrorCode PCCreate_VBJacobi(PC pc)
   jac->singular       = PC_VBJACOBI_SINGULAR_ERROR;
   jac->extraction     = PC_VBJACOBI_EXTRACTION_AUTO;
   jac->use_gpu        = PETSC_TRUE;
+  jac->precision      = PC_VBJACOBI_PRECISION_DOUBLE;
+  jac->precision_tol  = PC_VBJACOBI_PRECISION_TOL_DEFAULT;
   jac->rows_detected  = -1;
   pc->data            = (void *)jac;
 
@@ -901,5 +1195,10 @@ PetscErrorCode PCCreate_VBJacobi(PC pc)
   PetscCall(PetscObjectComposeFunction((PetscObject)pc, "PCVBJacobiGetSingularPolicy_C", PCVBJacobiGetSingularPolicy_VBJacobi));
   PetscCall(PetscObjectComposeFunction((PetscObject)pc, "PCVBJacobiGetBlocks_C", PCVBJacobiGetBlocks_VBJacobi));
   PetscCall(PetscObjectComposeFunction((PetscObject)pc, "PCVBJacobiGetInverses_C", PCVBJacobiGetInverses_VBJacobi));
+  PetscCall(PetscObjectComposeFunction((PetscObject)pc, "PCVBJacobiSetPrecision_C", PCVBJacobiSetPrecision_VBJacobi));
+  PetscCall(PetscObjectComposeFunction((PetscObject)pc, "PCVBJacobiGetPrecision_C", PCVBJacobiGetPrecision_VBJacobi));
+  PetscCall(PetscObjectComposeFunction((PetscObject)pc, "PCVBJacobiSetPrecisionTolerance_C", PCVBJacobiSetPrecisionTolerance_VBJacobi));
+  PetscCall(PetscObjectComposeFunction((PetscObject)pc, "PCVBJacobiGetPrecisionTolerance_C", PCVBJacobiGetPrecisionTolerance_VBJacobi));
+  PetscCall(PetscObjectComposeFunction((PetscObject)pc, "PCVBJacobiGetBlockPrecisions_C", PCVBJacobiGetBlockPrecisions_VBJacobi));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

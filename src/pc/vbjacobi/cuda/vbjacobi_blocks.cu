@@ -501,6 +501,8 @@ PetscErrorCode PCVBJacobiBlocksDestroyDevice_CUDA(PCVBJacobiBlocks *blocks)
   PetscCallCUDA(cudaFree(dev->d_starts));
   PetscCallCUDA(cudaFree(dev->d_inv_offsets));
   PetscCallCUDA(cudaFree(dev->d_inv));
+  PetscCallCUDA(cudaFree(dev->d_prec));
+  PetscCallCUDA(cudaFree(dev->d_sexp));
   PetscCallCUDA(cudaFree(dev->d_info));
   PetscCallCUDA(cudaFree(dev->d_outcome));
   PetscCallCUDA(cudaFree(dev->d_scratch));

@@ -8,6 +8,7 @@
 #include "subwarp_width.cuh"
 
 static_assert(InfoInverseNotFinite == PC_VBJACOBI_INFO_INVERSE_NOT_FINITE, "one info code for an overflowing inverse");
+static_assert(PBG_STORE_DOUBLE == PC_VBJACOBI_PRECISION_DOUBLE && PBG_STORE_SINGLE == PC_VBJACOBI_PRECISION_SINGLE && PBG_STORE_HALF == PC_VBJACOBI_PRECISION_HALF && PBG_STORE_ADAPTIVE == PC_VBJACOBI_PRECISION_ADAPTIVE, "storage codes of the kernels and of the public enum");
 
 /* ------------------------------------------------------------------------------------------- launch helpers */
 static int SubwarpWidth(PetscInt maxk)
@@ -33,7 +34,7 @@ struct SetupRecord {
 
 /* Setup of the nwork blocks perm[0..nwork) (0..nwork when perm is NULL) at width P */
 template <int P>
-static PetscErrorCode LaunchSetupP(SourceKind src, const SparseRows &M, int nwork, int kmax, const int *perm, const int *starts, const int *sizes, const PetscInt64 *offsets, PetscScalar *inv, int identity, PetscInt *info, SetupOutcome *outcome, cudaStream_t stream)
+static PetscErrorCode LaunchSetupP(SourceKind src, const SparseRows &M, int nwork, int kmax, const int *perm, const int *starts, const int *sizes, const PetscInt64 *offsets, PetscScalar *inv, int identity, PetscInt *info, SetupOutcome *outcome, const StoreSpec &spec, cudaStream_t stream)
 {
   const unsigned grid = (unsigned)((nwork + SetupBlocksPerCta(P) - 1) / SetupBlocksPerCta(P));
   const size_t   shm  = SetupSharedBytes(P);
@@ -42,22 +43,22 @@ static PetscErrorCode LaunchSetupP(SourceKind src, const SparseRows &M, int nwor
   if (!nwork) PetscFunctionReturn(PETSC_SUCCESS);
   switch (src) {
   case SOURCE_CACHED:
-    SetupKernel<P, SOURCE_CACHED><<<grid, PBG_CTA, shm, stream>>>(M, nwork, kmax, perm, starts, sizes, offsets, inv, identity, info, outcome);
+    SetupKernel<P, SOURCE_CACHED><<<grid, PBG_CTA, shm, stream>>>(M, nwork, kmax, perm, starts, sizes, offsets, inv, identity, info, outcome, spec);
     break;
   case SOURCE_SHARED:
-    SetupKernel<P, SOURCE_SHARED><<<grid, PBG_CTA, shm, stream>>>(M, nwork, kmax, perm, starts, sizes, offsets, inv, identity, info, outcome);
+    SetupKernel<P, SOURCE_SHARED><<<grid, PBG_CTA, shm, stream>>>(M, nwork, kmax, perm, starts, sizes, offsets, inv, identity, info, outcome, spec);
     break;
   case SOURCE_DENSE:
-    SetupKernel<P, SOURCE_DENSE><<<grid, PBG_CTA, shm, stream>>>(M, nwork, kmax, perm, starts, sizes, offsets, inv, identity, info, outcome);
+    SetupKernel<P, SOURCE_DENSE><<<grid, PBG_CTA, shm, stream>>>(M, nwork, kmax, perm, starts, sizes, offsets, inv, identity, info, outcome, spec);
     break;
   }
   PetscCallCUDA(cudaGetLastError());
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PetscErrorCode LaunchSetup(int P, SourceKind src, const SparseRows &M, int nwork, int kmax, const int *perm, const int *starts, const int *sizes, const PetscInt64 *offsets, PetscScalar *inv, int identity, PetscInt *info, SetupOutcome *outcome, cudaStream_t stream)
+static PetscErrorCode LaunchSetup(int P, SourceKind src, const SparseRows &M, int nwork, int kmax, const int *perm, const int *starts, const int *sizes, const PetscInt64 *offsets, PetscScalar *inv, int identity, PetscInt *info, SetupOutcome *outcome, const StoreSpec &spec, cudaStream_t stream)
 {
-  return ForSubwarpWidth(P, [&](auto W) { return LaunchSetupP<decltype(W)::value>(src, M, nwork, kmax, perm, starts, sizes, offsets, inv, identity, info, outcome, stream); });
+  return ForSubwarpWidth(P, [&](auto W) { return LaunchSetupP<decltype(W)::value>(src, M, nwork, kmax, perm, starts, sizes, offsets, inv, identity, info, outcome, spec, stream); });
 }
 
 /* The launches of a batch grouped by width class: classes 0 and 1 together (a thread per block either way), then one
@@ -85,13 +86,13 @@ static PetscErrorCode AppendCount(char *str, size_t len, PetscInt n)
 
 /* Setup of a batch by width class: perm (NULL when ClassLaunches(count) == 1) groups the block ids by class, count[]
    the blocks of each. desc (may be NULL) receives the list of launches: "k<=2 thread/block (n), P=4 (n), ..." */
-static PetscErrorCode LaunchSetupByClass(const PetscInt count[], const int *perm, SourceKind src, const SparseRows &M, int kmax, const int *starts, const int *sizes, const PetscInt64 *offsets, PetscScalar *inv, int identity, PetscInt *info, SetupOutcome *outcome, cudaStream_t stream, char *desc, size_t len)
+static PetscErrorCode LaunchSetupByClass(const PetscInt count[], const int *perm, SourceKind src, const SparseRows &M, int kmax, const int *starts, const int *sizes, const PetscInt64 *offsets, PetscScalar *inv, int identity, PetscInt *info, SetupOutcome *outcome, const StoreSpec &spec, cudaStream_t stream, char *desc, size_t len)
 {
   PetscInt begin = count[0] + count[1];
 
   PetscFunctionBegin;
   if (begin) {
-    PetscCall(LaunchSetup(count[1] ? 2 : 1, src, M, (int)begin, kmax, perm, starts, sizes, offsets, inv, identity, info, outcome, stream));
+    PetscCall(LaunchSetup(count[1] ? 2 : 1, src, M, (int)begin, kmax, perm, starts, sizes, offsets, inv, identity, info, outcome, spec, stream));
     if (desc) {
       PetscCall(PetscStrlcat(desc, count[1] ? "k<=2 thread/block (" : "1x1 thread/block (", len));
       PetscCall(AppendCount(desc, len, begin));
@@ -102,7 +103,7 @@ static PetscErrorCode LaunchSetupByClass(const PetscInt count[], const int *perm
     char buf[16];
 
     if (!count[c]) continue;
-    PetscCall(LaunchSetup(1 << c, src, M, (int)count[c], kmax, perm ? perm + begin : NULL, starts, sizes, offsets, inv, identity, info, outcome, stream));
+    PetscCall(LaunchSetup(1 << c, src, M, (int)count[c], kmax, perm ? perm + begin : NULL, starts, sizes, offsets, inv, identity, info, outcome, spec, stream));
     if (desc) {
       PetscCall(PetscSNPrintf(buf, sizeof(buf), "%sP=%d (", begin ? ", " : "", 1 << c));
       PetscCall(PetscStrlcat(desc, buf, len));
@@ -165,17 +166,57 @@ static PetscErrorCode ReadClassCounts(const int *d_count, PetscInt count[], cuda
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+template <int P, int S>
+static void LaunchApplyPS(bool trans, unsigned grid, int nblocks, const int *starts, const PetscInt64 *offsets, const PetscScalar *inv, const unsigned char *prec, const short *sexp, const PetscScalar *x, PetscScalar *y, cudaStream_t stream)
+{
+  if (trans) ApplyKernel<P, true, S><<<grid, PBG_CTA, 0, stream>>>(nblocks, starts, offsets, inv, x, y, prec, sexp);
+  else ApplyKernel<P, false, S><<<grid, PBG_CTA, 0, stream>>>(nblocks, starts, offsets, inv, x, y, prec, sexp);
+}
+
+/* One launch for all blocks at the width of the largest, in the kernel instance of the storage mode */
 template <int P>
-static PetscErrorCode LaunchApplyP(bool trans, int nblocks, const int *starts, const PetscInt64 *offsets, const PetscScalar *inv, const PetscScalar *x, PetscScalar *y, cudaStream_t stream)
+static PetscErrorCode LaunchApplyP(bool trans, int mode, int nblocks, const int *starts, const PetscInt64 *offsets, const PetscScalar *inv, const unsigned char *prec, const short *sexp, const PetscScalar *x, PetscScalar *y, cudaStream_t stream)
 {
   const unsigned grid = (unsigned)((nblocks + PBG_CTA / P - 1) / (PBG_CTA / P));
 
   PetscFunctionBegin;
   if (!nblocks) PetscFunctionReturn(PETSC_SUCCESS);
-  if (trans) ApplyKernel<P, true><<<grid, PBG_CTA, 0, stream>>>(nblocks, starts, offsets, inv, x, y);
-  else ApplyKernel<P, false><<<grid, PBG_CTA, 0, stream>>>(nblocks, starts, offsets, inv, x, y);
+  switch (mode) {
+  case PBG_STORE_SINGLE:
+    LaunchApplyPS<P, PBG_STORE_SINGLE>(trans, grid, nblocks, starts, offsets, inv, prec, sexp, x, y, stream);
+    break;
+  case PBG_STORE_HALF:
+    LaunchApplyPS<P, PBG_STORE_HALF>(trans, grid, nblocks, starts, offsets, inv, prec, sexp, x, y, stream);
+    break;
+  case PBG_STORE_ADAPTIVE:
+    LaunchApplyPS<P, PBG_STORE_ADAPTIVE>(trans, grid, nblocks, starts, offsets, inv, prec, sexp, x, y, stream);
+    break;
+  default:
+    LaunchApplyPS<P, PBG_STORE_DOUBLE>(trans, grid, nblocks, starts, offsets, inv, prec, sexp, x, y, stream);
+  }
   PetscCallCUDA(cudaGetLastError());
   PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* d_prec and d_sexp hold at least nblocks entries (the old contents are not kept) */
+static PetscErrorCode EnsureMetaCapacity(PCVBJacobiDevice *dev, PetscInt nblocks)
+{
+  PetscFunctionBegin;
+  if ((size_t)nblocks > dev->cap_meta) {
+    PetscCallCUDA(cudaFree(dev->d_prec));
+    PetscCallCUDA(cudaFree(dev->d_sexp));
+    dev->d_prec = NULL, dev->d_sexp = NULL, dev->cap_meta = 0;
+    PetscCallCUDA(cudaMalloc((void **)&dev->d_prec, (size_t)nblocks * sizeof(unsigned char)));
+    PetscCallCUDA(cudaMalloc((void **)&dev->d_sexp, (size_t)nblocks * sizeof(short)));
+    dev->cap_meta = (size_t)nblocks;
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Bytes of the stored inverses as laid out (FP64 slots under ADAPTIVE: what a copy moves) */
+static size_t LayoutBytes(const PCVBJacobiBlocks *blocks)
+{
+  return (size_t)PCVBJacobiSlotBytes((int)blocks->precision) * (size_t)blocks->inv_len;
 }
 
 /* Setup outcome: the first failing block with its info, and the number of blocks replaced by the identity */
@@ -215,8 +256,9 @@ static PetscErrorCode CheckDeviceBlocks(const PCVBJacobiBlocks *blocks, PetscBoo
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode PCVBJacobiSetup_CUDA(const PCVBJacobiDeviceMat *A, PCVBJacobiExtraction extraction, PCVBJacobiSingularPolicy policy, PCVBJacobiBlocks *blocks, PetscInt *nsingular, PetscInt *bad_block, PetscInt *bad_info)
+PetscErrorCode PCVBJacobiSetup_CUDA(const PCVBJacobiDeviceMat *A, PCVBJacobiExtraction extraction, PCVBJacobiSingularPolicy policy, PCVBJacobiPrecision precision, PetscReal tol, PCVBJacobiBlocks *blocks, PetscInt *nsingular, PetscInt *bad_block, PetscInt *bad_info)
 {
+  StoreSpec         spec;
   const int         P = SubwarpWidth(blocks->maxk);
   SparseRows        M = {(int)A->nrows, (int)A->bs, A->d_rowptr, A->d_colidx, A->d_values};
   PCVBJacobiDevice *dev;
@@ -231,6 +273,13 @@ PetscErrorCode PCVBJacobiSetup_CUDA(const PCVBJacobiDeviceMat *A, PCVBJacobiExtr
   dev              = blocks->dev;
   blocks->inv_mask = PETSC_OFFLOAD_UNALLOCATED; /* overwritten below: no copy is current until the setup is done */
   PetscCall(PetscGetCurrentCUDAStream(&stream));
+  PetscCall(EnsureMetaCapacity(dev, blocks->nblocks));
+  blocks->precision     = precision;
+  blocks->precision_tol = tol;
+  spec.mode             = (int)precision;
+  spec.tol              = (double)tol;
+  spec.prec             = precision == PC_VBJACOBI_PRECISION_ADAPTIVE ? dev->d_prec : NULL;
+  spec.sexp             = precision != PC_VBJACOBI_PRECISION_DOUBLE ? dev->d_sexp : NULL;
   if (extraction == PC_VBJACOBI_EXTRACTION_AUTO) {
     /* a thread scanning its own row reads it uncoalesced: worth it only for short rows; long rows are read by
        the whole sub-warp, coalesced (the paper's rule of thumb: shared extraction pays off beyond ~ 2P entries) */
@@ -263,8 +312,12 @@ PetscErrorCode PCVBJacobiSetup_CUDA(const PCVBJacobiDeviceMat *A, PCVBJacobiExtr
     perm = dev->d_class_perm;
   }
   PetscCall(PetscStrncpy(dev->kernel, "merged extract+GJE by width class: ", sizeof(dev->kernel)));
-  PetscCall(LaunchSetupByClass(count, perm, src, M, (int)blocks->maxk, dev->d_starts, NULL, dev->d_inv_offsets, dev->d_inv, policy == PC_VBJACOBI_SINGULAR_IDENTITY, dev->d_info, &d_record->outcome, stream, dev->kernel, sizeof(dev->kernel)));
+  PetscCall(LaunchSetupByClass(count, perm, src, M, (int)blocks->maxk, dev->d_starts, NULL, dev->d_inv_offsets, dev->d_inv, policy == PC_VBJACOBI_SINGULAR_IDENTITY, dev->d_info, &d_record->outcome, spec, stream, dev->kernel, sizeof(dev->kernel)));
   PetscCall(PetscStrlcat(dev->kernel, src == SOURCE_SHARED ? "; shared extraction" : "; cached extraction", sizeof(dev->kernel)));
+  if (precision != PC_VBJACOBI_PRECISION_DOUBLE) {
+    PetscCall(PetscStrlcat(dev->kernel, "; stores ", sizeof(dev->kernel)));
+    PetscCall(PetscStrlcat(dev->kernel, PCVBJacobiPrecisions[precision], sizeof(dev->kernel)));
+  }
   PetscCall(PetscLogGpuTimeEnd());
   PetscCall(ReadOutcome(&d_record->outcome, dev->d_info, nsingular, bad_block, bad_info, stream));
   PetscCall(PetscLogGpuFlops(blocks->setup_flops));
@@ -282,7 +335,7 @@ PetscErrorCode PCVBJacobiApply_CUDA(const PCVBJacobiBlocks *blocks, const PetscS
   PetscCall(CheckDeviceBlocks(blocks, PETSC_TRUE));
   PetscCall(PetscGetCurrentCUDAStream(&stream));
   PetscCall(PetscLogGpuTimeBegin());
-  PetscCall(ForSubwarpWidth(P, [&](auto W) { return LaunchApplyP<decltype(W)::value>(transpose, (int)blocks->nblocks, dev->d_starts, dev->d_inv_offsets, dev->d_inv, d_x, d_y, stream); }));
+  PetscCall(ForSubwarpWidth(P, [&](auto W) { return LaunchApplyP<decltype(W)::value>(transpose, (int)blocks->precision, (int)blocks->nblocks, dev->d_starts, dev->d_inv_offsets, dev->d_inv, dev->d_prec, dev->d_sexp, d_x, d_y, stream); }));
   PetscCall(PetscLogGpuTimeEnd());
   PetscCall(PetscLogGpuFlops(2.0 * (double)blocks->inv_len));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -293,16 +346,27 @@ PetscErrorCode PCVBJacobiApplyKernelName_CUDA(const PCVBJacobiBlocks *blocks, ch
   const int P = SubwarpWidth(blocks->maxk);
 
   PetscFunctionBegin;
-  PetscCall(PetscSNPrintf(name, len, "batched block GEMV, sub-warp %d, %d block%s/warp", P, 32 / P, P < 32 ? "s" : ""));
+  PetscCall(PetscSNPrintf(name, len, "batched block GEMV, sub-warp %d, %d block%s/warp, reads %s inverses", P, 32 / P, P < 32 ? "s" : "", blocks->precision == PC_VBJACOBI_PRECISION_ADAPTIVE ? "per-block typed" : PCVBJacobiPrecisions[blocks->precision]));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode PCVBJacobiCopyInversesToHost_CUDA(const PCVBJacobiBlocks *blocks, PetscScalar *h_inv)
+PetscErrorCode PCVBJacobiCopyInversesToHost_CUDA(const PCVBJacobiBlocks *blocks, PetscScalar *h_inv, unsigned char *h_prec, short *h_sexp)
 {
+  const size_t bytes = LayoutBytes(blocks), nb = (size_t)blocks->nblocks;
+  size_t       moved = bytes;
+
   PetscFunctionBegin;
   PetscCheck(PetscOffloadDevice(blocks->inv_mask), PETSC_COMM_SELF, PETSC_ERR_PLIB, "PCVBJACOBI: the device inverses are not current");
-  if (blocks->inv_len) PetscCallCUDA(cudaMemcpy(h_inv, blocks->dev->d_inv, sizeof(PetscScalar) * blocks->inv_len, cudaMemcpyDeviceToHost));
-  PetscCall(PetscLogGpuToCpu(sizeof(PetscScalar) * blocks->inv_len));
+  if (bytes) PetscCallCUDA(cudaMemcpy(h_inv, blocks->dev->d_inv, bytes, cudaMemcpyDeviceToHost));
+  if (nb && blocks->precision == PC_VBJACOBI_PRECISION_ADAPTIVE) {
+    PetscCallCUDA(cudaMemcpy(h_prec, blocks->dev->d_prec, nb * sizeof(unsigned char), cudaMemcpyDeviceToHost));
+    moved += nb * sizeof(unsigned char);
+  }
+  if (nb && blocks->precision != PC_VBJACOBI_PRECISION_DOUBLE) {
+    PetscCallCUDA(cudaMemcpy(h_sexp, blocks->dev->d_sexp, nb * sizeof(short), cudaMemcpyDeviceToHost));
+    moved += nb * sizeof(short);
+  }
+  PetscCall(PetscLogGpuToCpu((PetscLogDouble)moved));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -317,8 +381,22 @@ PetscErrorCode PCVBJacobiBlocksSyncInversesToDevice_CUDA(PCVBJacobiBlocks *block
   PetscCall(CheckDeviceBlocks(blocks, PETSC_FALSE));
   PetscCheck(blocks->dev->cap_inv >= (size_t)blocks->inv_len, PETSC_COMM_SELF, PETSC_ERR_PLIB, "PCVBJACOBI: device inverses hold %zu entries, not %" PetscInt64_FMT, blocks->dev->cap_inv, blocks->inv_len);
   PetscCall(PetscGetCurrentCUDAStream(&stream));
-  if (blocks->inv_len) PetscCallCUDA(cudaMemcpyAsync(blocks->dev->d_inv, blocks->inv, sizeof(PetscScalar) * blocks->inv_len, cudaMemcpyHostToDevice, stream));
-  PetscCall(PetscLogCpuToGpu(sizeof(PetscScalar) * blocks->inv_len));
+  PetscCall(EnsureMetaCapacity(blocks->dev, blocks->nblocks));
+  {
+    const size_t bytes = LayoutBytes(blocks), nb = (size_t)blocks->nblocks;
+    size_t       moved = bytes;
+
+    if (bytes) PetscCallCUDA(cudaMemcpyAsync(blocks->dev->d_inv, blocks->inv, bytes, cudaMemcpyHostToDevice, stream));
+    if (nb && blocks->precision == PC_VBJACOBI_PRECISION_ADAPTIVE) {
+      PetscCallCUDA(cudaMemcpyAsync(blocks->dev->d_prec, blocks->prec, nb * sizeof(unsigned char), cudaMemcpyHostToDevice, stream));
+      moved += nb * sizeof(unsigned char);
+    }
+    if (nb && blocks->precision != PC_VBJACOBI_PRECISION_DOUBLE) {
+      PetscCallCUDA(cudaMemcpyAsync(blocks->dev->d_sexp, blocks->sexp, nb * sizeof(short), cudaMemcpyHostToDevice, stream));
+      moved += nb * sizeof(short);
+    }
+    PetscCall(PetscLogCpuToGpu((PetscLogDouble)moved));
+  }
   blocks->inv_mask = PETSC_OFFLOAD_BOTH;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -382,7 +460,7 @@ PetscErrorCode PetscBlockGPUInvertBatched(PetscInt nblocks, PetscInt maxk, const
      A uniform batch (no sizes) is one class: one launch at its own width, whatever maxk.
      Otherwise the sizes are on the device: count them there and read the counts back (one synchronization), then
      sort the blocks by size when more than one class launch is needed. */
-  if (maxk <= 4 || !d_sizes) PetscCall(LaunchSetup(SubwarpWidth(maxk), SOURCE_DENSE, none, (int)nblocks, (int)maxk, NULL, NULL, d_sizes, d_offsets, d_blocks, 0, d_info, NULL, stream));
+  if (maxk <= 4 || !d_sizes) PetscCall(LaunchSetup(SubwarpWidth(maxk), SOURCE_DENSE, none, (int)nblocks, (int)maxk, NULL, NULL, d_sizes, d_offsets, d_blocks, 0, d_info, NULL, StoreSpec(), stream));
   else {
     SetupRecord *d_record;
     int         *d_perm = NULL;
@@ -396,7 +474,7 @@ PetscErrorCode PetscBlockGPUInvertBatched(PetscInt nblocks, PetscInt maxk, const
       PetscCallCUDA(cudaMallocAsync((void **)&d_perm, sizeof(int) * nblocks, stream));
       PetscCall(BuildSizePerm(nblocks, (int)maxk, NULL, d_sizes, d_record->count, d_record->cursor, d_perm, stream));
     }
-    PetscCall(LaunchSetupByClass(count, d_perm, SOURCE_DENSE, none, (int)maxk, NULL, d_sizes, d_offsets, d_blocks, 0, d_info, NULL, stream, NULL, 0));
+    PetscCall(LaunchSetupByClass(count, d_perm, SOURCE_DENSE, none, (int)maxk, NULL, d_sizes, d_offsets, d_blocks, 0, d_info, NULL, StoreSpec(), stream, NULL, 0));
     if (d_perm) PetscCallCUDA(cudaFreeAsync(d_perm, stream));
     PetscCallCUDA(cudaFreeAsync(d_record, stream));
   }

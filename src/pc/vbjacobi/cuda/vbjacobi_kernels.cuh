@@ -11,8 +11,12 @@
    mask their updates. */
 #pragma once
 #include <petscsys.h>
+#include <petscblockgpu/private/vbjacobiprec.h>
 #include <cfloat>
 #include <utility>
+#ifndef PBG_CUDA_EMULATOR
+  #include <cuda_fp16.h>
+#endif
 
 /* the dynamic shared memory of a kernel (the host warp emulator of the tests defines it otherwise) */
 #ifndef PBG_EXTERN_SHARED
@@ -28,6 +32,51 @@ __device__ __forceinline__ double SubwarpMax(double v)
 #pragma unroll
   for (int m = P / 2; m >= 1; m /= 2) v = fmax(v, __shfl_xor_sync(0xffffffffu, v, m, P));
   return v;
+}
+
+/* ------------------------------------------------------------------------------------------- storage types */
+/* IEEE binary16 <-> FP64: the device's own conversions (round to nearest even, directly from FP64), and in the host
+   emulator the portable ones of vbjacobiprec.h, which the emulator test checks bit for bit against the compiler's
+   _Float16 and the GPU tests against the device */
+__device__ __forceinline__ unsigned short DoubleToHalfBits(double v)
+{
+#ifdef PBG_CUDA_EMULATOR
+  return PCVBJacobiDoubleToHalfBits(v);
+#else
+  return __half_as_ushort(__double2half(v));
+#endif
+}
+__device__ __forceinline__ double HalfBitsToDouble(unsigned short h)
+{
+#ifdef PBG_CUDA_EMULATOR
+  return PCVBJacobiHalfBitsToDouble(h);
+#else
+  return (double)__half2float(__ushort_as_half(h)); /* exact: half -> float -> double */
+#endif
+}
+
+/* How the setup stores the inverses (vbjacobiprec.h): mode PBG_STORE_DOUBLE (PetscBlockGPUInvertBatched() and the
+   default), SINGLE or HALF (compact: entry offset * 4 or 2 bytes), or ADAPTIVE (FP64 slots, each block at the start of
+   its own in the type its condition estimate picks). The inverse is computed in FP64 registers either way. */
+struct StoreSpec {
+  int            mode = PBG_STORE_DOUBLE;
+  double         tol  = 0.0;     /* of the adaptive choice */
+  unsigned char *prec = nullptr; /* [nblocks] the type of each block (ADAPTIVE), else NULL */
+  short         *sexp = nullptr; /* [nblocks] the scale exponent of each block (reduced storage), else NULL */
+};
+
+/* Where the block whose inverse starts at entry offset off is stored */
+__device__ __forceinline__ void *BlockStore(PetscScalar *inv, int mode, PetscInt64 off)
+{
+  return (char *)inv + (size_t)PCVBJacobiSlotBytes(mode) * (size_t)off;
+}
+
+/* Entry e of a block stored in type t: v already scaled */
+__device__ __forceinline__ void StoreEntry(void *base, int t, int e, double v)
+{
+  if (t == PBG_STORE_SINGLE) ((float *)base)[e] = (float)v; /* round to nearest, as the host's cast */
+  else if (t == PBG_STORE_HALF) ((unsigned short *)base)[e] = DoubleToHalfBits(v);
+  else ((double *)base)[e] = v;
 }
 
 /* ------------------------------------------------------------------------------------------- block sources */
@@ -208,10 +257,40 @@ __device__ __forceinline__ int GaussJordanDispatch(std::integer_sequence<int, Ws
   return info;
 }
 
-/* Writes the k x k column-major inverse at out, from the lanes' rows, through the sub-warp's tile (P x (P+1)).
-   transposed: the lanes inverted A^T, so the inverse of A is the transpose of what they hold. */
+/* ||A||_1 of the block the lanes hold (row[t] = A(lane, t), or A(t, lane) when transposed): the largest column sum of
+   |A|, each summed in row order as the host sums it (PCVBJacobiStoreBlock_Host()); through the tile when the lanes hold
+   rows. Every lane of the warp takes part. */
 template <int P>
-__device__ __forceinline__ void StoreInverse(int k, int lane, const double (&row)[P], int pivstep, double scale, const int *ipiv, bool transposed, double *tile, PetscScalar *out)
+__device__ __forceinline__ double BlockNorm1(int k, int lane, const double (&row)[P], bool transposed, double *tile)
+{
+  double s = 0.0;
+
+  if (transposed) {
+#pragma unroll
+    for (int i = 0; i < P; i++)
+      if (i < k && lane < k) s += fabs(row[i]);
+  } else {
+    if (lane < k) {
+#pragma unroll
+      for (int t = 0; t < P; t++)
+        if (t < k) tile[t * (P + 1) + lane] = fabs(row[t]);
+    }
+    __syncwarp();
+    if (lane < k)
+      for (int r = 0; r < k; r++) s += tile[lane * (P + 1) + r];
+    __syncwarp();
+  }
+  return SubwarpMax<P>(s);
+}
+
+/* Writes the k x k column-major inverse of block b (entry offset off) from the lanes' rows, through the sub-warp's
+   tile (P x (P+1)), in the storage spec asks for. transposed: the lanes inverted A^T, so the inverse of A is the
+   transpose of what they hold. Reduced storage: the tile gives ||A^{-1}||_1 and max|entry| (column c summed by lane c
+   in row order, as on the host), which pick the type (adaptive, with anorm = ||A||_1) and the power-of-two scale; lane 0
+   records them. The tile holds FP64 values, so the conversion happens once, on the way out: every store is coalesced,
+   in the block's own type. Every lane of the warp takes part (k = 0 for a lane with no block to store). */
+template <int P>
+__device__ __forceinline__ void StoreInverse(int k, int lane, const double (&row)[P], int pivstep, double scale, const int *ipiv, bool transposed, double *tile, PetscScalar *inv, PetscInt64 off, const StoreSpec &spec, int b, double anorm)
 {
   if (lane < k) {
 #pragma unroll
@@ -224,17 +303,67 @@ __device__ __forceinline__ void StoreInverse(int k, int lane, const double (&row
     }
   }
   __syncwarp();
-  for (int e = lane; e < k * k; e += P) {
-    const int c = e / k, r = e - c * k;
-    out[e] = tile[c * (P + 1) + r];
+  if (spec.mode == PBG_STORE_DOUBLE) {
+    PetscScalar *out = inv + off;
+    for (int e = lane; e < k * k; e += P) {
+      const int c = e / k, r = e - c * k;
+      out[e] = tile[c * (P + 1) + r];
+    }
+  } else { /* (the mode is the launch's: every lane of the warp reduces) */
+    double s = 0.0, m = 0.0;
+    if (lane < k)
+      for (int r = 0; r < k; r++) {
+        const double a = fabs(tile[lane * (P + 1) + r]);
+        s += a;
+        m = fmax(m, a);
+      }
+    const double ainv = SubwarpMax<P>(s), maxabs = SubwarpMax<P>(m);
+    const int    t = PCVBJacobiChooseType(spec.mode, spec.tol, anorm * ainv), x = PCVBJacobiScaleExponent(t, maxabs);
+    void        *base = BlockStore(inv, spec.mode, off);
+    for (int e = lane; e < k * k; e += P) {
+      const int c = e / k, r = e - c * k;
+      StoreEntry(base, t, e, ldexp(tile[c * (P + 1) + r], -x));
+    }
+    if (k && lane == 0) {
+      if (spec.prec) spec.prec[b] = (unsigned char)t;
+      if (spec.sexp) spec.sexp[b] = (short)x;
+    }
   }
   __syncwarp();
 }
 
-/* The identity, for a singular block under PC_VBJACOBI_SINGULAR_IDENTITY */
-__device__ __forceinline__ void StoreIdentity(int k, int lane, int P, PetscScalar *out)
+/* The identity, for a singular block under PC_VBJACOBI_SINGULAR_IDENTITY, in the storage of a block of condition 1 and
+   largest entry 1 (what the host path's store picks for it) */
+__device__ __forceinline__ void StoreIdentity(int k, int lane, int P, PetscScalar *inv, PetscInt64 off, const StoreSpec &spec, int b)
 {
-  for (int e = lane; e < k * k; e += P) out[e] = (e % (k + 1) == 0) ? 1.0 : 0.0;
+  const int t = PCVBJacobiChooseType(spec.mode, spec.tol, 1.0), x = PCVBJacobiScaleExponent(t, 1.0);
+  void     *base = BlockStore(inv, spec.mode, off);
+
+  for (int e = lane; e < k * k; e += P) StoreEntry(base, t, e, (e % (k + 1) == 0) ? ldexp(1.0, -x) : 0.0);
+  if (lane == 0) {
+    if (spec.prec) spec.prec[b] = (unsigned char)t;
+    if (spec.sexp) spec.sexp[b] = (short)x;
+  }
+}
+
+/* The store of a block of k <= 2 rows by one thread: v its FP64 inverse (column-major), anorm ||A||_1; as StoreInverse */
+__device__ __forceinline__ void StoreSmall(int k, const double (&v)[4], double anorm, PetscScalar *inv, PetscInt64 off, const StoreSpec &spec, int b)
+{
+  double ainv = 0.0, maxabs = 0.0;
+
+  for (int c = 0; c < k; c++) {
+    double s = 0.0;
+    for (int r = 0; r < k; r++) {
+      s += fabs(v[r + c * k]);
+      maxabs = fmax(maxabs, fabs(v[r + c * k]));
+    }
+    ainv = fmax(ainv, s);
+  }
+  const int t = PCVBJacobiChooseType(spec.mode, spec.tol, anorm * ainv), x = PCVBJacobiScaleExponent(t, maxabs);
+  void     *base = BlockStore(inv, spec.mode, off);
+  for (int e = 0; e < k * k; e++) StoreEntry(base, t, e, ldexp(v[e], -x));
+  if (spec.prec) spec.prec[b] = (unsigned char)t;
+  if (spec.sexp) spec.sexp[b] = (short)x;
 }
 
 /* Shared memory of a sub-warp, in doubles: the P x (P+1) output tile, a one-row buffer, P pivot indices */
@@ -409,7 +538,7 @@ __device__ __forceinline__ bool RecordOutcome(int b, int info, int identity_poli
    (1.53x), mixed 1..2 20.1 us (1.53x). What is left is the call's final cudaStreamSynchronize() (its contract): built
    without it, n = 1 took 11.5 us (1.50x), n = 2 15.2 us (2.04x). */
 template <int P, SourceKind SRC>
-__device__ __forceinline__ void SetupSmall(const SparseRows &M, int nwork, int kmax, const int *__restrict__ perm, const int *__restrict__ starts, const int *__restrict__ sizes, const PetscInt64 *__restrict__ offsets, PetscScalar *inv, int identity_policy, PetscInt *info_out, SetupOutcome *outcome)
+__device__ __forceinline__ void SetupSmall(const SparseRows &M, int nwork, int kmax, const int *__restrict__ perm, const int *__restrict__ starts, const int *__restrict__ sizes, const PetscInt64 *__restrict__ offsets, PetscScalar *inv, int identity_policy, PetscInt *info_out, SetupOutcome *outcome, const StoreSpec &spec)
 {
   const int i = (int)(blockIdx.x * PBG_CTA + threadIdx.x);
   if (i >= nwork) return; /* no warp intrinsics below: a thread may leave */
@@ -418,9 +547,10 @@ __device__ __forceinline__ void SetupSmall(const SparseRows &M, int nwork, int k
     RecordOutcome(b, -2, 0, info_out, outcome);
     return;
   }
-  const int    k   = ksrc;
-  PetscScalar *out = inv + BlockOffset(b, kmax, offsets);
-  double       a00 = 0.0, a10 = 0.0, a01 = 0.0, a11 = 0.0; /* A(i, j) = aij */
+  const int        k   = ksrc;
+  const PetscInt64 off = BlockOffset(b, kmax, offsets);
+  PetscScalar     *out = inv + off; /* (the source of SOURCE_DENSE, always FP64) */
+  double           a00 = 0.0, a10 = 0.0, a01 = 0.0, a11 = 0.0; /* A(i, j) = aij */
 
   if (!k) {
     RecordOutcome(b, 0, 0, info_out, outcome);
@@ -446,15 +576,17 @@ __device__ __forceinline__ void SetupSmall(const SparseRows &M, int nwork, int k
       a11 = r1[1];
     }
   }
-  const double amax = fmax(fmax(fabs(a00), fabs(a10)), fmax(fabs(a01), fabs(a11)));
-  const double tiny = (double)k * DBL_EPSILON * amax;
-  int          info = 0;
+  const double amax  = fmax(fmax(fabs(a00), fabs(a10)), fmax(fabs(a01), fabs(a11)));
+  const double tiny  = (double)k * DBL_EPSILON * amax;
+  const double anorm = k == 1 ? fabs(a00) : fmax(fabs(a00) + fabs(a10), fabs(a01) + fabs(a11)); /* ||A||_1 */
+  int          info  = 0;
   if (!isfinite(a00) || !isfinite(a10) || !isfinite(a01) || !isfinite(a11)) info = -1;
   else if (k == 1) {
     if (!(fabs(a00) > tiny)) info = 1;
     else if (!isfinite(1.0 / a00)) info = InfoInverseNotFinite;
     else {
-      out[0] = 1.0 / a00;
+      const double v[4] = {1.0 / a00, 0.0, 0.0, 0.0};
+      StoreSmall(1, v, anorm, inv, off, spec, b);
       RecordOutcome(b, 0, 0, info_out, outcome);
       return;
     }
@@ -471,17 +603,19 @@ __device__ __forceinline__ void SetupSmall(const SparseRows &M, int nwork, int k
         const int    p = p1, q = !p1;                                               /* inv(0, ipiv[j]) = S(p, j), inv(1, ipiv[j]) = S(q, j), ipiv = (p, q) */
         if (!isfinite(sp0) || !isfinite(sp1) || !isfinite(sq0) || !isfinite(d2)) info = InfoInverseNotFinite;
         else {
-          out[0 + 2 * p] = sp0;
-          out[0 + 2 * q] = sp1;
-          out[1 + 2 * p] = sq0;
-          out[1 + 2 * q] = d2;
+          double v[4];
+          v[0 + 2 * p] = sp0;
+          v[0 + 2 * q] = sp1;
+          v[1 + 2 * p] = sq0;
+          v[1 + 2 * q] = d2;
+          StoreSmall(2, v, anorm, inv, off, spec, b);
           RecordOutcome(b, 0, 0, info_out, outcome);
           return;
         }
       }
     }
   }
-  if (RecordOutcome(b, info, identity_policy, info_out, outcome)) StoreIdentity(k, 0, 1, out);
+  if (RecordOutcome(b, info, identity_policy, info_out, outcome)) StoreIdentity(k, 0, 1, inv, off, spec, b);
 }
 
 /* The merged setup kernel: extraction (per SRC), inversion and insertion, one sub-warp of P lanes per block, or a
@@ -506,9 +640,9 @@ __host__ __device__ constexpr int SetupBlocksPerCta(int P)
 }
 
 template <int P, SourceKind SRC>
-__global__ void __launch_bounds__(PBG_CTA, SetupMinCtas(P)) SetupKernel(SparseRows M, int nwork, int kmax, const int *__restrict__ perm, const int *__restrict__ starts, const int *__restrict__ sizes, const PetscInt64 *__restrict__ offsets, PetscScalar *inv, int identity_policy, PetscInt *info_out, SetupOutcome *outcome)
+__global__ void __launch_bounds__(PBG_CTA, SetupMinCtas(P)) SetupKernel(SparseRows M, int nwork, int kmax, const int *__restrict__ perm, const int *__restrict__ starts, const int *__restrict__ sizes, const PetscInt64 *__restrict__ offsets, PetscScalar *inv, int identity_policy, PetscInt *info_out, SetupOutcome *outcome, StoreSpec spec = StoreSpec())
 {
-  if constexpr (P <= 2) SetupSmall<P, SRC>(M, nwork, kmax, perm, starts, sizes, offsets, inv, identity_policy, info_out, outcome);
+  if constexpr (P <= 2) SetupSmall<P, SRC>(M, nwork, kmax, perm, starts, sizes, offsets, inv, identity_policy, info_out, outcome, spec);
   else {
     PBG_EXTERN_SHARED double smem[];
     const int lane = threadIdx.x % P, sub = threadIdx.x / P, i = blockIdx.x * (PBG_CTA / P) + sub;
@@ -530,8 +664,10 @@ __global__ void __launch_bounds__(PBG_CTA, SetupMinCtas(P)) SetupKernel(SparseRo
 #pragma unroll
       for (int t = 0; t < P; t++) row[t] = (lane < k && t < k) ? blk[lane + t * k] : 0.0;
     }
-    const int kwarp = __reduce_max_sync(0xffffffffu, k); /* every lane of the warp runs the same steps */
-    double    scale = 1.0;
+    /* ||A||_1 for the adaptive choice, before the elimination overwrites the block (the mode is the launch's) */
+    const double anorm = spec.mode == PBG_STORE_ADAPTIVE ? BlockNorm1<P>(k, lane, row, SRC == SOURCE_SHARED, tile) : 0.0;
+    const int    kwarp = __reduce_max_sync(0xffffffffu, k); /* every lane of the warp runs the same steps */
+    double       scale = 1.0;
     info = GaussJordanDispatch<P>(std::make_integer_sequence<int, P - P / 2>(), kwarp, k, lane, row, pivstep, scale, sipiv);
     { /* an inverse that overflowed (every lane of the warp takes part in the reduction) */
       double nonfinite = 0.0;
@@ -542,9 +678,9 @@ __global__ void __launch_bounds__(PBG_CTA, SetupMinCtas(P)) SetupKernel(SparseRo
     }
     if (badk) info = -2;
     if (valid && lane == 0) RecordOutcome(b, info, identity_policy, info_out, outcome); /* (info is the sub-warp's) */
-    if (valid && IdentityReplaces(info) && identity_policy) StoreIdentity(k, lane, P, inv + BlockOffset(b, kmax, offsets));
+    if (valid && IdentityReplaces(info) && identity_policy) StoreIdentity(k, lane, P, inv, BlockOffset(b, kmax, offsets), spec, b);
     /* every lane of the warp takes part in the tile's __syncwarp(), also those of failed or missing blocks */
-    StoreInverse<P>(valid && !info ? k : 0, lane, row, pivstep, scale, sipiv, SRC == SOURCE_SHARED, tile, valid ? inv + BlockOffset(b, kmax, offsets) : inv);
+    StoreInverse<P>(valid && !info ? k : 0, lane, row, pivstep, scale, sipiv, SRC == SOURCE_SHARED, tile, inv, valid ? BlockOffset(b, kmax, offsets) : 0, spec, b, anorm);
   }
 }
 
@@ -570,6 +706,29 @@ __device__ __forceinline__ void ReduceScatterStep(int lane, double (&v)[P])
   }
 }
 
+/* One stored entry as FP64 (exact for every type), streamed with the evict-first hint */
+__device__ __forceinline__ double LoadStored(const double *p)
+{
+  return __ldcs(p);
+}
+__device__ __forceinline__ double LoadStored(const float *p)
+{
+  return (double)__ldcs(p);
+}
+__device__ __forceinline__ double LoadStored(const unsigned short *p)
+{
+  return HalfBitsToDouble(__ldcs(p));
+}
+
+/* dj[j] = D(lane, j) of a block stored in type T at base */
+template <int P, class T>
+__device__ __forceinline__ void LoadBlock(const void *base, int k, int lane, double (&dj)[P])
+{
+  const T *D = (const T *)base;
+#pragma unroll
+  for (int j = 0; j < P; j++) dj[j] = (j < k && lane < k) ? LoadStored(D + lane + (size_t)j * k) : 0.0;
+}
+
 /* y = D x (or D^T x) for each block: a sub-warp per block, lane i reads row i of D (column-major, so consecutive
    lanes read consecutive entries: coalesced) into registers with x_i. Plain: y_i = sum_j D(i,j) x_j, x_j by shuffle.
    Transposed: y_j = sum_i D(i,j) x_i, lane i's terms D(i,j) x_i summed over the lanes by a reduce-scatter, so the
@@ -589,19 +748,31 @@ __device__ __forceinline__ void ReduceScatterStep(int lane, double (&v)[P])
      of all R rounds issued before the first FMA): up to 8% slower at P = 8, R = 4 (48 registers, fewer resident
      warps), within 1% at P = 16, R = 2.
    This kernel runs within 2% of a plain stream that reads the same bytes (mixed sizes 1..8: 25.0 against 24.4 us
-   back to back): what is left above the triad of a large vector is the fixed cost of a 50..100 MB kernel. */
-template <int P, bool TRANS>
-__global__ void __launch_bounds__(PBG_CTA) ApplyKernel(int nblocks, const int *__restrict__ starts, const PetscInt64 *__restrict__ offsets, const PetscScalar *__restrict__ inv, const PetscScalar *__restrict__ x, PetscScalar *__restrict__ y)
+   back to back): what is left above the triad of a large vector is the fixed cost of a 50..100 MB kernel.
+   S: the storage mode (vbjacobiprec.h). A fixed mode reads its one type, compact, and no branch; ADAPTIVE reads each
+   block's type from prec[] once and branches per block (a sub-warp reads one type; sub-warps of a warp whose blocks
+   differ run their loads one after the other), each block at the start of its FP64 slot, so only its stored bytes are
+   read. Reduced storage: the FP64 result is scaled back by 2^sexp[b] (exact). */
+template <int P, bool TRANS, int S = PBG_STORE_DOUBLE>
+__global__ void __launch_bounds__(PBG_CTA) ApplyKernel(int nblocks, const int *__restrict__ starts, const PetscInt64 *__restrict__ offsets, const PetscScalar *__restrict__ inv, const PetscScalar *__restrict__ x, PetscScalar *__restrict__ y, const unsigned char *__restrict__ prec = nullptr, const short *__restrict__ sexp = nullptr)
 {
-  const int  lane = threadIdx.x % P, b = blockIdx.x * (PBG_CTA / P) + threadIdx.x / P;
-  const bool valid = b < nblocks;
-  const int  s = valid ? starts[b] : 0, k = valid ? starts[b + 1] - s : 0;
-  const PetscScalar *D = valid ? inv + offsets[b] : inv;
-  const double xi = lane < k ? x[s + lane] : 0.0;
-  double       dj[P], sum = 0.0;
+  constexpr size_t slot = S == PBG_STORE_SINGLE ? 4 : S == PBG_STORE_HALF ? 2 : 8;
+  const int        lane = threadIdx.x % P, b = blockIdx.x * (PBG_CTA / P) + threadIdx.x / P;
+  const bool       valid = b < nblocks;
+  const int        s = valid ? starts[b] : 0, k = valid ? starts[b + 1] - s : 0;
+  const void      *D  = (const char *)inv + (valid ? slot * (size_t)offsets[b] : 0);
+  const double     xi = lane < k ? x[s + lane] : 0.0;
+  double           dj[P], sum = 0.0;
 
-#pragma unroll
-  for (int j = 0; j < P; j++) dj[j] = (j < k && lane < k) ? __ldcs(D + lane + (size_t)j * k) : 0.0;
+  if constexpr (S == PBG_STORE_DOUBLE) LoadBlock<P, double>(D, k, lane, dj);
+  else if constexpr (S == PBG_STORE_SINGLE) LoadBlock<P, float>(D, k, lane, dj);
+  else if constexpr (S == PBG_STORE_HALF) LoadBlock<P, unsigned short>(D, k, lane, dj);
+  else {
+    const int t = valid ? prec[b] : PBG_STORE_DOUBLE;
+    if (t == PBG_STORE_HALF) LoadBlock<P, unsigned short>(D, k, lane, dj);
+    else if (t == PBG_STORE_SINGLE) LoadBlock<P, float>(D, k, lane, dj);
+    else LoadBlock<P, double>(D, k, lane, dj);
+  }
   if (TRANS) {
 #pragma unroll
     for (int j = 0; j < P; j++) dj[j] *= xi;
@@ -611,5 +782,7 @@ __global__ void __launch_bounds__(PBG_CTA) ApplyKernel(int nblocks, const int *_
 #pragma unroll
     for (int j = 0; j < P; j++) sum = fma(dj[j], __shfl_sync(0xffffffffu, xi, j, P), sum);
   }
-  if (lane < k) y[s + lane] = sum;
+  if constexpr (S != PBG_STORE_DOUBLE) {
+    if (lane < k) y[s + lane] = ldexp(sum, sexp[b]);
+  } else if (lane < k) y[s + lane] = sum;
 }
