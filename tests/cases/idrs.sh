@@ -131,3 +131,20 @@ if [ -f "$pbg_idrs_dir/grayscott128.petsc" ]; then
   tcheck idrs_gpu_host_its_grayscott --gpu -- pbg_idrs_gpu_host 1 -problem file -f "$pbg_idrs_dir/grayscott128.petsc" -bs 2 -pc_type vbjacobi
 fi
 unset pc s side m f
+
+# the convergence on a recurrence residual is confirmed on b - A x: on the paper's s2rmq4m1 (condition ~1e10) the recurrence
+# residual drifts ~1000x from the true one; with the check the true relative residual meets the tolerance, without it not
+pbg_idrs_ss=$PBG_ROOT/../shared/matrices/suitesparse
+[ -d "$pbg_idrs_ss" ] || pbg_idrs_ss=$PBG_ROOT/data/suitesparse
+if [ -f "$pbg_idrs_ss/s2rmq4m1.mtx.gz" ]; then
+  pbg_idrs_truecheck() { # ON(1|0) [--gpu args]: the true relative residual of bench_solve's idrs + vbjacobi 8 run, <= 1e-9 when ON
+    local out rr
+    out=$(pbg_run 1 bench_solve "${@:2}" -f "$pbg_idrs_ss/s2rmq4m1.mtx.gz" -ksp_types idrs -pcs vbjacobi -bounds 8 -blockings supervariable -mat_types aij -pc_side right -max_it 6000 -ksp_idrs_true_residual_check "$1") || return 1
+    rr=$(awk '$1 == "s2rmq4m1" && $6 == "idrs" {print $12}' <<< "$out")
+    echo "true relative residual ${rr:-(none)} with the check $1"
+    [ -n "$rr" ] && awk -v r="$rr" -v on="$1" 'BEGIN { exit !((on == 1) == (r + 0 <= 1.01e-9)) }'
+  }
+  tcheck idrs_true_residual_check_on -- pbg_idrs_truecheck 1 -host
+  tcheck idrs_true_residual_check_off -- pbg_idrs_truecheck 0 -host
+  tcheck idrs_gpu_true_residual_check_on --gpu -- pbg_idrs_truecheck 1
+fi

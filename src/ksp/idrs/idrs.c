@@ -31,6 +31,9 @@ typedef struct {
   PetscBool    wtrue, wsmooth, pvalid;
   PetscScalar *M, *f, *c, *nc, *m, *alpha;
   PetscInt     nreplaced; /* residual replacements in the last solve */
+  PetscBool    check_true; /* -ksp_idrs_true_residual_check: a convergence on a recurrence residual is confirmed on b - A x */
+  PetscBool    restart;    /* that check failed: the solve restarts from the current iterate */
+  PetscInt     nrestarts;  /* such restarts in the last solve */
 
   /* the fused device path (cuda/idrs_cuda.cu) */
   PetscBool      fused;      /* -ksp_idrs_fused: take it when the vectors are CUDA vectors */
@@ -195,9 +198,15 @@ static PetscErrorCode KSPIDRSSmooth_Private(KSP ksp, Vec rn, Vec tmp, PetscReal 
     PetscCall(PetscInfo((ksp), "%s\n", msg_)); \
   } while (0)
 
-/* One iteration's bookkeeping, counted as KSPIDR counts (every product with the operator: s per cycle + the omega step) */
+/* One iteration's bookkeeping, counted as KSPIDR counts (every product with the operator: s per cycle + the omega step).
+   The tested norm is that of a recurrence residual, which drifts from the residual of the iterate in finite precision:
+   a convergence is confirmed on the residual recomputed from the iterate (one product with the operator, at the end of
+   the solve only), and when that one has not converged the solve restarts from the iterate (idrs->restart). Not with
+   smoothing, whose smoothed residual is tested as the paper has it. */
 static PetscErrorCode KSPIDRSIterationDone_Private(KSP ksp, PetscReal dp)
 {
+  KSP_IDRS *idrs = (KSP_IDRS *)ksp->data;
+
   PetscFunctionBegin;
   PetscCall(PetscObjectSAWsTakeAccess((PetscObject)ksp));
   ksp->its++;
@@ -206,7 +215,40 @@ static PetscErrorCode KSPIDRSIterationDone_Private(KSP ksp, PetscReal dp)
   PetscCall(KSPLogResidualHistory(ksp, dp));
   PetscCall(KSPMonitor(ksp, ksp->its, dp));
   PetscCall((*ksp->converged)(ksp, ksp->its, dp, &ksp->reason, ksp->cnvP));
+  if (ksp->reason > 0 && idrs->check_true && !idrs->smoothing) {
+    PetscReal dt;
+
+    PetscCall(KSPIDRSResidual_Private(ksp, ksp->vec_sol, idrs->r, idrs->rt, idrs->t));
+    PetscCall(VecNorm(idrs->wtrue ? idrs->rt : idrs->r, NORM_2, &dt));
+    KSPCheckNorm(ksp, dt);
+    ksp->reason = KSP_CONVERGED_ITERATING;
+    ksp->rnorm  = dt;
+    PetscCall((*ksp->converged)(ksp, ksp->its, dt, &ksp->reason, ksp->cnvP));
+    if (!ksp->reason && ksp->its < ksp->max_it) {
+      idrs->restart = PETSC_TRUE;
+      idrs->nrestarts++;
+      PetscCall(PetscInfo(ksp, "KSPIDRS: converged on the recurrence residual (%g) at iteration %" PetscInt_FMT " but not on the residual of the iterate (%g): restart %" PetscInt_FMT " from the iterate\n", (double)dp, ksp->its, (double)dt, idrs->nrestarts));
+    }
+  }
   if (!ksp->reason && ksp->its >= ksp->max_it) ksp->reason = KSP_DIVERGED_ITS;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* A (re)start of the recurrences from the residual in r (rt): empty basis, M = I */
+static PetscErrorCode KSPIDRSStart_Private(KSP ksp)
+{
+  KSP_IDRS *idrs = (KSP_IDRS *)ksp->data;
+  PetscInt  s    = idrs->s;
+
+  PetscFunctionBegin;
+  for (PetscInt k = 0; k < s; k++) {
+    PetscCall(VecSet(idrs->G[k], 0.0));
+    PetscCall(VecSet(idrs->U[k], 0.0));
+    if (idrs->wtrue) PetscCall(VecSet(idrs->Z[k], 0.0));
+  }
+  PetscCall(PetscArrayzero(idrs->M, s * s));
+  for (PetscInt k = 0; k < s; k++) idrs->M[k + k * s] = 1.0;
+  idrs->restart = PETSC_FALSE;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -272,19 +314,18 @@ static PetscErrorCode KSPSolve_IDRS_Vec(KSP ksp)
   if (!ksp->reason && ksp->max_it <= 0) ksp->reason = KSP_DIVERGED_ITS;
   if (ksp->reason) PetscFunctionReturn(PETSC_SUCCESS);
 
-  for (k = 0; k < s; k++) {
-    PetscCall(VecSet(G[k], 0.0));
-    PetscCall(VecSet(U[k], 0.0));
-    if (wtrue) PetscCall(VecSet(Z[k], 0.0));
-  }
-  PetscCall(PetscArrayzero(M, s * s));
-  for (k = 0; k < s; k++) M[k + k * s] = 1.0;
+  idrs->nrestarts = 0;
+  PetscCall(KSPIDRSStart_Private(ksp));
   ref = dp;
 
   while (!ksp->reason) {
+    if (idrs->restart) { /* the convergence was not confirmed on b - A x: start again from the iterate */
+      PetscCall(KSPIDRSStart_Private(ksp));
+      ref = ksp->rnorm;
+    }
     /* f = P^H r */
     PetscCall(VecMDot(R, s, P, f));
-    for (k = 0; k < s && !ksp->reason; k++) {
+    for (k = 0; k < s && !ksp->reason && !idrs->restart; k++) {
       /* c = M(k:s-1,k:s-1) \ f(k:s-1): lower triangular, its diagonal checked nonzero when it was made */
       for (i = k; i < s; i++) {
         PetscScalar sum = f[i];
@@ -346,6 +387,7 @@ static PetscErrorCode KSPSolve_IDRS_Vec(KSP ksp)
       for (i = k + 1; i < s; i++) f[i] -= beta * M[i + k * s];
     }
     if (ksp->reason) break;
+    if (idrs->restart) continue;
 
     /* omega step: r is orthogonal to P, v = K^{-1} r (right) or r (left), t = A' v */
     if (!left) {
@@ -381,7 +423,7 @@ static PetscErrorCode KSPSolve_IDRS_Vec(KSP ksp)
     PetscCall(KSPIDRSIterationDone_Private(ksp, dp));
 
     /* residual replacement at the end of a cycle: G, U (and Z) keep G = A' U, so only r (and rt) are recomputed */
-    if (!ksp->reason && idrs->replacement && dp < KSPIDRS_REPLACEMENT_DROP * ref) {
+    if (!ksp->reason && !idrs->restart && idrs->replacement && dp < KSPIDRS_REPLACEMENT_DROP * ref) {
       PetscCall(KSPIDRSResidual_Private(ksp, XK, R, RT, T));
       idrs->nreplaced++;
       ref = dp;
@@ -559,13 +601,8 @@ static PetscErrorCode KSPSolve_IDRS_Fused(KSP ksp)
   if (!ksp->reason && ksp->max_it <= 0) ksp->reason = KSP_DIVERGED_ITS;
   if (ksp->reason) PetscFunctionReturn(PETSC_SUCCESS);
 
-  for (k = 0; k < s; k++) {
-    PetscCall(VecSet(G[k], 0.0));
-    PetscCall(VecSet(U[k], 0.0));
-    if (wtrue) PetscCall(VecSet(Z[k], 0.0));
-  }
-  PetscCall(PetscArrayzero(M, s * s));
-  for (k = 0; k < s; k++) M[k + k * s] = 1.0;
+  idrs->nrestarts = 0;
+  PetscCall(KSPIDRSStart_Private(ksp));
   ref = dp;
 
   /* the device arrays: stable for the solve (PETSc's operators write these vectors through their own accessors) */
@@ -595,6 +632,19 @@ static PetscErrorCode KSPSolve_IDRS_Fused(KSP ksp)
   PetscCall(KSPIDRSFusedResults_Private(ksp, s, f, NULL));
 
   while (!ksp->reason) {
+    if (idrs->restart) { /* the convergence was not confirmed on b - A x (now in r): start again from the iterate */
+      PetscCall(KSPIDRSStart_Private(ksp));
+      ref = ksp->rnorm;
+      PetscCall(KSPIDRSDevRead_Private(R));
+      for (k = 0; k < s; k++) {
+        xs[k] = dP[k];
+        ys[k] = dR;
+      }
+      PetscCall(PetscLogEventBegin(PBG_IDRSReduce, ksp, 0, 0, 0));
+      PetscCall(KSPIDRSDots_CUDA(idrs->dev, n, s, xs, ys));
+      PetscCall(PetscLogEventEnd(PBG_IDRSReduce, ksp, 0, 0, 0));
+      PetscCall(KSPIDRSFusedResults_Private(ksp, s, f, NULL));
+    }
     for (k = 0; k < s && !ksp->reason; k++) {
       for (i = k; i < s; i++) {
         PetscScalar sum = f[i];
@@ -657,7 +707,7 @@ static PetscErrorCode KSPSolve_IDRS_Fused(KSP ksp)
         KSPCheckNorm(ksp, dp);
         PetscCall(KSPIDRSIterationDone_Private(ksp, dp));
         pending = PETSC_FALSE;
-        if (ksp->reason) break;
+        if (ksp->reason || idrs->restart) break;
       }
       for (i = 0; i < s; i++) KSPCheckDot(ksp, m[i]);
       for (i = 0; i < k; i++) {
@@ -702,6 +752,7 @@ static PetscErrorCode KSPSolve_IDRS_Fused(KSP ksp)
       for (i = k + 1; i < s; i++) f[i] -= beta * M[i + k * s];
     }
     if (ksp->reason) break;
+    if (idrs->restart) continue;
 
     /* omega step: r is orthogonal to P, v = K^{-1} r (right) or r (left), t = A' v */
     if (!left) {
@@ -731,6 +782,7 @@ static PetscErrorCode KSPSolve_IDRS_Fused(KSP ksp)
       PetscCall(KSPIDRSIterationDone_Private(ksp, dp));
       pending = PETSC_FALSE;
       if (ksp->reason) break;
+      if (idrs->restart) continue;
     }
     nr = KSPIDRSSqrt_Private(PetscRealPart(sc[0]));
     nt = KSPIDRSSqrt_Private(PetscRealPart(sc[1]));
@@ -760,7 +812,7 @@ static PetscErrorCode KSPSolve_IDRS_Fused(KSP ksp)
     PetscCall(KSPIDRSIterationDone_Private(ksp, dp));
 
     /* residual replacement at the end of a cycle: r (and rt) recomputed, and f with them */
-    if (!ksp->reason && idrs->replacement && dp < KSPIDRS_REPLACEMENT_DROP * ref) {
+    if (!ksp->reason && !idrs->restart && idrs->replacement && dp < KSPIDRS_REPLACEMENT_DROP * ref) {
       PetscCall(KSPIDRSResidual_Private(ksp, X, R, RT, T));
       idrs->nreplaced++;
       ref = dp;
@@ -839,6 +891,8 @@ static PetscErrorCode KSPView_IDRS(KSP ksp, PetscViewer viewer)
     else PetscCall(PetscViewerASCIIPrintf(viewer, "  residual replacement: off\n"));
     PetscCall(PetscViewerASCIIPrintf(viewer, "  shadow space: seed %" PetscInt_FMT " (random by global index, orthonormalised: the same on any number of ranks)\n", idrs->seed));
     PetscCall(PetscViewerASCIIPrintf(viewer, "  convergence test on the %s\n", norm));
+    if (idrs->check_true && !idrs->smoothing) PetscCall(PetscViewerASCIIPrintf(viewer, "  a convergence is confirmed on the residual of the iterate (-ksp_idrs_true_residual_check); restarts in the last solve: %" PetscInt_FMT "\n", idrs->nrestarts));
+    else PetscCall(PetscViewerASCIIPrintf(viewer, "  convergence not confirmed on the residual of the iterate%s\n", idrs->smoothing ? " (smoothing)" : " (-ksp_idrs_true_residual_check 0)"));
     if (!idrs->path[0]) PetscCall(PetscViewerASCIIPrintf(viewer, "  vector work: fused CUDA kernels on CUDA vectors (-ksp_idrs_fused %s), else PETSc Vec operations; not solved yet\n", idrs->fused ? "1" : "0"));
     else if (!idrs->fused_used || !idrs->dev) PetscCall(PetscViewerASCIIPrintf(viewer, "  vector work in the last solve: %s\n", idrs->path));
     else
@@ -864,6 +918,7 @@ static PetscErrorCode KSPSetFromOptions_IDRS(KSP ksp, PetscOptionItems PetscOpti
   if (flg) PetscCall(KSPIDRSSetSmoothing(ksp, b));
   PetscCall(PetscOptionsBool("-ksp_idrs_replacement", "Residual replacement: r = b - A x at the end of a cycle once the residual norm dropped by 1e3", "KSPIDRSSetReplacement", idrs->replacement, &b, &flg));
   if (flg) PetscCall(KSPIDRSSetReplacement(ksp, b));
+  PetscCall(PetscOptionsBool("-ksp_idrs_true_residual_check", "Confirm a convergence on the residual recomputed from the iterate; restart from the iterate when it fails", "KSPIDRS", idrs->check_true, &idrs->check_true, NULL));
   PetscCall(PetscOptionsBool("-ksp_idrs_fused", "On CUDA vectors, the vector work of each step in fused kernels with one host synchronisation per step (0: PETSc's Vec operations)", "KSPIDRS", idrs->fused, &idrs->fused, NULL));
   PetscCall(PetscOptionsInt("-ksp_idrs_seed", "Seed of the shadow space (random by global index: rank-independent)", "KSPIDRSSetSeed", idrs->seed, &seed, &flg));
   if (flg) PetscCall(KSPIDRSSetSeed(ksp, seed));
@@ -1235,7 +1290,9 @@ PetscErrorCode KSPIDRSGetSeed(KSP ksp, PetscInt *seed)
 . -ksp_idrs_smoothing <false>     - minimal residual smoothing of the iterates, see `KSPIDRSSetSmoothing()`
 . -ksp_idrs_replacement <false>   - residual replacement, see `KSPIDRSSetReplacement()`
 . -ksp_idrs_seed <0>              - seed of the rank-independent shadow space, see `KSPIDRSSetSeed()`
-- -ksp_idrs_fused <true>          - on CUDA vectors, the fused device path (below); false: PETSc's Vec operations
+. -ksp_idrs_fused <true>          - on CUDA vectors, the fused device path (below); false: PETSc's Vec operations
+- -ksp_idrs_true_residual_check <true> - confirm a convergence on b - A x recomputed from the iterate (K^{-1}(b - A x) for
+                                    the preconditioned norm), restarting from the iterate when it has not converged
 
   Level: intermediate
 
@@ -1247,6 +1304,12 @@ PetscErrorCode KSPIDRSGetSeed(KSP ksp, PetscInt *seed)
 
   Iterations are counted as PETSc's `KSPIDR` counts them: one per product with the preconditioned operator, s + 1 per
   cycle, each followed by the convergence test, `KSPMonitor()` and the residual history.
+
+  The tested norm is that of a recurrence residual, which drifts from the residual of the iterate in finite precision
+  (by 10x and more on stiff problems). So a convergence is confirmed on the residual recomputed from the iterate (one
+  more product with the operator at the end); when it has not converged, the solve restarts from the iterate with an
+  empty basis and goes on (`-info` reports it, `-ksp_view` counts it). Smoothing, whose smoothed residual is tested, skips
+  the check.
 
   A zero inner product that a division needs (M(k,k) = p_k^H g_k, or (A'r, r) in the omega step) stops the solve with
   `KSP_DIVERGED_BREAKDOWN`; a residual or inner product that is infinite or NaN with `KSP_DIVERGED_NANORINF`.
@@ -1290,8 +1353,9 @@ PETSC_INTERN PetscErrorCode KSPCreate_IDRS(KSP ksp)
   PetscCall(PetscNew(&idrs));
   idrs->s     = 4;
   idrs->angle = 0.7;
-  idrs->fused = PETSC_TRUE;
-  ksp->data   = (void *)idrs;
+  idrs->fused      = PETSC_TRUE;
+  idrs->check_true = PETSC_TRUE;
+  ksp->data        = (void *)idrs;
 
   /* the true residual is the default for either side; right preconditioning is the default side */
   PetscCall(KSPSetSupportedNorm(ksp, KSP_NORM_UNPRECONDITIONED, PC_RIGHT, 3));
