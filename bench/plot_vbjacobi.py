@@ -28,6 +28,11 @@ PRECISION_STYLE = {'single': ('tab:orange', 'D'), 'half': ('tab:olive', 'P'), 'a
 TARGET = {'single': 1.8, 'half': 3.0}
 
 
+
+def num(x):
+    """a CSV number; an empty field (a run that did not happen) is NaN, drawn as nothing"""
+    return float(x) if x not in ('', None) else float('nan')
+
 def kind(matrix):
     return 'baij' if 'baij' in matrix else 'aij'
 
@@ -52,7 +57,7 @@ def main():
     device = rows[0]['device']
     triad = float(rows[0]['triad_GBs'])
     pats = [p for p in PATTERNS if any(r['pattern'] == p for r in rows)]
-    real = OrderedDict((r['pattern'], None) for r in rows if r['pattern'] not in PATTERNS)
+    real = OrderedDict((r['pattern'], None) for r in rows if r['pattern'] not in PATTERNS and r['apply_GBs'] not in ('', None))
 
     nseries = {p: len({(r['pc'], r['matrix']) for r in rows if r['pattern'] == p}) for p in pats}
     legend_row = max(pats, key=lambda p: nseries[p]) if pats else None
@@ -121,9 +126,9 @@ def main():
         for k, ((pc, matrix), byname) in enumerate(combos.items()):
             colour, _ = style(pc, matrix)
             xs = [j + k * width for j, nm in enumerate(names) if nm in byname]
-            ax_bw.bar(xs, [float(byname[nm]['apply_GBs']) for nm in names if nm in byname], width, color=colour, label=label(pc, matrix))
+            ax_bw.bar(xs, [num(byname[nm]['apply_GBs']) for nm in names if nm in byname], width, color=colour, label=label(pc, matrix))
             if pc != 'jacobi':
-                ax_su.bar(xs, [1e3 * float(byname[nm]['setup_s']) for nm in names if nm in byname], width, color=colour, label=label(pc, matrix))
+                ax_su.bar(xs, [1e3 * num(byname[nm]['setup_s']) for nm in names if nm in byname], width, color=colour, label=label(pc, matrix))
         for ax, title, ylabel in ((ax_bw, 'real matrices: PCApply bandwidth', 'GB/s'), (ax_su, 'real matrices: first PCSetUp', 'ms')):
             ax.set_xticks([j + 0.4 - width / 2 for j in range(len(names))])
             ax.set_xticklabels(names, rotation=30, ha='right', fontsize=8)
