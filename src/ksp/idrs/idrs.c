@@ -252,6 +252,88 @@ static PetscErrorCode KSPIDRSStart_Private(KSP ksp)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* The residual of the initial iterate x (NULL: zero), its norm and iteration 0's bookkeeping; ksp->reason says whether
+   the solve is over already */
+static PetscErrorCode KSPIDRSInitial_Private(KSP ksp, Vec x, PetscReal *dp)
+{
+  KSP_IDRS *idrs = (KSP_IDRS *)ksp->data;
+  Vec       rn   = idrs->wtrue ? idrs->rt : idrs->r;
+
+  PetscFunctionBegin;
+  PetscCall(KSPIDRSResidual_Private(ksp, x, idrs->r, idrs->rt, idrs->t));
+  if (idrs->smoothing) PetscCall(VecCopy(rn, idrs->rs));
+  PetscCall(VecNorm(rn, NORM_2, dp));
+  KSPCheckNorm(ksp, *dp);
+  PetscCall(PetscObjectSAWsTakeAccess((PetscObject)ksp));
+  ksp->its   = 0;
+  ksp->rnorm = *dp;
+  PetscCall(PetscObjectSAWsGrantAccess((PetscObject)ksp));
+  PetscCall(KSPLogResidualHistory(ksp, *dp));
+  PetscCall(KSPMonitor(ksp, 0, *dp));
+  PetscCall((*ksp->converged)(ksp, 0, *dp, &ksp->reason, ksp->cnvP));
+  if (!ksp->reason && ksp->max_it <= 0) ksp->reason = KSP_DIVERGED_ITS;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* c(k:s-1) = M(k:s-1,k:s-1) \ f(k:s-1): M is lower triangular, its diagonal checked nonzero when it was made */
+static void KSPIDRSSolveC_Private(PetscInt s, PetscInt k, const PetscScalar *M, const PetscScalar *f, PetscScalar *c)
+{
+  for (PetscInt i = k; i < s; i++) {
+    PetscScalar sum = f[i];
+
+    for (PetscInt j = k; j < i; j++) sum -= M[i + j * s] * c[j];
+    c[i] = sum / M[i + i * s];
+  }
+}
+
+/* From idrs->m = P^H g_k (before the biorthogonalisation): alpha(0:k-1) by forward substitution with M(0:k-1,0:k-1),
+   returned negated (g_k += G(:,0:k-1) alpha makes g_k orthogonal to p_0..p_{k-1}), and the new column M(k:s-1,k).
+   A zero or non-finite M(k,k), the next divisor, ends the solve with KSP_DIVERGED_BREAKDOWN (ksp->reason). */
+static PetscErrorCode KSPIDRSNewColumn_Private(KSP ksp, PetscInt k)
+{
+  KSP_IDRS    *idrs = (KSP_IDRS *)ksp->data;
+  PetscInt     s    = idrs->s;
+  PetscScalar *M = idrs->M, *m = idrs->m, *alpha = idrs->alpha;
+
+  PetscFunctionBegin;
+  for (PetscInt i = 0; i < s; i++) KSPCheckDot(ksp, m[i]);
+  for (PetscInt i = 0; i < k; i++) {
+    PetscScalar sum = m[i];
+
+    for (PetscInt j = 0; j < i; j++) sum -= M[i + j * s] * alpha[j];
+    alpha[i] = sum / M[i + i * s];
+  }
+  for (PetscInt i = k; i < s; i++) {
+    PetscScalar sum = m[i];
+
+    for (PetscInt j = 0; j < k; j++) sum -= M[i + j * s] * alpha[j];
+    M[i + k * s] = sum;
+  }
+  for (PetscInt i = 0; i < k; i++) alpha[i] = -alpha[i];
+  if (M[k + k * s] == 0.0 || PetscIsInfOrNanScalar(M[k + k * s])) KSPIDRSBreakdown(ksp, "KSPIDRS breakdown: p_%" PetscInt_FMT "^H g_%" PetscInt_FMT " = %g (M(k,k), a divisor) in step %" PetscInt_FMT " of a cycle", k, k, (double)PetscAbsScalar(M[k + k * s]), k);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* omega of the omega step from ||r||, ||t|| and (r, t), t = A' v: minimal residual, scaled up when |cos(r, t)| is below
+   the angle; a zero among them ends the solve with KSP_DIVERGED_BREAKDOWN (ksp->reason) */
+static PetscErrorCode KSPIDRSOmega_Private(KSP ksp, PetscReal nr, PetscReal nt, PetscScalar tr, PetscScalar *om)
+{
+  KSP_IDRS *idrs = (KSP_IDRS *)ksp->data;
+  PetscReal rho;
+
+  PetscFunctionBegin;
+  KSPCheckNorm(ksp, nt);
+  KSPCheckDot(ksp, tr);
+  if (nt == 0.0 || nr == 0.0 || tr == 0.0) {
+    KSPIDRSBreakdown(ksp, "KSPIDRS breakdown in the omega step: ||A'r|| = %g, ||r|| = %g, (A'r, r) = %g", (double)nt, (double)nr, (double)PetscAbsScalar(tr));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  *om = tr / (nt * nt);
+  rho = PetscAbsScalar(tr) / (nt * nr);
+  if (rho < idrs->angle) *om *= idrs->angle / rho;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /*
    The recurrences (idrs.m of Algorithm 913) keep the iterate x itself, for either side:
      right: r = b - A x;          v = K^{-1}(r - G c);  U_k = U c + omega v;  G_k = A U_k
@@ -265,9 +347,9 @@ static PetscErrorCode KSPIDRSStart_Private(KSP ksp)
 static PetscErrorCode KSPSolve_IDRS_Vec(KSP ksp)
 {
   KSP_IDRS    *idrs = (KSP_IDRS *)ksp->data;
-  PetscInt     s, i, j, k;
+  PetscInt     s, i, k;
   PetscScalar *M, *f, *c, *nc, *m, *alpha, beta, om = 1.0, tr;
-  PetscReal    dp = 0.0, nr, nt, rho, ref;
+  PetscReal    dp = 0.0, nr, nt, ref;
   Vec          X, R, V, T, RT, ZT, XK, RN;
   Vec         *G, *U, *P, *Z;
   Mat          A;
@@ -300,18 +382,7 @@ static PetscErrorCode KSPSolve_IDRS_Vec(KSP ksp)
   idrs->nreplaced = 0;
 
   if (idrs->smoothing) PetscCall(VecCopy(X, XK));
-  PetscCall(KSPIDRSResidual_Private(ksp, ksp->guess_zero ? NULL : XK, R, RT, T));
-  if (idrs->smoothing) PetscCall(VecCopy(RN, idrs->rs));
-  PetscCall(VecNorm(RN, NORM_2, &dp));
-  KSPCheckNorm(ksp, dp);
-  PetscCall(PetscObjectSAWsTakeAccess((PetscObject)ksp));
-  ksp->its   = 0;
-  ksp->rnorm = dp;
-  PetscCall(PetscObjectSAWsGrantAccess((PetscObject)ksp));
-  PetscCall(KSPLogResidualHistory(ksp, dp));
-  PetscCall(KSPMonitor(ksp, 0, dp));
-  PetscCall((*ksp->converged)(ksp, 0, dp, &ksp->reason, ksp->cnvP));
-  if (!ksp->reason && ksp->max_it <= 0) ksp->reason = KSP_DIVERGED_ITS;
+  PetscCall(KSPIDRSInitial_Private(ksp, ksp->guess_zero ? NULL : XK, &dp));
   if (ksp->reason) PetscFunctionReturn(PETSC_SUCCESS);
 
   idrs->nrestarts = 0;
@@ -326,14 +397,8 @@ static PetscErrorCode KSPSolve_IDRS_Vec(KSP ksp)
     /* f = P^H r */
     PetscCall(VecMDot(R, s, P, f));
     for (k = 0; k < s && !ksp->reason && !idrs->restart; k++) {
-      /* c = M(k:s-1,k:s-1) \ f(k:s-1): lower triangular, its diagonal checked nonzero when it was made */
-      for (i = k; i < s; i++) {
-        PetscScalar sum = f[i];
-
-        for (j = k; j < i; j++) sum -= M[i + j * s] * c[j];
-        c[i]  = sum / M[i + i * s];
-        nc[i] = -c[i];
-      }
+      KSPIDRSSolveC_Private(s, k, M, f, c);
+      for (i = k; i < s; i++) nc[i] = -c[i];
       /* v = r - G(:,k:s-1) c; right: v = K^{-1} v (into T) */
       PetscCall(VecCopy(R, V));
       PetscCall(VecMAXPY(V, s - k, nc + k, G + k));
@@ -351,28 +416,12 @@ static PetscErrorCode KSPSolve_IDRS_Vec(KSP ksp)
       }
       /* m = P^H G_k; biorthogonalise G_k (and U_k, Z_k) against p_0..p_{k-1}, new column k of M */
       PetscCall(VecMDot(G[k], s, P, m));
-      for (i = 0; i < s; i++) KSPCheckDot(ksp, m[i]);
-      for (i = 0; i < k; i++) {
-        PetscScalar sum = m[i];
-
-        for (j = 0; j < i; j++) sum -= M[i + j * s] * alpha[j];
-        alpha[i] = sum / M[i + i * s];
-      }
-      for (i = k; i < s; i++) {
-        PetscScalar sum = m[i];
-
-        for (j = 0; j < k; j++) sum -= M[i + j * s] * alpha[j];
-        M[i + k * s] = sum;
-      }
+      PetscCall(KSPIDRSNewColumn_Private(ksp, k));
+      if (ksp->reason) break;
       if (k > 0) {
-        for (i = 0; i < k; i++) alpha[i] = -alpha[i];
         PetscCall(VecMAXPY(G[k], k, alpha, G));
         PetscCall(VecMAXPY(U[k], k, alpha, U));
         if (wtrue) PetscCall(VecMAXPY(Z[k], k, alpha, Z));
-      }
-      if (M[k + k * s] == 0.0 || PetscIsInfOrNanScalar(M[k + k * s])) {
-        KSPIDRSBreakdown(ksp, "KSPIDRS breakdown: p_%" PetscInt_FMT "^H g_%" PetscInt_FMT " = %g (M(k,k), a divisor) in step %" PetscInt_FMT " of a cycle", k, k, (double)PetscAbsScalar(M[k + k * s]), k);
-        break;
       }
       /* make r orthogonal to p_0..p_k */
       beta = f[k] / M[k + k * s];
@@ -405,15 +454,8 @@ static PetscErrorCode KSPSolve_IDRS_Vec(KSP ksp)
     PetscCall(VecNormEnd(R, NORM_2, &nr));
     PetscCall(VecNormEnd(T, NORM_2, &nt));
     PetscCall(VecDotEnd(R, T, &tr));
-    KSPCheckNorm(ksp, nt);
-    KSPCheckDot(ksp, tr);
-    if (nt == 0.0 || nr == 0.0 || tr == 0.0) {
-      KSPIDRSBreakdown(ksp, "KSPIDRS breakdown in the omega step: ||A'r|| = %g, ||r|| = %g, (A'r, r) = %g", (double)nt, (double)nr, (double)PetscAbsScalar(tr));
-      break;
-    }
-    om  = tr / (nt * nt);
-    rho = PetscAbsScalar(tr) / (nt * nr);
-    if (rho < idrs->angle) om *= idrs->angle / rho;
+    PetscCall(KSPIDRSOmega_Private(ksp, nr, nt, tr, &om));
+    if (ksp->reason) break;
     PetscCall(VecAXPY(XK, om, left ? R : V));
     PetscCall(VecAXPY(R, -om, T));
     if (wtrue) PetscCall(VecAXPY(RT, -om, ZT));
@@ -530,6 +572,25 @@ static PetscErrorCode KSPIDRSFusedResults_Private(KSP ksp, PetscInt ndots, Petsc
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* f = P^H r on the device (one reduction, waited for); dR is r's device array */
+static PetscErrorCode KSPIDRSFusedPR_Private(KSP ksp, PetscInt n, PetscScalar *const dP[], const PetscScalar *dR, PetscScalar f[])
+{
+  KSP_IDRS          *idrs = (KSP_IDRS *)ksp->data;
+  const PetscScalar *xs[KSPIDRS_FUSED_MAX_S], *ys[KSPIDRS_FUSED_MAX_S];
+
+  PetscFunctionBegin;
+  PetscCall(KSPIDRSDevRead_Private(idrs->r));
+  for (PetscInt k = 0; k < idrs->s; k++) {
+    xs[k] = dP[k];
+    ys[k] = dR;
+  }
+  PetscCall(PetscLogEventBegin(PBG_IDRSReduce, ksp, 0, 0, 0));
+  PetscCall(KSPIDRSDots_CUDA(idrs->dev, n, idrs->s, xs, ys));
+  PetscCall(PetscLogEventEnd(PBG_IDRSReduce, ksp, 0, 0, 0));
+  PetscCall(KSPIDRSFusedResults_Private(ksp, idrs->s, f, NULL));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* The norm from a summed square: NaN and Inf stay what they are, for KSPCheckNorm() */
 static PetscReal KSPIDRSSqrt_Private(PetscReal sq)
 {
@@ -551,9 +612,9 @@ static PetscReal KSPIDRSSqrt_Private(PetscReal sq)
 static PetscErrorCode KSPSolve_IDRS_Fused(KSP ksp)
 {
   KSP_IDRS          *idrs = (KSP_IDRS *)ksp->data;
-  PetscInt           s, i, j, k, n;
+  PetscInt           s, i, k, n;
   PetscScalar       *M, *f, *c, *m, *alpha, beta, om = 1.0, tr, sc[3], a0[KSPIDRS_FUSED_MAX_IN], a1[KSPIDRS_FUSED_MAX_IN];
-  PetscReal          dp = 0.0, nr, nt, rho, ref, sq;
+  PetscReal          dp = 0.0, nr, nt, ref, sq;
   Vec                X, R, V, T, RT, ZT;
   Vec               *G, *U, *P, *Z;
   Mat                A;
@@ -588,17 +649,7 @@ static PetscErrorCode KSPSolve_IDRS_Fused(KSP ksp)
   idrs->nreplaced = 0;
   PetscCall(VecGetLocalSize(R, &n));
 
-  PetscCall(KSPIDRSResidual_Private(ksp, ksp->guess_zero ? NULL : X, R, RT, T));
-  PetscCall(VecNorm(wtrue ? RT : R, NORM_2, &dp));
-  KSPCheckNorm(ksp, dp);
-  PetscCall(PetscObjectSAWsTakeAccess((PetscObject)ksp));
-  ksp->its   = 0;
-  ksp->rnorm = dp;
-  PetscCall(PetscObjectSAWsGrantAccess((PetscObject)ksp));
-  PetscCall(KSPLogResidualHistory(ksp, dp));
-  PetscCall(KSPMonitor(ksp, 0, dp));
-  PetscCall((*ksp->converged)(ksp, 0, dp, &ksp->reason, ksp->cnvP));
-  if (!ksp->reason && ksp->max_it <= 0) ksp->reason = KSP_DIVERGED_ITS;
+  PetscCall(KSPIDRSInitial_Private(ksp, ksp->guess_zero ? NULL : X, &dp));
   if (ksp->reason) PetscFunctionReturn(PETSC_SUCCESS);
 
   idrs->nrestarts = 0;
@@ -621,37 +672,16 @@ static PetscErrorCode KSPSolve_IDRS_Fused(KSP ksp)
     PetscCall(KSPIDRSDevPointer_Private(ZT, &dZT));
   }
 
-  /* f = P^H r */
-  for (k = 0; k < s; k++) {
-    xs[k] = dP[k];
-    ys[k] = dR;
-  }
-  PetscCall(PetscLogEventBegin(PBG_IDRSReduce, ksp, 0, 0, 0));
-  PetscCall(KSPIDRSDots_CUDA(idrs->dev, n, s, xs, ys));
-  PetscCall(PetscLogEventEnd(PBG_IDRSReduce, ksp, 0, 0, 0));
-  PetscCall(KSPIDRSFusedResults_Private(ksp, s, f, NULL));
+  PetscCall(KSPIDRSFusedPR_Private(ksp, n, dP, dR, f));
 
   while (!ksp->reason) {
     if (idrs->restart) { /* the convergence was not confirmed on b - A x (now in r): start again from the iterate */
       PetscCall(KSPIDRSStart_Private(ksp));
       ref = ksp->rnorm;
-      PetscCall(KSPIDRSDevRead_Private(R));
-      for (k = 0; k < s; k++) {
-        xs[k] = dP[k];
-        ys[k] = dR;
-      }
-      PetscCall(PetscLogEventBegin(PBG_IDRSReduce, ksp, 0, 0, 0));
-      PetscCall(KSPIDRSDots_CUDA(idrs->dev, n, s, xs, ys));
-      PetscCall(PetscLogEventEnd(PBG_IDRSReduce, ksp, 0, 0, 0));
-      PetscCall(KSPIDRSFusedResults_Private(ksp, s, f, NULL));
+      PetscCall(KSPIDRSFusedPR_Private(ksp, n, dP, dR, f));
     }
     for (k = 0; k < s && !ksp->reason; k++) {
-      for (i = k; i < s; i++) {
-        PetscScalar sum = f[i];
-
-        for (j = k; j < i; j++) sum -= M[i + j * s] * c[j];
-        c[i] = sum / M[i + i * s];
-      }
+      KSPIDRSSolveC_Private(s, k, M, f, c);
       /* v = r - G(:,k:s-1) c, and U_k = omega v + U(:,k:s-1) c: together (left) or around v = K^{-1} v (right) */
       x0[0] = dR;
       a0[0] = 1.0;
@@ -709,24 +739,8 @@ static PetscErrorCode KSPSolve_IDRS_Fused(KSP ksp)
         pending = PETSC_FALSE;
         if (ksp->reason || idrs->restart) break;
       }
-      for (i = 0; i < s; i++) KSPCheckDot(ksp, m[i]);
-      for (i = 0; i < k; i++) {
-        PetscScalar sum = m[i];
-
-        for (j = 0; j < i; j++) sum -= M[i + j * s] * alpha[j];
-        alpha[i] = sum / M[i + i * s];
-      }
-      for (i = k; i < s; i++) {
-        PetscScalar sum = m[i];
-
-        for (j = 0; j < k; j++) sum -= M[i + j * s] * alpha[j];
-        M[i + k * s] = sum;
-      }
-      for (i = 0; i < k; i++) alpha[i] = -alpha[i];
-      if (M[k + k * s] == 0.0 || PetscIsInfOrNanScalar(M[k + k * s])) {
-        KSPIDRSBreakdown(ksp, "KSPIDRS breakdown: p_%" PetscInt_FMT "^H g_%" PetscInt_FMT " = %g (M(k,k), a divisor) in step %" PetscInt_FMT " of a cycle", k, k, (double)PetscAbsScalar(M[k + k * s]), k);
-        break;
-      }
+      PetscCall(KSPIDRSNewColumn_Private(ksp, k));
+      if (ksp->reason) break;
       /* biorthogonalise G_k, U_k (Z_k) against p_0..p_{k-1}, make r orthogonal to p_0..p_k, update x (rt): one kernel */
       beta = f[k] / M[k + k * s];
       PetscCall(KSPIDRSDevRead_Private(U[k]));
@@ -787,15 +801,8 @@ static PetscErrorCode KSPSolve_IDRS_Fused(KSP ksp)
     nr = KSPIDRSSqrt_Private(PetscRealPart(sc[0]));
     nt = KSPIDRSSqrt_Private(PetscRealPart(sc[1]));
     tr = sc[2];
-    KSPCheckNorm(ksp, nt);
-    KSPCheckDot(ksp, tr);
-    if (nt == 0.0 || nr == 0.0 || tr == 0.0) {
-      KSPIDRSBreakdown(ksp, "KSPIDRS breakdown in the omega step: ||A'r|| = %g, ||r|| = %g, (A'r, r) = %g", (double)nt, (double)nr, (double)PetscAbsScalar(tr));
-      break;
-    }
-    om  = tr / (nt * nt);
-    rho = PetscAbsScalar(tr) / (nt * nr);
-    if (rho < idrs->angle) om *= idrs->angle / rho;
+    PetscCall(KSPIDRSOmega_Private(ksp, nr, nt, tr, &om));
+    if (ksp->reason) break;
     /* x += omega v (left: r), r -= omega t, rt -= omega zt; ||r|| (||rt||) and the next cycle's f = P^H r */
     PetscCall(KSPIDRSDevRead_Private(left ? R : V));
     if (wtrue) PetscCall(KSPIDRSDevRead_Private(ZT));
@@ -817,15 +824,7 @@ static PetscErrorCode KSPSolve_IDRS_Fused(KSP ksp)
       idrs->nreplaced++;
       ref = dp;
       PetscCall(PetscInfo(ksp, "KSPIDRS residual replacement %" PetscInt_FMT " at iteration %" PetscInt_FMT ", residual norm %g\n", idrs->nreplaced, ksp->its, (double)dp));
-      PetscCall(KSPIDRSDevRead_Private(R));
-      for (k = 0; k < s; k++) {
-        xs[k] = dP[k];
-        ys[k] = dR;
-      }
-      PetscCall(PetscLogEventBegin(PBG_IDRSReduce, ksp, 0, 0, 0));
-      PetscCall(KSPIDRSDots_CUDA(idrs->dev, n, s, xs, ys));
-      PetscCall(PetscLogEventEnd(PBG_IDRSReduce, ksp, 0, 0, 0));
-      PetscCall(KSPIDRSFusedResults_Private(ksp, s, f, NULL));
+      PetscCall(KSPIDRSFusedPR_Private(ksp, n, dP, dR, f));
     }
   }
   PetscFunctionReturn(PETSC_SUCCESS);
