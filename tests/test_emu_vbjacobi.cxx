@@ -7,7 +7,7 @@ static const char help[] = "Runs the PCVBJACOBI device kernels (src/pc/vbjacobi/
                            "  SetupKernel, cached and shared extraction from CSR (bs 1) and BSR (bs 2, 3) rows with off-block\n"
                            "    entries and a long row: the inverse of the host-extracted block;\n"
                            "  ApplyKernel, plain and transposed: against the host block product;\n"
-                           "  the launches by width class (SizeCountKernel + SizePermKernel, or a permutation made on the host, then\n"
+                           "  the launches by width class (KeyCountKernel + KeyPermKernel by size, or a permutation made on the host, then\n"
                            "    SetupKernel per class, the thread-per-block path for sizes 1..2 included): mixed sizes in random order\n"
                            "    with zero, rank-one, tiny-pivot, tied, NaN, Inf, 1e+-250 and bad-size blocks, dense and sparse sources;\n"
                            "    info against the host path's algorithm (PCVBJacobiInvertBlock_Host) on every block.\n"
@@ -391,7 +391,7 @@ static long EmuSetupByClass(const int count[], const int *perm, const SparseRows
   return errs;
 }
 
-/* perm of the blocks grouped by class: on the device (SizeCountKernel + SizePermKernel in the emulator, checked: the
+/* perm of the blocks grouped by class: on the device (KeyCountKernel + KeyPermKernel by size in the emulator, checked: the
    counts equal the host's, every block once, sorted by size (so grouped by class), ascending runs of each size), or on
    the host, grouped by class and shuffled within each (the order within a class must not matter) */
 static bool ClassPerm(bool device, int nb, int kmax, const int *starts, const int *sizes, int count[], std::vector<int> &perm, long &errs, int &nruns)
@@ -410,8 +410,8 @@ static bool ClassPerm(bool device, int nb, int kmax, const int *starts, const in
   if (device) {
     std::vector<int> dcount(NumSizeKeys, 0), cursor(NumSizeKeys, 0), seen(nb, 0);
     const unsigned   grid = (unsigned)((nb + PBG_CLASS_ITEMS * PBG_CTA - 1) / (PBG_CLASS_ITEMS * PBG_CTA));
-    errs += EmuLaunch(grid, PBG_CTA, [&] { SizeCountKernel(nb, kmax, starts, sizes, dcount.data()); });
-    errs += EmuLaunch(grid, PBG_CTA, [&] { SizePermKernel(nb, kmax, starts, sizes, dcount.data(), cursor.data(), perm.data()); });
+    errs += EmuLaunch(grid, PBG_CTA, [&] { KeyCountKernel(nb, SizeKey{kmax, starts, sizes}, dcount.data()); });
+    errs += EmuLaunch(grid, PBG_CTA, [&] { KeyPermKernel(nb, SizeKey{kmax, starts, sizes}, dcount.data(), cursor.data(), perm.data()); });
     for (int q = 0; q < NumSizeKeys; q++) ok = ok && dcount[q] == kcount[q] && cursor[q] == kcount[q];
     for (int at = 0; at < nb; at++) {
       const int b = perm[at];

@@ -10,8 +10,9 @@ static const char help[] = "Runs the reduced- and adaptive-precision storage of 
                            "    host rule (vbjacobiprec.h: condition estimate summed in the same order, type, scale, rounding) must give the\n"
                            "    same bits, types and scales; adaptive must keep every 1e10 block in double and put the others where the rule\n"
                            "    puts them;\n"
-                           "  ApplyKernel, plain and transposed, for every storage (compact single and half, adaptive with mixed types in a\n"
-                           "    warp) and random scales: against the host product of the decoded entries.\n"
+                           "  ApplyKernel, plain and transposed, for every storage (compact single and half) and random scales, block sizes\n"
+                           "    1..P mixed in a warp: against the host product of the decoded entries; adaptive (random types) through the\n"
+                           "    device's grouping: KeyCountKernel + KeyPermKernel by type, RepackGroupedKernel, ApplyGroupedKernel.\n"
                            "Options: -seed <n>. Prints one line per case and 'OK' when all pass.\n";
 
 #include "emu/cuda_emu.h"
@@ -180,6 +181,48 @@ static void StoreCase(int mode, int nb)
   Report(!errs && !ntype && !nscale && !nbits && !nrule && o2.nsingular == nsing && o2.first_bad == INT_MAX, what);
 }
 
+/* The adaptive apply as the device runs it: the blocks grouped by type by the counting sort (KeyCountKernel +
+   KeyPermKernel on TypeKey, checked: every block once, the groups half, single, double in turn, ascending ids within a
+   thread block's run), the group bounds and sums of k^2 (made on the host here, by a scan on the device), the stored
+   bits moved from the FP64 slots into the grouped array (RepackGroupedKernel, into a buffer of NaN bits), then
+   ApplyGroupedKernel, each thread block on blocks of one type. Returns the emulator's protocol errors (and counts a
+   bad grouping as one). */
+template <int P, bool TRANS>
+static long GroupedApplyRun(int nb, const std::vector<int> &starts, const std::vector<PetscInt64> &off, const std::vector<double> &inv, const std::vector<unsigned char> &prec, const std::vector<short> &sexp, const std::vector<double> &xv, std::vector<double> &y)
+{
+  std::vector<int>        cnt(2 * NumTypeGroups, 0), order(nb, -1), seen(nb, 0);
+  std::vector<PetscInt64> entry(nb + 1, 0);
+  const unsigned          sgrid = (unsigned)((nb + PBG_CLASS_ITEMS * PBG_CTA - 1) / (PBG_CLASS_ITEMS * PBG_CTA));
+  GroupedApply            g;
+  size_t                  bytes = 0;
+  long                    errs  = 0;
+
+  errs += EmuLaunch(sgrid, PBG_CTA, [&] { KeyCountKernel(nb, TypeKey{prec.data()}, cnt.data()); });
+  errs += EmuLaunch(sgrid, PBG_CTA, [&] { KeyPermKernel(nb, TypeKey{prec.data()}, cnt.data(), cnt.data() + NumTypeGroups, order.data()); });
+  g.first[0] = 0;
+  for (int t = 0; t < NumTypeGroups; t++) g.first[t + 1] = g.first[t] + cnt[t];
+  for (int p = 0; p < nb; p++) {
+    const int b = order[p], grp = p < g.first[1] ? 0 : p < g.first[2] ? 1 : 2;
+    if (b < 0 || b >= nb || seen[b]++ || TypeGroup(prec[b]) != grp) return errs + 1;
+    entry[p + 1] = entry[p] + (PetscInt64)(starts[b + 1] - starts[b]) * (starts[b + 1] - starts[b]);
+  }
+  g.cta[0] = 0;
+  for (int t = 0; t < NumTypeGroups; t++) {
+    const size_t tb = t == 0 ? 2 : t == 1 ? 4 : 8;
+    g.entry0[t]     = entry[g.first[t]];
+    g.base[t]       = (bytes + 15) / 16 * 16;
+    bytes           = g.base[t] + tb * (size_t)(entry[g.first[t + 1]] - g.entry0[t]);
+    g.cta[t + 1]    = g.cta[t] + (unsigned)((cnt[t] + PBG_CTA / P - 1) / (PBG_CTA / P));
+  }
+  std::vector<char> grouped(bytes + 16, (char)0xff); /* NaN in every type */
+  g.order   = order.data();
+  g.entry   = entry.data();
+  g.grouped = grouped.data();
+  errs += EmuLaunch((unsigned)((nb + PBG_CTA / 32 - 1) / (PBG_CTA / 32)), PBG_CTA, [&] { RepackGroupedKernel(g, starts.data(), off.data(), inv.data(), grouped.data()); });
+  errs += EmuLaunch(g.cta[NumTypeGroups], PBG_CTA, [&] { ApplyGroupedKernel<P, TRANS>(g, starts.data(), xv.data(), y.data(), sexp.data()); });
+  return errs;
+}
+
 /* ApplyKernel<P, TRANS, S> on random stored blocks (adaptive: a random type per block, so the sub-warps of a warp read
    different types), random scales in 2^(-30..30) */
 template <int P, bool TRANS, int S>
@@ -211,7 +254,9 @@ static void ApplyCase(int nb)
       for (int j = 0; j < k; j++) ref[starts[b] + i] += (long double)Decode(base, t, sexp[b], TRANS ? j + i * k : i + j * k) * xv[starts[b] + j];
   }
   const unsigned grid = (unsigned)((nb + PBG_CTA / P - 1) / (PBG_CTA / P));
-  const long     errs = EmuLaunch(grid, PBG_CTA, [&] { ApplyKernel<P, TRANS, S>(nb, starts.data(), off.data(), inv.data(), xv.data(), y.data(), prec.data(), sexp.data()); });
+  long           errs = 0;
+  if constexpr (S != PBG_STORE_ADAPTIVE) errs = EmuLaunch(grid, PBG_CTA, [&] { ApplyKernel<P, TRANS, S>(nb, starts.data(), off.data(), inv.data(), xv.data(), y.data(), sexp.data()); });
+  else errs = GroupedApplyRun<P, TRANS>(nb, starts, off, inv, prec, sexp, xv, y);
   for (int b = 0; b < nb; b++) {
     const int   k = starts[b + 1] - starts[b];
     long double m = 0.0L;

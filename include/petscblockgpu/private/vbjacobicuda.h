@@ -35,6 +35,20 @@ struct _n_PCVBJacobiDevice {
   PetscScalar         *d_inv;               /* inverses, each k x k column-major, one after the other, in FP64 slots that
                                                    hold any storage (PCVBJacobiBlocks.precision says which) */
   unsigned char       *d_prec;              /* [nblocks] the type of each block under ADAPTIVE storage */
+  /* ADAPTIVE storage grouped by type for the apply (vbjacobi_cuda.cu, BuildGroupedInverses(): ApplyGroupedKernel reads
+     each group in its own type), rebuilt whenever the device inverses change */
+  int        *d_group_order;                /* [nblocks] block ids: the half blocks, then the single, then the double */
+  PetscInt64 *d_group_entry;                /* [nblocks+1] exclusive sum of k^2 in that order */
+  size_t      cap_group;                    /* allocated blocks of both */
+  char       *d_grouped;                    /* the inverses in that order, each group compact in its type */
+  size_t      cap_grouped;                  /* its bytes */
+  void       *d_group_meta;                 /* counters and group bounds of the build */
+  void       *d_group_scratch;              /* temporary storage of the scan */
+  size_t      cap_group_scratch;            /* its bytes */
+  PetscInt    group_first[4];               /* positions of the groups (half, single, double, end) */
+  PetscInt64  group_entry0[3];              /* d_group_entry at group_first[g] */
+  size_t      group_base[3];                /* byte offset of each group in d_grouped */
+  PetscBool   grouped_valid;                /* built from the current device inverses */
   short               *d_sexp;              /* [nblocks] the scale exponent of each block under reduced storage */
   size_t               cap_meta;            /* allocated entries of d_prec and d_sexp */
   PetscInt            *d_info;              /* [nblocks] 0, pivot column + 1, or -1 (NaN/Inf), as the host path */

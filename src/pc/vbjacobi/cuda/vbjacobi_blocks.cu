@@ -507,6 +507,11 @@ PetscErrorCode PCVBJacobiBlocksDestroyDevice_CUDA(PCVBJacobiBlocks *blocks)
   PetscCallCUDA(cudaFree(dev->d_outcome));
   PetscCallCUDA(cudaFree(dev->d_scratch));
   PetscCallCUDA(cudaFree(dev->d_class_perm));
+  PetscCallCUDA(cudaFree(dev->d_group_order));
+  PetscCallCUDA(cudaFree(dev->d_group_entry));
+  PetscCallCUDA(cudaFree(dev->d_grouped));
+  PetscCallCUDA(cudaFree(dev->d_group_meta));
+  PetscCallCUDA(cudaFree(dev->d_group_scratch));
   PetscCall(PetscFree(blocks->dev));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -4,6 +4,7 @@
 #include <petscblockgpu/private/vbjacobicuda.h>
 #include <petscdevice_cuda.h>
 #include <type_traits>
+#include <cub/cub.cuh>
 #include "vbjacobi_kernels.cuh"
 #include "subwarp_width.cuh"
 
@@ -24,8 +25,8 @@ static size_t SetupSharedBytes(int P)
   return P <= 2 ? 0 : (size_t)(PBG_CTA / P) * SubwarpSharedDoubles(P) * sizeof(double);
 }
 
-/* The device record of a setup: its outcome, and the counters of the sort by size (count: SizeCountKernel; cursor:
-   SizePermKernel), so that one copy to the device starts them all */
+/* The device record of a setup: its outcome, and the counters of the sort by size (count: KeyCountKernel; cursor:
+   KeyPermKernel, keyed by size), so that one copy to the device starts them all */
 struct SetupRecord {
   SetupOutcome outcome;
   int          count[NumSizeKeys];
@@ -124,7 +125,7 @@ static unsigned SortGrid(PetscInt nblocks)
 static PetscErrorCode CountSizes(PetscInt nblocks, int kmax, const int *starts, const int *sizes, int *d_count, cudaStream_t stream)
 {
   PetscFunctionBegin;
-  SizeCountKernel<<<SortGrid(nblocks), PBG_CTA, 0, stream>>>((int)nblocks, kmax, starts, sizes, d_count);
+  KeyCountKernel<<<SortGrid(nblocks), PBG_CTA, 0, stream>>>((int)nblocks, SizeKey{kmax, starts, sizes}, d_count);
   PetscCallCUDA(cudaGetLastError());
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -134,7 +135,7 @@ static PetscErrorCode CountSizes(PetscInt nblocks, int kmax, const int *starts, 
 static PetscErrorCode BuildSizePerm(PetscInt nblocks, int kmax, const int *starts, const int *sizes, const int *d_count, int *d_cursor, int *perm, cudaStream_t stream)
 {
   PetscFunctionBegin;
-  SizePermKernel<<<SortGrid(nblocks), PBG_CTA, 0, stream>>>((int)nblocks, kmax, starts, sizes, d_count, d_cursor, perm);
+  KeyPermKernel<<<SortGrid(nblocks), PBG_CTA, 0, stream>>>((int)nblocks, SizeKey{kmax, starts, sizes}, d_count, d_cursor, perm);
   PetscCallCUDA(cudaGetLastError());
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -167,15 +168,36 @@ static PetscErrorCode ReadClassCounts(const int *d_count, PetscInt count[], cuda
 }
 
 template <int P, int S>
-static void LaunchApplyPS(bool trans, unsigned grid, int nblocks, const int *starts, const PetscInt64 *offsets, const PetscScalar *inv, const unsigned char *prec, const short *sexp, const PetscScalar *x, PetscScalar *y, cudaStream_t stream)
+static void LaunchApplyPS(bool trans, unsigned grid, int nblocks, const int *starts, const PetscInt64 *offsets, const PetscScalar *inv, const short *sexp, const PetscScalar *x, PetscScalar *y, cudaStream_t stream)
 {
-  if (trans) ApplyKernel<P, true, S><<<grid, PBG_CTA, 0, stream>>>(nblocks, starts, offsets, inv, x, y, prec, sexp);
-  else ApplyKernel<P, false, S><<<grid, PBG_CTA, 0, stream>>>(nblocks, starts, offsets, inv, x, y, prec, sexp);
+  if (trans) ApplyKernel<P, true, S><<<grid, PBG_CTA, 0, stream>>>(nblocks, starts, offsets, inv, x, y, sexp);
+  else ApplyKernel<P, false, S><<<grid, PBG_CTA, 0, stream>>>(nblocks, starts, offsets, inv, x, y, sexp);
 }
 
-/* One launch for all blocks at the width of the largest, in the kernel instance of the storage mode */
+/* The grouped layout of adaptive inverses for an apply at width P (thread blocks per group from the group sizes) */
+static GroupedApply GroupedLayout(const PCVBJacobiDevice *dev, int P)
+{
+  GroupedApply g;
+
+  g.order   = dev->d_group_order;
+  g.entry   = dev->d_group_entry;
+  g.grouped = dev->d_grouped;
+  g.cta[0]  = 0;
+  for (int t = 0; t <= NumTypeGroups; t++) g.first[t] = (int)dev->group_first[t];
+  for (int t = 0; t < NumTypeGroups; t++) {
+    const int cnt = g.first[t + 1] - g.first[t];
+
+    g.cta[t + 1] = g.cta[t] + (unsigned)((cnt + PBG_CTA / P - 1) / (PBG_CTA / P));
+    g.entry0[t]  = dev->group_entry0[t];
+    g.base[t]    = dev->group_base[t];
+  }
+  return g;
+}
+
+/* One launch for all blocks at the width of the largest, in the kernel instance of the storage mode (adaptive: the
+   grouped kernel, each thread block on blocks of one type) */
 template <int P>
-static PetscErrorCode LaunchApplyP(bool trans, int mode, int nblocks, const int *starts, const PetscInt64 *offsets, const PetscScalar *inv, const unsigned char *prec, const short *sexp, const PetscScalar *x, PetscScalar *y, cudaStream_t stream)
+static PetscErrorCode LaunchApplyP(bool trans, int mode, const PCVBJacobiDevice *dev, int nblocks, const PetscScalar *x, PetscScalar *y, cudaStream_t stream)
 {
   const unsigned grid = (unsigned)((nblocks + PBG_CTA / P - 1) / (PBG_CTA / P));
 
@@ -183,18 +205,119 @@ static PetscErrorCode LaunchApplyP(bool trans, int mode, int nblocks, const int 
   if (!nblocks) PetscFunctionReturn(PETSC_SUCCESS);
   switch (mode) {
   case PBG_STORE_SINGLE:
-    LaunchApplyPS<P, PBG_STORE_SINGLE>(trans, grid, nblocks, starts, offsets, inv, prec, sexp, x, y, stream);
+    LaunchApplyPS<P, PBG_STORE_SINGLE>(trans, grid, nblocks, dev->d_starts, dev->d_inv_offsets, dev->d_inv, dev->d_sexp, x, y, stream);
     break;
   case PBG_STORE_HALF:
-    LaunchApplyPS<P, PBG_STORE_HALF>(trans, grid, nblocks, starts, offsets, inv, prec, sexp, x, y, stream);
+    LaunchApplyPS<P, PBG_STORE_HALF>(trans, grid, nblocks, dev->d_starts, dev->d_inv_offsets, dev->d_inv, dev->d_sexp, x, y, stream);
     break;
-  case PBG_STORE_ADAPTIVE:
-    LaunchApplyPS<P, PBG_STORE_ADAPTIVE>(trans, grid, nblocks, starts, offsets, inv, prec, sexp, x, y, stream);
-    break;
+  case PBG_STORE_ADAPTIVE: {
+    const GroupedApply g = GroupedLayout(dev, P);
+
+    if (trans) ApplyGroupedKernel<P, true><<<g.cta[NumTypeGroups], PBG_CTA, 0, stream>>>(g, dev->d_starts, x, y, dev->d_sexp);
+    else ApplyGroupedKernel<P, false><<<g.cta[NumTypeGroups], PBG_CTA, 0, stream>>>(g, dev->d_starts, x, y, dev->d_sexp);
+  } break;
   default:
-    LaunchApplyPS<P, PBG_STORE_DOUBLE>(trans, grid, nblocks, starts, offsets, inv, prec, sexp, x, y, stream);
+    LaunchApplyPS<P, PBG_STORE_DOUBLE>(trans, grid, nblocks, dev->d_starts, dev->d_inv_offsets, dev->d_inv, NULL, x, y, stream);
   }
   PetscCallCUDA(cudaGetLastError());
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The counters and bounds of BuildGroupedInverses() on the device */
+struct GroupMeta {
+  int        count[NumTypeGroups], cursor[NumTypeGroups];
+  int        first[NumTypeGroups + 1];
+  PetscInt64 entry0[NumTypeGroups + 1];
+};
+
+/* entry[p] = k^2 of block order[p], entry[n] = 0: the terms of the exclusive sum */
+__global__ void GroupedSizesKernel(int n, const int *__restrict__ order, const int *__restrict__ starts, PetscInt64 *__restrict__ entry)
+{
+  const int p = blockIdx.x * blockDim.x + threadIdx.x;
+
+  if (p < n) {
+    const PetscInt64 k = starts[order[p] + 1] - starts[order[p]];
+    entry[p]           = k * k;
+  } else if (p == n) entry[n] = 0;
+}
+
+/* The group bounds from the counts, and the sums at them */
+__global__ void GroupBoundsKernel(GroupMeta *m, const PetscInt64 *__restrict__ entry)
+{
+  m->first[0] = 0;
+  for (int t = 0; t < NumTypeGroups; t++) m->first[t + 1] = m->first[t] + m->count[t];
+  for (int t = 0; t <= NumTypeGroups; t++) m->entry0[t] = entry[m->first[t]];
+}
+
+/* Builds the grouped copy of adaptive inverses that the apply reads (GroupedApply): a counting sort of the blocks by
+   type (KeyCountKernel + KeyPermKernel, as the setup sorts by size), a scan of their sizes, one copy back of the
+   group bounds (a synchronization), and a copy of each block's stored bits into its group. Costs a read and a write
+   of the stored bytes, once per setup. */
+static PetscErrorCode BuildGroupedInverses(PCVBJacobiBlocks *blocks, cudaStream_t stream)
+{
+  PCVBJacobiDevice *dev = blocks->dev;
+  const int         n   = (int)blocks->nblocks;
+  GroupMeta        *d_meta, h_meta;
+  size_t            tmp_bytes = 0, bytes;
+
+  PetscFunctionBegin;
+  dev->grouped_valid = PETSC_FALSE;
+  if (!dev->d_group_meta) PetscCallCUDA(cudaMalloc(&dev->d_group_meta, sizeof(GroupMeta)));
+  d_meta = (GroupMeta *)dev->d_group_meta;
+  if (dev->cap_group < (size_t)n || !dev->d_group_entry) {
+    PetscCallCUDA(cudaFree(dev->d_group_order));
+    PetscCallCUDA(cudaFree(dev->d_group_entry));
+    dev->d_group_order = NULL, dev->d_group_entry = NULL, dev->cap_group = 0;
+    PetscCallCUDA(cudaMalloc((void **)&dev->d_group_order, sizeof(int) * PetscMax(n, 1)));
+    PetscCallCUDA(cudaMalloc((void **)&dev->d_group_entry, sizeof(PetscInt64) * ((size_t)n + 1)));
+    dev->cap_group = (size_t)n;
+  }
+  PetscCallCUDA(cub::DeviceScan::ExclusiveSum(NULL, tmp_bytes, dev->d_group_entry, dev->d_group_entry, n + 1, stream));
+  if (tmp_bytes > dev->cap_group_scratch) {
+    PetscCallCUDA(cudaFree(dev->d_group_scratch));
+    dev->d_group_scratch = NULL, dev->cap_group_scratch = 0;
+    PetscCallCUDA(cudaMalloc(&dev->d_group_scratch, tmp_bytes));
+    dev->cap_group_scratch = tmp_bytes;
+  }
+  PetscCall(PetscLogGpuTimeBegin());
+  PetscCallCUDA(cudaMemsetAsync(d_meta, 0, sizeof(GroupMeta), stream));
+  if (n) {
+    KeyCountKernel<<<SortGrid(n), PBG_CTA, 0, stream>>>(n, TypeKey{dev->d_prec}, d_meta->count);
+    PetscCallCUDA(cudaGetLastError());
+    KeyPermKernel<<<SortGrid(n), PBG_CTA, 0, stream>>>(n, TypeKey{dev->d_prec}, d_meta->count, d_meta->cursor, dev->d_group_order);
+    PetscCallCUDA(cudaGetLastError());
+  }
+  GroupedSizesKernel<<<(unsigned)((n + 1 + PBG_CTA - 1) / PBG_CTA), PBG_CTA, 0, stream>>>(n, dev->d_group_order, dev->d_starts, dev->d_group_entry);
+  PetscCallCUDA(cudaGetLastError());
+  PetscCallCUDA(cub::DeviceScan::ExclusiveSum(dev->d_group_scratch, tmp_bytes, dev->d_group_entry, dev->d_group_entry, n + 1, stream));
+  GroupBoundsKernel<<<1, 1, 0, stream>>>(d_meta, dev->d_group_entry);
+  PetscCallCUDA(cudaGetLastError());
+  PetscCallCUDA(cudaMemcpyAsync(&h_meta, d_meta, sizeof(h_meta), cudaMemcpyDeviceToHost, stream));
+  PetscCallCUDA(cudaStreamSynchronize(stream));
+  for (int t = 0; t <= NumTypeGroups; t++) dev->group_first[t] = h_meta.first[t];
+  PetscCheck(dev->group_first[NumTypeGroups] == n, PETSC_COMM_SELF, PETSC_ERR_PLIB, "PCVBJACOBI: the type groups hold %" PetscInt_FMT " blocks, not %d", dev->group_first[NumTypeGroups], n);
+  bytes = 0;
+  for (int t = 0; t < NumTypeGroups; t++) {
+    const size_t tb = t == 0 ? 2 : t == 1 ? 4 : 8;
+
+    dev->group_entry0[t] = h_meta.entry0[t];
+    dev->group_base[t]   = (bytes + 15) / 16 * 16; /* each group aligned for its type */
+    bytes                = dev->group_base[t] + tb * (size_t)(h_meta.entry0[t + 1] - h_meta.entry0[t]);
+  }
+  if (bytes > dev->cap_grouped) {
+    PetscCallCUDA(cudaFree(dev->d_grouped));
+    dev->d_grouped = NULL, dev->cap_grouped = 0;
+    PetscCallCUDA(cudaMalloc((void **)&dev->d_grouped, bytes));
+    dev->cap_grouped = bytes;
+  }
+  if (n) {
+    const GroupedApply g = GroupedLayout(dev, 32);
+
+    RepackGroupedKernel<<<(unsigned)((n + PBG_CTA / 32 - 1) / (PBG_CTA / 32)), PBG_CTA, 0, stream>>>(g, dev->d_starts, dev->d_inv_offsets, dev->d_inv, dev->d_grouped);
+    PetscCallCUDA(cudaGetLastError());
+  }
+  PetscCall(PetscLogGpuTimeEnd());
+  dev->grouped_valid = PETSC_TRUE;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -272,6 +395,7 @@ PetscErrorCode PCVBJacobiSetup_CUDA(const PCVBJacobiDeviceMat *A, PCVBJacobiExtr
   PetscCall(CheckDeviceBlocks(blocks, PETSC_FALSE));
   dev              = blocks->dev;
   blocks->inv_mask = PETSC_OFFLOAD_UNALLOCATED; /* overwritten below: no copy is current until the setup is done */
+  dev->grouped_valid = PETSC_FALSE;
   PetscCall(PetscGetCurrentCUDAStream(&stream));
   PetscCall(EnsureMetaCapacity(dev, blocks->nblocks));
   blocks->precision     = precision;
@@ -321,6 +445,7 @@ PetscErrorCode PCVBJacobiSetup_CUDA(const PCVBJacobiDeviceMat *A, PCVBJacobiExtr
   PetscCall(PetscLogGpuTimeEnd());
   PetscCall(ReadOutcome(&d_record->outcome, dev->d_info, nsingular, bad_block, bad_info, stream));
   PetscCall(PetscLogGpuFlops(blocks->setup_flops));
+  if (precision == PC_VBJACOBI_PRECISION_ADAPTIVE) PetscCall(BuildGroupedInverses(blocks, stream));
   blocks->inv_mask = PETSC_OFFLOAD_GPU;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -335,7 +460,8 @@ PetscErrorCode PCVBJacobiApply_CUDA(const PCVBJacobiBlocks *blocks, const PetscS
   PetscCall(CheckDeviceBlocks(blocks, PETSC_TRUE));
   PetscCall(PetscGetCurrentCUDAStream(&stream));
   PetscCall(PetscLogGpuTimeBegin());
-  PetscCall(ForSubwarpWidth(P, [&](auto W) { return LaunchApplyP<decltype(W)::value>(transpose, (int)blocks->precision, (int)blocks->nblocks, dev->d_starts, dev->d_inv_offsets, dev->d_inv, dev->d_prec, dev->d_sexp, d_x, d_y, stream); }));
+  PetscCheck(blocks->precision != PC_VBJACOBI_PRECISION_ADAPTIVE || dev->grouped_valid, PETSC_COMM_SELF, PETSC_ERR_PLIB, "PCVBJACOBI: the adaptive inverses are not grouped by type");
+  PetscCall(ForSubwarpWidth(P, [&](auto W) { return LaunchApplyP<decltype(W)::value>(transpose, (int)blocks->precision, dev, (int)blocks->nblocks, d_x, d_y, stream); }));
   PetscCall(PetscLogGpuTimeEnd());
   PetscCall(PetscLogGpuFlops(2.0 * (double)blocks->inv_len));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -346,7 +472,11 @@ PetscErrorCode PCVBJacobiApplyKernelName_CUDA(const PCVBJacobiBlocks *blocks, ch
   const int P = SubwarpWidth(blocks->maxk);
 
   PetscFunctionBegin;
-  PetscCall(PetscSNPrintf(name, len, "batched block GEMV, sub-warp %d, %d block%s/warp, reads %s inverses", P, 32 / P, P < 32 ? "s" : "", blocks->precision == PC_VBJACOBI_PRECISION_ADAPTIVE ? "per-block typed" : PCVBJacobiPrecisions[blocks->precision]));
+  if (blocks->precision == PC_VBJACOBI_PRECISION_ADAPTIVE && blocks->dev && blocks->dev->grouped_valid) {
+    const PetscInt *f = blocks->dev->group_first;
+
+    PetscCall(PetscSNPrintf(name, len, "batched block GEMV, sub-warp %d, %d block%s/warp, reads adaptive inverses grouped by type (%" PetscInt_FMT " half, %" PetscInt_FMT " single, %" PetscInt_FMT " double blocks)", P, 32 / P, P < 32 ? "s" : "", f[1] - f[0], f[2] - f[1], f[3] - f[2]));
+  } else PetscCall(PetscSNPrintf(name, len, "batched block GEMV, sub-warp %d, %d block%s/warp, reads %s inverses", P, 32 / P, P < 32 ? "s" : "", PCVBJacobiPrecisions[blocks->precision]));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -397,6 +527,7 @@ PetscErrorCode PCVBJacobiBlocksSyncInversesToDevice_CUDA(PCVBJacobiBlocks *block
     }
     PetscCall(PetscLogCpuToGpu((PetscLogDouble)moved));
   }
+  if (blocks->precision == PC_VBJACOBI_PRECISION_ADAPTIVE) PetscCall(BuildGroupedInverses(blocks, stream));
   blocks->inv_mask = PETSC_OFFLOAD_BOTH;
   PetscFunctionReturn(PETSC_SUCCESS);
 }

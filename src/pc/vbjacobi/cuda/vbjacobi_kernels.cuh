@@ -13,6 +13,7 @@
 #include <petscsys.h>
 #include <petscblockgpu/private/vbjacobiprec.h>
 #include <cfloat>
+#include <type_traits>
 #include <utility>
 #ifndef PBG_CUDA_EMULATOR
   #include <cuda_fp16.h>
@@ -420,77 +421,99 @@ __device__ __forceinline__ PetscInt64 BlockOffset(int b, int kmax, const PetscIn
 
 /* The sort key of block b: its size; a size outside 0..kmax (a bad argument of PetscBlockGPUInvertBatched(), info -2)
    gets key 0, class 0: its launch is the cheapest that writes the info */
-__device__ __forceinline__ int BlockKey(int b, int kmax, const int *__restrict__ starts, const int *__restrict__ sizes)
+struct SizeKey {
+  static constexpr int count = NumSizeKeys;
+  int                  kmax;
+  const int           *starts, *sizes;
+  __device__ __forceinline__ int operator()(int b) const
+  {
+    const int k = BlockSize(b, kmax, starts, sizes);
+    return k < 0 || k > kmax ? 0 : k;
+  }
+};
+
+/* The group of a block under adaptive storage (its stored type): half first, then single, then double, so that the
+   apply reads each group with its own type (ApplyGroupedKernel) */
+constexpr int NumTypeGroups = 3;
+__device__ __forceinline__ int TypeGroup(int t)
 {
-  const int k = BlockSize(b, kmax, starts, sizes);
-  return k < 0 || k > kmax ? 0 : k;
+  return t == PBG_STORE_HALF ? 0 : t == PBG_STORE_SINGLE ? 1 : 2;
 }
+struct TypeKey {
+  static constexpr int count = NumTypeGroups;
+  const unsigned char *prec;
+  __device__ __forceinline__ int operator()(int b) const { return TypeGroup(prec[b]); }
+};
 
 #define PBG_CLASS_ITEMS 8 /* blocks per thread in the sort kernels: a thread block takes 1024 consecutive blocks */
 
 /* f(block, key) for each of the thread block's blocks (block -1, key -1 past the end), one round of PBG_CTA at a time */
-template <class F>
-__device__ __forceinline__ void ForKeyRounds(int nblocks, int kmax, const int *starts, const int *sizes, F f)
+template <class Key, class F>
+__device__ __forceinline__ void ForKeyRounds(int nblocks, const Key &key, F f)
 {
   for (int j = 0; j < PBG_CLASS_ITEMS; j++) {
     const int b = ((int)blockIdx.x * PBG_CLASS_ITEMS + j) * PBG_CTA + (int)threadIdx.x;
-    f(b < nblocks ? b : -1, b < nblocks ? BlockKey(b, kmax, starts, sizes) : -1);
+    f(b < nblocks ? b : -1, b < nblocks ? key(b) : -1);
   }
 }
 
-/* The thread block's count of each key, in cnt[NumSizeKeys] (shared); ends with a __syncthreads() */
-__device__ __forceinline__ void CountKeys(int nblocks, int kmax, const int *starts, const int *sizes, int *cnt)
+/* The thread block's count of each key, in cnt[Key::count] (shared); ends with a __syncthreads() */
+template <class Key>
+__device__ __forceinline__ void CountKeys(int nblocks, const Key &key, int *cnt)
 {
-  if (threadIdx.x < NumSizeKeys) cnt[threadIdx.x] = 0;
+  if (threadIdx.x < Key::count) cnt[threadIdx.x] = 0;
   __syncthreads();
-  ForKeyRounds(nblocks, kmax, starts, sizes, [&](int, int key) {
-    const unsigned peers = __match_any_sync(0xffffffffu, key); /* one shared atomic per key and warp */
-    if (key >= 0 && ((int)threadIdx.x % 32) == __ffs(peers) - 1) atomicAdd(&cnt[key], __popc(peers));
+  ForKeyRounds(nblocks, key, [&](int, int k) {
+    const unsigned peers = __match_any_sync(0xffffffffu, k); /* one shared atomic per key and warp */
+    if (k >= 0 && ((int)threadIdx.x % 32) == __ffs(peers) - 1) atomicAdd(&cnt[k], __popc(peers));
   });
   __syncthreads();
 }
 
-/* counts[key] += the number of blocks of that size (key): one atomic per key and thread block. counts[] must start
-   at zero. */
-__global__ void __launch_bounds__(PBG_CTA) SizeCountKernel(int nblocks, int kmax, const int *__restrict__ starts, const int *__restrict__ sizes, int *counts)
+/* counts[key] += the number of blocks with that key: one atomic per key and thread block. counts[] must start at
+   zero. */
+template <class Key>
+__global__ void __launch_bounds__(PBG_CTA) KeyCountKernel(int nblocks, Key key, int *counts)
 {
-  __shared__ int cnt[NumSizeKeys];
+  __shared__ int cnt[Key::count];
 
-  CountKeys(nblocks, kmax, starts, sizes, cnt);
-  if (threadIdx.x < NumSizeKeys && cnt[threadIdx.x]) atomicAdd(&counts[threadIdx.x], cnt[threadIdx.x]);
+  CountKeys(nblocks, key, cnt);
+  if (threadIdx.x < Key::count && cnt[threadIdx.x]) atomicAdd(&counts[threadIdx.x], cnt[threadIdx.x]);
 }
 
-/* perm[] = the block ids sorted by key (size), from counts[] (SizeCountKernel's, complete) and cursor[] (zero at the
-   start): a counting sort. Each thread block reserves, with one atomic per key on cursor[key], a run of that key's
-   positions and fills its runs in ascending block order (ranks among the warp's peers, warp totals through shared
-   memory). Runs of different thread blocks follow in the order they reserved: the order of the work, which changes
-   no result. Reads the sizes twice (the second time from cache) and writes perm: 8 bytes a block, against the 4 to 5
-   kernels and temporary storage of cub::DeviceRadixSort for the same. */
-__global__ void __launch_bounds__(PBG_CTA) SizePermKernel(int nblocks, int kmax, const int *__restrict__ starts, const int *__restrict__ sizes, const int *__restrict__ counts, int *cursor, int *__restrict__ perm)
+/* perm[] = the block ids sorted by key, from counts[] (KeyCountKernel's, complete) and cursor[] (zero at the start): a
+   counting sort. Each thread block reserves, with one atomic per key on cursor[key], a run of that key's positions and
+   fills its runs in ascending block order (ranks among the warp's peers, warp totals through shared memory). Runs of
+   different thread blocks follow in the order they reserved: the order of the work, which changes no result. Reads
+   the keys twice (the second time from cache) and writes perm: 8 bytes a block, against the 4 to 5 kernels and
+   temporary storage of cub::DeviceRadixSort for the same. */
+template <class Key>
+__global__ void __launch_bounds__(PBG_CTA) KeyPermKernel(int nblocks, Key key, const int *__restrict__ counts, int *cursor, int *__restrict__ perm)
 {
-  __shared__ int cnt[NumSizeKeys], pos[NumSizeKeys], wcnt[PBG_CTA / 32][NumSizeKeys];
+  constexpr int  NK = Key::count;
+  __shared__ int cnt[NK], pos[NK], wcnt[PBG_CTA / 32][NK];
   const int      lane = (int)threadIdx.x % 32, warp = (int)threadIdx.x / 32;
 
-  CountKeys(nblocks, kmax, starts, sizes, cnt);
-  if (threadIdx.x < NumSizeKeys) {
+  CountKeys(nblocks, key, cnt);
+  if (threadIdx.x < NK) {
     int begin = 0; /* the key's first position: the blocks of smaller keys */
     for (int q = 0; q < (int)threadIdx.x; q++) begin += counts[q];
     pos[threadIdx.x] = cnt[threadIdx.x] ? begin + atomicAdd(&cursor[threadIdx.x], cnt[threadIdx.x]) : 0;
   }
-  ForKeyRounds(nblocks, kmax, starts, sizes, [&](int b, int key) {
-    for (int e = (int)threadIdx.x; e < (PBG_CTA / 32) * NumSizeKeys; e += PBG_CTA) wcnt[e / NumSizeKeys][e % NumSizeKeys] = 0;
+  ForKeyRounds(nblocks, key, [&](int b, int k) {
+    for (int e = (int)threadIdx.x; e < (PBG_CTA / 32) * NK; e += PBG_CTA) wcnt[e / NK][e % NK] = 0;
     __syncthreads();
-    const unsigned peers = __match_any_sync(0xffffffffu, key);
+    const unsigned peers = __match_any_sync(0xffffffffu, k);
     const int      rank  = __popc(peers & ((1u << lane) - 1u));
-    if (key >= 0 && rank == 0) wcnt[warp][key] = __popc(peers);
+    if (k >= 0 && rank == 0) wcnt[warp][k] = __popc(peers);
     __syncthreads();
-    if (key >= 0) {
-      int at = pos[key] + rank;
-      for (int w = 0; w < warp; w++) at += wcnt[w][key];
+    if (k >= 0) {
+      int at = pos[k] + rank;
+      for (int w = 0; w < warp; w++) at += wcnt[w][k];
       perm[at] = b;
     }
     __syncthreads();
-    if (threadIdx.x < NumSizeKeys)
+    if (threadIdx.x < NK)
       for (int w = 0; w < PBG_CTA / 32; w++) pos[threadIdx.x] += wcnt[w][threadIdx.x];
     __syncthreads(); /* wcnt is read before the next round clears it */
   });
@@ -706,27 +729,18 @@ __device__ __forceinline__ void ReduceScatterStep(int lane, double (&v)[P])
   }
 }
 
-/* One stored entry as FP64 (exact for every type), streamed with the evict-first hint */
-__device__ __forceinline__ double LoadStored(const double *p)
+/* One stored entry as FP64 (exact for every type) */
+__device__ __forceinline__ double StoredToDouble(double v)
 {
-  return __ldcs(p);
+  return v;
 }
-__device__ __forceinline__ double LoadStored(const float *p)
+__device__ __forceinline__ double StoredToDouble(float v)
 {
-  return (double)__ldcs(p);
+  return (double)v;
 }
-__device__ __forceinline__ double LoadStored(const unsigned short *p)
+__device__ __forceinline__ double StoredToDouble(unsigned short v)
 {
-  return HalfBitsToDouble(__ldcs(p));
-}
-
-/* dj[j] = D(lane, j) of a block stored in type T at base */
-template <int P, class T>
-__device__ __forceinline__ void LoadBlock(const void *base, int k, int lane, double (&dj)[P])
-{
-  const T *D = (const T *)base;
-#pragma unroll
-  for (int j = 0; j < P; j++) dj[j] = (j < k && lane < k) ? LoadStored(D + lane + (size_t)j * k) : 0.0;
+  return HalfBitsToDouble(v);
 }
 
 /* y = D x (or D^T x) for each block: a sub-warp per block, lane i reads row i of D (column-major, so consecutive
@@ -749,40 +763,125 @@ __device__ __forceinline__ void LoadBlock(const void *base, int k, int lane, dou
      warps), within 1% at P = 16, R = 2.
    This kernel runs within 2% of a plain stream that reads the same bytes (mixed sizes 1..8: 25.0 against 24.4 us
    back to back): what is left above the triad of a large vector is the fixed cost of a 50..100 MB kernel.
-   S: the storage mode (vbjacobiprec.h). A fixed mode reads its one type, compact, and no branch; ADAPTIVE reads each
-   block's type from prec[] once and branches per block (a sub-warp reads one type; sub-warps of a warp whose blocks
-   differ run their loads one after the other), each block at the start of its FP64 slot, so only its stored bytes are
-   read. Reduced storage: the FP64 result is scaled back by 2^sexp[b] (exact). */
-template <int P, bool TRANS, int S = PBG_STORE_DOUBLE>
-__global__ void __launch_bounds__(PBG_CTA) ApplyKernel(int nblocks, const int *__restrict__ starts, const PetscInt64 *__restrict__ offsets, const PetscScalar *__restrict__ inv, const PetscScalar *__restrict__ x, PetscScalar *__restrict__ y, const unsigned char *__restrict__ prec = nullptr, const short *__restrict__ sexp = nullptr)
+   T: the stored type (double, float, or the bits of IEEE half). Every entry is converted to FP64 and the sums are
+   FP64. Reduced storage: the FP64 result is scaled back by 2^sexp[b] (exact).
+   Reduced types, plain apply: the columns past the largest block of the warp (kw) are zero in every lane, and their
+   conversions, shuffles and FMAs are skipped, by a branch that is the same in the whole warp. A reduced type reads 2 or 4x fewer bytes than double
+   but runs the same instructions per entry, and a conversion to FP64 issues at a quarter of the FMA rate (16 a clock
+   per SM on sm_90): with blocks of mixed sizes most of them were spent on zeros (arrow, max block size 32, half:
+   43 us for a 22 us byte floor, against double's 69 us at 93% of triad). */
+template <int P, bool TRANS, class T>
+__device__ __forceinline__ double BlockProduct(int lane, int k, const T *__restrict__ D, double xi)
 {
-  constexpr size_t slot = S == PBG_STORE_SINGLE ? 4 : S == PBG_STORE_HALF ? 2 : 8;
-  const int        lane = threadIdx.x % P, b = blockIdx.x * (PBG_CTA / P) + threadIdx.x / P;
-  const bool       valid = b < nblocks;
-  const int        s = valid ? starts[b] : 0, k = valid ? starts[b + 1] - s : 0;
-  const void      *D  = (const char *)inv + (valid ? slot * (size_t)offsets[b] : 0);
-  const double     xi = lane < k ? x[s + lane] : 0.0;
-  double           dj[P], sum = 0.0;
+  double sum = 0.0;
 
-  if constexpr (S == PBG_STORE_DOUBLE) LoadBlock<P, double>(D, k, lane, dj);
-  else if constexpr (S == PBG_STORE_SINGLE) LoadBlock<P, float>(D, k, lane, dj);
-  else if constexpr (S == PBG_STORE_HALF) LoadBlock<P, unsigned short>(D, k, lane, dj);
-  else {
-    const int t = valid ? prec[b] : PBG_STORE_DOUBLE;
-    if (t == PBG_STORE_HALF) LoadBlock<P, unsigned short>(D, k, lane, dj);
-    else if (t == PBG_STORE_SINGLE) LoadBlock<P, float>(D, k, lane, dj);
-    else LoadBlock<P, double>(D, k, lane, dj);
-  }
-  if (TRANS) {
+  /* the loads are predicated, not cut at k: all P in flight at once; streamed with the evict-first hint */
+  if constexpr (TRANS) {
+    double dj[P];
 #pragma unroll
-    for (int j = 0; j < P; j++) dj[j] *= xi;
+    for (int j = 0; j < P; j++) dj[j] = (j < k && lane < k) ? StoredToDouble(__ldcs(D + lane + (size_t)j * k)) * xi : 0.0;
     ReduceScatterStep<P, P / 2>(lane, dj);
     sum = dj[0];
   } else {
+    T raw[P];
 #pragma unroll
-    for (int j = 0; j < P; j++) sum = fma(dj[j], __shfl_sync(0xffffffffu, xi, j, P), sum);
+    for (int j = 0; j < P; j++) raw[j] = (j < k && lane < k) ? __ldcs(D + lane + (size_t)j * k) : (T)0;
+    /* reduced types only: double is bound by its bytes, and straight-line code keeps it at 32 registers (the branches
+       made it hold all P loads at once: 80 at P = 32) */
+    const int kw = std::is_same_v<T, double> || P == 1 ? P : (int)__reduce_max_sync(0xffffffffu, (unsigned)k);
+#pragma unroll
+    for (int j = 0; j < P; j++)
+      if (j < kw) sum = fma(StoredToDouble(raw[j]), __shfl_sync(0xffffffffu, xi, j, P), sum);
   }
-  if constexpr (S != PBG_STORE_DOUBLE) {
-    if (lane < k) y[s + lane] = ldexp(sum, sexp[b]);
-  } else if (lane < k) y[s + lane] = sum;
+  return sum;
+}
+
+/* The blocks of one stored type: a fixed storage mode, inverses compact at offsets[b] entries */
+template <int S>
+struct StoredTypeOf {
+  using type = double;
+};
+template <>
+struct StoredTypeOf<PBG_STORE_SINGLE> {
+  using type = float;
+};
+template <>
+struct StoredTypeOf<PBG_STORE_HALF> {
+  using type = unsigned short;
+};
+
+/* y[s..s+k) of block b from the product of a sub-warp (a double block is not scaled) */
+template <class T>
+__device__ __forceinline__ void StoreBlockResult(int lane, int s, int k, double sum, const short *__restrict__ sexp, int b, PetscScalar *__restrict__ y)
+{
+  if (lane < k) y[s + lane] = std::is_same_v<T, double> ? sum : ldexp(sum, sexp[b]);
+}
+
+template <int P, bool TRANS, int S = PBG_STORE_DOUBLE>
+__global__ void __launch_bounds__(PBG_CTA) ApplyKernel(int nblocks, const int *__restrict__ starts, const PetscInt64 *__restrict__ offsets, const PetscScalar *__restrict__ inv, const PetscScalar *__restrict__ x, PetscScalar *__restrict__ y, const short *__restrict__ sexp = nullptr)
+{
+  using T               = typename StoredTypeOf<S>::type;
+  const int  lane       = threadIdx.x % P, b = blockIdx.x * (PBG_CTA / P) + threadIdx.x / P;
+  const bool valid      = b < nblocks;
+  const int  s          = valid ? starts[b] : 0, k = valid ? starts[b + 1] - s : 0;
+  const T   *D          = (const T *)inv + (valid ? offsets[b] : 0);
+  const double xi       = lane < k ? x[s + lane] : 0.0;
+  const double sum      = BlockProduct<P, TRANS, T>(lane, k, D, xi);
+
+  StoreBlockResult<T>(lane, s, k, sum, sexp, b, y);
+}
+
+/* Adaptive storage grouped by type (built after the setup by RepackGroupedKernel): the blocks order[first[g] ..
+   first[g+1]) are stored in type g (TypeGroup: half, single, double), compact from byte base[g] of the grouped
+   array, the block at position p at entry entry[p] - entry0[g] of its group. The thread blocks cta[g] .. cta[g+1]
+   of the apply take group g, so every warp reads one type and runs one instance of BlockProduct: no branch per
+   block, and the registers of one type (a branch per block on its type, with the three instances inlined, took 91
+   registers at P = 32 and ran at 0.77x double). */
+struct GroupedApply {
+  const int        *order;                      /* [nblocks] block ids, grouped */
+  const PetscInt64 *entry;                      /* [nblocks + 1] exclusive sum of k^2 over the grouped order */
+  const char       *grouped;                    /* the grouped inverses */
+  int               first[NumTypeGroups + 1];   /* positions of each group */
+  unsigned          cta[NumTypeGroups + 1];     /* thread blocks of each group */
+  PetscInt64        entry0[NumTypeGroups];      /* entry[first[g]] */
+  size_t            base[NumTypeGroups];        /* byte offset of each group, 16-byte aligned */
+};
+
+template <int P, bool TRANS, class T>
+__device__ __forceinline__ void ApplyGroup(const GroupedApply &g, int grp, const int *__restrict__ starts, const PetscScalar *__restrict__ x, PetscScalar *__restrict__ y, const short *__restrict__ sexp)
+{
+  const int    lane = threadIdx.x % P, p = g.first[grp] + (int)(blockIdx.x - g.cta[grp]) * (PBG_CTA / P) + threadIdx.x / P;
+  const bool   valid = p < g.first[grp + 1];
+  const int    b     = valid ? g.order[p] : 0;
+  const int    s = valid ? starts[b] : 0, k = valid ? starts[b + 1] - s : 0;
+  const T     *D  = (const T *)(g.grouped + g.base[grp]) + (valid ? g.entry[p] - g.entry0[grp] : 0);
+  const double xi = lane < k ? x[s + lane] : 0.0;
+  const double sum = BlockProduct<P, TRANS, T>(lane, k, D, xi);
+
+  StoreBlockResult<T>(lane, s, k, sum, sexp, b, y);
+}
+
+template <int P, bool TRANS>
+__global__ void __launch_bounds__(PBG_CTA) ApplyGroupedKernel(GroupedApply g, const int *__restrict__ starts, const PetscScalar *__restrict__ x, PetscScalar *__restrict__ y, const short *__restrict__ sexp)
+{
+  if (blockIdx.x < g.cta[1]) ApplyGroup<P, TRANS, unsigned short>(g, 0, starts, x, y, sexp);
+  else if (blockIdx.x < g.cta[2]) ApplyGroup<P, TRANS, float>(g, 1, starts, x, y, sexp);
+  else ApplyGroup<P, TRANS, double>(g, 2, starts, x, y, sexp);
+}
+
+/* The grouped copy of adaptive inverses: a warp per position p copies block order[p] from the start of its FP64
+   slot (where the setup stored it, offsets[b] entries into inv) to its place in the grouped array, in 2-byte units
+   (every type is a multiple of them); the stored bits are moved, not converted */
+__global__ void __launch_bounds__(PBG_CTA) RepackGroupedKernel(GroupedApply g, const int *__restrict__ starts, const PetscInt64 *__restrict__ offsets, const PetscScalar *__restrict__ inv, char *__restrict__ grouped)
+{
+  const int p = (int)(blockIdx.x * (PBG_CTA / 32) + threadIdx.x / 32), lane = threadIdx.x % 32;
+
+  if (p >= g.first[NumTypeGroups]) return;
+  const int             grp = p < g.first[1] ? 0 : p < g.first[2] ? 1 : 2, tb = grp == 0 ? 2 : grp == 1 ? 4 : 8;
+  const int             b = g.order[p], k = starts[b + 1] - starts[b];
+  const unsigned short *src = (const unsigned short *)(inv + offsets[b]);
+  unsigned short       *dst = (unsigned short *)(grouped + g.base[grp] + (size_t)tb * (size_t)(g.entry[p] - g.entry0[grp]));
+  const int             units = k * k * tb / 2;
+
+  for (int u = lane; u < units; u += 32) dst[u] = src[u];
 }
