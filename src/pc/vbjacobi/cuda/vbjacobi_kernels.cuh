@@ -765,33 +765,27 @@ __device__ __forceinline__ double StoredToDouble(unsigned short v)
    back to back): what is left above the triad of a large vector is the fixed cost of a 50..100 MB kernel.
    T: the stored type (double, float, or the bits of IEEE half). Every entry is converted to FP64 and the sums are
    FP64. Reduced storage: the FP64 result is scaled back by 2^sexp[b] (exact).
-   Reduced types, plain apply: the columns past the largest block of the warp (kw) are zero in every lane, and their
-   conversions, shuffles and FMAs are skipped, by a branch that is the same in the whole warp. A reduced type reads 2 or 4x fewer bytes than double
-   but runs the same instructions per entry, and a conversion to FP64 issues at a quarter of the FMA rate (16 a clock
-   per SM on sm_90): with blocks of mixed sizes most of them were spent on zeros (arrow, max block size 32, half:
-   43 us for a 22 us byte floor, against double's 69 us at 93% of triad). */
+   Tried and dropped (H100, bench_vbjacobi, 1M rows): skipping, in the plain apply of reduced types, the columns past
+   the largest block of the warp (their conversions to FP64, which issue at a quarter of the FMA rate, shuffles and
+   FMAs, by a warp-uniform branch): the branches made the kernel hold all P raw loads at once (single at P = 32: 64
+   registers instead of 34) and it got no faster: half 43 -> 44 us (arrow, max block size 32), 30 -> 28 (16); single
+   slower, 45 -> 52 and 30 -> 37 us. What bounds reduced types on mixed sizes is not the conversions. */
 template <int P, bool TRANS, class T>
 __device__ __forceinline__ double BlockProduct(int lane, int k, const T *__restrict__ D, double xi)
 {
-  double sum = 0.0;
+  double dj[P], sum = 0.0;
 
   /* the loads are predicated, not cut at k: all P in flight at once; streamed with the evict-first hint */
-  if constexpr (TRANS) {
-    double dj[P];
 #pragma unroll
-    for (int j = 0; j < P; j++) dj[j] = (j < k && lane < k) ? StoredToDouble(__ldcs(D + lane + (size_t)j * k)) * xi : 0.0;
+  for (int j = 0; j < P; j++) dj[j] = (j < k && lane < k) ? StoredToDouble(__ldcs(D + lane + (size_t)j * k)) : 0.0;
+  if constexpr (TRANS) {
+#pragma unroll
+    for (int j = 0; j < P; j++) dj[j] *= xi;
     ReduceScatterStep<P, P / 2>(lane, dj);
     sum = dj[0];
   } else {
-    T raw[P];
 #pragma unroll
-    for (int j = 0; j < P; j++) raw[j] = (j < k && lane < k) ? __ldcs(D + lane + (size_t)j * k) : (T)0;
-    /* reduced types only: double is bound by its bytes, and straight-line code keeps it at 32 registers (the branches
-       made it hold all P loads at once: 80 at P = 32) */
-    const int kw = std::is_same_v<T, double> || P == 1 ? P : (int)__reduce_max_sync(0xffffffffu, (unsigned)k);
-#pragma unroll
-    for (int j = 0; j < P; j++)
-      if (j < kw) sum = fma(StoredToDouble(raw[j]), __shfl_sync(0xffffffffu, xi, j, P), sum);
+    for (int j = 0; j < P; j++) sum = fma(dj[j], __shfl_sync(0xffffffffu, xi, j, P), sum);
   }
   return sum;
 }
