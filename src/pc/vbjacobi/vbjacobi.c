@@ -585,7 +585,7 @@ static PetscErrorCode PCView_VBJacobi(PC pc, PetscViewer viewer)
       PetscCallMPI(MPIU_Allreduce(lc, gc, 6, MPIU_INT, MPI_SUM, comm));
       PetscCallMPI(MPIU_Allreduce(lb, gb, 2, MPIU_INT64, MPI_SUM, comm));
       PetscCall(PetscViewerASCIIPrintf(viewer, "  inverses stored: %" PetscInt64_FMT " bytes holding values (%.3g of the %" PetscInt64_FMT " of FP64), plus %" PetscInt64_FMT " bytes of per-block types and scales%s\n", gb[0], ginv_len ? (double)gb[0] / (8.0 * (double)ginv_len) : 0.0, ginv_len * 8, gb[1],
-                                       jac->blocks.precision == PC_VBJACOBI_PRECISION_ADAPTIVE ? "; each block at the start of an FP64 slot (memory of FP64, only the stored bytes are read)" : ""));
+                                       jac->blocks.precision == PC_VBJACOBI_PRECISION_ADAPTIVE ? "; each block at the start of an FP64 slot, and on the GPU a compact copy grouped by type, which the apply reads" : ""));
       PetscCall(PetscViewerASCIIPrintf(viewer, "  precision histogram (blocks/rows): double %" PetscInt_FMT "/%" PetscInt_FMT ", single %" PetscInt_FMT "/%" PetscInt_FMT ", half %" PetscInt_FMT "/%" PetscInt_FMT "\n", gc[0], gc[3], gc[1], gc[4], gc[2], gc[5]));
       gstored = gb[0];
       gmeta   = gb[1];
@@ -988,8 +988,10 @@ PetscErrorCode PCVBJacobiGetInverses(PC pc, const PetscScalar *inv[])
   Adaptive stores each block in the lowest of half, single and double whose unit roundoff (2^-11, 2^-24) times the
   block's condition estimate ||A||_1 ||A^{-1}||_1 is below the tolerance (`PCVBJacobiSetPrecisionTolerance()`), as in
   Flegar, Anzt, Cojean and Quintana-Orti, ACM TOMS 2021; the host and the GPU make the same choice (up to blocks whose
-  estimate is within a few ulps of a threshold). Its blocks keep the memory layout of double (each at the start of its
-  FP64 slot): the memory used is that of double, the bytes read are those stored.
+  estimate is within a few ulps of a threshold). The setup stores each block at the start of an FP64 slot (the layout
+  of double); on the GPU the blocks are then grouped by type into a compact copy (half, then single, then double), and
+  the apply reads each group in its own type, a thread block on blocks of one type. The device memory used is that
+  of double plus the compact copy.
 
   A change takes effect at the next `PCSetUp()` (the blocks are kept; only the inverses are stored again).
 
