@@ -769,7 +769,15 @@ __device__ __forceinline__ double StoredToDouble(unsigned short v)
    the largest block of the warp (their conversions to FP64, which issue at a quarter of the FMA rate, shuffles and
    FMAs, by a warp-uniform branch): the branches made the kernel hold all P raw loads at once (single at P = 32: 64
    registers instead of 34) and it got no faster: half 43 -> 44 us (arrow, max block size 32), 30 -> 28 (16); single
-   slower, 45 -> 52 and 30 -> 37 us. What bounds reduced types on mixed sizes is not the conversions. */
+   slower, 45 -> 52 and 30 -> 37 us: it saved the work of the skipped columns but added a compare and a branch per
+   column and the registers.
+   What bounds reduced types on mixed sizes is instruction issue (ncu on the H100, arrow, max block size 24, P = 32,
+   bench/results/ncu_vbjacobi_apply_h100.txt): half reads its 42 MB at 26% of DRAM bandwidth in 51 us, the time of
+   double's 139 MB at 82%; it executes 41M warp instructions (double 33M), about 510 a warp, and the schedulers issue
+   0.81 a cycle, with 'not selected' the largest stall: eligible warps wait for the issue slot. Per column j every
+   lane spends a predicate, a 64-bit address, a load, two conversions (half -> float -> double), a shuffle and an FMA,
+   for all P columns whatever the block size. The lever is fewer instructions a column: a row-major reduced layout
+   (lane i's row contiguous, 8 halves a 16-byte load) and the column loop cut at the warp's largest block. */
 template <int P, bool TRANS, class T>
 __device__ __forceinline__ double BlockProduct(int lane, int k, const T *__restrict__ D, double xi)
 {
