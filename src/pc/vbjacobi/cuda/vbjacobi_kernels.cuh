@@ -776,8 +776,11 @@ __device__ __forceinline__ double StoredToDouble(unsigned short v)
    double's 139 MB at 82%; it executes 41M warp instructions (double 33M), about 510 a warp, and the schedulers issue
    0.81 a cycle, with 'not selected' the largest stall: eligible warps wait for the issue slot. Per column j every
    lane spends a predicate, a 64-bit address, a load, two conversions (half -> float -> double), a shuffle and an FMA,
-   for all P columns whatever the block size. The lever is fewer instructions a column: a row-major reduced layout
-   (lane i's row contiguous, 8 halves a 16-byte load) and the column loop cut at the warp's largest block. */
+   for all P columns whatever the block size. Cutting the columns alone does not pay: a loop in chunks of 8 columns up
+   to the warp's largest block (P = 16, 32) took arrow 24 half from 54 to 49 us but tridiagonal 32 half from 32 to
+   43 us and 16 from 20 to 31 us (8 loads in flight a warp instead of P), and the grouped adaptive kernel to 80
+   registers. The lever left is fewer instructions a column with all loads in flight: a row-major reduced layout
+   (lane i's row contiguous, 8 halves a 16-byte load). */
 template <int P, bool TRANS, class T>
 __device__ __forceinline__ double BlockProduct(int lane, int k, const T *__restrict__ D, double xi)
 {
