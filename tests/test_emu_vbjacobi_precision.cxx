@@ -208,7 +208,7 @@ static long GroupedApplyRun(int nb, const std::vector<int> &starts, const std::v
   }
   g.cta[0] = 0;
   for (int t = 0; t < NumTypeGroups; t++) {
-    const size_t tb = t == 0 ? 2 : t == 1 ? 4 : 8;
+    const size_t tb = (size_t)GroupEntryBytes(t);
     g.entry0[t]     = entry[g.first[t]];
     g.base[t]       = (bytes + 15) / 16 * 16;
     bytes           = g.base[t] + tb * (size_t)(entry[g.first[t + 1]] - g.entry0[t]);

@@ -43,8 +43,6 @@ struct _n_PCVBJacobiDevice {
   char       *d_grouped;                    /* the inverses in that order, each group compact in its type */
   size_t      cap_grouped;                  /* its bytes */
   void       *d_group_meta;                 /* counters and group bounds of the build */
-  void       *d_group_scratch;              /* temporary storage of the scan */
-  size_t      cap_group_scratch;            /* its bytes */
   PetscInt    group_first[4];               /* positions of the groups (half, single, double, end) */
   PetscInt64  group_entry0[3];              /* d_group_entry at group_first[g] */
   size_t      group_base[3];                /* byte offset of each group in d_grouped */
@@ -79,6 +77,11 @@ PETSC_INTERN PetscErrorCode PCVBJacobiSetUniformBlocks_CUDA(PetscInt nrows, Pets
    or a host setup followed by a device apply): nothing when they are current, else one copy of the starts, no
    synchronization. */
 PETSC_INTERN PetscErrorCode PCVBJacobiBlocksSyncStartsToDevice_CUDA(PCVBJacobiBlocks *);
+
+/* offsets[0..nblocks] = the exclusive sum of k^2 over the blocks order[0..nblocks) (0..nblocks with NULL order), from
+   the device starts, which must be current: the entry offsets of their inverses packed in that order. Queued on the
+   stream, no synchronization; the scan's temporary storage is the device's scratch. */
+PETSC_INTERN PetscErrorCode PCVBJacobiEntryOffsets_CUDA(PCVBJacobiDevice *, PetscInt nblocks, const int *order, PetscInt64 *offsets);
 
 /* Brings the device inverses up to date from the host ones (a host setup followed by a device apply): nothing when they
    are current, else one copy. */

@@ -224,14 +224,16 @@ __global__ void UniformBlocksKernel(int nblocks, int bs, int *starts, PetscInt64
   }
 }
 
-/* sq[b] = k_b^2 (the entries of block b's inverse); an exclusive scan of sq gives the offsets */
-__global__ void SquaresKernel(int nblocks, const int *__restrict__ starts, PetscInt64 *sq)
+/* sq[p] = k^2 of block order[p] (of block p with NULL order: the entries of its inverse), sq[nblocks] = 0; an exclusive
+   scan of sq gives the offsets */
+__global__ void SquaresKernel(int nblocks, const int *__restrict__ order, const int *__restrict__ starts, PetscInt64 *sq)
 {
-  const int b = blockIdx.x * blockDim.x + threadIdx.x;
-  if (b < nblocks) {
+  const int p = blockIdx.x * blockDim.x + threadIdx.x;
+  if (p < nblocks) {
+    const int        b = order ? order[p] : p;
     const PetscInt64 k = starts[b + 1] - starts[b];
-    sq[b]              = k * k;
-  } else if (b == nblocks) sq[b] = 0;
+    sq[p]              = k * k;
+  } else if (p == nblocks) sq[p] = 0;
 }
 
 static unsigned Grid1(PetscInt n)
@@ -447,11 +449,25 @@ static void CountClassesHost(PetscInt nblocks, const PetscInt *h_starts, PCVBJac
   for (PetscInt b = 0; b < nblocks; b++) dev->class_count[WidthClass((int)(h_starts[b + 1] - h_starts[b]))]++;
 }
 
+PetscErrorCode PCVBJacobiEntryOffsets_CUDA(PCVBJacobiDevice *dev, PetscInt nblocks, const int *order, PetscInt64 *offsets)
+{
+  cudaStream_t stream;
+  size_t       tmp_bytes = 0;
+
+  PetscFunctionBegin;
+  PetscCall(PetscGetCurrentCUDAStream(&stream));
+  PetscCallCUDA(cub::DeviceScan::ExclusiveSum(NULL, tmp_bytes, offsets, offsets, (int)nblocks + 1, stream));
+  PetscCall(EnsureScratch(dev, tmp_bytes));
+  SquaresKernel<<<Grid1(nblocks + 1), PBG_CTA1, 0, stream>>>((int)nblocks, order, dev->d_starts, offsets);
+  PetscCallCUDA(cudaGetLastError());
+  PetscCallCUDA(cub::DeviceScan::ExclusiveSum(dev->d_scratch, tmp_bytes, offsets, offsets, (int)nblocks + 1, stream));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 PetscErrorCode PCVBJacobiBlocksSyncStartsToDevice_CUDA(PCVBJacobiBlocks *blocks)
 {
   const PetscInt    nblocks = blocks->nblocks;
   cudaStream_t      stream;
-  size_t            tmp_bytes = 0;
   PCVBJacobiDevice *dev;
 
   PetscFunctionBegin;
@@ -462,14 +478,10 @@ PetscErrorCode PCVBJacobiBlocksSyncStartsToDevice_CUDA(PCVBJacobiBlocks *blocks)
   /* the host has the starts anyway: the class counts cost it one pass, and the device no synchronization */
   CountClassesHost(nblocks, blocks->starts, dev);
   PetscCall(EnsureBlockCapacity(dev, nblocks));
-  PetscCallCUDA(cub::DeviceScan::ExclusiveSum(NULL, tmp_bytes, dev->d_inv_offsets, dev->d_inv_offsets, (int)nblocks + 1, stream));
-  PetscCall(EnsureScratch(dev, tmp_bytes));
   PetscCallCUDA(cudaMemcpyAsync(dev->d_starts, blocks->starts, sizeof(PetscInt) * (nblocks + 1), cudaMemcpyHostToDevice, stream));
   PetscCall(PetscLogCpuToGpu(sizeof(PetscInt) * (nblocks + 1)));
   PetscCall(PetscLogGpuTimeBegin());
-  SquaresKernel<<<Grid1(nblocks + 1), PBG_CTA1, 0, stream>>>((int)nblocks, dev->d_starts, dev->d_inv_offsets);
-  PetscCallCUDA(cudaGetLastError());
-  PetscCallCUDA(cub::DeviceScan::ExclusiveSum(dev->d_scratch, tmp_bytes, dev->d_inv_offsets, dev->d_inv_offsets, (int)nblocks + 1, stream));
+  PetscCall(PCVBJacobiEntryOffsets_CUDA(dev, nblocks, NULL, dev->d_inv_offsets));
   PetscCall(PetscLogGpuTimeEnd());
   PetscCall(EnsureInverseCapacity(blocks));
   blocks->starts_mask  = PETSC_OFFLOAD_BOTH;
@@ -511,7 +523,6 @@ PetscErrorCode PCVBJacobiBlocksDestroyDevice_CUDA(PCVBJacobiBlocks *blocks)
   PetscCallCUDA(cudaFree(dev->d_group_entry));
   PetscCallCUDA(cudaFree(dev->d_grouped));
   PetscCallCUDA(cudaFree(dev->d_group_meta));
-  PetscCallCUDA(cudaFree(dev->d_group_scratch));
   PetscCall(PetscFree(blocks->dev));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -4,7 +4,6 @@
 #include <petscblockgpu/private/vbjacobicuda.h>
 #include <petscdevice_cuda.h>
 #include <type_traits>
-#include <cub/cub.cuh>
 #include "vbjacobi_kernels.cuh"
 #include "subwarp_width.cuh"
 
@@ -230,17 +229,6 @@ struct GroupMeta {
   PetscInt64 entry0[NumTypeGroups + 1];
 };
 
-/* entry[p] = k^2 of block order[p], entry[n] = 0: the terms of the exclusive sum */
-__global__ void GroupedSizesKernel(int n, const int *__restrict__ order, const int *__restrict__ starts, PetscInt64 *__restrict__ entry)
-{
-  const int p = blockIdx.x * blockDim.x + threadIdx.x;
-
-  if (p < n) {
-    const PetscInt64 k = starts[order[p] + 1] - starts[order[p]];
-    entry[p]           = k * k;
-  } else if (p == n) entry[n] = 0;
-}
-
 /* The group bounds from the counts, and the sums at them */
 __global__ void GroupBoundsKernel(GroupMeta *m, const PetscInt64 *__restrict__ entry)
 {
@@ -250,7 +238,8 @@ __global__ void GroupBoundsKernel(GroupMeta *m, const PetscInt64 *__restrict__ e
 }
 
 /* Builds the grouped copy of adaptive inverses that the apply reads (GroupedApply): a counting sort of the blocks by
-   type (KeyCountKernel + KeyPermKernel, as the setup sorts by size), a scan of their sizes, one copy back of the
+   type (KeyCountKernel + KeyPermKernel, as the setup sorts by size), their entry offsets in that order (the scan that
+   gives the blocks' own offsets, PCVBJacobiEntryOffsets_CUDA()), one copy back of the
    group bounds (a synchronization), and a copy of each block's stored bits into its group. Costs a read and a write
    of the stored bytes, once per setup. */
 static PetscErrorCode BuildGroupedInverses(PCVBJacobiBlocks *blocks, cudaStream_t stream)
@@ -258,7 +247,7 @@ static PetscErrorCode BuildGroupedInverses(PCVBJacobiBlocks *blocks, cudaStream_
   PCVBJacobiDevice *dev = blocks->dev;
   const int         n   = (int)blocks->nblocks;
   GroupMeta        *d_meta, h_meta;
-  size_t            tmp_bytes = 0, bytes;
+  size_t            bytes;
 
   PetscFunctionBegin;
   dev->grouped_valid = PETSC_FALSE;
@@ -272,13 +261,6 @@ static PetscErrorCode BuildGroupedInverses(PCVBJacobiBlocks *blocks, cudaStream_
     PetscCallCUDA(cudaMalloc((void **)&dev->d_group_entry, sizeof(PetscInt64) * ((size_t)n + 1)));
     dev->cap_group = (size_t)n;
   }
-  PetscCallCUDA(cub::DeviceScan::ExclusiveSum(NULL, tmp_bytes, dev->d_group_entry, dev->d_group_entry, n + 1, stream));
-  if (tmp_bytes > dev->cap_group_scratch) {
-    PetscCallCUDA(cudaFree(dev->d_group_scratch));
-    dev->d_group_scratch = NULL, dev->cap_group_scratch = 0;
-    PetscCallCUDA(cudaMalloc(&dev->d_group_scratch, tmp_bytes));
-    dev->cap_group_scratch = tmp_bytes;
-  }
   PetscCall(PetscLogGpuTimeBegin());
   PetscCallCUDA(cudaMemsetAsync(d_meta, 0, sizeof(GroupMeta), stream));
   if (n) {
@@ -287,9 +269,7 @@ static PetscErrorCode BuildGroupedInverses(PCVBJacobiBlocks *blocks, cudaStream_
     KeyPermKernel<<<SortGrid(n), PBG_CTA, 0, stream>>>(n, TypeKey{dev->d_prec}, d_meta->count, d_meta->cursor, dev->d_group_order);
     PetscCallCUDA(cudaGetLastError());
   }
-  GroupedSizesKernel<<<(unsigned)((n + 1 + PBG_CTA - 1) / PBG_CTA), PBG_CTA, 0, stream>>>(n, dev->d_group_order, dev->d_starts, dev->d_group_entry);
-  PetscCallCUDA(cudaGetLastError());
-  PetscCallCUDA(cub::DeviceScan::ExclusiveSum(dev->d_group_scratch, tmp_bytes, dev->d_group_entry, dev->d_group_entry, n + 1, stream));
+  PetscCall(PCVBJacobiEntryOffsets_CUDA(dev, n, dev->d_group_order, dev->d_group_entry));
   GroupBoundsKernel<<<1, 1, 0, stream>>>(d_meta, dev->d_group_entry);
   PetscCallCUDA(cudaGetLastError());
   PetscCallCUDA(cudaMemcpyAsync(&h_meta, d_meta, sizeof(h_meta), cudaMemcpyDeviceToHost, stream));
@@ -298,7 +278,7 @@ static PetscErrorCode BuildGroupedInverses(PCVBJacobiBlocks *blocks, cudaStream_
   PetscCheck(dev->group_first[NumTypeGroups] == n, PETSC_COMM_SELF, PETSC_ERR_PLIB, "PCVBJACOBI: the type groups hold %" PetscInt_FMT " blocks, not %d", dev->group_first[NumTypeGroups], n);
   bytes = 0;
   for (int t = 0; t < NumTypeGroups; t++) {
-    const size_t tb = t == 0 ? 2 : t == 1 ? 4 : 8;
+    const size_t tb = (size_t)GroupEntryBytes(t);
 
     dev->group_entry0[t] = h_meta.entry0[t];
     dev->group_base[t]   = (bytes + 15) / 16 * 16; /* each group aligned for its type */
@@ -376,6 +356,7 @@ static PetscErrorCode CheckDeviceBlocks(const PCVBJacobiBlocks *blocks, PetscBoo
   PetscFunctionBegin;
   PetscCheck(blocks->dev && PetscOffloadDevice(blocks->starts_mask) && PetscOffloadDevice(blocks->offsets_mask), PETSC_COMM_SELF, PETSC_ERR_PLIB, "PCVBJACOBI: the device block starts are not current");
   PetscCheck(!inverses || PetscOffloadDevice(blocks->inv_mask), PETSC_COMM_SELF, PETSC_ERR_PLIB, "PCVBJACOBI: the device inverses are not current");
+  PetscCheck(!inverses || blocks->precision != PC_VBJACOBI_PRECISION_ADAPTIVE || blocks->dev->grouped_valid, PETSC_COMM_SELF, PETSC_ERR_PLIB, "PCVBJACOBI: the adaptive inverses are not grouped by type");
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -460,7 +441,6 @@ PetscErrorCode PCVBJacobiApply_CUDA(const PCVBJacobiBlocks *blocks, const PetscS
   PetscCall(CheckDeviceBlocks(blocks, PETSC_TRUE));
   PetscCall(PetscGetCurrentCUDAStream(&stream));
   PetscCall(PetscLogGpuTimeBegin());
-  PetscCheck(blocks->precision != PC_VBJACOBI_PRECISION_ADAPTIVE || dev->grouped_valid, PETSC_COMM_SELF, PETSC_ERR_PLIB, "PCVBJACOBI: the adaptive inverses are not grouped by type");
   PetscCall(ForSubwarpWidth(P, [&](auto W) { return LaunchApplyP<decltype(W)::value>(transpose, (int)blocks->precision, dev, (int)blocks->nblocks, d_x, d_y, stream); }));
   PetscCall(PetscLogGpuTimeEnd());
   PetscCall(PetscLogGpuFlops(2.0 * (double)blocks->inv_len));

@@ -439,6 +439,11 @@ __device__ __forceinline__ int TypeGroup(int t)
 {
   return t == PBG_STORE_HALF ? 0 : t == PBG_STORE_SINGLE ? 1 : 2;
 }
+/* Bytes of one entry of group g (half, single, double) */
+__host__ __device__ constexpr int GroupEntryBytes(int g)
+{
+  return g == 0 ? 2 : g == 1 ? 4 : 8;
+}
 struct TypeKey {
   static constexpr int count = NumTypeGroups;
   const unsigned char *prec;
@@ -882,7 +887,7 @@ __global__ void __launch_bounds__(PBG_CTA) RepackGroupedKernel(GroupedApply g, c
   const int p = (int)(blockIdx.x * (PBG_CTA / 32) + threadIdx.x / 32), lane = threadIdx.x % 32;
 
   if (p >= g.first[NumTypeGroups]) return;
-  const int             grp = p < g.first[1] ? 0 : p < g.first[2] ? 1 : 2, tb = grp == 0 ? 2 : grp == 1 ? 4 : 8;
+  const int             grp = p < g.first[1] ? 0 : p < g.first[2] ? 1 : 2, tb = GroupEntryBytes(grp);
   const int             b = g.order[p], k = starts[b + 1] - starts[b];
   const unsigned short *src = (const unsigned short *)(inv + offsets[b]);
   unsigned short       *dst = (unsigned short *)(grouped + g.base[grp] + (size_t)tb * (size_t)(g.entry[p] - g.entry0[grp]));
