@@ -807,6 +807,20 @@ int main(int argc, char **argv)
       failed    = "fill";
       failround = round;
     }
+    { /* -bad_row r [-bad_row_columns]: MatZeroRows()/MatZeroRowsColumns() of the filled Y (its values on the device with
+         CUDA vectors: the fill's product uploaded them) with one row r that the caller makes invalid (out of [0, local
+         rows)): the call must fail with a message naming it, on every path */
+      PetscInt  bad;
+      PetscBool has, cols = PETSC_FALSE;
+
+      PetscCall(PetscOptionsGetInt(NULL, NULL, "-bad_row", &bad, &has));
+      PetscCall(PetscOptionsGetBool(NULL, NULL, "-bad_row_columns", &cols, NULL));
+      if (has) {
+        if (cols) PetscCall(MatZeroRowsColumns(c.Y, 1, &bad, 1.0, NULL, NULL));
+        else PetscCall(MatZeroRows(c.Y, 1, &bad, 1.0, NULL, NULL));
+        SETERRQ(PETSC_COMM_SELF, PETSC_ERR_PLIB, "MatZeroRows%s() with row %" PetscInt_FMT " did not fail", cols ? "Columns" : "", bad);
+      }
+    }
     for (PetscInt s = 0; s < NSTEPS; s++) {
       PetscReal dp0, dv0;
       PetscBool typeok, isk;

@@ -99,9 +99,11 @@ static double Decode(const void *base, int t, int x, int e)
 }
 
 /* Setup of nb blocks of sizes 1..P (CSR, block diagonal, every 3rd block of condition 1e10, every 13th zero) storing
-   `mode`, against the host rule applied to the same launch's FP64 inverses */
+   `mode`, against the host rule applied to the same launch's FP64 inverses. layout: mode's own (a fixed mode's compact
+   layout: the blocks it cannot hold are stored in it all the same and counted, for the setup's second pass) or
+   PBG_STORE_ADAPTIVE (that second pass: each block in the type the rule picks, in FP64 slots) */
 template <int P, SourceKind SRC>
-static void StoreCase(int mode, int nb)
+static void StoreCase(int mode, int layout, int nb)
 {
   const double     tol = 0.1, targets[3] = {1.5, 2e4, 1e10};
   std::vector<int> starts(1, 0), rowptr(1, 0), colidx;
@@ -128,20 +130,22 @@ static void StoreCase(int mode, int nb)
   std::vector<PetscInt> info(nb, -99);
   std::vector<unsigned char> prec(nb, 99);
   std::vector<short>    sexp(nb, -999);
-  SetupOutcome          o1 = {INT_MAX, 0}, o2 = {INT_MAX, 0};
+  SetupOutcome          o1 = {INT_MAX, 0, 0}, o2 = {INT_MAX, 0, 0};
   StoreSpec             spec;
-  spec.mode = mode;
-  spec.tol  = tol;
-  spec.prec = mode == PBG_STORE_ADAPTIVE ? prec.data() : nullptr;
-  spec.sexp = sexp.data();
+  spec.mode   = mode;
+  spec.layout = layout;
+  spec.tol    = tol;
+  spec.prec   = layout == PBG_STORE_ADAPTIVE ? prec.data() : nullptr;
+  spec.sexp   = sexp.data();
+  spec.nwider = layout != PBG_STORE_ADAPTIVE ? &o2.nwider : nullptr;
   long errs = EmuLaunch(grid, PBG_CTA, [&] { SetupKernel<P, SRC>(M, nb, P, nullptr, starts.data(), nullptr, off.data(), inv64.data(), 1, info.data(), &o1); });
   errs += EmuLaunch(grid, PBG_CTA, [&] { SetupKernel<P, SRC>(M, nb, P, nullptr, starts.data(), nullptr, off.data(), stored.data(), 1, info.data(), &o2, spec); });
 
-  long nbits = 0, ntype = 0, nscale = 0, nrule = 0, nsing = 0, cnt[3] = {0, 0, 0};
+  long nbits = 0, ntype = 0, nscale = 0, nrule = 0, nsing = 0, cnt[3] = {0, 0, 0}, nwider = 0;
   for (int b = 0; b < nb; b++) {
     const int     k = starts[b + 1] - starts[b];
     const double *I = &inv64[off[b]];
-    const void   *base = (const char *)stored.data() + (size_t)PCVBJacobiSlotBytes(mode) * off[b];
+    const void   *base = (const char *)stored.data() + (size_t)PCVBJacobiSlotBytes(layout) * off[b];
     const bool    singular = b % 13 == 12;
     double        anorm = 0.0, ainv = 0.0, maxabs = 0.0;
     for (int c = 0; c < k; c++) { /* the host rule: column sums in row order */
@@ -155,14 +159,19 @@ static void StoreCase(int mode, int nb)
       ainv  = std::max(ainv, si);
     }
     if (singular) nsing++;
-    const int t = singular ? PCVBJacobiChooseType(mode, tol, 1.0) : PCVBJacobiChooseType(mode, tol, anorm * ainv);
-    const int x = PCVBJacobiScaleExponent(t, singular ? 1.0 : maxabs);
-    const int got_t = mode == PBG_STORE_ADAPTIVE ? prec[b] : mode;
+    const int rule = singular ? PCVBJacobiChooseType(mode, tol, 1.0) : PCVBJacobiChooseType(mode, tol, anorm * ainv);
+    const int t    = layout == PBG_STORE_ADAPTIVE ? rule : layout; /* a compact layout stores its own type */
+    const int x    = PCVBJacobiScaleExponent(t, singular ? 1.0 : maxabs);
+    const int got_t = layout == PBG_STORE_ADAPTIVE ? prec[b] : layout;
+    if (rule != t) nwider++;
     if (got_t != t) ntype++;
     if (sexp[b] != x) nscale++;
     if (got_t <= 2) cnt[got_t]++;
-    /* the rule on the built condition: 1e10 blocks in double, the others far from the thresholds */
-    if (mode == PBG_STORE_ADAPTIVE && !singular && k > 1 && got_t != (b % 3 == 2 ? PBG_STORE_DOUBLE : b % 3 == 1 ? PBG_STORE_SINGLE : PBG_STORE_HALF)) nrule++;
+    /* the rule on the built condition (the others far from the thresholds): 1e10 blocks in double everywhere (u cond
+       >= 1/2 for single); 2e4 in single (half cannot hold them: 2e4 2^-11 >= 1/2; adaptive 0.1: single); 1.5 in half,
+       and in single under the single floor */
+    const int built = b % 3 == 2 ? PBG_STORE_DOUBLE : b % 3 == 1 || mode == PBG_STORE_SINGLE ? PBG_STORE_SINGLE : PBG_STORE_HALF;
+    if (!singular && k > 1 && rule != built) nrule++;
     for (int e = 0; e < k * k; e++) {
       const double want = singular ? (e % (k + 1) == 0 ? 1.0 : 0.0) : I[e];
       const double v    = ldexp(want, -x);
@@ -175,10 +184,10 @@ static void StoreCase(int mode, int nb)
       if (!same) nbits++;
     }
   }
-  char what[300];
-  snprintf(what, sizeof(what), "store %-8s %s P %2d, %3d blocks (%ld singular -> identity): double/single/half %ld/%ld/%ld; types %ld, scales %ld, entries %ld differ from the host rule; %ld against the built condition; protocol errors %ld",
-           mode == PBG_STORE_SINGLE ? "single" : mode == PBG_STORE_HALF ? "half" : "adaptive", SRC == SOURCE_CACHED ? "cached" : "shared", P, nb, nsing, cnt[0], cnt[1], cnt[2], ntype, nscale, nbits, nrule, errs);
-  Report(!errs && !ntype && !nscale && !nbits && !nrule && o2.nsingular == nsing && o2.first_bad == INT_MAX, what);
+  char what[360];
+  snprintf(what, sizeof(what), "store %-8s %s %s P %2d, %3d blocks (%ld singular -> identity): double/single/half %ld/%ld/%ld; types %ld, scales %ld, entries %ld differ from the host rule; %ld against the built condition; wider %d (want %ld); protocol errors %ld",
+           mode == PBG_STORE_SINGLE ? "single" : mode == PBG_STORE_HALF ? "half" : "adaptive", layout == PBG_STORE_ADAPTIVE ? "slots  " : "compact", SRC == SOURCE_CACHED ? "cached" : "shared", P, nb, nsing, cnt[0], cnt[1], cnt[2], ntype, nscale, nbits, nrule, o2.nwider, nwider, errs);
+  Report(!errs && !ntype && !nscale && !nbits && !nrule && o2.nsingular == nsing && o2.first_bad == INT_MAX && o2.nwider == nwider, what);
 }
 
 /* The adaptive apply as the device runs it: the blocks grouped by type by the counting sort (KeyCountKernel +
@@ -273,8 +282,11 @@ static void AllCases()
 {
   const int nb = 2 * (PBG_CTA / P) + 1 + RandInt(PBG_CTA / P);
   for (int mode : {PBG_STORE_SINGLE, PBG_STORE_HALF, PBG_STORE_ADAPTIVE}) {
-    StoreCase<P, SOURCE_CACHED>(mode, nb);
-    if (P > 2) StoreCase<P, SOURCE_SHARED>(mode, nb);
+    for (int layout : {mode, (int)PBG_STORE_ADAPTIVE}) { /* a fixed mode: its compact first pass, then the second pass */
+      if (mode == PBG_STORE_ADAPTIVE && layout != mode) continue;
+      StoreCase<P, SOURCE_CACHED>(mode, layout, nb);
+      if (P > 2) StoreCase<P, SOURCE_SHARED>(mode, layout, nb);
+    }
   }
   ApplyCase<P, false, PBG_STORE_SINGLE>(nb);
   ApplyCase<P, true, PBG_STORE_SINGLE>(nb);

@@ -11,6 +11,10 @@ static char help[] = "Tests KSPIDRS (-ksp_type idrs) on PETSc-built matrices: co
                      "                                and require the iterations of idrs within -its_tol (0.15) of KSPIDR's\n"
                      "  -solves <k>                 : solve k times (a second solve reuses the KSP: the work must be kept)\n"
                      "  -nonzero_guess              : start from x0 = exact solution / 2 (KSPSetInitialGuessNonzero)\n"
+                     "  -compare_norm_none          : with -ksp_norm_type none -ksp_convergence_test skip (a multigrid smoother's\n"
+                     "                                setting): the solve must run\n"
+                     "                                exactly max_it iterations (KSP_CONVERGED_ITS) and give the iterate of the same\n"
+                     "                                solve with a norm and no convergence test (max_it iterations, DIVERGED_ITS)\n"
                      "The matrix type comes from -mat_type (aij, aijcusparse, baijksparse...), the vectors from the matrix.\n";
 
 #include <petscblockgpu.h>
@@ -110,7 +114,7 @@ int main(int argc, char **argv)
   PetscInt           n = 32, bs = 1, solves = 1, s, seed, its = 0, its_idr = 0;
   PetscReal          beta = 100.0, its_tol = 0.15, rtol, rel = 0.0, angle;
   char               file[PETSC_MAX_PATH_LEN] = "", expect[64] = "";
-  PetscBool          nonzero_guess = PETSC_FALSE, nan_rhs = PETSC_FALSE, compare_idr = PETSC_FALSE, smoothing, replacement, ok = PETSC_TRUE, isidrs;
+  PetscBool          nonzero_guess = PETSC_FALSE, nan_rhs = PETSC_FALSE, compare_idr = PETSC_FALSE, compare_norm_none = PETSC_FALSE, smoothing, replacement, ok = PETSC_TRUE, isidrs;
   Mat                A;
   Vec                x, b, xe;
   KSP                ksp;
@@ -134,6 +138,7 @@ int main(int argc, char **argv)
   PetscCall(PetscOptionsReal("-its_tol", "Relative iteration tolerance against KSPIDR", NULL, its_tol, &its_tol, NULL));
   PetscCall(PetscOptionsInt("-solves", "Number of solves", NULL, solves, &solves, NULL));
   PetscCall(PetscOptionsBool("-nonzero_guess", "Start from half the exact solution", NULL, nonzero_guess, &nonzero_guess, NULL));
+  PetscCall(PetscOptionsBool("-compare_norm_none", "With -ksp_norm_type none: max_it iterations, the iterate of a solve with a norm", NULL, compare_norm_none, &compare_norm_none, NULL));
   PetscOptionsEnd();
 
   PetscCall(MatCreate(comm, &A));
@@ -184,7 +189,8 @@ int main(int argc, char **argv)
     PetscCall(KSPGetIterationNumber(ksp, &its));
     PetscCall(TrueResidual(A, b, x, &rel));
     PetscCall(PetscPrintf(comm, "idrs solve %" PetscInt_FMT ": reason %s, iterations %" PetscInt_FMT ", true residual %g (rtol %g)\n", k, KSPConvergedReasons[reason], its, (double)rel, (double)rtol));
-    if (expect[0]) {
+    if (compare_norm_none) { /* checked below */
+    } else if (expect[0]) {
       PetscBool same;
 
       PetscCall(PetscStrcmp(KSPConvergedReasons[reason], expect, &same));
@@ -197,7 +203,55 @@ int main(int argc, char **argv)
       PetscCall(PetscPrintf(comm, "FAILED: not converged, or true residual %g > 10 rtol\n", (double)rel));
     }
   }
-  if (ok && !expect[0]) PetscCall(PetscPrintf(comm, "PASS true residual %g <= 10 rtol\n", (double)rel));
+  if (compare_norm_none) {
+    KSP         kref;
+    KSPNormType normtype;
+    PCSide      side;
+    PCType      pctype;
+    PetscInt    maxit, its_ref;
+    Vec         xref;
+    PetscReal   nd, nr;
+
+    PetscCall(KSPGetNormType(ksp, &normtype));
+    PetscCall(KSPGetPCSide(ksp, &side));
+    PetscCall(KSPGetTolerances(ksp, NULL, NULL, NULL, &maxit));
+    PetscCall(KSPGetPC(ksp, &pc));
+    PetscCall(PCGetType(pc, &pctype));
+    PetscCheck(normtype == KSP_NORM_NONE, comm, PETSC_ERR_ARG_WRONG, "-compare_norm_none needs -ksp_norm_type none");
+    if (reason != KSP_CONVERGED_ITS || its != maxit) {
+      ok = PETSC_FALSE;
+      PetscCall(PetscPrintf(comm, "FAILED: with no norm, reason %s after %" PetscInt_FMT " iterations; expected CONVERGED_ITS after max_it = %" PetscInt_FMT "\n", KSPConvergedReasons[reason], its, maxit));
+    }
+    /* the same recurrences with a norm that never converges */
+    PetscCall(KSPCreate(comm, &kref));
+    PetscCall(KSPSetOperators(kref, A, A));
+    PetscCall(KSPSetType(kref, KSPIDRS));
+    PetscCall(KSPIDRSSetS(kref, s));
+    PetscCall(KSPIDRSSetAngle(kref, angle));
+    PetscCall(KSPIDRSSetSeed(kref, seed));
+    PetscCall(KSPIDRSSetSmoothing(kref, smoothing));
+    PetscCall(KSPIDRSSetReplacement(kref, PETSC_FALSE));
+    PetscCall(KSPSetPCSide(kref, side));
+    PetscCall(KSPSetNormType(kref, side == PC_LEFT ? KSP_NORM_PRECONDITIONED : KSP_NORM_UNPRECONDITIONED));
+    PetscCall(KSPSetTolerances(kref, 1e-300, 0.0, PETSC_CURRENT, maxit));
+    PetscCall(KSPGetPC(kref, &pc));
+    PetscCall(PCSetType(pc, pctype));
+    PetscCall(VecDuplicate(x, &xref));
+    PetscCall(VecSet(xref, 0.0));
+    PetscCall(KSPSolve(kref, b, xref));
+    PetscCall(KSPGetIterationNumber(kref, &its_ref));
+    PetscCall(VecAXPY(xref, -1.0, x));
+    PetscCall(VecNorm(xref, NORM_2, &nd));
+    PetscCall(VecNorm(x, NORM_2, &nr));
+    PetscCall(PetscPrintf(comm, "no norm: %s after %" PetscInt_FMT " iterations; the solve with a norm (%" PetscInt_FMT " iterations) differs by %.1e\n", KSPConvergedReasons[reason], its, its_ref, (double)(nd / nr)));
+    if (its_ref != maxit || !(nd <= 1e-10 * nr)) {
+      ok = PETSC_FALSE;
+      PetscCall(PetscPrintf(comm, "FAILED: the iterate without a norm is not that of the solve with one\n"));
+    }
+    PetscCall(VecDestroy(&xref));
+    PetscCall(KSPDestroy(&kref));
+    if (ok) PetscCall(PetscPrintf(comm, "PASS no norm: max_it iterations, the same iterate\n"));
+  } else if (ok && !expect[0]) PetscCall(PetscPrintf(comm, "PASS true residual %g <= 10 rtol\n", (double)rel));
   if (ok && expect[0]) PetscCall(PetscPrintf(comm, "PASS reason %s\n", expect));
 
   if (compare_idr) {

@@ -40,6 +40,14 @@ for bs in 1 3 4; do
 done
 tcase bk_values_rows_unsorted_mpi2 -n 2 -- test_baijksparse_values -bs 3 -nb 5 -seed 47 -rounds 2 -rows_unsorted -ops zerorows,zerorowscolumns,copy --grep '^Y is still mpibaijksparse after 6 steps' --grep '^OK' --nogrep 'FAILED'
 # error path: an unknown op is refused by name
+# issue 26: a row out of range is an error on every path (the seq host path forwarded it to BAIJ, which read out of bounds)
+for r in 18 -1 1000; do
+  tcase bk_values_err_zerorows_row$r --fail -- test_baijksparse_values -bs 3 -nb 6 -bad_row $r --grep "row $r out of range \[0, 18\)" --nogrep 'did not fail'
+  tcase bk_values_err_zerorowscolumns_row$r --fail -- test_baijksparse_values -bs 3 -nb 6 -bad_row $r -bad_row_columns --grep "row $r out of range \[0, 18\)" --nogrep 'did not fail'
+done
+tcase bk_values_err_zerorows_mpi2 --fail -n 2 -- test_baijksparse_values -bs 3 -nb 6 -bad_row 1000 --grep 'out of range' --nogrep 'did not fail'
+tcase bk_gpu_values_err_zerorows --gpu --fail -- test_baijksparse_values -vec_type cuda -bs 3 -nb 6 -bad_row 18 --grep "row 18 out of range \[0, 18\)" --nogrep 'did not fail'
+tcase bk_gpu_values_err_zerorowscolumns --gpu --fail -- test_baijksparse_values -vec_type cuda -bs 3 -nb 6 -bad_row -1 -bad_row_columns --grep "row -1 out of range \[0, 18\)" --nogrep 'did not fail'
 tcase bk_values_err_bogus_op --fail -- test_baijksparse_values -ops scale,bogus --grep 'unknown op "bogus"'
 tcase bk_values_err_bogus_op_mpi2 --fail -n 2 -- test_baijksparse_values -ops bogus --grep 'unknown op "bogus"'
 

@@ -73,6 +73,16 @@ tcase idrs_breakdown_error --fail -- test_idrs -problem zero -n 8 -pc_type none 
 tcase idrs_nan_rhs -- test_idrs "${pbg_idrs_cd[@]}" -pc_type jacobi -nan_rhs -expect_reason DIVERGED_NANORINF --grep 'PASS reason DIVERGED_NANORINF' --grep '^OK'
 tcase idrs_nan_rhs_left_smooth -n 2 -- test_idrs "${pbg_idrs_cd[@]}" -pc_type jacobi -ksp_pc_side left -ksp_idrs_smoothing -nan_rhs -expect_reason DIVERGED_NANORINF --grep 'PASS reason DIVERGED_NANORINF' --grep '^OK'
 tcase idrs_bad_s --fail -- test_idrs -n 8 -ksp_idrs_s 0 --grep 'shadow space dimension s \(-ksp_idrs_s\) must be >= 1, got 0'
+# issue 26: KSP_NORM_NONE with the skip test (what PCMG and GAMG set on their level smoothers): exactly max_it iterations
+# (KSP_CONVERGED_ITS), and the iterate of the same recurrences with a norm; both sides, the host Vec path, 1 and 2 ranks
+for side in right left; do
+  tcase idrs_norm_none_$side -- test_idrs "${pbg_idrs_cd[@]}" -pc_type jacobi -ksp_pc_side $side -ksp_norm_type none -ksp_convergence_test skip -ksp_max_it 7 -compare_norm_none -ksp_view --grep 'no norm \(KSP_NORM_NONE\)' --grep 'PASS no norm' --grep '^OK'
+done
+tcase idrs_norm_none_mpi2 -n 2 -- test_idrs "${pbg_idrs_cd[@]}" -pc_type vbjacobi -ksp_norm_type none -ksp_convergence_test skip -ksp_max_it 9 -ksp_idrs_s 2 -compare_norm_none --grep 'PASS no norm' --grep '^OK'
+tcase idrs_norm_none_smoothing -- test_idrs "${pbg_idrs_cd[@]}" -pc_type jacobi -ksp_norm_type none -ksp_convergence_test skip -ksp_max_it 6 -ksp_idrs_smoothing -compare_norm_none --grep 'PASS no norm' --grep '^OK'
+# s larger than the system: capped at N (KSPIDR solves such systems), said in the view
+tcase idrs_s_capped -- test_idrs -n 1 -pc_type jacobi -ksp_idrs_s 4 -ksp_view --grep 's capped at the size 1 of the system: the last solve ran with s = 1' --grep 'PASS true residual' --grep '^OK'
+tcase idrs_s_capped_n4 -- test_idrs -n 2 -pc_type none -ksp_idrs_s 8 -ksp_view --grep 'the last solve ran with s = 4' --grep 'PASS true residual' --grep '^OK'
 tcase idrs_bad_angle --fail -- test_idrs -n 8 -ksp_idrs_angle 2 --grep 'angle kappa \(-ksp_idrs_angle\) must be in \[0, 1\], got 2'
 tcase idrs_s_too_large --fail -- test_idrs -n 2 -ksp_idrs_s 5 --grep 's = 5 \(-ksp_idrs_s\) exceeds the size 4 of the system'
 
@@ -125,6 +135,9 @@ tcase idrs_gpu_vec_path_smoothing --gpu -- test_idrs "${pbg_idrs_cd[@]}" "${pbg_
 tcase idrs_gpu_fused_breakdown_left --gpu -- test_idrs -problem zero -n 8 "${pbg_idrs_gpu[@]}" -pc_type jacobi -ksp_pc_side left -expect_reason DIVERGED_BREAKDOWN -ksp_view --grep 'PASS reason DIVERGED_BREAKDOWN' --grep 'fused CUDA kernels'
 tcase idrs_gpu_fused_nan_left --gpu -n 2 -- test_idrs "${pbg_idrs_cd[@]}" "${pbg_idrs_gpu[@]}" -pc_type jacobi -ksp_pc_side left -nan_rhs -expect_reason DIVERGED_NANORINF --grep 'PASS reason DIVERGED_NANORINF'
 tcase idrs_gpu_fused_malloc_dump --gpu -- test_idrs "${pbg_idrs_cd[@]}" "${pbg_idrs_gpu[@]}" -pc_type vbjacobi -ksp_pc_side left -ksp_idrs_replacement -solves 2 -malloc_debug -malloc_dump --grep '^OK' --nogrep '^\[ *[0-9]+\] [0-9]+ bytes '
+tcase idrs_gpu_norm_none_fused --gpu -- test_idrs "${pbg_idrs_cd[@]}" "${pbg_idrs_gpu[@]}" -pc_type vbjacobi -ksp_norm_type none -ksp_convergence_test skip -ksp_max_it 7 -compare_norm_none -ksp_view --grep 'fused CUDA kernels' --grep 'PASS no norm' --grep '^OK'
+tcase idrs_gpu_norm_none_fused_left_mpi2 --gpu -n 2 -- test_idrs "${pbg_idrs_cd[@]}" "${pbg_idrs_gpu[@]}" -pc_type jacobi -ksp_pc_side left -ksp_norm_type none -ksp_convergence_test skip -ksp_max_it 10 -compare_norm_none --grep 'PASS no norm' --grep '^OK'
+tcase idrs_gpu_s_capped --gpu -- test_idrs -n 2 "${pbg_idrs_gpu[@]}" -pc_type none -ksp_idrs_s 8 -ksp_view --grep 'the last solve ran with s = 4' --grep 'PASS true residual' --grep '^OK'
 tcase idrs_host_view_not_fused -- test_idrs "${pbg_idrs_cd[@]}" -pc_type jacobi -ksp_view --grep 'vector work in the last solve: PETSc Vec operations \(the vectors are not CUDA vectors\)' --grep '^OK'
 if [ -f "$pbg_idrs_dir/grayscott128.petsc" ]; then
   tcase idrs_gpu_baijksparse_grayscott --gpu -- test_idrs -problem file -f "$pbg_idrs_dir/grayscott128.petsc" -bs 2 -vec_type cuda -mat_type baijksparse -pc_type vbjacobi -compare_idr --grep 'PASS true residual' --grep 'PASS iterations within' --grep '^OK'

@@ -24,6 +24,15 @@ tcase tut_ex19_vbjacobi_baijksparse -- $(tut_ex19 32) "${ours[@]}" -ksp_view --g
 tcase tut_ex19_vbjacobi_baijksparse_mpi2 -n 2 -- $(tut_ex19 32) "${ours[@]}" -ksp_view --grep 'Nonlinear solve converged' --grep 'type: mpibaijksparse'
 tcase tut_ex5_vbjacobi_baijksparse -- $(tut_ex5 32 5) "${ours[@]}" --grep 'Nonlinear solve converged' --nogrep 'DIVERGED'
 tcase tut_ex5_vbjacobi_baijksparse_mpi2 -n 2 -- $(tut_ex5 32 5) "${ours[@]}" --grep 'Nonlinear solve converged' --nogrep 'DIVERGED'
+# issue 26: KSPIDRS as a multigrid level smoother (PCMG sets KSP_NORM_NONE and the skip test on it), on PETSc's geometric
+# multigrid of ex19 (65 x 65, 5 levels, 4 smoother iterations), with vbjacobi on baijksparse levels and FGMRES outside (a
+# Krylov smoother makes the preconditioner vary: GMRES breaks down, with PETSc's idr too); PETSc's idr as the same
+# smoother beside it (host, 1 rank: idrs 39 outer iterations in the last Newton step, idr 83)
+mg_ex19=(ex19 -da_refine 4 -dll_append "$PBG_LIB" -snes_converged_reason -ksp_converged_reason -pc_type mg -pc_mg_levels 5 -dm_mat_type baijksparse -mg_levels_pc_type vbjacobi -ksp_type fgmres -mg_levels_ksp_max_it 4)
+tcase tut_ex19_mg_idrs_smoother -- "${mg_ex19[@]}" -mg_levels_ksp_type idrs -snes_view --grep 'Nonlinear solve converged' --nogrep 'DIVERGED' --grep 'no norm \(KSP_NORM_NONE\)'
+tcase tut_ex19_mg_idr_smoother -- "${mg_ex19[@]}" -mg_levels_ksp_type idr --grep 'Nonlinear solve converged' --nogrep 'DIVERGED'
+tcase tut_ex19_mg_idrs_smoother_mpi2 -n 2 -- "${mg_ex19[@]}" -mg_levels_ksp_type idrs --grep 'Nonlinear solve converged' --nogrep 'DIVERGED'
+tcase tut_gpu_ex19_mg_idrs_smoother --gpu -- "${mg_ex19[@]}" -dm_vec_type cuda -mg_levels_ksp_type idrs --grep 'Nonlinear solve converged' --nogrep 'DIVERGED'
 tcase tut_gpu_ex19_vbjacobi_baijksparse --gpu -- $(tut_ex19 128) "${ours_gpu[@]}" -ksp_view --grep 'Nonlinear solve converged' --grep 'setup ran on: GPU' --grep 'type: seqbaijksparse'
 tcase tut_gpu_ex5_vbjacobi_baijksparse --gpu -- $(tut_ex5 256 10) "${ours_gpu[@]}" -ksp_view --grep 'Nonlinear solve converged' --grep 'setup ran on: GPU'
 
@@ -84,4 +93,4 @@ tcheck tut_gpu_ex19_ksp_error_abort_same_with_and_without_lib --gpu -- abort_sam
 tcheck tut_gpu1024_ex5_abort_same_with_and_without_lib --gpu -- abort_same_with_and_without_lib --may-converge cuda $(tut_ex5 1024 10)
 }
 unset -f tut_ex19 tut_ex5
-unset ours ours_gpu opts g pre where snes_cut
+unset ours ours_gpu opts g pre where snes_cut mg_ex19

@@ -139,6 +139,18 @@ for p in single half; do
   # 1 x 1 blocks (inverses half ties once scaled, or random over 1e-8..1e8): the stored bits equal the host path's
   tcase vbjp_${p}_diag -- test_vbjacobi_precision -mode diag -nblocks_local 400 -pc_vbjacobi_precision $p -compare_host --grep '0 entries not bitwise equal' --grep '^OK'
 done
+# issue 26: half (single) is the narrowest type, not a promise: a block whose inverse it cannot hold (u cond_1 >= 1/2)
+# takes the next wider type; blocks of condition 1.5 / 2e4 / 1e10 in turn go to half / single / double (single: the
+# first two in single). A left-preconditioned GMRES on A x = A x_true must then reach x_true: before, the half-stored
+# inverses of the 1e10 blocks were singular and GMRES reported convergence to a wrong answer.
+for p in half single; do
+  want=100,100,100; [ $p = single ] && want=100,200,0
+  tcase vbjp_${p}_cond_solve -- test_vbjacobi_precision -mode cond -nblocks_local 300 -maxgen 12 -pc_vbjacobi_precision $p -expect_types $want -check_error -ksp_type gmres -ksp_pc_side left -ksp_rtol 1e-12 -ksp_max_it 200 -compare_host -pc_view --grep "storage precision of the inverses: $p or wider" --grep 'host path: 0 blocks of another precision' --grep 'relative error of the solution' --grep '^OK'
+done
+tcase vbjp_half_cond_solve_mpi2 -n 2 -- test_vbjacobi_precision -mode cond -nblocks_local 150 -maxgen 8 -pc_vbjacobi_precision half -expect_types 100,100,100 -check_error -ksp_type gmres -ksp_pc_side left -ksp_rtol 1e-12 -ksp_max_it 200 --grep '^OK'
+if [ "${PBG_MEMCHECK:-1}" = 1 ] && command -v valgrind > /dev/null 2>&1; then
+  tcase vg_vbjp_half_cond -- valgrind -q --error-exitcode=77 --leak-check=full --errors-for-leak-kinds=definite --show-leak-kinds=definite --suppressions="$PBG_ROOT/conf/valgrind.supp" "$PBG_ROOT/tests/bin/test_vbjacobi_precision" -mode cond -nblocks_local 60 -maxgen 6 -pc_vbjacobi_precision half -check_error -ksp_pc_side left --grep '^OK'
+fi
 tcase vbjp_half_view -- test_vbjacobi_precision -mode mixed -maxgen 8 -nblocks_local 50 -pc_vbjacobi_precision half -pc_view --grep 'storage precision of the inverses: half' --grep 'inverses stored: [0-9]+ bytes holding values \(0.25 of' --grep 'precision histogram \(blocks/rows\): double 0/0, single 0/0, half 50/' --grep '^OK'
 tcase vbjp_bad_precision --fail -- test_vbjacobi_precision -pc_vbjacobi_precision quarter --grep 'quarter'
 tcase vbjp_bad_tol --fail -- test_vbjacobi_precision -pc_vbjacobi_precision adaptive -pc_vbjacobi_precision_tol -0.5 --grep 'must be positive'
@@ -157,9 +169,28 @@ for p in single half; do
   tcase vbjp_gpu_${p}_cond --gpu -- test_vbjacobi_precision -mode cond -nblocks_local 1500 -pc_vbjacobi_precision $p -solve 0 "${GPUP[@]}"
   tcase vbjp_gpu_${p}_diag --gpu -- test_vbjacobi_precision -mode diag -nblocks_local 20000 -pc_vbjacobi_precision $p "${GPUP[@]}" --grep '0 entries not bitwise equal'
 done
+for p in half single; do
+  want=1000,1000,1000; [ $p = single ] && want=1000,2000,0
+  for ex in cached shared; do
+    tcase vbjp_gpu_${p}_cond_solve_$ex --gpu -- test_vbjacobi_precision -mode cond -nblocks_local 3000 -pc_vbjacobi_precision $p -pc_vbjacobi_extraction $ex -expect_types $want -check_error -ksp_type gmres -ksp_pc_side left -ksp_rtol 1e-12 -ksp_max_it 300 "${GPUP[@]}" --grep "or wider \(a second pass" --grep 'relative error of the solution'
+  done
+done
+tcase vbjp_gpu_half_cond_host_setup --gpu -- test_vbjacobi_precision -mode cond -nblocks_local 1500 -pc_vbjacobi_precision half -expect_types 500,500,500 -check_error -ksp_pc_side left -ksp_rtol 1e-12 -mat_type aij -vec_type cuda -pc_view --grep 'copied to the device' --grep '^OK'
 tcase vbjp_gpu_adaptive_mpi2 --gpu -n 2 -- test_vbjacobi_precision -mode cond -nblocks_local 1500 -maxgen 16 -pc_vbjacobi_precision adaptive -expect_types 1000,1000,1000 -use_gpu_aware_mpi 0 "${GPUP[@]}"
 # host setup (host matrix), device apply: the stored inverses, types and scales go to the device once
 tcase vbjp_gpu_host_setup_adaptive --gpu -- test_vbjacobi_precision -mode cond -nblocks_local 1500 -pc_vbjacobi_precision adaptive -mat_type aij -vec_type cuda -compare_host -pc_view --grep 'copied to the device' --grep 'host path: 0 blocks of another precision' --grep '^OK'
 tcase vbjp_gpu_host_setup_half --gpu -- test_vbjacobi_precision -mode mixed -nblocks_local 1500 -pc_vbjacobi_precision half -mat_type aij -vec_type cuda --grep '^OK'
+# issue 26: setters after a setup take effect (a failed setup recovers with the identity policy; the maximum block size
+# and the blocking give the blocks of a fresh PC), and zero sizes in MatSetVariableBlockSizes() are skipped (against
+# PETSc's PCVPBJACOBI); sizes over the maximum block size fail with a clear message and leak nothing
+for np in 1 2; do
+  tcase vbjs_setters_np$np -n $np -- test_vbjacobi_setters -case setters --grep 'policy error: DIVERGED_PC_FAILED' --grep 'SetMaxBlockSize\(2\) after a setup: the same blocks' --grep 'SetBlocking\(natural\) after a setup: the same blocks' --grep '^OK'
+  tcase vbjs_zerosizes_np$np -n $np -- test_vbjacobi_setters -case zerosizes --grep 'variable sizes with zeros: 16 blocks' --grep '^OK'
+done
+tcase vbjs_zerosizes_mpi3 -n 3 -- test_vbjacobi_setters -case zerosizes -n 32 --grep '^OK'
+tcase vbjs_badsizes -- test_vbjacobi_setters -case badsizes -malloc_debug -malloc_dump --grep 'error 63 .*variable block 1 has size 4, larger than the maximum block size 2' --grep '^OK' --nogrep '^\[ *[0-9]+\] [0-9]+ bytes '
+tcase vbjs_gpu_setters --gpu -- test_vbjacobi_setters -case setters -mat_type aijcusparse -vec_type cuda -n 4096 --grep '^OK'
+tcase vbjs_gpu_zerosizes --gpu -- test_vbjacobi_setters -case zerosizes -mat_type aijcusparse -vec_type cuda -n 4096 --grep '^OK'
+tcase vbjs_gpu_setters_mpi2 --gpu -n 2 -- test_vbjacobi_setters -case setters -mat_type aijcusparse -vec_type cuda -n 4096 -use_gpu_aware_mpi 0 --grep '^OK'
 # the storage kernels in the host warp emulator: conversion against _Float16, stores against the host rule, applies
 tcase emu_vbjacobi_precision -- test_emu_vbjacobi_precision -seed 3 --grep 'against _Float16 on [0-9]+ values .*: 0 differ' --grep '^OK' --nogrep FAIL

@@ -81,9 +81,10 @@ PETSC_INTERN PetscErrorCode PCVBJacobiBlocksGetHostInversesDouble(PCVBJacobiBloc
 /* The type of every block: counts[3] blocks stored in double, single, half; bytes holding values; prec[b] for every block
    (a fixed mode fills it once). Any output may be NULL. */
 PETSC_INTERN PetscErrorCode PCVBJacobiBlocksGetPrecisions(PCVBJacobiBlocks *, PetscInt counts[], PetscInt rows[], PetscInt64 *bytes, const unsigned char *prec[]);
-/* Stores the FP64 inverse inv (k x k) of a block whose own 1-norm is anorm at dst as `mode` says: returns its type and
-   scale exponent (the host path of the device kernels' store, vbjacobiprec.h) */
-PETSC_INTERN void PCVBJacobiStoreBlock_Host(int mode, double tol, PetscInt k, const PetscScalar *inv, double anorm, void *dst, int *type, int *sexp);
+/* Stores the FP64 inverse inv (k x k) of a block whose own 1-norm is anorm at dst in the type the rule of `mode` picks:
+   returns its type and scale exponent (the host path of the device kernels' store, vbjacobiprec.h). Returns 0 and stores
+   nothing when `layout` is a compact one (a fixed mode's) of another type: the block needs a wider one. */
+PETSC_INTERN int  PCVBJacobiStoreBlock_Host(int mode, int layout, double tol, PetscInt k, const PetscScalar *inv, double anorm, void *dst, int *type, int *sexp);
 /* First and last local row of block b: from the host copy of the starts when current, else two entries from the device */
 PETSC_INTERN PetscErrorCode PCVBJacobiBlocksGetBlockRows(PCVBJacobiBlocks *, PetscInt b, PetscInt *first, PetscInt *last);
 /* Frees both copies; the object is then empty (all masks UNALLOCATED) */

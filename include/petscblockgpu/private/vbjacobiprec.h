@@ -7,7 +7,15 @@
    largest entry in [0.5, 1), and the apply multiplies its FP64 result by 2^sexp[b]). The scale is exact, so it changes
    no value, and a reduced type never overflows or loses a block to subnormals: an inverse with entries of 1e6 or
    1e-30 is stored in half as well as one with entries near 1 (|entry| > 65504 would overflow half, and below 6.1e-5 it
-   loses bits). That is the policy for -pc_vbjacobi_precision half: every block is stored in half, none falls back. */
+   loses bits).
+
+   A scale does not help a block whose inverse spans many orders of magnitude: the rounding of each stored entry perturbs
+   the inverse by u ||A^{-1}||, so the stored S has ||I - S A||_1 <~ u cond_1(A). Once u cond_1 nears 1, S can be singular
+   (an inverse spanning more than 2^24 even loses entries to zero in half), and a left-preconditioned Krylov method then
+   "converges" to a wrong answer. So a type is used for a block only where it holds the inverse: u cond_1 < 1/2
+   (PBG_HOLD_LIMIT; half for cond_1 < 1024, single for cond_1 < 8.4e6). -pc_vbjacobi_precision half or single is the
+   narrowest type a block is stored in; a block that type cannot hold takes the next wider one that can, as adaptive
+   does. */
 #pragma once
 #include <stdint.h>
 #include <string.h>
@@ -30,6 +38,10 @@
 #define PBG_UNIT_ROUNDOFF_SINGLE 5.9604644775390625e-08
 #define PBG_UNIT_ROUNDOFF_HALF   4.8828125e-04
 
+/* A type holds the inverse of a block of condition estimate cond when u cond stays below this: ||I - S A||_1 < 1/2 for
+   the stored inverse S, which is then nonsingular, and the preconditioned block within 1/2 of the identity */
+#define PBG_HOLD_LIMIT 0.5
+
 /* Bytes of one stored entry under a mode: the layout is compact (entry offset * this) for double, single and half;
    adaptive keeps the double layout, each block at the start of its FP64 slot in its own type (see vbjacobi_cuda.cu) */
 static inline PBG_PREC_HD int PCVBJacobiSlotBytes(int mode)
@@ -43,17 +55,20 @@ static inline PBG_PREC_HD int PCVBJacobiTypeBytes(int t)
   return t == PBG_STORE_SINGLE ? 4 : t == PBG_STORE_HALF ? 2 : 8;
 }
 
-/* The type of a block under mode, from its condition estimate cond = ||A||_1 ||A^{-1}||_1: a fixed mode is its own type;
-   adaptive takes the lowest precision whose unit roundoff times cond stays below tol (Ginkgo's rule), else double.
-   cond * u is exact (u is a power of two), so host and device agree whenever their estimates do; a NaN estimate keeps
-   double. The estimates of host and device can differ in the last bits (summation order, FMA in the elimination):
+/* The type of a block under mode, from its condition estimate cond = ||A||_1 ||A^{-1}||_1: the lowest precision, no lower
+   than a fixed mode's own, whose unit roundoff times cond stays below tol (adaptive, Ginkgo's rule) and below
+   PBG_HOLD_LIMIT (every mode), else double. So double and a well-conditioned block keep a fixed mode's type; a block
+   whose inverse half (single) cannot hold goes wider. cond * u is exact (u is a power of two), so host and device agree
+   whenever their estimates do; a NaN estimate keeps double. The estimates of host and device can differ in the last bits (summation order, FMA in the elimination):
    a block whose estimate lies within a few ulps of tol / u can be classified differently; the tests build blocks far
    from those thresholds, and the GPU tests count the blocks whose choice differs between the two. */
 static inline PBG_PREC_HD int PCVBJacobiChooseType(int mode, double tol, double cond)
 {
-  if (mode != PBG_STORE_ADAPTIVE) return mode;
-  if (cond * PBG_UNIT_ROUNDOFF_HALF < tol) return PBG_STORE_HALF;
-  if (cond * PBG_UNIT_ROUNDOFF_SINGLE < tol) return PBG_STORE_SINGLE;
+  const double limit = mode == PBG_STORE_ADAPTIVE ? (tol < PBG_HOLD_LIMIT ? tol : PBG_HOLD_LIMIT) : PBG_HOLD_LIMIT;
+
+  if (mode == PBG_STORE_DOUBLE) return PBG_STORE_DOUBLE;
+  if ((mode == PBG_STORE_HALF || mode == PBG_STORE_ADAPTIVE) && cond * PBG_UNIT_ROUNDOFF_HALF < limit) return PBG_STORE_HALF;
+  if (cond * PBG_UNIT_ROUNDOFF_SINGLE < limit) return PBG_STORE_SINGLE;
   return PBG_STORE_DOUBLE;
 }
 

@@ -27,7 +27,8 @@ typedef struct {
   Vec         *P, *G, *U, *Z;         /* shadow space, G = A' U, U, Z = A U (left preconditioning, true residual only) */
   Vec          r, v, t, rt, zt, xr, rs; /* residual of the recurrence, work, true residual + A r (as Z), recurrence iterate and
                                            smoothed residual (smoothing: ksp->vec_sol is the smoothed iterate) */
-  PetscInt     ws;                    /* s, true-residual recurrence and smoothing the work was made for */
+  PetscInt     ws;                    /* s (capped at the system size wN), true-residual recurrence and smoothing the work was made for */
+  PetscInt     wN;
   PetscBool    wtrue, wsmooth, pvalid;
   PetscScalar *M, *f, *c, *nc, *m, *alpha;
   PetscInt     nreplaced; /* residual replacements in the last solve */
@@ -68,18 +69,18 @@ static PetscErrorCode KSPIDRSShadowSpace_Private(KSP ksp)
   PetscFunctionBegin;
   PetscCall(VecGetSize(idrs->P[0], &N));
   PetscCall(VecGetOwnershipRange(idrs->P[0], &lo, &hi));
-  for (PetscInt k = 0; k < idrs->s; k++) {
+  for (PetscInt k = 0; k < idrs->ws; k++) {
     PetscCall(VecGetArrayWrite(idrs->P[k], &a));
     for (PetscInt i = lo; i < hi; i++) a[i - lo] = KSPIDRSHash_Private(idrs->seed, k, i);
     PetscCall(VecRestoreArrayWrite(idrs->P[k], &a));
   }
-  for (PetscInt k = 0; k < idrs->s; k++) {
+  for (PetscInt k = 0; k < idrs->ws; k++) {
     for (PetscInt j = 0; j < k; j++) {
       PetscCall(VecDot(idrs->P[k], idrs->P[j], &d));
       PetscCall(VecAXPY(idrs->P[k], -d, idrs->P[j]));
     }
     PetscCall(VecNormalize(idrs->P[k], &nrm));
-    PetscCheck(nrm > PETSC_SQRT_MACHINE_EPSILON, PetscObjectComm((PetscObject)ksp), PETSC_ERR_PLIB, "KSPIDRS: shadow vector %" PetscInt_FMT " of %" PetscInt_FMT " is (numerically) dependent on the others (norm %g before normalisation); global size %" PetscInt_FMT, k, idrs->s, (double)nrm, N);
+    PetscCheck(nrm > PETSC_SQRT_MACHINE_EPSILON, PetscObjectComm((PetscObject)ksp), PETSC_ERR_PLIB, "KSPIDRS: shadow vector %" PetscInt_FMT " of %" PetscInt_FMT " is (numerically) dependent on the others (norm %g before normalisation); global size %" PetscInt_FMT, k, idrs->ws, (double)nrm, N);
   }
   idrs->pvalid = PETSC_TRUE;
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -103,15 +104,18 @@ static PetscErrorCode KSPIDRSWork_Private(KSP ksp)
 {
   KSP_IDRS *idrs  = (KSP_IDRS *)ksp->data;
   PetscBool wtrue = (PetscBool)(ksp->pc_side == PC_LEFT && ksp->normtype == KSP_NORM_UNPRECONDITIONED);
-  PetscInt  s = idrs->s, n, N, q = 0;
+  PetscInt  s, n, N, q = 0;
   Mat       A;
 
   PetscFunctionBegin;
-  if (idrs->work && idrs->ws == s && idrs->wtrue == wtrue && idrs->wsmooth == idrs->smoothing && idrs->pvalid) PetscFunctionReturn(PETSC_SUCCESS);
-  PetscCall(KSPIDRSFreeWork_Private(idrs));
   PetscCall(KSPGetOperators(ksp, &A, NULL));
   PetscCall(MatGetSize(A, &N, NULL));
-  PetscCheck(s <= N, PetscObjectComm((PetscObject)ksp), PETSC_ERR_ARG_OUTOFRANGE, "KSPIDRS: the shadow space dimension s = %" PetscInt_FMT " (-ksp_idrs_s) exceeds the size %" PetscInt_FMT " of the system", s, N);
+  /* s orthonormal shadow vectors need s <= N: a smaller system runs with s = N (IDR(N) is exact after N + 1 products), as
+     KSPIDR solves it; the view says so */
+  s = PetscMin(idrs->s, N);
+  if (idrs->work && idrs->ws == s && idrs->wtrue == wtrue && idrs->wsmooth == idrs->smoothing && idrs->pvalid) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(KSPIDRSFreeWork_Private(idrs));
+  idrs->wN = N;
   n = 3 * s + 3 + (wtrue ? s + 2 : 0) + (idrs->smoothing ? 2 : 0);
   PetscCall(KSPCreateVecs(ksp, n, &idrs->work, 0, NULL));
   idrs->nwork = n;
@@ -168,7 +172,7 @@ static PetscErrorCode KSPIDRSResidual_Private(KSP ksp, Vec x, Vec r, Vec rt, Vec
 
 /* Minimal residual smoothing (Zhou and Walker 1994), as idrs.m: with d = rs - r, gamma = (d, rs)/(d, d),
    rs -= gamma d, xs -= gamma (xs - x). xs is ksp->vec_sol, x the recurrence iterate. tmp is a work vector. */
-static PetscErrorCode KSPIDRSSmooth_Private(KSP ksp, Vec rn, Vec tmp, PetscReal *dp)
+static PetscErrorCode KSPIDRSSmooth_Private(KSP ksp, Vec rn, Vec tmp, PetscReal *dp) /* dp NULL: no norm (KSP_NORM_NONE) */
 {
   KSP_IDRS   *idrs = (KSP_IDRS *)ksp->data;
   PetscScalar dd, drs, gamma;
@@ -184,7 +188,7 @@ static PetscErrorCode KSPIDRSSmooth_Private(KSP ksp, Vec rn, Vec tmp, PetscReal 
     PetscCall(VecAXPY(idrs->rs, -gamma, tmp));
     PetscCall(VecAXPBY(ksp->vec_sol, gamma, 1.0 - gamma, idrs->xr));
   }
-  PetscCall(VecNorm(idrs->rs, NORM_2, dp));
+  if (dp) PetscCall(VecNorm(idrs->rs, NORM_2, dp));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -215,7 +219,7 @@ static PetscErrorCode KSPIDRSIterationDone_Private(KSP ksp, PetscReal dp)
   PetscCall(KSPLogResidualHistory(ksp, dp));
   PetscCall(KSPMonitor(ksp, ksp->its, dp));
   PetscCall((*ksp->converged)(ksp, ksp->its, dp, &ksp->reason, ksp->cnvP));
-  if (ksp->reason > 0 && idrs->check_true && !idrs->smoothing) {
+  if (ksp->reason > 0 && idrs->check_true && !idrs->smoothing && ksp->normtype != KSP_NORM_NONE) {
     PetscReal dt;
 
     PetscCall(KSPIDRSResidual_Private(ksp, ksp->vec_sol, idrs->r, idrs->rt, idrs->t));
@@ -238,7 +242,7 @@ static PetscErrorCode KSPIDRSIterationDone_Private(KSP ksp, PetscReal dp)
 static PetscErrorCode KSPIDRSStart_Private(KSP ksp)
 {
   KSP_IDRS *idrs = (KSP_IDRS *)ksp->data;
-  PetscInt  s    = idrs->s;
+  PetscInt  s    = idrs->ws;
 
   PetscFunctionBegin;
   for (PetscInt k = 0; k < s; k++) {
@@ -262,7 +266,8 @@ static PetscErrorCode KSPIDRSInitial_Private(KSP ksp, Vec x, PetscReal *dp)
   PetscFunctionBegin;
   PetscCall(KSPIDRSResidual_Private(ksp, x, idrs->r, idrs->rt, idrs->t));
   if (idrs->smoothing) PetscCall(VecCopy(rn, idrs->rs));
-  PetscCall(VecNorm(rn, NORM_2, dp));
+  *dp = 0.0; /* KSP_NORM_NONE (multigrid smoothers): no norm, the iterations run to max_it */
+  if (ksp->normtype != KSP_NORM_NONE) PetscCall(VecNorm(rn, NORM_2, dp));
   KSPCheckNorm(ksp, *dp);
   PetscCall(PetscObjectSAWsTakeAccess((PetscObject)ksp));
   ksp->its   = 0;
@@ -292,7 +297,7 @@ static void KSPIDRSSolveC_Private(PetscInt s, PetscInt k, const PetscScalar *M, 
 static PetscErrorCode KSPIDRSNewColumn_Private(KSP ksp, PetscInt k)
 {
   KSP_IDRS    *idrs = (KSP_IDRS *)ksp->data;
-  PetscInt     s    = idrs->s;
+  PetscInt     s    = idrs->ws;
   PetscScalar *M = idrs->M, *m = idrs->m, *alpha = idrs->alpha;
 
   PetscFunctionBegin;
@@ -353,12 +358,12 @@ static PetscErrorCode KSPSolve_IDRS_Vec(KSP ksp)
   Vec          X, R, V, T, RT, ZT, XK, RN;
   Vec         *G, *U, *P, *Z;
   Mat          A;
-  PetscBool    left, wtrue;
+  PetscBool    left, wtrue, nonorm = (PetscBool)(ksp->normtype == KSP_NORM_NONE);
 
   PetscFunctionBegin;
   PetscCall(KSPIDRSWork_Private(ksp));
   PetscCall(PCGetOperators(ksp->pc, &A, NULL));
-  s     = idrs->s;
+  s     = idrs->ws;
   M     = idrs->M;
   f     = idrs->f;
   c     = idrs->c;
@@ -428,8 +433,8 @@ static PetscErrorCode KSPSolve_IDRS_Vec(KSP ksp)
       PetscCall(VecAXPY(R, -beta, G[k]));
       PetscCall(VecAXPY(XK, beta, U[k]));
       if (wtrue) PetscCall(VecAXPY(RT, -beta, Z[k]));
-      if (idrs->smoothing) PetscCall(KSPIDRSSmooth_Private(ksp, RN, V, &dp));
-      else PetscCall(VecNorm(RN, NORM_2, &dp));
+      if (idrs->smoothing) PetscCall(KSPIDRSSmooth_Private(ksp, RN, V, nonorm ? NULL : &dp));
+      else if (!nonorm) PetscCall(VecNorm(RN, NORM_2, &dp));
       KSPCheckNorm(ksp, dp);
       PetscCall(KSPIDRSIterationDone_Private(ksp, dp));
       /* f(k+1:s-1) = P(:,k+1:s-1)^H r, updated */
@@ -459,13 +464,13 @@ static PetscErrorCode KSPSolve_IDRS_Vec(KSP ksp)
     PetscCall(VecAXPY(XK, om, left ? R : V));
     PetscCall(VecAXPY(R, -om, T));
     if (wtrue) PetscCall(VecAXPY(RT, -om, ZT));
-    if (idrs->smoothing) PetscCall(KSPIDRSSmooth_Private(ksp, RN, V, &dp));
-    else PetscCall(VecNorm(RN, NORM_2, &dp));
+    if (idrs->smoothing) PetscCall(KSPIDRSSmooth_Private(ksp, RN, V, nonorm ? NULL : &dp));
+    else if (!nonorm) PetscCall(VecNorm(RN, NORM_2, &dp));
     KSPCheckNorm(ksp, dp);
     PetscCall(KSPIDRSIterationDone_Private(ksp, dp));
 
     /* residual replacement at the end of a cycle: G, U (and Z) keep G = A' U, so only r (and rt) are recomputed */
-    if (!ksp->reason && !idrs->restart && idrs->replacement && dp < KSPIDRS_REPLACEMENT_DROP * ref) {
+    if (!ksp->reason && !idrs->restart && idrs->replacement && !nonorm && dp < KSPIDRS_REPLACEMENT_DROP * ref) {
       PetscCall(KSPIDRSResidual_Private(ksp, XK, R, RT, T));
       idrs->nreplaced++;
       ref = dp;
@@ -498,7 +503,7 @@ static PetscErrorCode KSPIDRSFusedApplicable_Private(KSP ksp, PetscBool *ok)
     PetscCall(PetscStrncpy(idrs->path, "PETSc Vec operations (minimal residual smoothing runs on them)", sizeof(idrs->path)));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
-  if (idrs->s > KSPIDRS_FUSED_MAX_S) {
+  if (idrs->ws > KSPIDRS_FUSED_MAX_S) {
     PetscCall(PetscSNPrintf(idrs->path, sizeof(idrs->path), "PETSc Vec operations (s > %d, the largest s of the fused kernels)", KSPIDRS_FUSED_MAX_S));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
@@ -580,14 +585,14 @@ static PetscErrorCode KSPIDRSFusedPR_Private(KSP ksp, PetscInt n, PetscScalar *c
 
   PetscFunctionBegin;
   PetscCall(KSPIDRSDevRead_Private(idrs->r));
-  for (PetscInt k = 0; k < idrs->s; k++) {
+  for (PetscInt k = 0; k < idrs->ws; k++) {
     xs[k] = dP[k];
     ys[k] = dR;
   }
   PetscCall(PetscLogEventBegin(PBG_IDRSReduce, ksp, 0, 0, 0));
-  PetscCall(KSPIDRSDots_CUDA(idrs->dev, n, idrs->s, xs, ys));
+  PetscCall(KSPIDRSDots_CUDA(idrs->dev, n, idrs->ws, xs, ys));
   PetscCall(PetscLogEventEnd(PBG_IDRSReduce, ksp, 0, 0, 0));
-  PetscCall(KSPIDRSFusedResults_Private(ksp, idrs->s, f, NULL));
+  PetscCall(KSPIDRSFusedResults_Private(ksp, idrs->ws, f, NULL));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -618,7 +623,7 @@ static PetscErrorCode KSPSolve_IDRS_Fused(KSP ksp)
   Vec                X, R, V, T, RT, ZT;
   Vec               *G, *U, *P, *Z;
   Mat                A;
-  PetscBool          left, wtrue, pending = PETSC_FALSE;
+  PetscBool          left, wtrue, pending = PETSC_FALSE, nonorm = (PetscBool)(ksp->normtype == KSP_NORM_NONE);
   PetscScalar       *dG[KSPIDRS_FUSED_MAX_S], *dU[KSPIDRS_FUSED_MAX_S], *dZ[KSPIDRS_FUSED_MAX_S], *dP[KSPIDRS_FUSED_MAX_S], *dX, *dR, *dV, *dT, *dRT = NULL, *dZT = NULL;
   const PetscScalar *x0[KSPIDRS_FUSED_MAX_IN], *x1[KSPIDRS_FUSED_MAX_IN], *xs[KSPIDRS_FUSED_MAX_DOTS], *ys[KSPIDRS_FUSED_MAX_DOTS];
 
@@ -628,7 +633,7 @@ static PetscErrorCode KSPSolve_IDRS_Fused(KSP ksp)
   idrs->dev->launches = 0;
   idrs->dev->waits    = 0;
   PetscCall(PCGetOperators(ksp->pc, &A, NULL));
-  s     = idrs->s;
+  s     = idrs->ws;
   M     = idrs->M;
   f     = idrs->f;
   c     = idrs->c;
@@ -761,9 +766,12 @@ static PetscErrorCode KSPSolve_IDRS_Fused(KSP ksp)
       PetscCall(PetscLogEventBegin(PBG_IDRSUpdate, ksp, 0, 0, 0));
       PetscCall(KSPIDRSStepUpdate_CUDA(idrs->dev, n, k, alpha, beta, (const PetscScalar *const *)dG, (const PetscScalar *const *)dU, wtrue ? (const PetscScalar *const *)dZ : NULL, dG[k], dU[k], wtrue ? dZ[k] : NULL, dR, dX, dRT));
       PetscCall(PetscLogEventEnd(PBG_IDRSUpdate, ksp, 0, 0, 0));
-      pending = PETSC_TRUE;
       /* f(k+1:s-1) = P(:,k+1:s-1)^H r, updated */
       for (i = k + 1; i < s; i++) f[i] -= beta * M[i + k * s];
+      /* the step's residual norm is read with the next wait; without a norm (KSP_NORM_NONE) the step is done now, so that
+         a smoother of max_it iterations makes no product past them */
+      if (nonorm) PetscCall(KSPIDRSIterationDone_Private(ksp, 0.0));
+      else pending = PETSC_TRUE;
     }
     if (ksp->reason) break;
     if (idrs->restart) continue;
@@ -813,13 +821,13 @@ static PetscErrorCode KSPSolve_IDRS_Fused(KSP ksp)
     PetscCall(PetscLogEventBegin(PBG_IDRSUpdate, ksp, 0, 0, 0));
     PetscCall(KSPIDRSOmegaUpdate_CUDA(idrs->dev, n, om, left ? dR : dV, dT, dZT, dX, dR, dRT, s, (const PetscScalar *const *)dP));
     PetscCall(PetscLogEventEnd(PBG_IDRSUpdate, ksp, 0, 0, 0));
-    PetscCall(KSPIDRSFusedResults_Private(ksp, s, f, &sq));
-    dp = KSPIDRSSqrt_Private(sq);
+    PetscCall(KSPIDRSFusedResults_Private(ksp, s, f, nonorm ? NULL : &sq));
+    dp = nonorm ? 0.0 : KSPIDRSSqrt_Private(sq);
     KSPCheckNorm(ksp, dp);
     PetscCall(KSPIDRSIterationDone_Private(ksp, dp));
 
     /* residual replacement at the end of a cycle: r (and rt) recomputed, and f with them */
-    if (!ksp->reason && !idrs->restart && idrs->replacement && dp < KSPIDRS_REPLACEMENT_DROP * ref) {
+    if (!ksp->reason && !idrs->restart && idrs->replacement && !nonorm && dp < KSPIDRS_REPLACEMENT_DROP * ref) {
       PetscCall(KSPIDRSResidual_Private(ksp, X, R, RT, T));
       idrs->nreplaced++;
       ref = dp;
@@ -880,10 +888,12 @@ static PetscErrorCode KSPView_IDRS(KSP ksp, PetscViewer viewer)
   if (isascii) {
     const char *norm;
 
-    if (ksp->normtype == KSP_NORM_PRECONDITIONED) norm = "preconditioned residual K^{-1}(b - A x) (left preconditioning)";
+    if (ksp->normtype == KSP_NORM_NONE) norm = "no norm (KSP_NORM_NONE): max_it iterations";
+    else if (ksp->normtype == KSP_NORM_PRECONDITIONED) norm = "preconditioned residual K^{-1}(b - A x) (left preconditioning)";
     else if (ksp->pc_side == PC_LEFT) norm = "true residual b - A x (left preconditioning: kept as a second recurrence with A U)";
     else norm = "true residual b - A x (right preconditioning: the recurrence residual)";
     PetscCall(PetscViewerASCIIPrintf(viewer, "  IDR(s) with biorthogonalisation: s (shadow space dimension) = %" PetscInt_FMT "\n", idrs->s));
+    if (idrs->work && idrs->ws < idrs->s) PetscCall(PetscViewerASCIIPrintf(viewer, "  s capped at the size %" PetscInt_FMT " of the system: the last solve ran with s = %" PetscInt_FMT "\n", idrs->wN, idrs->ws));
     PetscCall(PetscViewerASCIIPrintf(viewer, "  omega: minimal residual, angle (kappa) = %g%s\n", (double)idrs->angle, idrs->angle > 0.0 ? "" : " (off)"));
     PetscCall(PetscViewerASCIIPrintf(viewer, "  minimal residual smoothing: %s\n", idrs->smoothing ? "on" : "off"));
     if (idrs->replacement) PetscCall(PetscViewerASCIIPrintf(viewer, "  residual replacement: on (r = b - A x at the end of a cycle after a drop by %g); replacements in the last solve: %" PetscInt_FMT "\n", KSPIDRS_REPLACEMENT_DROP, idrs->nreplaced));
@@ -1360,6 +1370,8 @@ PETSC_INTERN PetscErrorCode KSPCreate_IDRS(KSP ksp)
   PetscCall(KSPSetSupportedNorm(ksp, KSP_NORM_UNPRECONDITIONED, PC_RIGHT, 3));
   PetscCall(KSPSetSupportedNorm(ksp, KSP_NORM_UNPRECONDITIONED, PC_LEFT, 2));
   PetscCall(KSPSetSupportedNorm(ksp, KSP_NORM_PRECONDITIONED, PC_LEFT, 1));
+  PetscCall(KSPSetSupportedNorm(ksp, KSP_NORM_NONE, PC_RIGHT, 1)); /* multigrid smoothers: a fixed number of iterations */
+  PetscCall(KSPSetSupportedNorm(ksp, KSP_NORM_NONE, PC_LEFT, 1));
 
   ksp->ops->setup          = KSPSetUp_IDRS;
   ksp->ops->solve          = KSPSolve_IDRS;

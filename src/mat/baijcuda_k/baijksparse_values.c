@@ -302,6 +302,16 @@ static PetscErrorCode RowStagingGet(Mat A, PetscInt n, RowStaging **stp)
 /* n local row numbers of A (any order, repeats allowed), checked, on the device (index traffic, logged as such); free
    with cudaFreeAsync(). One pass over rows both checks them and fills the pinned staging, then one asynchronous upload:
    nothing else on the host is O(n), and a bad row is refused before anything is sent or changed. */
+/* Every row of a MatZeroRows()/MatZeroRowsColumns() list in [0, m): BAIJ's host methods index with them unchecked */
+static PetscErrorCode CheckRowRange(Mat A, PetscInt n, const PetscInt rows[])
+{
+  const PetscInt m = A->rmap->n;
+
+  PetscFunctionBegin;
+  for (PetscInt i = 0; i < n; i++) PetscCheck(rows[i] >= 0 && rows[i] < m, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "%s: row %" PetscInt_FMT " out of range [0, %" PetscInt_FMT ")", MATSEQBAIJKSPARSE, rows[i], m);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 static PetscErrorCode UploadRows(Mat A, PetscInt n, const PetscInt rows[], cudaStream_t stream, int **drows)
 {
   const PetscInt m = A->rmap->n;
@@ -324,9 +334,7 @@ static PetscErrorCode UploadRows(Mat A, PetscInt n, const PetscInt rows[], cudaS
     }
     bad = (PetscBool)(out != 0);
   }
-  if (bad) {
-    for (PetscInt i = 0; i < n; i++) PetscCheck(rows[i] >= 0 && rows[i] < m, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "%s: row %" PetscInt_FMT " out of range [0, %" PetscInt_FMT ")", MATSEQBAIJKSPARSE, rows[i], m);
-  }
+  if (bad) PetscCall(CheckRowRange(A, n, rows));
   PetscCallCUDA(cudaMallocAsync((void **)drows, (size_t)n * sizeof(int), stream));
   PetscCallCUDA(cudaMemcpyAsync(*drows, st->rows, (size_t)n * sizeof(int), cudaMemcpyHostToDevice, stream));
   PetscCallCUDA(cudaEventRecord(st->done, stream));
@@ -615,6 +623,7 @@ PetscErrorCode MatZeroRows_SeqBAIJKSPARSE(Mat A, PetscInt n, const PetscInt rows
   PetscCheck(n >= 0 && (!n || rows), PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "%s: MatZeroRows() with %" PetscInt_FMT " rows and no row array", MATSEQBAIJKSPARSE, n);
   PetscCall(ZeroRowsOnDevice(A, diag, &dev));
   if (!dev) {
+    PetscCall(CheckRowRange(A, n, rows));
     PetscCall(MatSeqBAIJKSPARSEHostAccess_Private(A, PETSC_TRUE));
     PetscCall((*k->host.zerorows)(A, n, rows, diag, x, b));
     PetscFunctionReturn(PETSC_SUCCESS);
@@ -663,6 +672,7 @@ PetscErrorCode MatZeroRowsColumns_SeqBAIJKSPARSE(Mat A, PetscInt n, const PetscI
     }
   }
   if (!dev) {
+    PetscCall(CheckRowRange(A, n, rows));
     PetscCall(MatSeqBAIJKSPARSEHostAccess_Private(A, PETSC_TRUE));
     PetscCall((*k->host.zerorowscolumns)(A, n, rows, diag, x, b));
     PetscFunctionReturn(PETSC_SUCCESS);

@@ -66,23 +66,31 @@ PetscErrorCode PCVBJacobiAgglomerate_Host(PetscInt maxbs, PetscInt *nblocks, Pet
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* Blocks of the sizes set with MatSetVariableBlockSizes(), checked against the local size and the cap. */
+/* Blocks of the sizes set with MatSetVariableBlockSizes(), checked against the local size and the cap (before anything
+   is allocated). A size 0 is skipped, as PETSc's VPBJACOBI does: it holds no rows. */
 static PetscErrorCode VariableBlocks(Mat A, PetscInt maxbs, PetscInt *nblocks, PetscInt **starts)
 {
-  PetscInt        nb, n, *st;
+  PetscInt        nb, n, *st, nnz = 0, rows = 0;
   const PetscInt *sizes;
 
   PetscFunctionBegin;
   PetscCall(MatGetLocalSize(A, &n, NULL));
   PetscCall(MatGetVariableBlockSizes(A, &nb, &sizes));
-  PetscCall(PetscMalloc1(nb + 1, &st));
-  st[0] = 0;
   for (PetscInt b = 0; b < nb; b++) {
-    PetscCheck(sizes[b] >= 1 && sizes[b] <= maxbs, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "PCVBJACOBI: variable block %" PetscInt_FMT " has size %" PetscInt_FMT ", outside 1..%" PetscInt_FMT " (-pc_vbjacobi_max_block_size)", b, sizes[b], maxbs);
-    st[b + 1] = st[b] + sizes[b];
+    PetscCheck(sizes[b] >= 0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "PCVBJACOBI: variable block %" PetscInt_FMT " has negative size %" PetscInt_FMT, b, sizes[b]);
+    PetscCheck(sizes[b] <= maxbs, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "PCVBJACOBI: variable block %" PetscInt_FMT " has size %" PetscInt_FMT ", larger than the maximum block size %" PetscInt_FMT " (-pc_vbjacobi_max_block_size, at most %d)", b, sizes[b], maxbs, PC_VBJACOBI_MAX_BLOCK_SIZE);
+    rows += sizes[b];
+    nnz += sizes[b] > 0;
   }
-  PetscCheck(st[nb] == n, PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ, "PCVBJACOBI: the variable block sizes add up to %" PetscInt_FMT " rows, but the matrix has %" PetscInt_FMT " local rows", st[nb], n);
-  *nblocks = nb;
+  PetscCheck(rows == n, PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ, "PCVBJACOBI: the variable block sizes add up to %" PetscInt_FMT " rows, but the matrix has %" PetscInt_FMT " local rows", rows, n);
+  PetscCall(PetscMalloc1(nnz + 1, &st));
+  st[0] = 0;
+  for (PetscInt b = 0, j = 0; b < nb; b++)
+    if (sizes[b] > 0) {
+      st[j + 1] = st[j] + sizes[b];
+      j++;
+    }
+  *nblocks = nnz;
   *starts  = st;
   PetscFunctionReturn(PETSC_SUCCESS);
 }

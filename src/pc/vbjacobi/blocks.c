@@ -200,7 +200,10 @@ PetscErrorCode PCVBJacobiBlocksGetPrecisions(PCVBJacobiBlocks *blocks, PetscInt 
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-void PCVBJacobiStoreBlock_Host(int mode, double tol, PetscInt k, const PetscScalar *inv, double anorm, void *dst, int *type, int *sexp)
+/* Stores the FP64 inverse of a block at dst in the type the rule of mode picks (the device's StoredType()); returns 0,
+   storing nothing, when layout is a compact one whose type is not that type (the setup then starts again in the ADAPTIVE
+   layout) */
+int PCVBJacobiStoreBlock_Host(int mode, int layout, double tol, PetscInt k, const PetscScalar *inv, double anorm, void *dst, int *type, int *sexp)
 {
   double ainv = 0.0, maxabs = 0.0;
   int    t, x;
@@ -214,7 +217,9 @@ void PCVBJacobiStoreBlock_Host(int mode, double tol, PetscInt k, const PetscScal
     }
     ainv = PetscMax(ainv, s);
   }
-  t = PCVBJacobiChooseType(mode, tol, anorm * ainv);
+  t     = PCVBJacobiChooseType(mode, tol, anorm * ainv);
+  *type = t;
+  if (layout != PBG_STORE_ADAPTIVE && t != layout) return 0;
   x = PCVBJacobiScaleExponent(t, maxabs);
   for (PetscInt e = 0; e < k * k; e++) {
     const double v = ldexp(inv[e], -x);
@@ -223,8 +228,8 @@ void PCVBJacobiStoreBlock_Host(int mode, double tol, PetscInt k, const PetscScal
     else if (t == PBG_STORE_HALF) ((uint16_t *)dst)[e] = PCVBJacobiDoubleToHalfBits(v);
     else ((double *)dst)[e] = v;
   }
-  *type = t;
   *sexp = x;
+  return 1;
 }
 
 PetscErrorCode PCVBJacobiBlocksGetBlockRows(PCVBJacobiBlocks *blocks, PetscInt b, PetscInt *first, PetscInt *last)

@@ -191,7 +191,7 @@ static PetscErrorCode SetUp_Host(PC pc, PetscBool redetect, PetscInt *bad_block,
   PetscScalar      *inv, *buf = NULL;
   unsigned char    *prec;
   short            *sexp;
-  const int         mode = (int)jac->precision, slot = PCVBJacobiSlotBytes(mode);
+  const int         mode = (int)jac->precision;
 
   PetscFunctionBegin;
   PetscCall(MatGetDiagonalBlock(A, &Ad));
@@ -216,41 +216,54 @@ static PetscErrorCode SetUp_Host(PC pc, PetscBool redetect, PetscInt *bad_block,
   PetscCall(PCVBJacobiBlocksGetHostInverseOffsets(&jac->blocks, &offsets));
   PetscCall(PetscTime(&t1));
   PetscCall(PetscLogEventBegin(PBG_VBJacobiInvert, pc, A, 0, 0));
-  PetscCall(PCVBJacobiBlocksGetHostInversesWrite(&jac->blocks, jac->precision, jac->precision_tol, &inv, &prec, &sexp));
   /* reduced storage: each block is inverted in FP64 in buf, then stored (PCVBJacobiStoreBlock_Host(): the device's choice
-     of type and scale); double: in place */
+     of type and scale); double: in place. A fixed reduced mode starts in its compact layout; the first block that needs
+     a wider type starts the pass again in the ADAPTIVE layout (each block in its own type, in FP64 slots) */
   if (mode != PBG_STORE_DOUBLE) PetscCall(PetscMalloc1(PC_VBJACOBI_MAX_BLOCK_SIZE * PC_VBJACOBI_MAX_BLOCK_SIZE, &buf));
-  for (PetscInt b = 0; b < jac->blocks.nblocks; b++) {
-    PetscInt     s = starts[b], k = starts[b + 1] - s, info;
-    PetscScalar *blk   = buf ? buf : inv + offsets[b];
-    double       anorm = 0.0;
+  for (int layout = mode, again = 1; again;) {
+    const int slot = PCVBJacobiSlotBytes(layout);
 
-    PetscCall(ExtractBlock(Ad, s, k, blk));
-    for (PetscInt c = 0; c < k && mode == PBG_STORE_ADAPTIVE; c++) { /* ||A||_1, columns summed in row order as on the device */
-      double sum = 0.0;
+    again          = 0;
+    jac->nsingular = 0;
+    *bad_block     = -1;
+    *bad_info      = 0;
+    PetscCall(PCVBJacobiBlocksGetHostInversesWrite(&jac->blocks, (PCVBJacobiPrecision)layout, jac->precision_tol, &inv, &prec, &sexp));
+    for (PetscInt b = 0; b < jac->blocks.nblocks && !again; b++) {
+      PetscInt     s = starts[b], k = starts[b + 1] - s, info;
+      PetscScalar *blk   = buf ? buf : inv + offsets[b];
+      double       anorm = 0.0;
 
-      for (PetscInt r = 0; r < k; r++) sum += PetscAbsScalar(blk[r + c * k]);
-      anorm = PetscMax(anorm, sum);
-    }
-    PetscCall(PCVBJacobiInvertBlock_Host(k, blk, work, &info));
-    if ((info > 0 || info == PC_VBJACOBI_INFO_INVERSE_NOT_FINITE) && jac->singular == PC_VBJACOBI_SINGULAR_IDENTITY) { /* policy: this block is left unpreconditioned */
-      PetscCall(PetscArrayzero(blk, k * k));
-      for (PetscInt i = 0; i < k; i++) blk[i + i * k] = 1.0;
-      anorm = 1.0;
-      info  = 0;
-      jac->nsingular++;
-    } else if (info && *bad_block < 0) {
-      *bad_block = b;
-      *bad_info  = info;
-    }
-    prec[b] = (unsigned char)(mode == PBG_STORE_ADAPTIVE ? PBG_STORE_DOUBLE : mode); /* (a failed block: never applied) */
-    sexp[b] = 0;
-    if (buf && !info) {
-      int t, x;
+      PetscCall(ExtractBlock(Ad, s, k, blk));
+      for (PetscInt c = 0; c < k && mode != PBG_STORE_DOUBLE; c++) { /* ||A||_1, columns summed in row order as on the device */
+        double sum = 0.0;
 
-      PCVBJacobiStoreBlock_Host(mode, jac->precision_tol, k, blk, anorm, (char *)inv + (size_t)slot * (size_t)offsets[b], &t, &x);
-      prec[b] = (unsigned char)t;
-      sexp[b] = (short)x;
+        for (PetscInt r = 0; r < k; r++) sum += PetscAbsScalar(blk[r + c * k]);
+        anorm = PetscMax(anorm, sum);
+      }
+      PetscCall(PCVBJacobiInvertBlock_Host(k, blk, work, &info));
+      if ((info > 0 || info == PC_VBJACOBI_INFO_INVERSE_NOT_FINITE) && jac->singular == PC_VBJACOBI_SINGULAR_IDENTITY) { /* policy: this block is left unpreconditioned */
+        PetscCall(PetscArrayzero(blk, k * k));
+        for (PetscInt i = 0; i < k; i++) blk[i + i * k] = 1.0;
+        anorm = 1.0;
+        info  = 0;
+        jac->nsingular++;
+      } else if (info && *bad_block < 0) {
+        *bad_block = b;
+        *bad_info  = info;
+      }
+      prec[b] = (unsigned char)(layout == PBG_STORE_ADAPTIVE ? PBG_STORE_DOUBLE : layout); /* (a failed block: never applied) */
+      sexp[b] = 0;
+      if (buf && !info) {
+        int t, x;
+
+        if (!PCVBJacobiStoreBlock_Host(mode, layout, jac->precision_tol, k, blk, anorm, (char *)inv + (size_t)slot * (size_t)offsets[b], &t, &x)) {
+          again  = 1;
+          layout = PBG_STORE_ADAPTIVE;
+          break;
+        }
+        prec[b] = (unsigned char)t;
+        sexp[b] = (short)x;
+      }
     }
   }
   PetscCall(PetscFree(buf));
@@ -531,7 +544,8 @@ static PetscErrorCode PCView_VBJacobi(PC pc, PetscViewer viewer)
   if (!isascii) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(PetscViewerASCIIPrintf(viewer, "  blocking: %s, maximum block size %" PetscInt_FMT ", singular blocks: %s, GPU extraction: %s%s\n", PCVBJacobiBlockings[jac->blocking], jac->max_block_size, PCVBJacobiSingularPolicies[jac->singular], PCVBJacobiExtractions[jac->extraction], jac->use_gpu ? "" : " (GPU path off)"));
   if (jac->precision == PC_VBJACOBI_PRECISION_ADAPTIVE) PetscCall(PetscViewerASCIIPrintf(viewer, "  storage precision of the inverses: adaptive, tolerance %g (half when cond_1 * 2^-11 < tol, single when cond_1 * 2^-24 < tol, else double)\n", (double)jac->precision_tol));
-  else PetscCall(PetscViewerASCIIPrintf(viewer, "  storage precision of the inverses: %s\n", PCVBJacobiPrecisions[jac->precision]));
+  else if (jac->precision == PC_VBJACOBI_PRECISION_DOUBLE) PetscCall(PetscViewerASCIIPrintf(viewer, "  storage precision of the inverses: double\n"));
+  else PetscCall(PetscViewerASCIIPrintf(viewer, "  storage precision of the inverses: %s or wider (a block whose inverse %s cannot hold, cond_1 * 2^-%d >= 1/2, takes the next type that can)\n", PCVBJacobiPrecisions[jac->precision], PCVBJacobiPrecisions[jac->precision], jac->precision == PC_VBJACOBI_PRECISION_HALF ? 11 : 24));
   if (!pc->setupcalled) PetscFunctionReturn(PETSC_SUCCESS);
   {
     PetscInt        hist[PC_VBJACOBI_MAX_BLOCK_SIZE + 1] = {0}, ghist[PC_VBJACOBI_MAX_BLOCK_SIZE + 1], local[2], global[2];
@@ -597,7 +611,7 @@ static PetscErrorCode PCView_VBJacobi(PC pc, PetscViewer viewer)
     if (jac->setup_on_gpu) PetscCall(PetscViewerASCIIPrintf(viewer, "  setup kernel: %s (extraction %s)\n", jac->blocks.dev->kernel, PCVBJacobiExtractions[jac->blocks.dev->extraction_used]));
     PetscCall(PetscBlockGPUDeviceAvailable(&avail));
     if (jac->use_gpu && avail) {
-      char kernel[96];
+      char kernel[256];
 
       PetscCall(PCVBJacobiApplyKernelName_CUDA(&jac->blocks, kernel, sizeof(kernel)));
       PetscCall(PetscViewerASCIIPrintf(viewer, "  apply runs on: GPU for device vectors (%s%s), host otherwise\n", kernel, jac->setup_on_gpu ? "" : "; the inverses are copied to the device at the first such apply"));
@@ -639,7 +653,10 @@ static PetscErrorCode PCVBJacobiSetMaxBlockSize_VBJacobi(PC pc, PetscInt maxbs)
 
   PetscFunctionBegin;
   PetscCheck(maxbs >= 1 && maxbs <= PC_VBJACOBI_MAX_BLOCK_SIZE, PetscObjectComm((PetscObject)pc), PETSC_ERR_ARG_OUTOFRANGE, "PCVBJACOBI maximum block size %" PetscInt_FMT " is outside 1..%d", maxbs, PC_VBJACOBI_MAX_BLOCK_SIZE);
-  if (maxbs != jac->max_block_size) jac->rows_detected = -1; /* find the blocks again */
+  if (maxbs != jac->max_block_size) { /* find the blocks again, at the next PCSetUp() */
+    jac->rows_detected = -1;
+    pc->setupcalled    = PETSC_FALSE;
+  }
   jac->max_block_size = maxbs;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -657,7 +674,10 @@ static PetscErrorCode PCVBJacobiSetBlocking_VBJacobi(PC pc, PCVBJacobiBlocking b
 
   PetscFunctionBegin;
   PetscCheck(blocking >= PC_VBJACOBI_BLOCKING_AUTO && blocking <= PC_VBJACOBI_BLOCKING_NATURAL, PetscObjectComm((PetscObject)pc), PETSC_ERR_ARG_OUTOFRANGE, "Unknown PCVBJacobiBlocking %d", (int)blocking);
-  if (blocking != jac->blocking) jac->rows_detected = -1;
+  if (blocking != jac->blocking) { /* find the blocks again, at the next PCSetUp() */
+    jac->rows_detected = -1;
+    pc->setupcalled    = PETSC_FALSE;
+  }
   jac->blocking = blocking;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -671,9 +691,12 @@ static PetscErrorCode PCVBJacobiGetBlocking_VBJacobi(PC pc, PCVBJacobiBlocking *
 
 static PetscErrorCode PCVBJacobiSetSingularPolicy_VBJacobi(PC pc, PCVBJacobiSingularPolicy policy)
 {
+  PC_VBJacobi *jac = (PC_VBJacobi *)pc->data;
+
   PetscFunctionBegin;
   PetscCheck(policy >= PC_VBJACOBI_SINGULAR_ERROR && policy <= PC_VBJACOBI_SINGULAR_IDENTITY, PetscObjectComm((PetscObject)pc), PETSC_ERR_ARG_OUTOFRANGE, "Unknown PCVBJacobiSingularPolicy %d", (int)policy);
-  ((PC_VBJacobi *)pc->data)->singular = policy;
+  if (policy != jac->singular) pc->setupcalled = PETSC_FALSE; /* the next PCSetUp() inverts again (a failed setup recovers) */
+  jac->singular = policy;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -983,10 +1006,19 @@ PetscErrorCode PCVBJacobiGetInverses(PC pc, const PetscScalar *inv[])
   The inverses are always computed in double, and the apply (plain and transposed, host and GPU) reads the stored type,
   accumulates in double and leaves the vectors in double: only the bytes the apply reads change (4 or 2 instead of 8
   per entry). Single and half store each block scaled by a power of two (its largest entry in [0.5, 1)), so that no
-  block overflows half (|entry| > 65504) or loses its small entries to subnormals: no block falls back to another type.
+  block overflows half (|entry| > 65504).
+
+  Single and half are the narrowest type a block is stored in, not a promise for every block: rounding each entry
+  perturbs the stored inverse S so that ||I - S A||_1 is about u cond_1(A), and once that nears 1, S can be singular (an
+  inverse spanning more than 2^24 in magnitude even loses entries to zero in half) and a left-preconditioned solve can
+  report convergence to a wrong answer. A block whose condition estimate ||A||_1 ||A^{-1}||_1 times u (2^-11 for half,
+  2^-24 for single) is 1/2 or more takes the next wider type that holds it (half: cond_1 < 1024, single: cond_1 < 8.4e6),
+  else double. The setup then keeps each block in its own type as adaptive does (layout below; found in a first pass
+  over the compact layout, so that a matrix whose blocks all fit pays nothing). `-pc_view` shows the histogram.
 
   Adaptive stores each block in the lowest of half, single and double whose unit roundoff (2^-11, 2^-24) times the
-  block's condition estimate ||A||_1 ||A^{-1}||_1 is below the tolerance (`PCVBJacobiSetPrecisionTolerance()`), as in
+  block's condition estimate ||A||_1 ||A^{-1}||_1 is below the tolerance (`PCVBJacobiSetPrecisionTolerance()`; and
+  below 1/2, whatever the tolerance), as in
   Flegar, Anzt, Cojean and Quintana-Orti, ACM TOMS 2021; the host and the GPU make the same choice (up to blocks whose
   estimate is within a few ulps of a threshold). The setup stores each block at the start of an FP64 slot (the layout
   of double); on the GPU the blocks are then grouped by type into a compact copy (half, then single, then double), and

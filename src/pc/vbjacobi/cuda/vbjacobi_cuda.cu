@@ -322,8 +322,9 @@ static size_t LayoutBytes(const PCVBJacobiBlocks *blocks)
   return (size_t)PCVBJacobiSlotBytes((int)blocks->precision) * (size_t)blocks->inv_len;
 }
 
-/* Setup outcome: the first failing block with its info, and the number of blocks replaced by the identity */
-static PetscErrorCode ReadOutcome(SetupOutcome *d_outcome, const PetscInt *d_info, PetscInt *nsingular, PetscInt *bad_block, PetscInt *bad_info, cudaStream_t stream)
+/* Setup outcome: the first failing block with its info, the number of blocks replaced by the identity, and the number of
+   blocks that need a type wider than a compact layout's */
+static PetscErrorCode ReadOutcome(SetupOutcome *d_outcome, const PetscInt *d_info, PetscInt *nsingular, PetscInt *nwider, PetscInt *bad_block, PetscInt *bad_info, cudaStream_t stream)
 {
   SetupOutcome h;
 
@@ -331,6 +332,7 @@ static PetscErrorCode ReadOutcome(SetupOutcome *d_outcome, const PetscInt *d_inf
   PetscCallCUDA(cudaMemcpyAsync(&h, d_outcome, sizeof(h), cudaMemcpyDeviceToHost, stream));
   PetscCallCUDA(cudaStreamSynchronize(stream));
   *nsingular = h.nsingular;
+  *nwider    = h.nwider;
   *bad_block = -1;
   *bad_info  = 0;
   if (h.first_bad != INT_MAX) {
@@ -343,7 +345,7 @@ static PetscErrorCode ReadOutcome(SetupOutcome *d_outcome, const PetscInt *d_inf
 /* (Re)starts a setup record: no failure seen, no block replaced, class counters at zero; one copy to the device */
 static PetscErrorCode ResetRecord(SetupRecord *d_record, cudaStream_t stream)
 {
-  static const SetupRecord init = {{INT_MAX, 0}, {0}, {0}};
+  static const SetupRecord init = {{INT_MAX, 0, 0}, {0}, {0}};
 
   PetscFunctionBegin;
   PetscCallCUDA(cudaMemcpyAsync(d_record, &init, sizeof(init), cudaMemcpyHostToDevice, stream));
@@ -371,6 +373,7 @@ PetscErrorCode PCVBJacobiSetup_CUDA(const PCVBJacobiDeviceMat *A, PCVBJacobiExtr
   SourceKind        src;
   PetscInt          count[NumWidthClasses], nonempty = 0;
   const int        *perm = NULL;
+  PetscInt          nwider;
 
   PetscFunctionBegin;
   PetscCall(CheckDeviceBlocks(blocks, PETSC_FALSE));
@@ -379,9 +382,10 @@ PetscErrorCode PCVBJacobiSetup_CUDA(const PCVBJacobiDeviceMat *A, PCVBJacobiExtr
   dev->grouped_valid = PETSC_FALSE;
   PetscCall(PetscGetCurrentCUDAStream(&stream));
   PetscCall(EnsureMetaCapacity(dev, blocks->nblocks));
-  blocks->precision     = precision;
+  blocks->precision     = precision; /* the layout: a fixed mode's compact one first */
   blocks->precision_tol = tol;
   spec.mode             = (int)precision;
+  spec.layout           = (int)precision;
   spec.tol              = (double)tol;
   spec.prec             = precision == PC_VBJACOBI_PRECISION_ADAPTIVE ? dev->d_prec : NULL;
   spec.sexp             = precision != PC_VBJACOBI_PRECISION_DOUBLE ? dev->d_sexp : NULL;
@@ -417,6 +421,7 @@ PetscErrorCode PCVBJacobiSetup_CUDA(const PCVBJacobiDeviceMat *A, PCVBJacobiExtr
     perm = dev->d_class_perm;
   }
   PetscCall(PetscStrncpy(dev->kernel, "merged extract+GJE by width class: ", sizeof(dev->kernel)));
+  spec.nwider          = precision == PC_VBJACOBI_PRECISION_SINGLE || precision == PC_VBJACOBI_PRECISION_HALF ? &d_record->outcome.nwider : NULL;
   PetscCall(LaunchSetupByClass(count, perm, src, M, (int)blocks->maxk, dev->d_starts, NULL, dev->d_inv_offsets, dev->d_inv, policy == PC_VBJACOBI_SINGULAR_IDENTITY, dev->d_info, &d_record->outcome, spec, stream, dev->kernel, sizeof(dev->kernel)));
   PetscCall(PetscStrlcat(dev->kernel, src == SOURCE_SHARED ? "; shared extraction" : "; cached extraction", sizeof(dev->kernel)));
   if (precision != PC_VBJACOBI_PRECISION_DOUBLE) {
@@ -424,9 +429,26 @@ PetscErrorCode PCVBJacobiSetup_CUDA(const PCVBJacobiDeviceMat *A, PCVBJacobiExtr
     PetscCall(PetscStrlcat(dev->kernel, PCVBJacobiPrecisions[precision], sizeof(dev->kernel)));
   }
   PetscCall(PetscLogGpuTimeEnd());
-  PetscCall(ReadOutcome(&d_record->outcome, dev->d_info, nsingular, bad_block, bad_info, stream));
+  PetscCall(ReadOutcome(&d_record->outcome, dev->d_info, nsingular, &nwider, bad_block, bad_info, stream));
   PetscCall(PetscLogGpuFlops(blocks->setup_flops));
-  if (precision == PC_VBJACOBI_PRECISION_ADAPTIVE) PetscCall(BuildGroupedInverses(blocks, stream));
+  if (nwider && *bad_block < 0) {
+    /* some block needs a type wider than the requested one: the setup again, each block in its own type in FP64 slots
+       (the ADAPTIVE layout, grouped below), picked by the same rule; the blocks and their order are kept */
+    PetscInt nsing2, nwider2;
+
+    blocks->precision = PC_VBJACOBI_PRECISION_ADAPTIVE;
+    spec.layout       = PBG_STORE_ADAPTIVE;
+    spec.prec         = dev->d_prec;
+    spec.nwider       = NULL;
+    PetscCall(ResetRecord(d_record, stream)); /* (the class order is built: its counters are free) */
+    PetscCall(PetscLogGpuTimeBegin());
+    PetscCall(LaunchSetupByClass(count, perm, src, M, (int)blocks->maxk, dev->d_starts, NULL, dev->d_inv_offsets, dev->d_inv, policy == PC_VBJACOBI_SINGULAR_IDENTITY, dev->d_info, &d_record->outcome, spec, stream, NULL, 0));
+    PetscCall(PetscLogGpuTimeEnd());
+    PetscCall(ReadOutcome(&d_record->outcome, dev->d_info, &nsing2, &nwider2, bad_block, bad_info, stream));
+    PetscCall(PetscLogGpuFlops(blocks->setup_flops));
+    PetscCall(PetscStrlcat(dev->kernel, " or wider (a second pass: blocks it cannot hold)", sizeof(dev->kernel)));
+  }
+  if (blocks->precision == PC_VBJACOBI_PRECISION_ADAPTIVE) PetscCall(BuildGroupedInverses(blocks, stream));
   blocks->inv_mask = PETSC_OFFLOAD_GPU;
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -56,20 +56,37 @@ __device__ __forceinline__ double HalfBitsToDouble(unsigned short h)
 #endif
 }
 
-/* How the setup stores the inverses (vbjacobiprec.h): mode PBG_STORE_DOUBLE (PetscBlockGPUInvertBatched() and the
-   default), SINGLE or HALF (compact: entry offset * 4 or 2 bytes), or ADAPTIVE (FP64 slots, each block at the start of
-   its own in the type its condition estimate picks). The inverse is computed in FP64 registers either way. */
+/* How the setup stores the inverses (vbjacobiprec.h). mode is the rule that picks the type of a block
+   (PCVBJacobiChooseType(): DOUBLE, PetscBlockGPUInvertBatched() and the default; SINGLE or HALF, the narrowest type;
+   ADAPTIVE); layout is where it goes: compact in one type (DOUBLE, SINGLE or HALF: entry offset * 8, 4 or 2 bytes), or
+   ADAPTIVE (FP64 slots, each block at the start of its own in the type picked for it). A fixed reduced mode is first
+   set up in its compact layout; a block that needs a wider type is counted in nwider (and stored in the layout's type
+   all the same), and the setup is then made again in the ADAPTIVE layout. The inverse is computed in FP64 registers
+   either way. */
 struct StoreSpec {
-  int            mode = PBG_STORE_DOUBLE;
-  double         tol  = 0.0;     /* of the adaptive choice */
-  unsigned char *prec = nullptr; /* [nblocks] the type of each block (ADAPTIVE), else NULL */
-  short         *sexp = nullptr; /* [nblocks] the scale exponent of each block (reduced storage), else NULL */
+  int            mode   = PBG_STORE_DOUBLE;
+  int            layout = PBG_STORE_DOUBLE;
+  double         tol    = 0.0;     /* of the adaptive choice */
+  unsigned char *prec   = nullptr; /* [nblocks] the type of each block (ADAPTIVE layout), else NULL */
+  short         *sexp   = nullptr; /* [nblocks] the scale exponent of each block (reduced storage), else NULL */
+  int           *nwider = nullptr; /* compact layout: the count of blocks whose type is wider than the layout's */
 };
 
 /* Where the block whose inverse starts at entry offset off is stored */
-__device__ __forceinline__ void *BlockStore(PetscScalar *inv, int mode, PetscInt64 off)
+__device__ __forceinline__ void *BlockStore(PetscScalar *inv, int layout, PetscInt64 off)
 {
-  return (char *)inv + (size_t)PCVBJacobiSlotBytes(mode) * (size_t)off;
+  return (char *)inv + (size_t)PCVBJacobiSlotBytes(layout) * (size_t)off;
+}
+
+/* The type a block of condition estimate cond is stored in: the mode's choice, or, in a compact layout that cannot take
+   it, the layout's type, the block counted (count: by one lane of the block) */
+__device__ __forceinline__ int StoredType(const StoreSpec &spec, double cond, bool count)
+{
+  const int t = PCVBJacobiChooseType(spec.mode, spec.tol, cond);
+
+  if (spec.layout == PBG_STORE_ADAPTIVE || t == spec.layout) return t;
+  if (count && spec.nwider) atomicAdd(spec.nwider, 1);
+  return spec.layout;
 }
 
 /* Entry e of a block stored in type t: v already scaled */
@@ -319,8 +336,8 @@ __device__ __forceinline__ void StoreInverse(int k, int lane, const double (&row
         m = fmax(m, a);
       }
     const double ainv = SubwarpMax<P>(s), maxabs = SubwarpMax<P>(m);
-    const int    t = PCVBJacobiChooseType(spec.mode, spec.tol, anorm * ainv), x = PCVBJacobiScaleExponent(t, maxabs);
-    void        *base = BlockStore(inv, spec.mode, off);
+    const int    t = StoredType(spec, anorm * ainv, k && lane == 0), x = PCVBJacobiScaleExponent(t, maxabs);
+    void        *base = BlockStore(inv, spec.layout, off);
     for (int e = lane; e < k * k; e += P) {
       const int c = e / k, r = e - c * k;
       StoreEntry(base, t, e, ldexp(tile[c * (P + 1) + r], -x));
@@ -337,8 +354,8 @@ __device__ __forceinline__ void StoreInverse(int k, int lane, const double (&row
    largest entry 1 (what the host path's store picks for it) */
 __device__ __forceinline__ void StoreIdentity(int k, int lane, int P, PetscScalar *inv, PetscInt64 off, const StoreSpec &spec, int b)
 {
-  const int t = PCVBJacobiChooseType(spec.mode, spec.tol, 1.0), x = PCVBJacobiScaleExponent(t, 1.0);
-  void     *base = BlockStore(inv, spec.mode, off);
+  const int t = StoredType(spec, 1.0, false), x = PCVBJacobiScaleExponent(t, 1.0);
+  void     *base = BlockStore(inv, spec.layout, off);
 
   for (int e = lane; e < k * k; e += P) StoreEntry(base, t, e, (e % (k + 1) == 0) ? ldexp(1.0, -x) : 0.0);
   if (lane == 0) {
@@ -360,8 +377,8 @@ __device__ __forceinline__ void StoreSmall(int k, const double (&v)[4], double a
     }
     ainv = fmax(ainv, s);
   }
-  const int t = PCVBJacobiChooseType(spec.mode, spec.tol, anorm * ainv), x = PCVBJacobiScaleExponent(t, maxabs);
-  void     *base = BlockStore(inv, spec.mode, off);
+  const int t = StoredType(spec, anorm * ainv, true), x = PCVBJacobiScaleExponent(t, maxabs);
+  void     *base = BlockStore(inv, spec.layout, off);
   for (int e = 0; e < k * k; e++) StoreEntry(base, t, e, ldexp(v[e], -x));
   if (spec.prec) spec.prec[b] = (unsigned char)t;
   if (spec.sexp) spec.sexp[b] = (short)x;
@@ -382,6 +399,7 @@ enum SourceKind {
 struct SetupOutcome {
   int first_bad; /* lowest failing block, INT_MAX when none */
   int nsingular; /* blocks replaced by the identity */
+  int nwider;    /* blocks that a compact reduced layout cannot take (StoreSpec) */
 };
 
 /* ------------------------------------------------------------------------------------------- width classes */
@@ -692,8 +710,8 @@ __global__ void __launch_bounds__(PBG_CTA, SetupMinCtas(P)) SetupKernel(SparseRo
 #pragma unroll
       for (int t = 0; t < P; t++) row[t] = (lane < k && t < k) ? blk[lane + t * k] : 0.0;
     }
-    /* ||A||_1 for the adaptive choice, before the elimination overwrites the block (the mode is the launch's) */
-    const double anorm = spec.mode == PBG_STORE_ADAPTIVE ? BlockNorm1<P>(k, lane, row, SRC == SOURCE_SHARED, tile) : 0.0;
+    /* ||A||_1 for the choice of a reduced type, before the elimination overwrites the block (the mode is the launch's) */
+    const double anorm = spec.mode != PBG_STORE_DOUBLE ? BlockNorm1<P>(k, lane, row, SRC == SOURCE_SHARED, tile) : 0.0;
     const int    kwarp = __reduce_max_sync(0xffffffffu, k); /* every lane of the warp runs the same steps */
     double       scale = 1.0;
     info = GaussJordanDispatch<P>(std::make_integer_sequence<int, P - P / 2>(), kwarp, k, lane, row, pivstep, scale, sipiv);
