@@ -23,7 +23,7 @@ static const char help[] = "Strong scaling of MatMult (baijksparse vs aijcuspars
                            "  -mat_type <t>   baijksparse (default), aijcusparse, baij, aij\n"
                            "  -reps <n>       timed MatMults (default 50), -warmup <n> untimed ones first (default 5)\n"
                            "  -check          compare y with MATMPIBAIJ on the host\n"
-                           "  -o <file>       append a CSV row\n";
+                           "  -o <file>       append a CSV row; -label <name>: the configuration's name in it (default: the matrix type)\n";
 
 #include <petscdmda.h>
 #include <petscblockgpu.h>
@@ -88,7 +88,7 @@ int main(int argc, char **argv)
   Vec         x, y, yh;
   PetscInt    grid = 64, bs = 4, reps = 50, warmup = 5;
   PetscBool   check = PETSC_FALSE, gpu, csvflg;
-  char        type[64] = "baijksparse", csvname[PETSC_MAX_PATH_LEN] = "", device[128] = "host (no GPU)";
+  char        type[64] = "baijksparse", label[96] = "", csvname[PETSC_MAX_PATH_LEN] = "", device[128] = "host (no GPU)";
   PetscMPIInt size, rank;
   MatInfo     info;
   double      t0, t1, t, bytes, flops;
@@ -106,7 +106,9 @@ int main(int argc, char **argv)
   PetscCall(PetscOptionsInt("-warmup", "untimed MatMults", "bench_scaling", warmup, &warmup, NULL));
   PetscCall(PetscOptionsBool("-check", "compare with MATMPIBAIJ on the host", "bench_scaling", check, &check, NULL));
   PetscCall(PetscOptionsString("-o", "CSV file to append to", "bench_scaling", csvname, csvname, sizeof(csvname), &csvflg));
+  PetscCall(PetscOptionsString("-label", "the configuration's name in the output (default: the matrix type)", "bench_scaling", label, label, sizeof(label), NULL));
   PetscOptionsEnd();
+  if (!label[0]) PetscCall(PetscStrncpy(label, type, sizeof(label)));
   PetscCheck(grid >= 2 && bs >= 1 && reps >= 1 && warmup >= 0, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "need -grid >= 2, -bs >= 1, -reps >= 1, -warmup >= 0");
   { /* every rank must see a device, else all take the host paths */
     int                   n = 0, g;
@@ -146,7 +148,7 @@ int main(int argc, char **argv)
   t     = (t1 - t0) / reps;
   bytes = 8.0 * nnz + 4.0 * (nnz / (bs * bs)) + 4.0 * (brows + 1) + 16.0 * brows * bs; /* values, block indices, row pointers, x and y */
   flops = 2.0 * nnz;
-  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "bench_scaling: %s, %d rank(s), %s, grid %" PetscInt_FMT "^3, bs %" PetscInt_FMT ", %" PetscInt64_FMT " nonzeros (%.1f GB of values): MatMult %.1f us, %.1f GB/s, %.1f GF/s\n", type, size, device, grid, bs, nnz, 8e-9 * nnz, 1e6 * t, bytes / t / 1e9, flops / t / 1e9));
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "bench_scaling: %s, %d rank(s), %s, grid %" PetscInt_FMT "^3, bs %" PetscInt_FMT ", %" PetscInt64_FMT " nonzeros (%.1f GB of values): MatMult %.1f us, %.1f GB/s, %.1f GF/s\n", label, size, device, grid, bs, nnz, 8e-9 * nnz, 1e6 * t, bytes / t / 1e9, flops / t / 1e9));
   if (csvflg && rank == 0) {
     FILE     *f;
     PetscBool exists;
@@ -154,7 +156,7 @@ int main(int argc, char **argv)
     PetscCall(PetscTestFile(csvname, 'r', &exists));
     PetscCall(PetscFOpen(PETSC_COMM_SELF, csvname, "a", &f));
     if (!exists) PetscCall(PetscFPrintf(PETSC_COMM_SELF, f, "device,mat_type,ranks,grid,bs,nnz,time_s,GBs,GFs\n"));
-    PetscCall(PetscFPrintf(PETSC_COMM_SELF, f, "\"%s\",%s,%d,%" PetscInt_FMT ",%" PetscInt_FMT ",%" PetscInt64_FMT ",%.6e,%.1f,%.1f\n", device, type, size, grid, bs, nnz, t, bytes / t / 1e9, flops / t / 1e9));
+    PetscCall(PetscFPrintf(PETSC_COMM_SELF, f, "\"%s\",%s,%d,%" PetscInt_FMT ",%" PetscInt_FMT ",%" PetscInt64_FMT ",%.6e,%.1f,%.1f\n", device, label, size, grid, bs, nnz, t, bytes / t / 1e9, flops / t / 1e9));
     PetscCall(PetscFClose(PETSC_COMM_SELF, f));
   }
   if (check) { /* the same product by MATMPIBAIJ on the host */

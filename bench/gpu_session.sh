@@ -19,7 +19,9 @@
 #                  vbjacobi: host<->device bytes per step and matrix uploads per Jacobian evaluation (issue 11)
 #                                                                               -> OUTDIR/ts_ex5_bytes.{csv,txt}
 #       tune       tune_baijksparse -> OUTDIR/conf/baijksparse_tuning_sm<XY>.txt (commit it under conf/)
-#       scaling    run_scaling.sh over the visible GPUs                         -> OUTDIR/scaling.{csv,txt}
+#       scaling    run_scaling.sh over the visible GPUs (SCALING_ARGS: bench_scaling options) -> OUTDIR/scaling.{csv,txt}
+#       solve_scaling  run_solve_scaling.sh: snes ex19 weak and strong scaling of the solve, baijksparse + vbjacobi +
+#                  idrs with the NCCL and the VecScatter ghost exchange, aijcusparse + pbjacobi + idrs -> OUTDIR/solve_scaling.{csv,txt}
 #       solve      bench_solve, time to solution: the SuiteSparse matrices of data/suitesparse, the real-matrix set
 #                  of tests/data/matrices (MANIFEST.tsv) and two PETSc tutorial Jacobians at 512x512 (snes ex19, bs 4;
 #                  ts ex5, bs 2; made first by bench/make_tutorial_jacobians.sh in a temporary directory), KSPIDR(4),
@@ -148,7 +150,8 @@ for part in "$@"; do
     values) bench_values -o "$out/values.csv" > "$out/values.txt" 2>&1; rc=$?; tail -n 16 "$out/values.txt" ;;
     ts_ex5) bash "$here/bench/run_ts_ex5_bytes.sh" "$out" > "$out/ts_ex5.log" 2>&1; rc=$?; grep -E '^[a-z]+:|criterion' "$out/ts_ex5_bytes.txt" ;;
     tune) (cd "$out" && mkdir -p conf && tune_baijksparse) > "$out/tune.txt" 2>&1; rc=$? ;;
-    scaling) bash "$here/bench/run_scaling.sh" "$out/scaling.csv" > "$out/scaling.txt" 2>&1; rc=$? ;;
+    scaling) bash "$here/bench/run_scaling.sh" "$out/scaling.csv" ${SCALING_ARGS:-} > "$out/scaling.txt" 2>&1; rc=$?; grep speedup "$out/scaling.txt" ;;
+    solve_scaling) bash "$here/bench/run_solve_scaling.sh" "$out/solve_scaling.csv" > "$out/solve_scaling.txt" 2>&1; rc=$?; cat "$out/solve_scaling.txt" ;;
     solve) solve_all; rc=$? ;;
     ex19_idrs) ex19_idrs > "$out/ex19_idrs.txt" 2>&1; rc=$?; grep -E '^(===|per iteration)' "$out/ex19_idrs.txt" ;;
     solve_small) solve_small; rc=$?; grep -E '^bench_solve: [0-9]+ runs' "$out/solve_small.txt" ;;

@@ -179,6 +179,12 @@ for d in "${CUDA_HOME:-/usr/local/cuda}/lib64" /usr/local/cuda/lib64 /usr/local/
          /usr/local/nvidia/lib64 /usr/local/nvidia/lib /usr/lib/x86_64-linux-gnu/nvidia/current /usr/lib/wsl/lib; do
   [ -d "$d" ] && case ":$cuda:" in *":$d:"*) ;; *) cuda=${cuda:+$cuda:}$d ;; esac
 done
+# NCCL for baijksparse's ghost exchange (dlopen'ed by the library, 218 MB: not bundled): the node's, from the CUDA
+# toolkit or the nvidia-nccl wheel of its Python
+for d in "${CUDA_HOME:-/usr/local/cuda}/lib" $(python3 -c 'import nvidia.nccl, os; print(os.path.join(list(nvidia.nccl.__path__)[0], "lib"))' 2> /dev/null); do
+  [ -f "$d/libnccl.so.2" ] && { cuda=${cuda:+$cuda:}$d; break; }
+done
+export NCCL_NVLS_ENABLE=${NCCL_NVLS_ENABLE:-0} # NVLink multicast stays off on shared hosts
 export PBG_ROOT=$here
 export LD_LIBRARY_PATH="$here/lib:$here/deps${cuda:+:$cuda}${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 export PATH="$here/bin:$here/tests/bin:$here/examples/bin:$here/bench/bin:${PATH:-/usr/bin:/bin}"
@@ -201,7 +207,7 @@ case "${1:-}" in
   --check) shift; exec bash "$here/tests/run.sh" "$@" ;;
   --demo) shift; exec bash "$here/examples/demo.sh" "$@" ;;
   --env)
-    for v in PBG_ROOT LD_LIBRARY_PATH PATH MPIEXEC HYDRA_LAUNCHER UCX_MODULE_DIR PETSC_OPTIONS; do
+    for v in PBG_ROOT LD_LIBRARY_PATH PATH MPIEXEC HYDRA_LAUNCHER UCX_MODULE_DIR PETSC_OPTIONS NCCL_NVLS_ENABLE; do
       printf 'export %s=%q\n' "$v" "${!v}"
     done ;;
   -h|--help) sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//' ;;

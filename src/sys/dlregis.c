@@ -6,6 +6,7 @@ PetscLogEvent PBG_BAIJKMult, PBG_BAIJKCopyToGPU, PBG_BAIJKCopyFromGPU, PBG_BAIJK
 PetscLogEvent PBG_BAIJKCOO;
 PetscLogEvent PBG_BAIJKInvertDiag;
 PetscLogEvent PBG_BAIJKConvert;
+PetscLogEvent PBG_BAIJKGhost;
 PetscLogEvent PBG_IDRSUpdate, PBG_IDRSReduce;
 
 static PetscBool PetscBlockGPUPackageInitialized = PETSC_FALSE;
@@ -67,6 +68,7 @@ PetscErrorCode PetscBlockGPUInitializePackage(void)
   PetscCall(PetscLogEventRegister("BAIJKSetValCOO", MAT_CLASSID, &PBG_BAIJKCOO));
   PetscCall(PetscLogEventRegister("BAIJKInvBlkDiag", MAT_CLASSID, &PBG_BAIJKInvertDiag));
   PetscCall(PetscLogEventRegister("BAIJKConvert", MAT_CLASSID, &PBG_BAIJKConvert));
+  PetscCall(PetscLogEventRegister("BAIJKGhostExch", MAT_CLASSID, &PBG_BAIJKGhost));
   PetscCall(PetscLogEventRegister("KSPIDRSUpdate", KSP_CLASSID, &PBG_IDRSUpdate));
   PetscCall(PetscLogEventRegister("KSPIDRSReduce", KSP_CLASSID, &PBG_IDRSReduce));
 

@@ -135,6 +135,17 @@ typedef struct {
   MatBAIJKSPARSEBlockDiag bdiag; /* inverted block diagonals (baijksparse_blockdiag.c), NULL before the first */
 } Mat_SeqBAIJKSPARSE;
 
+/* The engine of the ghost exchange of the device products of MATMPIBAIJKSPARSE (-mat_baijksparse_ghost_exchange):
+   AUTO (NCCL when it loads and every rank has a GPU of its own, else SF), NCCL (point-to-point, device to device,
+   overlapped with the diagonal part's product), SF (PETSc's VecScatter: its star forest over MPI). The plan of the NCCL
+   exchange is in src/mat/baijcuda_k/baijksparse_ghost.h. */
+typedef enum {
+  MAT_BAIJKSPARSE_GHOST_AUTO,
+  MAT_BAIJKSPARSE_GHOST_NCCL,
+  MAT_BAIJKSPARSE_GHOST_SF
+} MatBAIJKSPARSEGhostExchange;
+typedef struct _n_MatBAIJKSPARSEGhostPlan MatBAIJKSPARSEGhostPlan;
+
 /* State of a MATMPIBAIJKSPARSE matrix (A->spptr); same convention as Mat_SeqBAIJKSPARSE (its forwarders refresh the
    host copies of both parts). The ghost values of the device products go through our own scatter (Mvctx) into our
    own CUDA vector (lvec), built from the garray of MPIBAIJ, because MPIBAIJ's lvec and Mvctx are in its private
@@ -150,6 +161,10 @@ typedef struct {
   PetscInt              nghost;   /* ghost block columns */
   PetscInt             *garray;   /* their global block columns, when lvec/Mvctx were built */
   MatBAIJKSPARSECOO     coo;      /* COO assembly of both parts (baijksparse_coo.c), NULL before MatSetPreallocationCOO() */
+  MatBAIJKSPARSEGhostExchange ghost_want; /* -mat_baijksparse_ghost_exchange */
+  PetscBool                   ghost_set;  /* ghost_want read from the options or set */
+  MatBAIJKSPARSEGhostPlan    *ghost;      /* the NCCL exchange, built with Mvctx; NULL: Mvctx moves the ghosts */
+  char                        ghost_why[192]; /* the engine's name, or why not NCCL */
 } Mat_MPIBAIJKSPARSE;
 
 /* The generated method tables of the seq and mpi types (PBG_MATOPS: every method of PETSc's struct _MatOps).

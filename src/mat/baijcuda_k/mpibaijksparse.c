@@ -22,6 +22,8 @@
    first brings the host copies of both parts up to date (MPIBAIJ reaches into its parts' arrays directly) and, unless
    the method only reads, leaves them host-newer. */
 #include <petscblockgpu/private/baijksparseimpl.h> /*I "petscblockgpu.h" I*/
+#include "baijksparse_ghost.h"
+#include <petscdevice_cuda.h>
 
 static const char *const MPIForwardedTargets[] = {MATMPIAIJ, MATMPISBAIJ};
 
@@ -147,6 +149,7 @@ static PetscErrorCode MatMPIBAIJKSPARSEFreePrivate(Mat A)
   PetscFunctionBegin;
   PetscCall(VecDestroy(&k->lvec));
   PetscCall(VecScatterDestroy(&k->Mvctx));
+  PetscCall(MatMPIBAIJKSPARSEGhostDestroy_Private(&k->ghost));
   PetscCall(PetscFree(k->garray));
   PetscCall(MatBAIJKSPARSECOODestroy_Private(&k->coo));
   PetscCall(PetscFree(A->spptr));
@@ -481,6 +484,7 @@ static PetscErrorCode MatMPIBAIJKSPARSESetUpScatter(Mat A, PetscBool check)
   if (!rebuild) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(VecDestroy(&k->lvec));
   PetscCall(VecScatterDestroy(&k->Mvctx));
+  PetscCall(MatMPIBAIJKSPARSEGhostDestroy_Private(&k->ghost));
   PetscCall(PetscFree(k->garray));
   PetscCall(VecCreate(PETSC_COMM_SELF, &k->lvec));
   PetscCall(VecSetSizes(k->lvec, nghost * bs, nghost * bs));
@@ -496,6 +500,15 @@ static PetscErrorCode MatMPIBAIJKSPARSESetUpScatter(Mat A, PetscBool check)
   PetscCall(PetscArraycpy(k->garray, garray, nghost));
   k->nghost  = nghost;
   k->nzstate = A->nonzerostate;
+  /* the engine: the VecScatter above stays as the fallback (and the host path's); NCCL's plan for the same ghosts */
+  if (!k->ghost_set) {
+    PetscEnum e = (PetscEnum)k->ghost_want;
+
+    PetscCall(PetscOptionsGetEnum(((PetscObject)A)->options, ((PetscObject)A)->prefix, "-mat_baijksparse_ghost_exchange", MatBAIJKSPARSEGhostExchanges, &e, NULL));
+    k->ghost_want = (MatBAIJKSPARSEGhostExchange)e;
+    k->ghost_set  = PETSC_TRUE;
+  }
+  PetscCall(MatMPIBAIJKSPARSEGhostSetUp_Private(A, k->ghost_want, nghost, k->garray, &k->ghost, k->ghost_why, sizeof(k->ghost_why)));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -526,10 +539,32 @@ static PetscErrorCode MatMultAdd_MPIBAIJKSPARSE_Device(Mat A, Vec x, Vec y, Vec 
 
   PetscFunctionBegin;
   PetscCall(MatMPIBAIJKSPARSEGetSeqBAIJ_Private(A, &Ad, &Ao, NULL));
-  PetscCall(VecScatterBegin(k->Mvctx, x, k->lvec, INSERT_VALUES, SCATTER_FORWARD));
-  if (y) PetscUseTypeMethod(Ad, multadd, x, y, z);
-  else PetscUseTypeMethod(Ad, mult, x, z);
-  PetscCall(VecScatterEnd(k->Mvctx, x, k->lvec, INSERT_VALUES, SCATTER_FORWARD));
+  if (k->ghost) { /* NCCL on its own stream, the product's stream waits for it on the device only */
+    const PetscScalar *dx;
+    PetscScalar       *dl;
+    cudaStream_t       stream;
+
+    PetscCall(PetscGetCurrentCUDAStream(&stream));
+    PetscCall(VecCUDAGetArrayRead(x, &dx));
+    PetscCall(VecCUDAGetArrayWrite(k->lvec, &dl));
+    PetscCall(PetscLogEventBegin(PBG_BAIJKGhost, A, x, 0, 0));
+    PetscCall(MatBAIJKSPARSEGhostForwardBegin_CUDA(k->ghost, dx, dl, stream));
+    PetscCall(PetscLogEventEnd(PBG_BAIJKGhost, A, x, 0, 0));
+    if (y) PetscUseTypeMethod(Ad, multadd, x, y, z);
+    else PetscUseTypeMethod(Ad, mult, x, z);
+    PetscCall(MatBAIJKSPARSEGhostForwardEnd_CUDA(k->ghost, stream));
+    PetscCall(VecCUDARestoreArrayWrite(k->lvec, &dl));
+    PetscCall(VecCUDARestoreArrayRead(x, &dx));
+  } else {
+    PetscCall(PetscLogEventBegin(PBG_BAIJKGhost, A, x, 0, 0));
+    PetscCall(VecScatterBegin(k->Mvctx, x, k->lvec, INSERT_VALUES, SCATTER_FORWARD));
+    PetscCall(PetscLogEventEnd(PBG_BAIJKGhost, A, x, 0, 0));
+    if (y) PetscUseTypeMethod(Ad, multadd, x, y, z);
+    else PetscUseTypeMethod(Ad, mult, x, z);
+    PetscCall(PetscLogEventBegin(PBG_BAIJKGhost, A, x, 0, 0));
+    PetscCall(VecScatterEnd(k->Mvctx, x, k->lvec, INSERT_VALUES, SCATTER_FORWARD));
+    PetscCall(PetscLogEventEnd(PBG_BAIJKGhost, A, x, 0, 0));
+  }
   if (k->nghost) PetscUseTypeMethod(Ao, multadd, k->lvec, z, z);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -545,8 +580,23 @@ static PetscErrorCode MatMultTransposeAdd_MPIBAIJKSPARSE_Device(Mat A, Vec x, Ve
   if (k->nghost) PetscUseTypeMethod(Ao, multtranspose, x, k->lvec);
   if (y) PetscUseTypeMethod(Ad, multtransposeadd, x, y, z);
   else PetscUseTypeMethod(Ad, multtranspose, x, z);
-  PetscCall(VecScatterBegin(k->Mvctx, k->lvec, z, ADD_VALUES, SCATTER_REVERSE)); /* on every rank (see above) */
-  PetscCall(VecScatterEnd(k->Mvctx, k->lvec, z, ADD_VALUES, SCATTER_REVERSE));
+  PetscCall(PetscLogEventBegin(PBG_BAIJKGhost, A, x, 0, 0));
+  if (k->ghost) { /* each owner adds its peers' contributions, in rank order */
+    const PetscScalar *dl;
+    PetscScalar       *dz;
+    cudaStream_t       stream;
+
+    PetscCall(PetscGetCurrentCUDAStream(&stream));
+    PetscCall(VecCUDAGetArrayRead(k->lvec, &dl));
+    PetscCall(VecCUDAGetArray(z, &dz));
+    PetscCall(MatBAIJKSPARSEGhostReverse_CUDA(k->ghost, dl, dz, stream));
+    PetscCall(VecCUDARestoreArray(z, &dz));
+    PetscCall(VecCUDARestoreArrayRead(k->lvec, &dl));
+  } else {
+    PetscCall(VecScatterBegin(k->Mvctx, k->lvec, z, ADD_VALUES, SCATTER_REVERSE)); /* on every rank (see above) */
+    PetscCall(VecScatterEnd(k->Mvctx, k->lvec, z, ADD_VALUES, SCATTER_REVERSE));
+  }
+  PetscCall(PetscLogEventEnd(PBG_BAIJKGhost, A, x, 0, 0));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -606,6 +656,15 @@ static PetscErrorCode MatSetFromOptions_MPIBAIJKSPARSE(Mat A, PetscOptionItems P
   if (k->host.setfromoptions) PetscCall((*k->host.setfromoptions)(A, PetscOptionsObject));
   PetscOptionsHeadBegin(PetscOptionsObject, "MATMPIBAIJKSPARSE options");
   PetscCall(MatBAIJKSPARSEOptionsRead_Private(A, PetscOptionsObject, &k->opts));
+  {
+    PetscEnum e = (PetscEnum)k->ghost_want;
+    PetscBool flg;
+
+    PetscCall(PetscOptionsEnum("-mat_baijksparse_ghost_exchange", "Ghost exchange of the device products: auto (NCCL when every rank has a GPU of its own and libnccl.so.2 loads, else sf), nccl, or sf (PETSc's VecScatter)", "MATMPIBAIJKSPARSE", MatBAIJKSPARSEGhostExchanges, e, &e, &flg));
+    if (flg && (!k->ghost_set || (MatBAIJKSPARSEGhostExchange)e != k->ghost_want)) PetscCall(VecScatterDestroy(&k->Mvctx)); /* the next device product builds it again, with this engine */
+    if (flg) k->ghost_want = (MatBAIJKSPARSEGhostExchange)e;
+    k->ghost_set = (PetscBool)(k->ghost_set || flg);
+  }
   PetscOptionsHeadEnd();
   PetscCall(MatMPIBAIJKSPARSEConvertParts(A, PETSC_TRUE)); /* pushes the options into the parts */
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -694,7 +753,12 @@ static PetscErrorCode MatView_MPIBAIJKSPARSE(Mat A, PetscViewer viewer)
     PetscCall(PetscObjectTypeCompare((PetscObject)Ao, MATSEQBAIJKSPARSE, &isk));
     if (isk) PetscCall(MatSeqBAIJKSPARSEViewKernel_Private(Ao, viewer, "off-diagonal part: "));
     PetscCall(MatBAIJKSPARSECOOView_Private(k->coo, viewer));
-    if (k->Mvctx) PetscCall(PetscViewerASCIIPrintf(viewer, "baijksparse: ghost values: %" PetscInt_FMT " block columns on rank 0, scattered into a CUDA vector while the diagonal part multiplies\n", k->nghost));
+    if (k->Mvctx) {
+      PetscCall(PetscViewerASCIIPrintf(viewer, "baijksparse: ghost values: %" PetscInt_FMT " block columns on rank 0, into a CUDA vector while the diagonal part multiplies; ", k->nghost));
+      PetscCall(PetscViewerASCIIUseTabs(viewer, PETSC_FALSE));
+      PetscCall(MatMPIBAIJKSPARSEGhostView_Private(k->ghost, k->ghost_why, viewer));
+      PetscCall(PetscViewerASCIIUseTabs(viewer, PETSC_TRUE));
+    }
   }
   PetscCall(MatMPIBAIJKSPARSEHostAccess_Private(A, PETSC_FALSE));
   PetscCall((*k->host.view)(A, viewer));
