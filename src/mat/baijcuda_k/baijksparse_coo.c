@@ -700,7 +700,12 @@ PetscErrorCode MatSetPreallocationCOO_MPIBAIJKSPARSE(Mat A, PetscCount ncoo, Pet
     for (PetscInt t = 0; t < 2; t++) PetscCall(COOPartToDevice(P[t], &c->part[t]));
     PetscCall(COOCommToDevice(c));
   }
-  A->assembled = PETSC_FALSE; /* as MPIAIJ: the parts assembled, values zero, MatSetValuesCOO() assembles */
+  /* as MPIAIJ: the parts assembled, values zero, MatSetValuesCOO() assembles. was_assembled: the assembly of the CSR
+     preallocation compressed the ghost columns of Ao and built MPIBAIJ's scatter; without it the next assembly would do
+     both again on the compressed columns (values misplaced, the first scatter leaked) and MatSetValues() would take global
+     columns for Ao's compressed ones (an entry of the pattern refused as new) */
+  A->assembled     = PETSC_FALSE;
+  A->was_assembled = PETSC_TRUE;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
