@@ -7,7 +7,13 @@ static char help[] = "COO assembly of MATBAIJKSPARSE (seq and MPI) against PETSc
                      "and the Frobenius norm (the host values), each against the reference. The host<->device bytes that PETSc counts\n"
                      "during the MatSetValuesCOO calls are checked: none with device values, one upload of v per call with host values on a GPU.\n"
                      "Options: -bs <3> -nb <block rows per rank, 6; odd ranks one more> -seed <1> -mat_type <baijksparse>\n"
-                     "  -device_values (v in a cudaMalloc'ed buffer) -bind_to_cpu -err <none|range|noprealloc|mode> -coo_view (-mat_view of each pattern)\n";
+                     "  -device_values (v in a cudaMalloc'ed buffer) -bind_to_cpu -err <none|range|noprealloc|mode|negative|repattern> -coo_view (-mat_view of each pattern)\n"
+                     "  -err_continue (with -err range or negative: the refused preallocation is caught, then the steps run on the same matrix)\n"
+                     "  -assemble_between (MatAssemblyBegin/End between MatSetPreallocationCOO and MatSetValuesCOO, then MatSetValues ADD on\n"
+                     "    an entry of an off-diagonal block of the pattern, before the COO values and after them; -between_setvalues 0: no MatSetValues)\n"
+                     "  -same_count_pattern (a third pattern: the full blocks shifted by one block column, the same number of blocks)\n"
+                     "  -duplicate (MatDuplicate after the first INSERT, MatSetValuesCOO on the duplicates; at the end one more duplicate\n"
+                     "    used after the original is destroyed)\n";
 
 #include <petscblockgpu.h>
 #include <petscdevice_cuda.h>
@@ -20,6 +26,8 @@ typedef struct {
   PetscCount  n;                     /* this rank's entries */
   PetscInt   *ci, *cj;
   PetscBool   gpu, device_values, bound;
+  PetscBool   assemble_between, between_setvalues, duplicate;
+  PetscBool   host_changed;                                /* by MatSetValues(): the next device gather uploads the values */
   PetscScalar *dv;                   /* device copy of the values (-device_values) */
   PetscLogDouble ctog, gtoc, ctog_expected, gtoc_expected; /* bytes counted during our MatSetValuesCOO() calls */
   PetscRandom rnd;
@@ -56,8 +64,9 @@ static PetscErrorCode Push(Ctx *c, PetscCount *cap, PetscInt i, PetscInt j)
 }
 
 /* Random entries of this rank. full: every point of each chosen block exactly once, nothing repeated or ignored, no
-   other rank's rows (on one rank: a pure permutation) */
-static PetscErrorCode GenEntries(Ctx *c, PetscInt64 seed, PetscInt variant, PetscBool full)
+   other rank's rows (on one rank: a pure permutation); shift moves the full blocks by that many block columns (the same
+   number of blocks in each block row, other blocks) */
+static PetscErrorCode GenEntries(Ctx *c, PetscInt64 seed, PetscInt variant, PetscBool full, PetscInt shift)
 {
   PetscInt64 s   = MixSeed(seed, variant, c->rank);
   PetscCount cap = 0;
@@ -78,8 +87,8 @@ static PetscErrorCode GenEntries(Ctx *c, PetscInt64 seed, PetscInt variant, Pets
       /* the long row takes every block column in turn; others near the diagonal, or anywhere (full: distinct blocks) */
       PetscInt col;
 
-      if (r == c->longrow) col = b;
-      else if (full) col = (r + b) % c->Mbs;
+      if (r == c->longrow) col = (b + shift) % c->Mbs;
+      else if (full) col = (r + b + shift) % c->Mbs;
       else if (RandInt(&s, 3)) {
         col = r + RandInt(&s, 5) - 2;
         col = PetscMin(c->Mbs - 1, PetscMax(0, col));
@@ -128,8 +137,9 @@ static PetscErrorCode Preallocate(Ctx *c, Mat A)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* MatSetValuesCOO() on the tested matrix (v from a device buffer with -device_values), counting the transfers */
-static PetscErrorCode SetValues(Ctx *c, Mat A, const PetscScalar *v, InsertMode mode)
+/* MatSetValuesCOO() on the tested matrix (v from a device buffer with -device_values), counting the transfers unless
+   count is false (after a host change of the values, which the device gather uploads first) */
+static PetscErrorCode SetValuesCounted(Ctx *c, Mat A, const PetscScalar *v, InsertMode mode, PetscBool count)
 {
   PetscLogDouble ctog0 = petsc_ctog_sz, gtoc0 = petsc_gtoc_sz;
   const PetscScalar *w = v;
@@ -142,11 +152,21 @@ static PetscErrorCode SetValues(Ctx *c, Mat A, const PetscScalar *v, InsertMode 
   ctog0 = petsc_ctog_sz;
   gtoc0 = petsc_gtoc_sz;
   PetscCall(MatSetValuesCOO(A, w, mode));
+  if (c->host_changed) count = PETSC_FALSE;
+  c->host_changed = PETSC_FALSE;
+  if (!count) PetscFunctionReturn(PETSC_SUCCESS);
   c->ctog += petsc_ctog_sz - ctog0;
   c->gtoc += petsc_gtoc_sz - gtoc0;
   /* v goes once to where the gather runs: the device unless bound to the CPU */
   if (c->gpu && !c->bound && !c->device_values) c->ctog_expected += (PetscLogDouble)c->n * sizeof(PetscScalar);
   if (c->bound && c->device_values) c->gtoc_expected += (PetscLogDouble)c->n * sizeof(PetscScalar);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode SetValues(Ctx *c, Mat A, const PetscScalar *v, InsertMode mode)
+{
+  PetscFunctionBeginUser;
+  PetscCall(SetValuesCounted(c, A, v, mode, PETSC_TRUE));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -205,7 +225,7 @@ static PetscErrorCode Compare(Ctx *c, Mat A, Mat R, const char *step)
   {
     const PetscBool ok = (PetscBool)(dp <= 1e-12 && dn <= 1e-12 && dv <= 1e-12);
 
-    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%-22s product %.1e  norm %.1e  values %.1e  %s\n", step, (double)dp, (double)dn, (double)dv, ok ? "ok" : "FAILED"));
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%-30s product %.1e  norm %.1e  values %.1e  %s\n", step, (double)dp, (double)dn, (double)dv, ok ? "ok" : "FAILED"));
     if (!ok) c->nfail++;
   }
   PetscCall(VecDestroy(&x));
@@ -224,6 +244,72 @@ static PetscErrorCode RandomValues(Ctx *c, PetscScalar **v, PetscBool nan)
     if (nan) (*v)[e] = (PetscScalar)NAN;
     else PetscCall(PetscRandomGetValue(c->rnd, &(*v)[e]));
   }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* MatSetValues() ADD of one value on both matrices, at an entry of this rank's rows in the pattern, preferably in a block
+   column of another rank (the off-diagonal part), else in an off-diagonal block; then both assembled and compared */
+static PetscErrorCode AddOffDiagonal(Ctx *c, Mat A, Mat R, const char *step)
+{
+  PetscInt    bs = c->bs, rs = c->rstartb * bs, re = (c->rstartb + c->nbl) * bs, pick = -1, best = 0;
+  PetscScalar val = 0.75 + c->rank;
+
+  PetscFunctionBeginUser;
+  for (PetscCount e = 0; e < c->n; e++) {
+    const PetscInt i = c->ci[e], j = c->cj[e];
+    PetscInt       r;
+
+    if (i < rs || i >= re || j < 0) continue;
+    r = (j < rs || j >= re) ? 2 : (i / bs != j / bs ? 1 : 0);
+    if (pick < 0 || r > best) {
+      pick = (PetscInt)e;
+      best = r;
+    }
+  }
+  if (pick >= 0) {
+    PetscCall(MatSetValues(A, 1, &c->ci[pick], 1, &c->cj[pick], &val, ADD_VALUES));
+    PetscCall(MatSetValues(R, 1, &c->ci[pick], 1, &c->cj[pick], &val, ADD_VALUES));
+  }
+  PetscCall(MatAssemblyBegin(A, MAT_FINAL_ASSEMBLY));
+  PetscCall(MatAssemblyEnd(A, MAT_FINAL_ASSEMBLY));
+  PetscCall(MatAssemblyBegin(R, MAT_FINAL_ASSEMBLY));
+  PetscCall(MatAssemblyEnd(R, MAT_FINAL_ASSEMBLY));
+  c->host_changed = PETSC_TRUE;
+  PetscCall(Compare(c, A, R, step));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* MatDuplicate() of both (values copied) and MatSetValuesCOO() ADD on the duplicates; then a duplicate of the duplicate
+   (values not copied), the first duplicate destroyed, and INSERT on the second: the COO maps outlive the matrix they
+   were taken from and stay with the original */
+static PetscErrorCode DuplicateSteps(Ctx *c, Mat A, Mat R, const char *name)
+{
+  Mat          D, RD, E, RE;
+  PetscScalar *v = NULL;
+  char         step[64];
+
+  PetscFunctionBeginUser;
+  PetscCall(MatDuplicate(A, MAT_COPY_VALUES, &D));
+  PetscCall(MatDuplicate(R, MAT_COPY_VALUES, &RD));
+  PetscCall(PetscSNPrintf(step, sizeof(step), "%s duplicate", name));
+  PetscCall(Compare(c, D, RD, step));
+  PetscCall(RandomValues(c, &v, PETSC_FALSE));
+  PetscCall(SetValuesCounted(c, D, v, ADD_VALUES, PETSC_FALSE));
+  PetscCall(MatSetValuesCOO(RD, v, ADD_VALUES));
+  PetscCall(PetscSNPrintf(step, sizeof(step), "%s duplicate ADD", name));
+  PetscCall(Compare(c, D, RD, step));
+  PetscCall(MatDuplicate(D, MAT_DO_NOT_COPY_VALUES, &E));
+  PetscCall(MatDuplicate(RD, MAT_DO_NOT_COPY_VALUES, &RE));
+  PetscCall(MatDestroy(&D));
+  PetscCall(MatDestroy(&RD));
+  PetscCall(RandomValues(c, &v, PETSC_FALSE));
+  PetscCall(SetValuesCounted(c, E, v, INSERT_VALUES, PETSC_FALSE));
+  PetscCall(MatSetValuesCOO(RE, v, INSERT_VALUES));
+  PetscCall(PetscSNPrintf(step, sizeof(step), "%s duplicate^2 INSERT", name));
+  PetscCall(Compare(c, E, RE, step));
+  PetscCall(MatDestroy(&E));
+  PetscCall(MatDestroy(&RE));
+  PetscCall(PetscFree(v));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -247,6 +333,23 @@ static PetscErrorCode RunPattern(Ctx *c, Mat A, Mat R, const char *name, PetscBo
   PetscCall(Preallocate(c, R));
   PetscCall(MatAssembled(A, &assembled));
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "after MatSetPreallocationCOO: %s\n", assembled ? "assembled" : "not assembled (as AIJ)"));
+  if (c->assemble_between) { /* the pattern assembled with zero values, a host change, then the COO values added */
+    PetscCall(MatAssemblyBegin(A, MAT_FINAL_ASSEMBLY));
+    PetscCall(MatAssemblyEnd(A, MAT_FINAL_ASSEMBLY));
+    PetscCall(MatAssemblyBegin(R, MAT_FINAL_ASSEMBLY));
+    PetscCall(MatAssemblyEnd(R, MAT_FINAL_ASSEMBLY));
+    PetscCall(PetscSNPrintf(step, sizeof(step), "%s assembled", name));
+    PetscCall(Compare(c, A, R, step));
+    if (c->between_setvalues) {
+      PetscCall(PetscSNPrintf(step, sizeof(step), "%s MatSetValues ADD", name));
+      PetscCall(AddOffDiagonal(c, A, R, step));
+    }
+    PetscCall(RandomValues(c, &v, PETSC_FALSE));
+    PetscCall(SetValues(c, A, v, ADD_VALUES));
+    PetscCall(MatSetValuesCOO(R, v, ADD_VALUES));
+    PetscCall(PetscSNPrintf(step, sizeof(step), "%s COO ADD after", name));
+    PetscCall(Compare(c, A, R, step));
+  }
   if (!second) {
     PetscCall(RandomValues(c, &v, PETSC_TRUE));
     PetscCall(SetValues(c, A, v, INSERT_VALUES));
@@ -257,6 +360,11 @@ static PetscErrorCode RunPattern(Ctx *c, Mat A, Mat R, const char *name, PetscBo
   PetscCall(MatViewFromOptions(A, NULL, "-coo_view"));
   PetscCall(PetscSNPrintf(step, sizeof(step), "%s INSERT", name));
   PetscCall(Compare(c, A, R, step));
+  if (c->duplicate) PetscCall(DuplicateSteps(c, A, R, name));
+  if (c->assemble_between && c->between_setvalues) {
+    PetscCall(PetscSNPrintf(step, sizeof(step), "%s INSERT, MatSetValues", name));
+    PetscCall(AddOffDiagonal(c, A, R, step));
+  }
   PetscCall(RandomValues(c, &v, PETSC_FALSE));
   PetscCall(SetValues(c, A, v, ADD_VALUES));
   PetscCall(MatSetValuesCOO(R, v, ADD_VALUES));
@@ -279,7 +387,7 @@ int main(int argc, char **argv)
   Mat       A, R;
   PetscInt  nb = 6, seed = 1;
   char      err[32] = "none", mtype[64] = MATBAIJKSPARSE;
-  PetscBool eq, check_transfers = PETSC_TRUE; /* -check_transfers 0: several ranks with an MPI that is not CUDA-aware stage the sent entries through the host */
+  PetscBool eq, err_continue = PETSC_FALSE, same_count = PETSC_FALSE, check_transfers = PETSC_TRUE; /* -check_transfers 0: several ranks with an MPI that is not CUDA-aware stage the sent entries through the host */
   MatType   atype;
 
   PetscFunctionBeginUser;
@@ -294,6 +402,12 @@ int main(int argc, char **argv)
   PetscCall(PetscOptionsGetBool(NULL, NULL, "-bind_to_cpu", &c.bound, NULL));
   PetscCall(PetscOptionsGetBool(NULL, NULL, "-check_transfers", &check_transfers, NULL));
   PetscCall(PetscOptionsGetString(NULL, NULL, "-err", err, sizeof(err), NULL));
+  PetscCall(PetscOptionsGetBool(NULL, NULL, "-err_continue", &err_continue, NULL));
+  PetscCall(PetscOptionsGetBool(NULL, NULL, "-assemble_between", &c.assemble_between, NULL));
+  c.between_setvalues = PETSC_TRUE;
+  PetscCall(PetscOptionsGetBool(NULL, NULL, "-between_setvalues", &c.between_setvalues, NULL));
+  PetscCall(PetscOptionsGetBool(NULL, NULL, "-same_count_pattern", &same_count, NULL));
+  PetscCall(PetscOptionsGetBool(NULL, NULL, "-duplicate", &c.duplicate, NULL));
   PetscCall(PetscOptionsGetString(NULL, NULL, "-mat_type", mtype, sizeof(mtype), NULL));
   PetscCheck(c.bs >= 1 && nb >= 1, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-bs and -nb must be positive");
   {
@@ -337,10 +451,49 @@ int main(int argc, char **argv)
     PetscCall(MatSetValuesCOO(A, &one, INSERT_VALUES));
   }
   PetscCall(PetscStrcmp(err, "range", &eq));
-  if (eq) { /* an entry one past the last row on the last rank */
-    PetscInt i[2] = {0, c.Mbs * c.bs - (c.rank == c.size - 1 ? 0 : 1)}, j[2] = {0, 0};
+  if (!eq) PetscCall(PetscStrcmp(err, "negative", &eq));
+  PetscCheck(!err_continue || c.size == 1, PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG, "-err_continue needs one rank (the range error is not collective)");
+  if (eq) { /* range: an entry one past the last row on the last rank; negative: a count of -1 */
+    PetscInt   i[2] = {0, c.Mbs * c.bs - (c.rank == c.size - 1 ? 0 : 1)}, j[2] = {0, 0};
+    PetscCount n    = err[0] == 'n' ? -1 : 2;
 
-    PetscCall(MatSetPreallocationCOO(A, 2, i, j));
+    if (!err_continue) PetscCall(MatSetPreallocationCOO(A, n, i, j));
+    else { /* the error caught, the matrix then used: nothing of the refused preallocation may stay behind (-malloc_dump) */
+      PetscErrorCode ierr;
+      const char    *text = NULL, *specific = NULL;
+
+      PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
+      ierr = MatSetPreallocationCOO(A, n, i, j);
+      PetscCall(PetscPopErrorHandler());
+      PetscCheck(ierr, PETSC_COMM_SELF, PETSC_ERR_PLIB, "MatSetPreallocationCOO() accepted the bad entries");
+      PetscCall(PetscErrorMessage(ierr, &text, &specific));
+      PetscCall(PetscPrintf(PETSC_COMM_WORLD, "refused (error %d): %s\n", (int)ierr, specific ? specific : text));
+    }
+  }
+  PetscCall(PetscStrcmp(err, "repattern", &eq));
+  if (eq) { /* after the COO preallocation another pattern of as many blocks, by MatSetValues() after the ordinary
+               preallocation (which leaves BAIJ's nonzero state as it was): MatSetValuesCOO() must not take the old maps */
+    PetscScalar *v = NULL, one = 1;
+    MatInfo      info[2];
+
+    PetscCall(GenEntries(&c, seed, 2, PETSC_TRUE, 0));
+    PetscCall(Preallocate(&c, A));
+    PetscCall(RandomValues(&c, &v, PETSC_FALSE));
+    PetscCall(MatSetValuesCOO(A, v, INSERT_VALUES));
+    PetscCall(MatGetInfo(A, MAT_GLOBAL_SUM, &info[0]));
+    PetscCall(GenEntries(&c, seed, 2, PETSC_TRUE, 1));
+    PetscCall(MatSeqBAIJSetPreallocation(A, c.bs, c.Mbs, NULL));
+    PetscCall(MatMPIBAIJSetPreallocation(A, c.bs, c.nbl, NULL, c.Mbs, NULL));
+    PetscCall(MatSetOption(A, MAT_NEW_NONZERO_LOCATION_ERR, PETSC_FALSE));
+    for (PetscCount e = 0; e < c.n; e++) PetscCall(MatSetValues(A, 1, &c.ci[e], 1, &c.cj[e], &one, INSERT_VALUES));
+    PetscCall(MatAssemblyBegin(A, MAT_FINAL_ASSEMBLY));
+    PetscCall(MatAssemblyEnd(A, MAT_FINAL_ASSEMBLY));
+    PetscCall(MatGetInfo(A, MAT_GLOBAL_SUM, &info[1]));
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "pattern replaced by MatSetValues: %g nonzeros, before %g\n", (double)info[1].nz_used, (double)info[0].nz_used));
+    PetscCall(MatSetValuesCOO(A, v, INSERT_VALUES));
+    PetscCall(PetscFree(v));
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "MatSetValuesCOO accepted the old maps\n"));
+    c.nfail++;
   }
   PetscCall(PetscStrcmp(err, "mode", &eq));
   if (eq) {
@@ -351,10 +504,30 @@ int main(int argc, char **argv)
     PetscCall(MatSetValuesCOO(A, &one, MAX_VALUES));
   }
 
-  PetscCall(GenEntries(&c, seed, 1, PETSC_FALSE));
+  PetscCall(GenEntries(&c, seed, 1, PETSC_FALSE, 0));
   PetscCall(RunPattern(&c, A, R, "random", PETSC_FALSE));
-  PetscCall(GenEntries(&c, seed, 2, PETSC_TRUE));
+  PetscCall(GenEntries(&c, seed, 2, PETSC_TRUE, 0));
   PetscCall(RunPattern(&c, A, R, "full blocks", PETSC_TRUE));
+  if (same_count) { /* other blocks, as many: the maps of the previous pattern must not be taken for this one */
+    PetscCall(GenEntries(&c, seed, 2, PETSC_TRUE, 1));
+    PetscCall(RunPattern(&c, A, R, "shifted blocks", PETSC_TRUE));
+  }
+  if (c.duplicate) { /* a duplicate that outlives its original */
+    Mat          D, RD;
+    PetscScalar *v = NULL;
+
+    PetscCall(MatDuplicate(A, MAT_COPY_VALUES, &D));
+    PetscCall(MatDuplicate(R, MAT_COPY_VALUES, &RD));
+    PetscCall(MatDestroy(&A));
+    PetscCall(MatDestroy(&R));
+    A = D;
+    R = RD;
+    PetscCall(RandomValues(&c, &v, PETSC_FALSE));
+    PetscCall(SetValuesCounted(&c, A, v, ADD_VALUES, PETSC_FALSE));
+    PetscCall(MatSetValuesCOO(R, v, ADD_VALUES));
+    PetscCall(Compare(&c, A, R, "original destroyed ADD"));
+    PetscCall(PetscFree(v));
+  }
 
   {
     PetscLogDouble t[4] = {c.ctog, c.ctog_expected, c.gtoc, c.gtoc_expected};

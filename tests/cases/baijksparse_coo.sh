@@ -32,11 +32,54 @@ tcase bk_coo_err_range_mpi2 --fail -n 2 -- test_baijksparse_coo -err range --gre
 tcase bk_coo_err_noprealloc --fail -- test_baijksparse_coo -err noprealloc --grep 'MatSetValuesCOO\(\) on a seqbaijksparse matrix needs MatSetPreallocationCOO\(\) first'
 tcase bk_coo_err_noprealloc_mpi2 --fail -n 2 -- test_baijksparse_coo -err noprealloc --grep 'MatSetValuesCOO\(\) on a mpibaijksparse matrix needs MatSetPreallocationCOO\(\) first'
 tcase bk_coo_err_mode --fail -- test_baijksparse_coo -err mode --grep 'InsertMode must be INSERT_VALUES or ADD_VALUES'
+tcase bk_coo_err_negative --fail -- test_baijksparse_coo -err negative --grep 'COO: the number of entries -1 is negative'
+tcase bk_coo_err_negative_mpi2 --fail -n 2 -- test_baijksparse_coo -err negative --grep 'COO: the number of entries -1 is negative'
+# a refused preallocation leaves nothing allocated behind and the matrix usable (the error caught, then the steps run)
+for t in seqbaijksparse mpibaijksparse; do
+  tcase bk_coo_err_range_continue_$t -- test_baijksparse_coo -mat_type $t -err range -err_continue -malloc_debug -malloc_dump --grep 'refused .*COO entry 1: row 18 is out of range' --grep '^OK' --nogrep 'FAILED' --nogrep '^\[ *[0-9]+\] [0-9]+ bytes '
+  tcase bk_coo_err_negative_continue_$t -- test_baijksparse_coo -mat_type $t -err negative -err_continue -malloc_debug -malloc_dump --grep 'refused .*the number of entries -1 is negative' --grep '^OK' --nogrep 'FAILED' --nogrep '^\[ *[0-9]+\] [0-9]+ bytes '
+done
+
+# MatAssemblyBegin/End between MatSetPreallocationCOO and MatSetValuesCOO, then MatSetValues ADD on an entry of an
+# off-diagonal block of the pattern (another rank's columns when there are some), before and after the COO values: on
+# several ranks the second assembly compressed Ao's columns again and MatSetValues refused the entry as new
+tcase bk_coo_between -- test_baijksparse_coo -bs 3 -assemble_between --grep '^random MatSetValues ADD .* ok$' --grep '^random COO ADD after .* ok$' --grep '^OK' --nogrep 'FAILED'
+tcase bk_coo_between_mpi1 -- test_baijksparse_coo -mat_type mpibaijksparse -bs 3 -assemble_between --grep '^mpibaijksparse' --grep '^OK' --nogrep 'FAILED'
+for np in 2 3; do
+  for bs in "${pbg_coo_bs[@]}"; do
+    tcase bk_coo_between_bs${bs}_mpi$np -n $np -- test_baijksparse_coo -bs $bs -nb 3 -seed $((10 * np + bs)) -assemble_between --grep '^random MatSetValues ADD .* ok$' --grep '^random COO ADD after .* ok$' --grep '^full blocks INSERT, MatSetValues .* ok$' --grep '^OK' --nogrep 'FAILED'
+  done
+done
+# the assembly alone (no MatSetValues): the values must land in their places and MPIBAIJ's scatter be set up once
+for np in 2 3; do
+  tcase bk_coo_between_values_mpi$np -n $np -- test_baijksparse_coo -bs 3 -nb 4 -assemble_between -between_setvalues 0 -malloc_debug -malloc_dump --grep '^random COO ADD after .* ok$' --grep '^full blocks COO ADD after .* ok$' --grep '^OK' --nogrep 'FAILED' --nogrep '^\[ *[0-9]+\] [0-9]+ bytes '
+done
+# a third pattern with as many blocks as the second, other ones: new maps, not the old ones
+tcase bk_coo_same_count -- test_baijksparse_coo -bs 3 -same_count_pattern --grep '^shifted blocks ADD .* ok$' --grep '^OK' --nogrep 'FAILED'
+tcase bk_coo_same_count_mpi2 -n 2 -- test_baijksparse_coo -bs 2 -nb 4 -same_count_pattern --grep '^shifted blocks ADD .* ok$' --grep '^OK' --nogrep 'FAILED'
+tcase bk_coo_same_count_mpi3 -n 3 -- test_baijksparse_coo -bs 3 -nb 4 -same_count_pattern --grep '^shifted blocks ADD .* ok$' --grep '^OK' --nogrep 'FAILED'
+# the pattern replaced by the ordinary preallocation and MatSetValues with as many blocks: the maps refused, not taken
+tcase bk_coo_err_repattern --fail -- test_baijksparse_coo -err repattern --grep 'pattern replaced by MatSetValues: 153. nonzeros, before 153.' --grep 'the nonzero pattern changed since MatSetPreallocationCOO\(\) \(as many blocks, 17, other ones\)' --nogrep 'accepted the old maps'
+tcase bk_coo_err_repattern_mpi1 --fail -- test_baijksparse_coo -mat_type mpibaijksparse -err repattern --grep 'the nonzero pattern changed since MatSetPreallocationCOO\(\) \(as many blocks' --nogrep 'accepted the old maps'
+tcase bk_coo_err_repattern_mpi2 --fail -n 2 -- test_baijksparse_coo -err repattern -nb 4 --grep 'the nonzero pattern changed since MatSetPreallocationCOO\(\)' --nogrep 'accepted the old maps'
+# MatDuplicate keeps the COO maps: MatSetValuesCOO on the duplicate (and on a duplicate of it after its original is gone)
+tcase bk_coo_duplicate -- test_baijksparse_coo -bs 3 -duplicate -coo_view ::ascii_info --grep '^random duplicate ADD .* ok$' --grep '^full blocks duplicate\^2 INSERT .* ok$' --grep '^original destroyed ADD .* ok$' --grep '^OK' --nogrep 'FAILED'
+tcase bk_coo_duplicate_mpi1 -- test_baijksparse_coo -mat_type mpibaijksparse -bs 2 -duplicate --grep '^original destroyed ADD .* ok$' --grep '^OK' --nogrep 'FAILED'
+for p in "2 1" "2 4" "3 3" "3 8"; do
+  read -r np bs <<< "$p"
+  tcase bk_coo_duplicate_bs${bs}_mpi$np -n $np -- test_baijksparse_coo -bs $bs -nb 4 -seed $((10 * np + bs)) -duplicate --grep '^random duplicate ADD .* ok$' --grep '^original destroyed ADD .* ok$' --grep '^OK' --nogrep 'FAILED'
+done
+# no leaks on the new paths (the maps shared by duplicates freed with the last, in either order; one scatter)
+tcase bk_coo_new_malloc_dump -- test_baijksparse_coo -bs 3 -assemble_between -same_count_pattern -duplicate -malloc_debug -malloc_dump --grep '^OK' --nogrep 'FAILED' --nogrep '^\[ *[0-9]+\] [0-9]+ bytes '
+tcase bk_coo_new_malloc_dump_mpi2 -n 2 -- test_baijksparse_coo -bs 2 -nb 4 -assemble_between -same_count_pattern -duplicate -malloc_debug -malloc_dump --grep '^OK' --nogrep 'FAILED' --nogrep '^\[ *[0-9]+\] [0-9]+ bytes '
+tcase bk_coo_new_malloc_dump_mpi3 -n 3 -- test_baijksparse_coo -bs 3 -nb 3 -assemble_between -same_count_pattern -duplicate -malloc_debug -malloc_dump --grep '^OK' --nogrep 'FAILED' --nogrep '^\[ *[0-9]+\] [0-9]+ bytes '
 # under valgrind (make memcheck), as tests/cases/memcheck_host.sh
 if [ "${PBG_MEMCHECK:-1}" = 1 ] && command -v valgrind > /dev/null 2>&1; then
   pbg_vg=(valgrind -q --error-exitcode=77 --leak-check=full --errors-for-leak-kinds=definite --show-leak-kinds=definite --suppressions="$PBG_ROOT/conf/valgrind.supp")
   tcase vg_bk_coo -- "${pbg_vg[@]}" "$PBG_ROOT/tests/bin/test_baijksparse_coo" -bs 3 -nb 4 --grep '^OK'
   tcase vg_bk_coo_mpi2 -n 2 -- "${pbg_vg[@]}" "$PBG_ROOT/tests/bin/test_baijksparse_coo" -bs 2 -nb 4 --grep '^OK'
+  tcase vg_bk_coo_new_mpi2 -n 2 -- "${pbg_vg[@]}" "$PBG_ROOT/tests/bin/test_baijksparse_coo" -bs 2 -nb 3 -assemble_between -duplicate --grep '^OK'
+  tcase vg_bk_coo_err_range_continue -- "${pbg_vg[@]}" "$PBG_ROOT/tests/bin/test_baijksparse_coo" -bs 2 -nb 3 -err range -err_continue --grep 'refused' --grep '^OK'
   unset pbg_vg
 fi
 
@@ -59,4 +102,19 @@ done
 tcase bk_gpu_coo_bound_devv --gpu -- test_baijksparse_coo -bs 3 -device_values -bind_to_cpu -coo_view ::ascii_info --grep 'the last gathered on the host' --grep '^OK' --nogrep 'FAILED'
 tcase bk_gpu_coo_malloc_dump --gpu -- test_baijksparse_coo -bs 3 -device_values -malloc_debug -malloc_dump --grep '^OK' --nogrep '^\[ *[0-9]+\] [0-9]+ bytes '
 tcase bk_gpu_coo_err_noprealloc --gpu --fail -- test_baijksparse_coo -err noprealloc --grep 'needs MatSetPreallocationCOO\(\) first'
+# the new paths on the device: an assembly and MatSetValues between the preallocation and the COO values, a third pattern of
+# the same block count, duplicates (values copied on the device, the maps shared); v from the host and from the device
+for t in seqbaijksparse mpibaijksparse; do
+  tcase bk_gpu_coo_${t}_new --gpu -- test_baijksparse_coo -mat_type $t -bs 3 -assemble_between -same_count_pattern -duplicate -coo_view ::ascii_info --grep 'a GPU is present' --grep 'the last gathered on the device' --grep '^random MatSetValues ADD .* ok$' --grep '^shifted blocks ADD .* ok$' --grep '^original destroyed ADD .* ok$' --grep 'transfers: .*: ok$' --grep '^OK' --nogrep 'FAILED'
+  tcase bk_gpu_coo_${t}_new_devv --gpu -- test_baijksparse_coo -mat_type $t -bs 4 -device_values -assemble_between -same_count_pattern -duplicate -coo_view ::ascii_info --grep 'values from the device' --grep 'the last gathered on the device' --grep '^original destroyed ADD .* ok$' --grep 'transfers: .*: ok$' --grep '^OK' --nogrep 'FAILED'
+done
+for p in "2 3" "3 5"; do
+  read -r np bs <<< "$p"
+  tcase bk_gpu_coo_new_bs${bs}_mpi$np --gpu -n $np -- test_baijksparse_coo -bs $bs -nb 4 -seed $((10 * np + bs)) -use_gpu_aware_mpi 0 -check_transfers 0 -assemble_between -same_count_pattern -duplicate -coo_view ::ascii_info --grep 'the last gathered on the device' --grep '^random COO ADD after .* ok$' --grep '^original destroyed ADD .* ok$' --grep '^OK' --nogrep 'FAILED'
+  tcase bk_gpu_coo_new_bs${bs}_mpi${np}_devv --gpu -n $np -- test_baijksparse_coo -bs $bs -nb 4 -seed $((10 * np + bs)) -use_gpu_aware_mpi 0 -check_transfers 0 -device_values -assemble_between -duplicate --grep '^random COO ADD after .* ok$' --grep '^OK' --nogrep 'FAILED'
+done
+tcase bk_gpu_coo_new_malloc_dump --gpu -- test_baijksparse_coo -bs 3 -device_values -assemble_between -same_count_pattern -duplicate -malloc_debug -malloc_dump --grep '^OK' --nogrep '^\[ *[0-9]+\] [0-9]+ bytes '
+tcase bk_gpu_coo_err_repattern --gpu --fail -- test_baijksparse_coo -err repattern --grep 'as many blocks, 17, other ones' --nogrep 'accepted the old maps'
+tcase bk_gpu_coo_err_repattern_mpi1 --gpu --fail -- test_baijksparse_coo -mat_type mpibaijksparse -err repattern --grep 'as many blocks' --nogrep 'accepted the old maps'
+tcase bk_gpu_coo_err_range_continue --gpu -- test_baijksparse_coo -bs 3 -err range -err_continue -malloc_debug -malloc_dump --grep 'refused' --grep '^OK' --nogrep '^\[ *[0-9]+\] [0-9]+ bytes '
 unset pbg_coo_bs bs nb np p t

@@ -102,6 +102,7 @@ typedef struct {
    of the parts, the star forest of entries owned by other ranks, buffers */
 typedef struct _n_MatBAIJKSPARSECOO *MatBAIJKSPARSECOO;
 PETSC_INTERN PetscErrorCode MatBAIJKSPARSECOODestroy_Private(MatBAIJKSPARSECOO *);
+PETSC_INTERN PetscErrorCode MatBAIJKSPARSECOODuplicate_Private(MatBAIJKSPARSECOO, MatBAIJKSPARSECOO *); /* for MatDuplicate(): the maps shared */
 PETSC_INTERN PetscErrorCode MatBAIJKSPARSECOOView_Private(MatBAIJKSPARSECOO, PetscViewer); /* -mat_view ::ascii_info lines */
 PETSC_INTERN PetscErrorCode MatSetPreallocationCOO_SeqBAIJKSPARSE(Mat, PetscCount, PetscInt[], PetscInt[]);
 PETSC_INTERN PetscErrorCode MatSetValuesCOO_SeqBAIJKSPARSE(Mat, const PetscScalar[], InsertMode);

@@ -13,6 +13,10 @@
    sort, entries in their input order: the summation order is fixed). MatSetValuesCOO() is then a gather, a thread per
    slot on the device (cuda/baijksparse_coo.cu), or the same loop on the host.
 
+   The maps are made for one pattern: MatSetValuesCOO() refuses them when the pattern changed since (COOPartCheckPattern()),
+   and MatDuplicate() shares them with the duplicate (reference counted, as AIJ shares its COO struct), which has the
+   same pattern.
+
    MPI, as MPIAIJ: the entries of rows another rank owns go to it through a PetscSF made at the preallocation (leaves: the
    sent entries, ordered by owner; roots: the owner's receive buffer, a chunk per sender in rank order); the owner gathers
    its own entries into the diagonal part (Ad) and the off-diagonal part (Ao, its columns compressed through garray),
@@ -30,6 +34,8 @@
 /* The maps of one seqbaijksparse matrix or MPI part */
 typedef struct {
   PetscInt   bs, nz;                   /* the pattern they were made for */
+  PetscInt   mbs;
+  PetscInt64 hash;                     /* of its block rows and columns (BAIJ's ia, ja) */
   PetscCount nslots;                   /* nz * bs^2 */
   PetscCount n1;                       /* this rank's own entries that fall in the part */
   int       *jmap1, *perm1;            /* slot s = sum of v[perm1[p]], p in [jmap1[s], jmap1[s+1]); jmap1 NULL: v[perm1[s]] */
@@ -39,7 +45,10 @@ typedef struct {
   PetscBool  on_device;                /* the device copies exist */
 } COOPart;
 
-struct _n_MatBAIJKSPARSECOO {
+/* The maps of one preallocation and the buffers of MatSetValuesCOO(): shared by the matrix and its duplicates (MatDuplicate()
+   keeps the pattern, of each MPI part too), freed with the last of them. The buffers are used within one call only. */
+typedef struct {
+  PetscInt     refct;
   PetscCount   ncoo, nignored; /* entries given on this rank; those with a negative index */
   PetscInt     nparts;         /* 1 (seq) or 2 (Ad, Ao) */
   COOPart      part[2];
@@ -52,9 +61,16 @@ struct _n_MatBAIJKSPARSECOO {
   PetscScalar *d_sendbuf, *d_recvbuf;
   PetscScalar *d_v, *h_v;      /* host v uploaded, device v downloaded (allocated at first need) */
   PetscBool    on_device;      /* d_sendperm, d_sendbuf, d_recvbuf exist */
-  PetscObjectState nzstate;    /* seq: A's nonzero state when the preallocation uploaded the pattern */
-  PetscInt     ncalls;         /* MatSetValuesCOO() calls, for -mat_view */
-  PetscBool    last_device;    /* where the last one gathered */
+} COOMaps;
+
+/* What one matrix holds: the shared maps and its own state */
+struct _n_MatBAIJKSPARSECOO {
+  COOMaps         *m;
+  PetscObjectId    id[2];       /* the seq matrix or the MPI parts whose pattern was last found to be the maps' one, */
+  PetscInt         nass[2];     /* and their number of assemblies expected at the next MatSetValuesCOO() */
+  PetscObjectState nzstate;     /* seq: A's nonzero state when the preallocation uploaded the pattern */
+  PetscInt         ncalls;      /* MatSetValuesCOO() calls, for -mat_view */
+  PetscBool        last_device; /* where the last one gathered */
 };
 
 static PetscErrorCode DeviceFree(void *p)
@@ -79,21 +95,44 @@ static PetscErrorCode COOPartReset(COOPart *p)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode MatBAIJKSPARSECOODestroy_Private(MatBAIJKSPARSECOO *pc)
+static PetscErrorCode COOMapsDestroy(COOMaps **pm)
 {
-  MatBAIJKSPARSECOO c = *pc;
+  COOMaps *m = *pm;
 
   PetscFunctionBegin;
-  if (!c) PetscFunctionReturn(PETSC_SUCCESS);
-  for (PetscInt i = 0; i < 2; i++) PetscCall(COOPartReset(&c->part[i]));
-  PetscCall(PetscSFDestroy(&c->sf));
-  PetscCall(PetscFree3(c->sendperm, c->sendbuf, c->recvbuf));
-  PetscCall(DeviceFree(c->d_sendperm));
-  PetscCall(DeviceFree(c->d_sendbuf));
-  PetscCall(DeviceFree(c->d_recvbuf));
-  PetscCall(DeviceFree(c->d_v));
-  PetscCall(PetscFree(c->h_v));
+  *pm = NULL;
+  if (!m || --m->refct > 0) PetscFunctionReturn(PETSC_SUCCESS);
+  for (PetscInt i = 0; i < 2; i++) PetscCall(COOPartReset(&m->part[i]));
+  PetscCall(PetscSFDestroy(&m->sf));
+  PetscCall(PetscFree3(m->sendperm, m->sendbuf, m->recvbuf));
+  PetscCall(DeviceFree(m->d_sendperm));
+  PetscCall(DeviceFree(m->d_sendbuf));
+  PetscCall(DeviceFree(m->d_recvbuf));
+  PetscCall(DeviceFree(m->d_v));
+  PetscCall(PetscFree(m->h_v));
+  PetscCall(PetscFree(m));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode MatBAIJKSPARSECOODestroy_Private(MatBAIJKSPARSECOO *pc)
+{
+  PetscFunctionBegin;
+  if (!*pc) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(COOMapsDestroy(&(*pc)->m));
   PetscCall(PetscFree(*pc));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The COO state of a duplicate (same pattern): the maps shared, the counts of the view its own */
+PetscErrorCode MatBAIJKSPARSECOODuplicate_Private(MatBAIJKSPARSECOO c, MatBAIJKSPARSECOO *d)
+{
+  PetscFunctionBegin;
+  PetscCall(MatBAIJKSPARSECOODestroy_Private(d));
+  if (!c) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(PetscNew(d));
+  (*d)->m       = c->m;
+  (*d)->nzstate = c->nzstate;
+  c->m->refct++;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -215,20 +254,43 @@ static inline PetscInt64 Slot(PetscInt b, PetscInt bs, PetscInt i, PetscInt j)
   return (PetscInt64)b * bs * bs + (i % bs) + (PetscInt64)(j % bs) * bs;
 }
 
-/* Blocks of a seqbaijksparse matrix or part through BAIJ's own MatGetRowIJ() (no refresh of the host values: the
-   forwarder would download a newer device copy) */
-static PetscErrorCode PartBlocks(Mat P, PetscInt *nz)
+/* A fingerprint of a block pattern (FNV-1a over the row pointers and the columns) */
+static PetscInt64 PatternHash(PetscInt mbs, const PetscInt ia[], const PetscInt ja[])
+{
+  unsigned long long h = 1469598103934665603ULL;
+
+  for (PetscInt r = 0; r <= mbs; r++) h = (h ^ (unsigned long long)ia[r]) * 1099511628211ULL;
+  for (PetscInt b = 0; b < (mbs ? ia[mbs] : 0); b++) h = (h ^ (unsigned long long)ja[b]) * 1099511628211ULL;
+  return (PetscInt64)(h & 0x7fffffffffffffffULL);
+}
+
+/* Whether part t (P: the seq matrix or an MPI part) still has the pattern the maps were made for. The block count is
+   cheap but not enough: BAIJ's preallocation does not move the nonzero state when the new pattern is filled exactly, so
+   another pattern of as many blocks (MatXAIJSetPreallocation() and MatSetValues()) would take the old maps and the values
+   land in the wrong places. The pattern is compared (its fingerprint, O(nz)) unless nothing can have changed it since
+   the last call: the same matrix (MPIBAIJ's preallocation makes new parts), assembled, and its only assembly since then
+   the one that ended that MatSetValuesCOO() (a new preallocation leaves the matrix unassembled, and was_assembled false
+   until a second assembly). assembled: P's before MatSetValuesCOO() marks it. BAIJ's own MatGetRowIJ(): the forwarder
+   would download a newer device copy of the values. */
+static PetscErrorCode COOPartCheckPattern(Mat P, MatBAIJKSPARSECOO c, PetscInt t, PetscBool assembled)
 {
   Mat_SeqBAIJKSPARSE *kp = (Mat_SeqBAIJKSPARSE *)P->spptr;
+  const COOPart      *p  = &c->m->part[t];
   const PetscInt     *ia, *ja;
-  PetscInt            n;
+  PetscInt            n, nz;
   PetscBool           done = PETSC_TRUE; /* (MatGetRowIJ() sets it before calling the method, which may not) */
+  PetscInt64          hash = p->hash;
 
   PetscFunctionBegin;
+  if (c->id[t] == ((PetscObject)P)->id && assembled && P->was_assembled && P->num_ass == c->nass[t] && P->rmap->bs == p->bs) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall((*kp->host.getrowij)(P, 0, PETSC_FALSE, PETSC_TRUE, &n, &ia, &ja, &done));
   PetscCheck(done, PETSC_COMM_SELF, PETSC_ERR_PLIB, "Cannot get the block rows of the %s matrix", MATSEQBAIJKSPARSE);
-  *nz = n ? ia[n] : 0;
+  nz = n ? ia[n] : 0;
+  if (n == p->mbs && nz == p->nz && P->rmap->bs == p->bs) hash = PatternHash(n, ia, ja);
   PetscCall((*kp->host.restorerowij)(P, 0, PETSC_FALSE, PETSC_TRUE, &n, &ia, &ja, &done));
+  PetscCheck(n == p->mbs && nz == p->nz && P->rmap->bs == p->bs, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE, "MatSetValuesCOO(): the nonzero pattern changed since MatSetPreallocationCOO() (%" PetscInt_FMT " blocks of %" PetscInt_FMT ", now %" PetscInt_FMT " of %" PetscInt_FMT "); call MatSetPreallocationCOO() again", p->nz, p->bs, nz, P->rmap->bs);
+  PetscCheck(hash == p->hash, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE, "MatSetValuesCOO(): the nonzero pattern changed since MatSetPreallocationCOO() (as many blocks, %" PetscInt_FMT ", other ones); call MatSetPreallocationCOO() again", nz);
+  c->id[t] = ((PetscObject)P)->id;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -266,20 +328,20 @@ static PetscErrorCode COOPartToDevice(Mat P, COOPart *p)
 }
 
 /* The buffers of the sent and received entries on the device */
-static PetscErrorCode COOCommToDevice(MatBAIJKSPARSECOO c)
+static PetscErrorCode COOCommToDevice(COOMaps *m)
 {
   cudaStream_t   stream;
   PetscLogDouble bytes = 0;
 
   PetscFunctionBegin;
-  if (c->on_device || !c->comm) PetscFunctionReturn(PETSC_SUCCESS);
+  if (m->on_device || !m->comm) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(PetscGetCurrentCUDAStream(&stream));
-  PetscCall(UploadInts(&c->d_sendperm, c->sendperm, c->nsend, stream, &bytes));
-  PetscCallCUDA(cudaMalloc((void **)&c->d_sendbuf, (size_t)PetscMax(c->nsend, 1) * sizeof(PetscScalar)));
-  PetscCallCUDA(cudaMalloc((void **)&c->d_recvbuf, (size_t)PetscMax(c->nrecv, 1) * sizeof(PetscScalar)));
+  PetscCall(UploadInts(&m->d_sendperm, m->sendperm, m->nsend, stream, &bytes));
+  PetscCallCUDA(cudaMalloc((void **)&m->d_sendbuf, (size_t)PetscMax(m->nsend, 1) * sizeof(PetscScalar)));
+  PetscCallCUDA(cudaMalloc((void **)&m->d_recvbuf, (size_t)PetscMax(m->nrecv, 1) * sizeof(PetscScalar)));
   PetscCallCUDA(cudaStreamSynchronize(stream));
   PetscCall(PetscLogCpuToGpu(bytes));
-  c->on_device = PETSC_TRUE;
+  m->on_device = PETSC_TRUE;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -301,33 +363,33 @@ static void GatherHost(PetscCount n, const int *imap, const int *jmap, const int
 }
 
 /* v where the gather runs: the user's array, or its copy in the other memory */
-static PetscErrorCode COOValuesWhere(MatBAIJKSPARSECOO c, const PetscScalar v[], PetscBool device, const PetscScalar **w)
+static PetscErrorCode COOValuesWhere(COOMaps *m, const PetscScalar v[], PetscBool device, const PetscScalar **w)
 {
   PetscMemType mt;
   PetscBool    avail;
   cudaStream_t stream;
-  const size_t len = (size_t)c->ncoo * sizeof(PetscScalar);
+  const size_t len = (size_t)m->ncoo * sizeof(PetscScalar);
 
   PetscFunctionBegin;
   *w = v;
-  if (!c->ncoo) PetscFunctionReturn(PETSC_SUCCESS);
-  PetscCheck(v, PETSC_COMM_SELF, PETSC_ERR_ARG_NULL, "MatSetValuesCOO(): no values (NULL) for %" PetscCount_FMT " COO entries", c->ncoo);
+  if (!m->ncoo) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCheck(v, PETSC_COMM_SELF, PETSC_ERR_ARG_NULL, "MatSetValuesCOO(): no values (NULL) for %" PetscCount_FMT " COO entries", m->ncoo);
   PetscCall(PetscBlockGPUDeviceAvailable(&avail));
   if (avail) PetscCall(PetscDeviceInitialize(PETSC_DEVICE_CUDA)); /* PetscGetMemType() asks CUDA only once it is */
   PetscCall(PetscGetMemType(v, &mt));
   if (device && PetscMemTypeHost(mt)) {
     PetscCall(PetscGetCurrentCUDAStream(&stream));
-    if (!c->d_v) PetscCallCUDA(cudaMalloc((void **)&c->d_v, len));
-    PetscCallCUDA(cudaMemcpyAsync(c->d_v, v, len, cudaMemcpyHostToDevice, stream));
+    if (!m->d_v) PetscCallCUDA(cudaMalloc((void **)&m->d_v, len));
+    PetscCallCUDA(cudaMemcpyAsync(m->d_v, v, len, cudaMemcpyHostToDevice, stream));
     PetscCall(PetscLogCpuToGpu((PetscLogDouble)len));
-    *w = c->d_v;
+    *w = m->d_v;
   } else if (!device && PetscMemTypeDevice(mt)) {
     PetscCall(PetscGetCurrentCUDAStream(&stream));
-    if (!c->h_v) PetscCall(PetscMalloc1(c->ncoo, &c->h_v));
-    PetscCallCUDA(cudaMemcpyAsync(c->h_v, v, len, cudaMemcpyDeviceToHost, stream));
+    if (!m->h_v) PetscCall(PetscMalloc1(m->ncoo, &m->h_v));
+    PetscCallCUDA(cudaMemcpyAsync(m->h_v, v, len, cudaMemcpyDeviceToHost, stream));
     PetscCallCUDA(cudaStreamSynchronize(stream));
     PetscCall(PetscLogGpuToCpu((PetscLogDouble)len));
-    *w = c->h_v;
+    *w = m->h_v;
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -337,11 +399,8 @@ static PetscErrorCode COOPartGatherLocal(Mat P, COOPart *p, const PetscScalar *v
 {
   Mat_SeqBAIJKSPARSE *kp  = (Mat_SeqBAIJKSPARSE *)P->spptr;
   const PetscBool     add = (PetscBool)(imode == ADD_VALUES);
-  PetscInt            nz = 0;
 
   PetscFunctionBegin;
-  PetscCall(PartBlocks(P, &nz));
-  PetscCheck(nz == p->nz && P->rmap->bs == p->bs, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE, "MatSetValuesCOO(): the nonzero pattern changed since MatSetPreallocationCOO() (%" PetscInt_FMT " blocks of %" PetscInt_FMT ", now %" PetscInt_FMT " of %" PetscInt_FMT "); call MatSetPreallocationCOO() again", p->nz, p->bs, nz, P->rmap->bs);
   if (device) {
     PetscBool    ondev;
     cudaStream_t stream;
@@ -405,26 +464,46 @@ static PetscErrorCode COOUseDevice(Mat A, PetscBool *use)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* The checks of the entries (M x N global rows and columns), before anything is allocated or the old maps dropped: a
+   refused preallocation leaves the matrix as it was */
+static PetscErrorCode COOCheckEntries(PetscCount ncoo, const PetscInt coo_i[], const PetscInt coo_j[], PetscInt M, PetscInt N)
+{
+  PetscFunctionBegin;
+  PetscCheck(ncoo >= 0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "COO: the number of entries %" PetscCount_FMT " is negative", ncoo);
+  PetscCheck(ncoo <= PETSC_INT32_MAX, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "COO: %" PetscCount_FMT " entries on one rank: the maps of MATBAIJKSPARSE index them with 32-bit integers", ncoo);
+  for (PetscCount e = 0; e < ncoo; e++) {
+    const PetscInt i = coo_i[e], j = coo_j[e];
+
+    if (i < 0 || j < 0) continue; /* ignored */
+    PetscCheck(i < M, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "COO entry %" PetscCount_FMT ": row %" PetscInt_FMT " is out of range [0, %" PetscInt_FMT ")", e, i, M);
+    PetscCheck(j < N, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "COO entry %" PetscCount_FMT ": column %" PetscInt_FMT " is out of range [0, %" PetscInt_FMT ")", e, j, N);
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 static PetscErrorCode COOCreate(PetscCount ncoo, MatBAIJKSPARSECOO *c)
 {
   PetscFunctionBegin;
-  PetscCheck(ncoo >= 0 && ncoo <= PETSC_INT32_MAX, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "COO: %" PetscCount_FMT " entries on one rank: the maps of MATBAIJKSPARSE index them with 32-bit integers", ncoo);
   PetscCall(PetscNew(c));
-  (*c)->ncoo = ncoo;
+  PetscCall(PetscNew(&(*c)->m));
+  (*c)->m->refct = 1;
+  (*c)->m->ncoo  = ncoo;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 PetscErrorCode MatBAIJKSPARSECOOView_Private(MatBAIJKSPARSECOO c, PetscViewer viewer)
 {
   static const char *const name[2] = {"diagonal part: ", "off-diagonal part: "};
+  COOMaps                 *m;
 
   PetscFunctionBegin;
   if (!c) PetscFunctionReturn(PETSC_SUCCESS);
-  PetscCall(PetscViewerASCIIPrintf(viewer, "baijksparse COO: %" PetscCount_FMT " entries (%" PetscCount_FMT " ignored, %" PetscCount_FMT " sent to other ranks, %" PetscCount_FMT " received) on rank 0; %" PetscInt_FMT " MatSetValuesCOO(), the last gathered on the %s\n", c->ncoo, c->nignored, c->nsend, c->nrecv, c->ncalls, c->ncalls ? (c->last_device ? "device" : "host") : "-"));
-  for (PetscInt t = 0; t < c->nparts; t++) {
-    const COOPart *p = &c->part[t];
+  m = c->m;
+  PetscCall(PetscViewerASCIIPrintf(viewer, "baijksparse COO: %" PetscCount_FMT " entries (%" PetscCount_FMT " ignored, %" PetscCount_FMT " sent to other ranks, %" PetscCount_FMT " received) on rank 0; %" PetscInt_FMT " MatSetValuesCOO(), the last gathered on the %s%s\n", m->ncoo, m->nignored, m->nsend, m->nrecv, c->ncalls, c->ncalls ? (c->last_device ? "device" : "host") : "-", m->refct > 1 ? "; maps shared with a duplicate" : ""));
+  for (PetscInt t = 0; t < m->nparts; t++) {
+    const COOPart *p = &m->part[t];
 
-    PetscCall(PetscViewerASCIIPrintf(viewer, "baijksparse COO: %s%" PetscCount_FMT " value slots from %" PetscCount_FMT " local entries (%s) and %" PetscCount_FMT " received into %" PetscCount_FMT " slots\n", c->nparts > 1 ? name[t] : "", p->nslots, p->n1, p->jmap1 ? "summed" : "a permutation", p->n2, p->nimap2));
+    PetscCall(PetscViewerASCIIPrintf(viewer, "baijksparse COO: %s%" PetscCount_FMT " value slots from %" PetscCount_FMT " local entries (%s) and %" PetscCount_FMT " received into %" PetscCount_FMT " slots\n", m->nparts > 1 ? name[t] : "", p->nslots, p->n1, p->jmap1 ? "summed" : "a permutation", p->n2, p->nimap2));
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -442,8 +521,9 @@ PetscErrorCode MatSetPreallocationCOO_SeqBAIJKSPARSE(Mat A, PetscCount ncoo, Pet
   PetscBool           done, use;
 
   PetscFunctionBegin;
-  PetscCall(MatBAIJKSPARSECOODestroy_Private(&k->coo));
+  PetscCall(COOCheckEntries(ncoo, coo_i, coo_j, m, n));
   PetscCall(COOBlockSize(A, &bs));
+  PetscCall(MatBAIJKSPARSECOODestroy_Private(&k->coo));
   PetscCall(COOCreate(ncoo, &c));
   mbs = m / bs;
   PetscCall(PetscMalloc4(PetscMax(ncoo, 1), &brow, PetscMax(ncoo, 1), &bcol, PetscMax(ncoo, 1), &src, PetscMax(ncoo, 1), &slot));
@@ -451,11 +531,9 @@ PetscErrorCode MatSetPreallocationCOO_SeqBAIJKSPARSE(Mat A, PetscCount ncoo, Pet
     const PetscInt i = coo_i[e], j = coo_j[e];
 
     if (i < 0 || j < 0) {
-      c->nignored++;
+      c->m->nignored++;
       continue;
     }
-    PetscCheck(i < m, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "COO entry %" PetscCount_FMT ": row %" PetscInt_FMT " is out of range [0, %" PetscInt_FMT ")", e, i, m);
-    PetscCheck(j < n, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "COO entry %" PetscCount_FMT ": column %" PetscInt_FMT " is out of range [0, %" PetscInt_FMT ")", e, j, n);
     brow[ne] = i / bs;
     bcol[ne] = j / bs;
     src[ne]  = (int)e;
@@ -464,6 +542,8 @@ PetscErrorCode MatSetPreallocationCOO_SeqBAIJKSPARSE(Mat A, PetscCount ncoo, Pet
   /* the block pattern, with explicit zero blocks, assembled: BAIJ's own CSR preallocation */
   PetscCall(BuildBlockCSR(mbs, ne, brow, bcol, &ii, &jj));
   PetscCall(MatSeqBAIJSetPreallocationCSR(A, bs, ii, jj, NULL));
+  /* a new pattern goes to the device again even where the nonzero state did not move (BAIJ's exact-fill preallocation) */
+  if (k->dev) k->dev->pattern_valid = PETSC_FALSE;
   PetscCall(PetscFree(ii));
   PetscCall(PetscFree(jj));
   PetscCall(MatGetRowIJ(A, 0, PETSC_FALSE, PETSC_TRUE, &mbs2, &ia, &ja, &done));
@@ -474,13 +554,15 @@ PetscErrorCode MatSetPreallocationCOO_SeqBAIJKSPARSE(Mat A, PetscCount ncoo, Pet
     PetscCall(FindBlock(ia, ja, brow[e], bcol[e], &b));
     slot[e] = Slot(b, bs, coo_i[src[e]], coo_j[src[e]]);
   }
-  PetscCall(BuildPart(&c->part[0], bs, mbs ? ia[mbs] : 0, ne, slot, src, 0, NULL, NULL));
+  PetscCall(BuildPart(&c->m->part[0], bs, mbs ? ia[mbs] : 0, ne, slot, src, 0, NULL, NULL));
+  c->m->part[0].mbs  = mbs;
+  c->m->part[0].hash = PatternHash(mbs, ia, ja);
   PetscCall(MatRestoreRowIJ(A, 0, PETSC_FALSE, PETSC_TRUE, &mbs2, &ia, &ja, &done));
   PetscCall(PetscFree4(brow, bcol, src, slot));
-  c->nparts = 1;
-  k->coo    = c;
+  c->m->nparts = 1;
+  k->coo       = c;
   PetscCall(COOUseDevice(A, &use));
-  if (use) PetscCall(COOPartToDevice(A, &c->part[0])); /* the pattern (and zero values) and the maps, once */
+  if (use) PetscCall(COOPartToDevice(A, &c->m->part[0])); /* the pattern (and zero values) and the maps, once */
   c->nzstate   = A->nonzerostate;
   A->assembled = PETSC_FALSE; /* as AIJ: values zero, MatSetValuesCOO() assembles */
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -496,6 +578,7 @@ PetscErrorCode MatSetValuesCOO_SeqBAIJKSPARSE(Mat A, const PetscScalar v[], Inse
   PetscFunctionBegin;
   PetscCheck(c, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE, "MatSetValuesCOO() on a %s matrix needs MatSetPreallocationCOO() first", MATSEQBAIJKSPARSE);
   PetscCheck(imode == INSERT_VALUES || imode == ADD_VALUES, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "MatSetValuesCOO(): InsertMode must be INSERT_VALUES or ADD_VALUES");
+  PetscCall(COOPartCheckPattern(A, c, 0, A->assembled));
   A->assembled = PETSC_TRUE;
   /* MatSetPreallocationCOO() advances the nonzero state once more after ours returns: the pattern uploaded there is still
      A's (else the first call would upload it again, and the values with it) */
@@ -503,9 +586,10 @@ PetscErrorCode MatSetValuesCOO_SeqBAIJKSPARSE(Mat A, const PetscScalar v[], Inse
   c->nzstate = A->nonzerostate;
   PetscCall(COOUseDevice(A, &use));
   PetscCall(PetscLogEventBegin(PBG_BAIJKCOO, A, 0, 0, 0));
-  PetscCall(COOValuesWhere(c, v, use, &w));
-  PetscCall(COOPartGatherLocal(A, &c->part[0], w, imode, use));
+  PetscCall(COOValuesWhere(c->m, v, use, &w));
+  PetscCall(COOPartGatherLocal(A, &c->m->part[0], w, imode, use));
   PetscCall(PetscLogEventEnd(PBG_BAIJKCOO, A, 0, 0, 0));
+  c->nass[0] = A->num_ass + 1; /* the assembly PETSc's MatSetValuesCOO() ends with */
   c->ncalls++;
   c->last_device = use;
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -518,6 +602,7 @@ PetscErrorCode MatSetPreallocationCOO_MPIBAIJKSPARSE(Mat A, PetscCount ncoo, Pet
   MPI_Comm            comm = PetscObjectComm((PetscObject)A);
   PetscMPIInt         size, rank;
   MatBAIJKSPARSECOO   c;
+  COOMaps            *cm;
   PetscInt            bs, M = A->rmap->N, N = A->cmap->N, rstart = A->rmap->rstart, rend = A->rmap->rend, mbs, cstartb, cendb;
   PetscInt           *gi, *gj, *brow, *bcol, *ii, *jj, nghost = 0;
   PetscInt64         *sendcount, *offset, nrecv = 0;
@@ -529,11 +614,13 @@ PetscErrorCode MatSetPreallocationCOO_MPIBAIJKSPARSE(Mat A, PetscCount ncoo, Pet
   PetscBool           use, any;
 
   PetscFunctionBegin;
+  PetscCall(COOCheckEntries(ncoo, coo_i, coo_j, M, N));
+  PetscCall(COOBlockSize(A, &bs));
   PetscCall(MatBAIJKSPARSECOODestroy_Private(&k->coo));
   PetscCallMPI(MPI_Comm_size(comm, &size));
   PetscCallMPI(MPI_Comm_rank(comm, &rank));
-  PetscCall(COOBlockSize(A, &bs));
   PetscCall(COOCreate(ncoo, &c));
+  cm      = c->m;
   mbs     = (rend - rstart) / bs;
   cstartb = A->cmap->rstart / bs;
   cendb   = A->cmap->rend / bs;
@@ -546,11 +633,9 @@ PetscErrorCode MatSetPreallocationCOO_MPIBAIJKSPARSE(Mat A, PetscCount ncoo, Pet
 
     owner[e] = -1;
     if (i < 0 || j < 0) {
-      c->nignored++;
+      cm->nignored++;
       continue;
     }
-    PetscCheck(i < M, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "COO entry %" PetscCount_FMT ": row %" PetscInt_FMT " is out of range [0, %" PetscInt_FMT ")", e, i, M);
-    PetscCheck(j < N, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "COO entry %" PetscCount_FMT ": column %" PetscInt_FMT " is out of range [0, %" PetscInt_FMT ")", e, j, N);
     if (i >= rstart && i < rend) {
       owner[e] = rank;
       nlocal++;
@@ -560,19 +645,19 @@ PetscErrorCode MatSetPreallocationCOO_MPIBAIJKSPARSE(Mat A, PetscCount ncoo, Pet
       nsend++;
     }
   }
-  c->nsend = nsend;
+  cm->nsend = nsend;
   /* the receive buffer of an owner: a chunk per sender, in rank order; the chunk's start is the sum of the counts of the
      ranks before (an exclusive scan) */
   PetscCallMPI(MPI_Exscan(sendcount, offset, size, MPIU_INT64, MPI_SUM, comm));
   if (rank == 0) PetscCall(PetscArrayzero(offset, size));
   PetscCallMPI(MPI_Reduce_scatter_block(sendcount, &nrecv, 1, MPIU_INT64, MPI_SUM, comm));
   PetscCheck(nrecv <= PETSC_INT32_MAX - ncoo, PETSC_COMM_SELF, PETSC_ERR_SUP, "COO: %" PetscInt64_FMT " entries received from other ranks exceed the 32-bit maps", nrecv);
-  c->nrecv = (PetscCount)nrecv;
+  cm->nrecv = (PetscCount)nrecv;
   any      = (PetscBool)(nsend > 0);
   PetscCallMPI(MPIU_Allreduce(MPI_IN_PLACE, &any, 1, MPI_C_BOOL, MPI_LOR, comm));
-  c->comm = any;
-  PetscCall(PetscMalloc3(PetscMax(nsend, 1), &c->sendperm, PetscMax(nsend, 1), &c->sendbuf, PetscMax(c->nrecv, 1), &c->recvbuf));
-  ne = nlocal + c->nrecv;
+  cm->comm = any;
+  PetscCall(PetscMalloc3(PetscMax(nsend, 1), &cm->sendperm, PetscMax(nsend, 1), &cm->sendbuf, PetscMax(cm->nrecv, 1), &cm->recvbuf));
+  ne = nlocal + cm->nrecv;
   PetscCall(PetscMalloc5(PetscMax(ne, 1), &gi, PetscMax(ne, 1), &gj, PetscMax(ne, 1), &brow, PetscMax(ne, 1), &bcol, PetscMax(ne, 1), &src));
   {
     PetscInt64 *next;
@@ -588,35 +673,35 @@ PetscErrorCode MatSetPreallocationCOO_MPIBAIJKSPARSE(Mat A, PetscCount ncoo, Pet
         gj[l]  = coo_j[e];
         src[l] = (int)e;
         l++;
-      } else c->sendperm[next[owner[e]]++] = (int)e;
+      } else cm->sendperm[next[owner[e]]++] = (int)e;
     }
     PetscCall(PetscFree(next));
-    if (c->comm) {
+    if (cm->comm) {
       PetscSFNode *iremote;
 
       PetscCall(PetscMalloc1(nsend, &iremote));
       for (PetscCount q = 0; q < nsend; q++) {
-        const PetscMPIInt o = owner[c->sendperm[q]];
+        const PetscMPIInt o = owner[cm->sendperm[q]];
 
         iremote[q].rank  = o;
         iremote[q].index = (PetscInt)offset[o]++;
       }
-      PetscCall(PetscSFCreate(comm, &c->sf));
-      PetscCall(PetscSFSetGraph(c->sf, (PetscInt)c->nrecv, (PetscInt)nsend, NULL, PETSC_OWN_POINTER, iremote, PETSC_OWN_POINTER));
-      PetscCall(PetscSFSetUp(c->sf));
+      PetscCall(PetscSFCreate(comm, &cm->sf));
+      PetscCall(PetscSFSetGraph(cm->sf, (PetscInt)cm->nrecv, (PetscInt)nsend, NULL, PETSC_OWN_POINTER, iremote, PETSC_OWN_POINTER));
+      PetscCall(PetscSFSetUp(cm->sf));
       /* the rows and columns of the sent entries, to their owners: received entry q is (gi, gj)[nlocal + q] */
       PetscCall(PetscMalloc2(PetscMax(nsend, 1), &sendi, PetscMax(nsend, 1), &sendj));
       for (PetscCount q = 0; q < nsend; q++) {
-        sendi[q] = coo_i[c->sendperm[q]];
-        sendj[q] = coo_j[c->sendperm[q]];
+        sendi[q] = coo_i[cm->sendperm[q]];
+        sendj[q] = coo_j[cm->sendperm[q]];
       }
-      PetscCall(PetscSFReduceBegin(c->sf, MPIU_INT, sendi, gi + nlocal, MPI_REPLACE));
-      PetscCall(PetscSFReduceEnd(c->sf, MPIU_INT, sendi, gi + nlocal, MPI_REPLACE));
-      PetscCall(PetscSFReduceBegin(c->sf, MPIU_INT, sendj, gj + nlocal, MPI_REPLACE));
-      PetscCall(PetscSFReduceEnd(c->sf, MPIU_INT, sendj, gj + nlocal, MPI_REPLACE));
+      PetscCall(PetscSFReduceBegin(cm->sf, MPIU_INT, sendi, gi + nlocal, MPI_REPLACE));
+      PetscCall(PetscSFReduceEnd(cm->sf, MPIU_INT, sendi, gi + nlocal, MPI_REPLACE));
+      PetscCall(PetscSFReduceBegin(cm->sf, MPIU_INT, sendj, gj + nlocal, MPI_REPLACE));
+      PetscCall(PetscSFReduceEnd(cm->sf, MPIU_INT, sendj, gj + nlocal, MPI_REPLACE));
       PetscCall(PetscFree2(sendi, sendj));
     }
-    for (PetscCount q = 0; q < c->nrecv; q++) src[nlocal + q] = (int)q;
+    for (PetscCount q = 0; q < cm->nrecv; q++) src[nlocal + q] = (int)q;
   }
   PetscCall(PetscFree(owner));
   PetscCall(PetscFree2(sendcount, offset));
@@ -638,6 +723,7 @@ PetscErrorCode MatSetPreallocationCOO_MPIBAIJKSPARSE(Mat A, PetscCount ncoo, Pet
   {
     const PetscInt *ia[2], *ja[2];
     PetscInt        n, nz[2];
+    PetscInt64      hash[2];
     PetscBool       done;
     PetscInt64     *slot;
     PetscInt       *part;
@@ -647,7 +733,8 @@ PetscErrorCode MatSetPreallocationCOO_MPIBAIJKSPARSE(Mat A, PetscCount ncoo, Pet
     for (PetscInt t = 0; t < 2; t++) {
       PetscCall(MatGetRowIJ(P[t], 0, PETSC_FALSE, PETSC_TRUE, &n, &ia[t], &ja[t], &done));
       PetscCheck(done && n == mbs, PETSC_COMM_SELF, PETSC_ERR_PLIB, "Cannot get the block rows of a part of the %s matrix", MATMPIBAIJKSPARSE);
-      nz[t] = n ? ia[t][n] : 0;
+      nz[t]   = n ? ia[t][n] : 0;
+      hash[t] = PatternHash(n, ia[t], ja[t]);
     }
     for (PetscCount e = 0; e < ne; e++) {
       PetscInt b, col = bcol[e];
@@ -687,20 +774,27 @@ PetscErrorCode MatSetPreallocationCOO_MPIBAIJKSPARSE(Mat A, PetscCount ncoo, Pet
           r2[b++] = src[e];
         }
       }
-      PetscCall(BuildPart(&c->part[t], bs, nz[t], cnt[t][0], s1, r1, cnt[t][1], s2, r2));
+      PetscCall(BuildPart(&cm->part[t], bs, nz[t], cnt[t][0], s1, r1, cnt[t][1], s2, r2));
+      cm->part[t].mbs  = mbs;
+      cm->part[t].hash = hash[t];
       PetscCall(PetscFree4(s1, r1, s2, r2));
     }
     PetscCall(PetscFree2(slot, part));
   }
   PetscCall(PetscFree5(gi, gj, brow, bcol, src));
-  c->nparts = 2;
-  k->coo    = c;
+  cm->nparts = 2;
+  k->coo     = c;
   PetscCall(COOUseDevice(A, &use));
   if (use) {
-    for (PetscInt t = 0; t < 2; t++) PetscCall(COOPartToDevice(P[t], &c->part[t]));
-    PetscCall(COOCommToDevice(c));
+    for (PetscInt t = 0; t < 2; t++) PetscCall(COOPartToDevice(P[t], &cm->part[t]));
+    PetscCall(COOCommToDevice(cm));
   }
-  A->assembled = PETSC_FALSE; /* as MPIAIJ: the parts assembled, values zero, MatSetValuesCOO() assembles */
+  /* as MPIAIJ: the parts assembled, values zero, MatSetValuesCOO() assembles. was_assembled: the assembly of the CSR
+     preallocation compressed the ghost columns of Ao and built MPIBAIJ's scatter; without it the next assembly would do
+     both again on the compressed columns (values misplaced, the first scatter leaked) and MatSetValues() would take global
+     columns for Ao's compressed ones (an entry of the pattern refused as new) */
+  A->assembled     = PETSC_FALSE;
+  A->was_assembled = PETSC_TRUE;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -708,6 +802,7 @@ PetscErrorCode MatSetValuesCOO_MPIBAIJKSPARSE(Mat A, const PetscScalar v[], Inse
 {
   Mat_MPIBAIJKSPARSE *k = (Mat_MPIBAIJKSPARSE *)A->spptr;
   MatBAIJKSPARSECOO   c = k->coo;
+  COOMaps            *m;
   Mat                 P[2];
   const PetscScalar  *w, *recv = NULL;
   PetscBool           use;
@@ -715,39 +810,44 @@ PetscErrorCode MatSetValuesCOO_MPIBAIJKSPARSE(Mat A, const PetscScalar v[], Inse
   PetscFunctionBegin;
   PetscCheck(c, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE, "MatSetValuesCOO() on a %s matrix needs MatSetPreallocationCOO() first", MATMPIBAIJKSPARSE);
   PetscCheck(imode == INSERT_VALUES || imode == ADD_VALUES, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "MatSetValuesCOO(): InsertMode must be INSERT_VALUES or ADD_VALUES");
+  m = c->m;
   PetscCall(MatMPIBAIJKSPARSEGetSeqBAIJ_Private(A, &P[0], &P[1], NULL));
+  for (PetscInt t = 0; t < 2; t++) PetscCall(COOPartCheckPattern(P[t], c, t, P[t]->assembled));
   A->assembled = PETSC_TRUE;
   PetscCall(COOUseDevice(A, &use));
   PetscCall(PetscLogEventBegin(PBG_BAIJKCOO, A, 0, 0, 0));
-  PetscCall(COOValuesWhere(c, v, use, &w));
-  if (c->comm) { /* the entries of other ranks' rows on their way while the local ones are gathered */
+  PetscCall(COOValuesWhere(m, v, use, &w));
+  if (m->comm) { /* the entries of other ranks' rows on their way while the local ones are gathered */
     PetscMemType mt = use ? PETSC_MEMTYPE_CUDA : PETSC_MEMTYPE_HOST;
     PetscScalar *sendbuf, *recvbuf;
 
     if (use) {
       cudaStream_t stream;
 
-      PetscCall(COOCommToDevice(c));
+      PetscCall(COOCommToDevice(m));
       PetscCall(PetscGetCurrentCUDAStream(&stream));
       PetscCall(PetscLogGpuTimeBegin());
-      PetscCall(MatBAIJKSPARSECOOGather_CUDA(c->nsend, NULL, NULL, c->d_sendperm, w, c->d_sendbuf, PETSC_FALSE, stream));
+      PetscCall(MatBAIJKSPARSECOOGather_CUDA(m->nsend, NULL, NULL, m->d_sendperm, w, m->d_sendbuf, PETSC_FALSE, stream));
       PetscCall(PetscLogGpuTimeEnd());
-      sendbuf = c->d_sendbuf;
-      recvbuf = c->d_recvbuf;
+      sendbuf = m->d_sendbuf;
+      recvbuf = m->d_recvbuf;
     } else {
-      GatherHost(c->nsend, NULL, NULL, c->sendperm, w, c->sendbuf, PETSC_FALSE);
-      sendbuf = c->sendbuf;
-      recvbuf = c->recvbuf;
+      GatherHost(m->nsend, NULL, NULL, m->sendperm, w, m->sendbuf, PETSC_FALSE);
+      sendbuf = m->sendbuf;
+      recvbuf = m->recvbuf;
     }
-    PetscCall(PetscSFReduceWithMemTypeBegin(c->sf, MPIU_SCALAR, mt, sendbuf, mt, recvbuf, MPI_REPLACE));
+    PetscCall(PetscSFReduceWithMemTypeBegin(m->sf, MPIU_SCALAR, mt, sendbuf, mt, recvbuf, MPI_REPLACE));
     recv = recvbuf;
   }
-  for (PetscInt t = 0; t < 2; t++) PetscCall(COOPartGatherLocal(P[t], &c->part[t], w, imode, use));
-  if (c->comm) {
-    PetscCall(PetscSFReduceEnd(c->sf, MPIU_SCALAR, use ? c->d_sendbuf : c->sendbuf, (PetscScalar *)recv, MPI_REPLACE));
-    for (PetscInt t = 0; t < 2; t++) PetscCall(COOPartGatherRemote(P[t], &c->part[t], recv, use));
+  for (PetscInt t = 0; t < 2; t++) PetscCall(COOPartGatherLocal(P[t], &m->part[t], w, imode, use));
+  if (m->comm) {
+    PetscCall(PetscSFReduceEnd(m->sf, MPIU_SCALAR, use ? m->d_sendbuf : m->sendbuf, (PetscScalar *)recv, MPI_REPLACE));
+    for (PetscInt t = 0; t < 2; t++) PetscCall(COOPartGatherRemote(P[t], &m->part[t], recv, use));
   }
-  for (PetscInt t = 0; t < 2; t++) PetscCall(PetscObjectStateIncrease((PetscObject)P[t]));
+  for (PetscInt t = 0; t < 2; t++) {
+    PetscCall(PetscObjectStateIncrease((PetscObject)P[t]));
+    c->nass[t] = P[t]->num_ass + 1; /* MPIBAIJ's assembly of the parts in the one PETSc's MatSetValuesCOO() ends with */
+  }
   PetscCall(PetscLogEventEnd(PBG_BAIJKCOO, A, 0, 0, 0));
   c->ncalls++;
   c->last_device = use;

@@ -749,7 +749,8 @@ static PetscErrorCode DuplicateDevice(Mat A, Mat M, PetscBool copyvalues)
 
 /* BAIJ's duplicate creates a MATSEQBAIJ: subclass the result in place, with the same options. When A's values are on the
    device (newer there, or current on both sides) the duplicate's device copy is made there: the host values of A are
-   copied by BAIJ only when current (else the host copy of M holds zeros and M's device copy is the newer) */
+   copied by BAIJ only when current (else the host copy of M holds zeros and M's device copy is the newer). The COO maps
+   are shared (the same pattern), so that MatSetValuesCOO() works on M as on AIJ's duplicate. */
 PetscErrorCode MatDuplicate_SeqBAIJKSPARSE(Mat A, MatDuplicateOption op, Mat *M)
 {
   Mat_SeqBAIJKSPARSE *k = (Mat_SeqBAIJKSPARSE *)A->spptr, *kn;
@@ -772,6 +773,7 @@ PetscErrorCode MatDuplicate_SeqBAIJKSPARSE(Mat A, MatDuplicateOption op, Mat *M)
   /* BAIJ's duplicate keeps the generic host products; take the block-size-specific ones of A (same layout) */
   kn->host.mult    = k->host.mult;
   kn->host.multadd = k->host.multadd;
+  PetscCall(MatBAIJKSPARSECOODuplicate_Private(k->coo, &kn->coo));
   if (dev) { /* (M is not bound to the CPU: a new baijksparse matrix on a machine with a device) */
     const PetscBool copyvalues = (PetscBool)(op == MAT_COPY_VALUES);
 

@@ -442,13 +442,15 @@ static PetscErrorCode MatZeroRows_MPIBAIJKSPARSE(Mat A, PetscInt N, const PetscI
 }
 
 /* MPIBAIJ duplicates the parts with MatDuplicate(), which is ours (MatDuplicate_SeqBAIJKSPARSE): device values are copied
-   on the device, so no host copy of the parts is brought up to date first */
+   on the device, so no host copy of the parts is brought up to date first. The parts keep their patterns (and Ao its
+   compressed columns), so the COO maps are shared */
 static PetscErrorCode MatDuplicate_MPIBAIJKSPARSE(Mat A, MatDuplicateOption op, Mat *M)
 {
   Mat_MPIBAIJKSPARSE *k = (Mat_MPIBAIJKSPARSE *)A->spptr;
 
   PetscFunctionBegin;
   PetscCall((*k->host.duplicate)(A, op, M));
+  PetscCall(MatBAIJKSPARSECOODuplicate_Private(k->coo, &((Mat_MPIBAIJKSPARSE *)(*M)->spptr)->coo));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
