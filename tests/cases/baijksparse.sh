@@ -131,7 +131,7 @@ done
 tcheck bk_gpu_ghost_nccl_mpi2_empty_rank --gpu -- pbg_ghost_case 2 -bs 3 -mbs 0 -nbs 5
 tcase bk_gpu_ghost_sf_mpi2 --gpu -n 2 -- test_baijksparse -gpu -bs 4 -use_gpu_aware_mpi 0 -mat_baijksparse_ghost_exchange sf --grep 'ghost exchange: VecScatter .*-mat_baijksparse_ghost_exchange sf' --grep 'device products verified' --grep '^OK'
 tcase bk_gpu_ghost_log_view_mpi2 --gpu -n 2 -- test_baijksparse -gpu -bs 4 -use_gpu_aware_mpi 0 -log_view --grep '^BAIJKGhostExch +[0-9]' --grep '^OK'
-tcase bk_ghost_bad_option --fail -n 2 -- test_baijksparse -bs 4 -mat_baijksparse_ghost_exchange pigeon --grep 'pigeon'
+tcase bk_ghost_bad_option --fail -n 2 -- test_baijksparse -bs 4 -create settype -mat_baijksparse_ghost_exchange pigeon --grep 'Unknown option "pigeon" for -mat_baijksparse_ghost_exchange. Available options: auto nccl sf'
 tcase bk_gpu_rectangular --gpu -- test_baijksparse -gpu -bs 5 -mbs 9 -nbs 14 --grep '^OK'
 tcase bk_gpu_log_view --gpu -- test_baijksparse -gpu -bs 4 -log_view --grep 'BAIJKMult' --grep 'BAIJKCopyToGPU'
 
