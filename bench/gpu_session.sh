@@ -142,7 +142,10 @@ for part in "$@"; do
   echo "=== $part ($(date +%T))"
   case "$part" in
     tests) PBG_GPU_ONLY=1 bash "$here/tests/run.sh" > "$out/tests.log" 2>&1; rc=$? ;;
-    memcheck) sanitized memcheck "${SANITIZE_REGEX:-.}" "compute-sanitizer --tool memcheck --error-exitcode 99"; rc=$? ;;
+    # --report-api-errors no: NCCL's communicator setup probes its kernels for every architecture and gets
+    # cudaErrorNoKernelImageForDevice by design (8 such reports per 2-rank run, no memory error); every CUDA call of ours
+    # is checked by PetscCallCUDA, so an API error of ours fails its case anyway
+    memcheck) sanitized memcheck "${SANITIZE_REGEX:-.}" "compute-sanitizer --tool memcheck --report-api-errors no --error-exitcode 99"; rc=$? ;;
     racecheck) sanitized racecheck "${SANITIZE_REGEX:-$kernels}" "compute-sanitizer --tool racecheck --racecheck-report hazard --kernel-name-exclude kns=cusparse --error-exitcode 99"; rc=$? ;;
     invert) bench_invert -o "$out/invert.csv" > "$out/invert.txt" 2>&1; rc=$? ;;
     vbjacobi) bench_vbjacobi -o "$out/vbjacobi.csv" -matrices "$here/tests/data/matrices" > "$out/vbjacobi.txt" 2>&1; rc=$? ;;

@@ -17,11 +17,13 @@ def main():
     fig, (ax_t, ax_s) = plt.subplots(1, 2, figsize=(11, 4.2))
     top = 1
     for (typ, grid, bs), pts in sorted(series.items()):
-        ranks = sorted(pts)
+        # a configuration 'type-engine' (baijksparse-nccl, -sf) has no one-rank row of its own: its type's is the baseline
+        one = pts.get(1, series.get((typ.split('-')[0], grid, bs), {}).get(1))
+        ranks = sorted(set(pts) | ({1} if one else set()))
         label = f'{typ}, {grid}^3 cells, bs {bs}'
-        ax_t.plot(ranks, [1e6 * pts[n] for n in ranks], 'o-', label=label)
-        if 1 in pts:
-            ax_s.plot(ranks, [pts[1] / pts[n] for n in ranks], 'o-', label=label)
+        ax_t.plot(sorted(pts), [1e6 * pts[n] for n in sorted(pts)], 'o-', label=label)
+        if one:
+            ax_s.plot(ranks, [one / pts.get(n, one) if n in pts else 1.0 for n in ranks], 'o-', label=label)
         top = max(top, ranks[-1])
     ax_s.plot([1, top], [1, top], 'k--', label='ideal')
     ax_t.set_xlabel('GPUs (one MPI rank each)')

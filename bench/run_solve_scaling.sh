@@ -6,7 +6,8 @@
 # Strong: the grid of STRONG_GRID (default 1024: 4.2M unknowns) on every rank count. Weak: WEAK_UNKNOWNS (default 2^21)
 # unknowns a GPU (grid sqrt(np * WEAK_UNKNOWNS / 4)). From -log_view: KSPSolve time (max over ranks), iterations,
 # time a iteration, MatMult's time and the host's part of the ghost exchange (event BAIJKGhostExch: the launches of the
-# NCCL exchange, or the VecScatter's begin and end). CSV rows are appended to OUT.csv.
+# NCCL exchange, or the VecScatter's begin and end). CSV rows are appended to OUT.csv. CONFIGS and SCALINGS (words of
+# the lists above) narrow the runs; options after OUT.csv go to every ex19 run (a later -ksp_rtol wins).
 #   ./run.sh bash bench/run_solve_scaling.sh OUT.csv [extra ex19 options]
 set -u
 csv=${1:?usage: run_solve_scaling.sh OUT.csv [ex19 options]}
@@ -19,8 +20,14 @@ weak=${WEAK_UNKNOWNS:-2097152}
 device=$(nvidia-smi --query-gpu=name --format=csv,noheader 2> /dev/null | head -1)
 [ -f "$csv" ] || echo "device,config,scaling,ranks,grid,unknowns,unknowns_per_gpu,ksp_its,kspsolve_s,ms_per_it,matmult_s,ghost_s,reason" > "$csv"
 
+declare -A done_rows=() # config/np/grid -> the CSV row's tail, so that a weak run equal to a strong one is not run again
 run_one() { # CONFIG SCALING NP GRID
-  local cfg=$1 sc=$2 np=$3 grid=$4 opts log its t mm gh reason
+  local cfg=$1 sc=$2 np=$3 grid=$4 opts log its t mm gh reason key="$1/$3/$4"
+  if [ -n "${done_rows[$key]:-}" ]; then
+    echo "\"$device\",$cfg,$sc,$np,$grid,${done_rows[$key]}" >> "$csv"
+    echo "$cfg $sc np $np grid $grid: the same run as above"
+    return
+  fi
   case $cfg in
     baijksparse-nccl) opts=(-dm_mat_type baijksparse -pc_type vbjacobi -mat_baijksparse_ghost_exchange nccl) ;;
     baijksparse-sf) opts=(-dm_mat_type baijksparse -pc_type vbjacobi -mat_baijksparse_ghost_exchange sf) ;;
@@ -39,18 +46,19 @@ run_one() { # CONFIG SCALING NP GRID
     tail -20 "$log"
     reason=${reason:-FAILED}
   fi
-  echo "\"$device\",$cfg,$sc,$np,$grid,$((4 * grid * grid)),$((4 * grid * grid / np)),${its:-0},${t:-0},$(awk -v t="${t:-0}" -v i="${its:-0}" 'BEGIN { printf "%.4f", i > 0 ? 1e3 * t / i : 0 }'),${mm:-0},${gh:-0},${reason:-?}" >> "$csv"
+  done_rows[$key]="$((4 * grid * grid)),$((4 * grid * grid / np)),${its:-0},${t:-0},$(awk -v t="${t:-0}" -v i="${its:-0}" 'BEGIN { printf "%.4f", (i > 0 ? 1e3 * t / i : 0) }'),${mm:-0},${gh:-0},${reason:-?}"
+  echo "\"$device\",$cfg,$sc,$np,$grid,${done_rows[$key]}" >> "$csv"
   printf '%-22s %-6s np %d grid %5d: %6s its, KSPSolve %8ss, %s ms/it, MatMult %ss, ghost exchange (host) %ss, %s\n' "$cfg" "$sc" "$np" "$grid" "${its:-?}" "${t:-?}" \
-    "$(awk -v t="${t:-0}" -v i="${its:-0}" 'BEGIN { printf "%.4f", i > 0 ? 1e3 * t / i : 0 }')" "${mm:-?}" "${gh:--}" "${reason:-?}"
+    "$(awk -v t="${t:-0}" -v i="${its:-0}" 'BEGIN { printf "%.4f", (i > 0 ? 1e3 * t / i : 0) }')" "${mm:-?}" "${gh:--}" "${reason:-?}"
   rm -f "$log"
 }
 
 for np in 1 2 4 8; do
   [ "$np" -le "$ngpu" ] || break
   wgrid=$(awk -v n="$np" -v u="$weak" 'BEGIN { printf "%d", sqrt(n * u / 4) + 0.5 }')
-  for cfg in baijksparse-nccl baijksparse-sf aijcusparse-pbjacobi; do
+  for cfg in ${CONFIGS:-baijksparse-nccl baijksparse-sf aijcusparse-pbjacobi}; do
     [ "$np" = 1 ] && [ "$cfg" = baijksparse-sf ] && continue # one rank: no exchange
-    run_one "$cfg" strong "$np" "$strong" "$@"
-    run_one "$cfg" weak "$np" "$wgrid" "$@"
+    case " ${SCALINGS:-strong weak} " in *" strong "*) run_one "$cfg" strong "$np" "$strong" "$@" ;; esac
+    case " ${SCALINGS:-strong weak} " in *" weak "*) run_one "$cfg" weak "$np" "$wgrid" "$@" ;; esac
   done
 done

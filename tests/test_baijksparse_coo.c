@@ -417,6 +417,7 @@ int main(int argc, char **argv)
     if (!c.gpu) (void)cudaGetLastError();
   }
   PetscCheck(!c.device_values || c.gpu, PETSC_COMM_WORLD, PETSC_ERR_SUP, "-device_values needs a CUDA device");
+  if (c.gpu) PetscCall(PetscDeviceInitialize(PETSC_DEVICE_CUDA)); /* the rank's GPU chosen (rank modulo the GPUs) before the cudaMalloc of -device_values */
   PetscCallMPI(MPI_Comm_rank(PETSC_COMM_WORLD, &c.rank));
   PetscCallMPI(MPI_Comm_size(PETSC_COMM_WORLD, &c.size));
   for (PetscMPIInt r = 0; r < c.size; r++) {

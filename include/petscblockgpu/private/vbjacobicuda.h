@@ -56,7 +56,7 @@ struct _n_PCVBJacobiDevice {
   void                *d_scratch;           /* work space of the block detection (vbjacobi_blocks.cu), kept for the next one */
   size_t               cap_scratch;         /* its bytes */
   PCVBJacobiExtraction extraction_used;     /* of the last device setup, never AUTO */
-  char                 kernel[160];         /* the setup kernel that ran, for -pc_view */
+  char                 kernel[256];         /* the setup kernel that ran, for -pc_view */
 };
 
 /* The ways blocks reach the device. The two device sources set the sizes of the blocks object (nblocks, maxk, inv_len,

@@ -2,9 +2,9 @@
    block rows to whom, built once per layout with MPI; the choice of the engine; the view) and cuda/baijksparse_ghost.cu
    (NCCL, loaded at run time, and the pack/unpack kernels). Private to src/mat/baijcuda_k.
 
-   The forward exchange (MatMult, MatMultAdd) brings the ghost values of x into lvec: the owner packs the block rows its
-   peers need into a send buffer on the product's stream, and NCCL point-to-point moves them, in one group on a stream of
-   the plan's own, straight into each peer's segment of lvec (the ghosts of one owner are contiguous in lvec: garray is
+   The forward exchange (MatMult, MatMultAdd) brings the ghost values of x into lvec: on a stream of the plan's own (the
+   highest priority), the owner packs the block rows its peers need into a send buffer and NCCL point-to-point moves
+   them, in one group, straight into each peer's segment of lvec (the ghosts of one owner are contiguous in lvec: garray is
    sorted and the owners' ranges ascend). The product's stream waits only for that stream (an event), never for the
    host, so the diagonal part's product runs meanwhile. The reverse exchange (MatMultTranspose) sends lvec's segments
    back and adds each peer's contribution into the owner's rows, in rank order (the same sums on every run). */
@@ -43,7 +43,8 @@ PETSC_INTERN PetscErrorCode MatBAIJKSPARSEGhostNCCLComm_CUDA(MPI_Comm comm, void
 /* The plan's device side: the send list to the device, buffers, stream, events (send_idx: host, nsendblocks) */
 PETSC_INTERN PetscErrorCode MatBAIJKSPARSEGhostPlanDevice_CUDA(MatBAIJKSPARSEGhostPlan *, const int *send_idx);
 PETSC_INTERN PetscErrorCode MatBAIJKSPARSEGhostPlanDestroy_CUDA(MatBAIJKSPARSEGhostPlan *);
-/* Forward: packs x on stream, then the NCCL group on the plan's stream into lvec; End makes stream wait for it */
+/* Forward: the plan's stream packs x and runs the NCCL group into lvec, after what stream has queued so far; End makes
+   stream wait for it */
 PETSC_INTERN PetscErrorCode MatBAIJKSPARSEGhostForwardBegin_CUDA(MatBAIJKSPARSEGhostPlan *, const PetscScalar *x, PetscScalar *lvec, cudaStream_t stream);
 PETSC_INTERN PetscErrorCode MatBAIJKSPARSEGhostForwardEnd_CUDA(MatBAIJKSPARSEGhostPlan *, cudaStream_t stream);
 /* Reverse: z[owned rows] += the peers' lvec segments for them (lvec ready on stream); stream waits for it all */

@@ -166,7 +166,13 @@ PetscErrorCode MatBAIJKSPARSEGhostPlanDevice_CUDA(MatBAIJKSPARSEGhostPlan *g, co
     PetscCallCUDA(cudaMalloc((void **)&g->d_sendbuf, n * (size_t)g->bs * sizeof(PetscScalar)));
     PetscCall(PetscLogCpuToGpu((PetscLogDouble)(n * sizeof(int))));
   }
-  PetscCallCUDA(cudaStreamCreateWithFlags(&g->stream, cudaStreamNonBlocking));
+  { /* the highest priority: the product's kernel that follows fills every SM, and NCCL's blocks must not wait for its
+       last wave (then the exchange would not overlap it) */
+    int lo, hi;
+
+    PetscCallCUDA(cudaDeviceGetStreamPriorityRange(&lo, &hi));
+    PetscCallCUDA(cudaStreamCreateWithPriority(&g->stream, cudaStreamNonBlocking, hi));
+  }
   PetscCallCUDA(cudaEventCreateWithFlags(&g->ready, cudaEventDisableTiming));
   PetscCallCUDA(cudaEventCreateWithFlags(&g->done, cudaEventDisableTiming));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -216,12 +222,14 @@ PetscErrorCode MatBAIJKSPARSEGhostForwardBegin_CUDA(MatBAIJKSPARSEGhostPlan *g, 
 {
   PetscFunctionBegin;
 #if defined(PBG_HAVE_NCCL_H)
+  /* x is ready and the last reader of lvec (the previous product) is done: from here the plan's stream packs and sends
+     while the product's stream goes on to the diagonal part at once (the pack is off its path too) */
+  PetscCallCUDA(cudaEventRecord(g->ready, stream));
+  PetscCallCUDA(cudaStreamWaitEvent(g->stream, g->ready, 0));
   if (g->nsendblocks) {
-    GhostPackKernel<<<GhostGrid(g->nsendblocks * g->bs), 256, 0, stream>>>(g->nsendblocks, g->bs, g->d_send_idx, x, g->d_sendbuf);
+    GhostPackKernel<<<GhostGrid(g->nsendblocks * g->bs), 256, 0, g->stream>>>(g->nsendblocks, g->bs, g->d_send_idx, x, g->d_sendbuf);
     PetscCallCUDA(cudaGetLastError());
   }
-  PetscCallCUDA(cudaEventRecord(g->ready, stream)); /* also orders the receive after the last reader of lvec */
-  PetscCallCUDA(cudaStreamWaitEvent(g->stream, g->ready, 0));
   PetscCallNCCL(nccl.GroupStart());
   for (PetscMPIInt i = 0; i < g->nsend; i++) PetscCallNCCL(nccl.Send(g->d_sendbuf + g->send_off[i] * g->bs, (size_t)((g->send_off[i + 1] - g->send_off[i]) * g->bs), ncclDouble, g->send_rank[i], (ncclComm_t)g->comm, g->stream));
   for (PetscMPIInt i = 0; i < g->nrecv; i++) PetscCallNCCL(nccl.Recv(lvec + g->recv_off[i] * g->bs, (size_t)((g->recv_off[i + 1] - g->recv_off[i]) * g->bs), ncclDouble, g->recv_rank[i], (ncclComm_t)g->comm, g->stream));
