@@ -72,6 +72,14 @@ static inline PBG_PREC_HD int PCVBJacobiChooseType(int mode, double tol, double 
   return PBG_STORE_DOUBLE;
 }
 
+/* Whether a layout can take a block of type t: the ADAPTIVE layout (FP64 slots, a type per block) takes any, a compact
+   one (a fixed mode's: DOUBLE, SINGLE or HALF) only its own type. A fixed reduced mode whose rule picks a wider type for
+   some block is set up again in the ADAPTIVE layout (host: vbjacobi.c; device: the kernels' StoredType()). */
+static inline PBG_PREC_HD int PCVBJacobiLayoutTakes(int layout, int t)
+{
+  return layout == PBG_STORE_ADAPTIVE || t == layout;
+}
+
 /* The power-of-two scale exponent of a block stored in type t whose largest |entry| is maxabs: frexp's, so that the
    scaled largest entry is in [0.5, 1); 0 for double (not scaled) and for a zero or non-finite maxabs */
 static inline PBG_PREC_HD int PCVBJacobiScaleExponent(int t, double maxabs)

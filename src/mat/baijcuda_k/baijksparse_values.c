@@ -299,9 +299,6 @@ static PetscErrorCode RowStagingGet(Mat A, PetscInt n, RowStaging **stp)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* n local row numbers of A (any order, repeats allowed), checked, on the device (index traffic, logged as such); free
-   with cudaFreeAsync(). One pass over rows both checks them and fills the pinned staging, then one asynchronous upload:
-   nothing else on the host is O(n), and a bad row is refused before anything is sent or changed. */
 /* Every row of a MatZeroRows()/MatZeroRowsColumns() list in [0, m): BAIJ's host methods index with them unchecked */
 static PetscErrorCode CheckRowRange(Mat A, PetscInt n, const PetscInt rows[])
 {
@@ -312,6 +309,9 @@ static PetscErrorCode CheckRowRange(Mat A, PetscInt n, const PetscInt rows[])
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* n local row numbers of A (any order, repeats allowed), checked, on the device (index traffic, logged as such); free
+   with cudaFreeAsync(). One pass over rows both checks them and fills the pinned staging, then one asynchronous upload:
+   nothing else on the host is O(n), and a bad row is refused before anything is sent or changed. */
 static PetscErrorCode UploadRows(Mat A, PetscInt n, const PetscInt rows[], cudaStream_t stream, int **drows)
 {
   const PetscInt m = A->rmap->n;

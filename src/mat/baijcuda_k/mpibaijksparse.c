@@ -663,9 +663,12 @@ static PetscErrorCode MatSetFromOptions_MPIBAIJKSPARSE(Mat A, PetscOptionItems P
     PetscBool flg;
 
     PetscCall(PetscOptionsEnum("-mat_baijksparse_ghost_exchange", "Ghost exchange of the device products: auto (NCCL when every rank has a GPU of its own and libnccl.so.2 loads, else sf), nccl, or sf (PETSc's VecScatter)", "MATMPIBAIJKSPARSE", MatBAIJKSPARSEGhostExchanges, e, &e, &flg));
-    if (flg && (!k->ghost_set || (MatBAIJKSPARSEGhostExchange)e != k->ghost_want)) PetscCall(VecScatterDestroy(&k->Mvctx)); /* the next device product builds it again, with this engine */
-    if (flg) k->ghost_want = (MatBAIJKSPARSEGhostExchange)e;
-    k->ghost_set = (PetscBool)(k->ghost_set || flg);
+    if (flg) {
+      /* another engine than the one built with the scatter: the next device product builds both again */
+      if ((MatBAIJKSPARSEGhostExchange)e != k->ghost_want) PetscCall(VecScatterDestroy(&k->Mvctx));
+      k->ghost_want = (MatBAIJKSPARSEGhostExchange)e;
+      k->ghost_set  = PETSC_TRUE;
+    }
   }
   PetscOptionsHeadEnd();
   PetscCall(MatMPIBAIJKSPARSEConvertParts(A, PETSC_TRUE)); /* pushes the options into the parts */

@@ -219,7 +219,7 @@ int PCVBJacobiStoreBlock_Host(int mode, int layout, double tol, PetscInt k, cons
   }
   t     = PCVBJacobiChooseType(mode, tol, anorm * ainv);
   *type = t;
-  if (layout != PBG_STORE_ADAPTIVE && t != layout) return 0;
+  if (!PCVBJacobiLayoutTakes(layout, t)) return 0;
   x = PCVBJacobiScaleExponent(t, maxabs);
   for (PetscInt e = 0; e < k * k; e++) {
     const double v = ldexp(inv[e], -x);

@@ -218,6 +218,20 @@ static unsigned GhostGrid(PetscInt entries)
   return (unsigned)PetscMax(1, PetscMin((entries + 255) / 256, 4096));
 }
 
+#if defined(PBG_HAVE_NCCL_H)
+/* One NCCL group on the plan's stream: segment i of out (block offsets ooff) to orank[i], segment j of in from irank[j].
+   Forward: the packed blocks out to the peers, lvec's segments in; reverse: the other way */
+static PetscErrorCode GhostGroup(MatBAIJKSPARSEGhostPlan *g, const PetscScalar *out, PetscMPIInt nout, const PetscMPIInt orank[], const PetscInt ooff[], PetscScalar *in, PetscMPIInt nin, const PetscMPIInt irank[], const PetscInt ioff[])
+{
+  PetscFunctionBegin;
+  PetscCallNCCL(nccl.GroupStart());
+  for (PetscMPIInt i = 0; i < nout; i++) PetscCallNCCL(nccl.Send(out + ooff[i] * g->bs, (size_t)((ooff[i + 1] - ooff[i]) * g->bs), ncclDouble, orank[i], (ncclComm_t)g->comm, g->stream));
+  for (PetscMPIInt i = 0; i < nin; i++) PetscCallNCCL(nccl.Recv(in + ioff[i] * g->bs, (size_t)((ioff[i + 1] - ioff[i]) * g->bs), ncclDouble, irank[i], (ncclComm_t)g->comm, g->stream));
+  PetscCallNCCL(nccl.GroupEnd());
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+#endif
+
 PetscErrorCode MatBAIJKSPARSEGhostForwardBegin_CUDA(MatBAIJKSPARSEGhostPlan *g, const PetscScalar *x, PetscScalar *lvec, cudaStream_t stream)
 {
   PetscFunctionBegin;
@@ -230,10 +244,7 @@ PetscErrorCode MatBAIJKSPARSEGhostForwardBegin_CUDA(MatBAIJKSPARSEGhostPlan *g, 
     GhostPackKernel<<<GhostGrid(g->nsendblocks * g->bs), 256, 0, g->stream>>>(g->nsendblocks, g->bs, g->d_send_idx, x, g->d_sendbuf);
     PetscCallCUDA(cudaGetLastError());
   }
-  PetscCallNCCL(nccl.GroupStart());
-  for (PetscMPIInt i = 0; i < g->nsend; i++) PetscCallNCCL(nccl.Send(g->d_sendbuf + g->send_off[i] * g->bs, (size_t)((g->send_off[i + 1] - g->send_off[i]) * g->bs), ncclDouble, g->send_rank[i], (ncclComm_t)g->comm, g->stream));
-  for (PetscMPIInt i = 0; i < g->nrecv; i++) PetscCallNCCL(nccl.Recv(lvec + g->recv_off[i] * g->bs, (size_t)((g->recv_off[i + 1] - g->recv_off[i]) * g->bs), ncclDouble, g->recv_rank[i], (ncclComm_t)g->comm, g->stream));
-  PetscCallNCCL(nccl.GroupEnd());
+  PetscCall(GhostGroup(g, g->d_sendbuf, g->nsend, g->send_rank, g->send_off, lvec, g->nrecv, g->recv_rank, g->recv_off));
   PetscCallCUDA(cudaEventRecord(g->done, g->stream));
   g->nforward++;
 #else
@@ -255,10 +266,7 @@ PetscErrorCode MatBAIJKSPARSEGhostReverse_CUDA(MatBAIJKSPARSEGhostPlan *g, const
 #if defined(PBG_HAVE_NCCL_H)
   PetscCallCUDA(cudaEventRecord(g->ready, stream)); /* lvec written, and the last reader of the buffer done */
   PetscCallCUDA(cudaStreamWaitEvent(g->stream, g->ready, 0));
-  PetscCallNCCL(nccl.GroupStart());
-  for (PetscMPIInt i = 0; i < g->nrecv; i++) PetscCallNCCL(nccl.Send(lvec + g->recv_off[i] * g->bs, (size_t)((g->recv_off[i + 1] - g->recv_off[i]) * g->bs), ncclDouble, g->recv_rank[i], (ncclComm_t)g->comm, g->stream));
-  for (PetscMPIInt i = 0; i < g->nsend; i++) PetscCallNCCL(nccl.Recv(g->d_sendbuf + g->send_off[i] * g->bs, (size_t)((g->send_off[i + 1] - g->send_off[i]) * g->bs), ncclDouble, g->send_rank[i], (ncclComm_t)g->comm, g->stream));
-  PetscCallNCCL(nccl.GroupEnd());
+  PetscCall(GhostGroup(g, lvec, g->nrecv, g->recv_rank, g->recv_off, g->d_sendbuf, g->nsend, g->send_rank, g->send_off));
   PetscCallCUDA(cudaEventRecord(g->done, g->stream));
   PetscCallCUDA(cudaStreamWaitEvent(stream, g->done, 0));
   for (PetscMPIInt i = 0; i < g->nsend; i++) {

@@ -84,7 +84,7 @@ __device__ __forceinline__ int StoredType(const StoreSpec &spec, double cond, bo
 {
   const int t = PCVBJacobiChooseType(spec.mode, spec.tol, cond);
 
-  if (spec.layout == PBG_STORE_ADAPTIVE || t == spec.layout) return t;
+  if (PCVBJacobiLayoutTakes(spec.layout, t)) return t;
   if (count && spec.nwider) atomicAdd(spec.nwider, 1);
   return spec.layout;
 }
