@@ -453,7 +453,6 @@ int main(int argc, char **argv)
   }
   PetscCall(PetscStrcmp(err, "range", &eq));
   if (!eq) PetscCall(PetscStrcmp(err, "negative", &eq));
-  PetscCheck(!err_continue || c.size == 1, PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG, "-err_continue needs one rank (the range error is not collective)");
   if (eq) { /* range: an entry one past the last row on the last rank; negative: a count of -1 */
     PetscInt   i[2] = {0, c.Mbs * c.bs - (c.rank == c.size - 1 ? 0 : 1)}, j[2] = {0, 0};
     PetscCount n    = err[0] == 'n' ? -1 : 2;
@@ -468,7 +467,8 @@ int main(int argc, char **argv)
       PetscCall(PetscPopErrorHandler());
       PetscCheck(ierr, PETSC_COMM_SELF, PETSC_ERR_PLIB, "MatSetPreallocationCOO() accepted the bad entries");
       PetscCall(PetscErrorMessage(ierr, &text, &specific));
-      PetscCall(PetscPrintf(PETSC_COMM_WORLD, "refused (error %d): %s\n", (int)ierr, specific ? specific : text));
+      PetscCall(PetscSynchronizedPrintf(PETSC_COMM_WORLD, "[%d] refused (error %d): %s\n", (int)c.rank, (int)ierr, specific ? specific : text));
+      PetscCall(PetscSynchronizedFlush(PETSC_COMM_WORLD, PETSC_STDOUT));
     }
   }
   PetscCall(PetscStrcmp(err, "repattern", &eq));

@@ -465,20 +465,33 @@ static PetscErrorCode COOUseDevice(Mat A, PetscBool *use)
 }
 
 /* The checks of the entries (M x N global rows and columns), before anything is allocated or the old maps dropped: a
-   refused preallocation leaves the matrix as it was */
-static PetscErrorCode COOCheckEntries(PetscCount ncoo, const PetscInt coo_i[], const PetscInt coo_j[], PetscInt M, PetscInt N)
+   refused preallocation leaves the matrix as it was. Collective on comm: a rank whose entries are fine errors too
+   (naming the rank that holds the bad entry), so the error returns on every rank instead of one rank aborting the
+   job while the others wait in the preallocation's communication. */
+static PetscErrorCode COOCheckEntries(MPI_Comm comm, PetscCount ncoo, const PetscInt coo_i[], const PetscInt coo_j[], PetscInt M, PetscInt N)
 {
+  PetscMPIInt rank, bad = -1, firstbad;
+  PetscCount  e = 0;
+  PetscInt    i = 0, j = 0;
+
   PetscFunctionBegin;
+  PetscCallMPI(MPI_Comm_rank(comm, &rank));
+  if (ncoo < 0 || ncoo > PETSC_INT32_MAX) bad = rank;
+  for (; bad < 0 && e < ncoo; e++) {
+    i = coo_i[e];
+    j = coo_j[e];
+    if (i < 0 || j < 0) continue; /* ignored */
+    if (i >= M || j >= N) bad = rank;
+  }
+  if (bad >= 0) e--; /* the entry found */
+  firstbad = bad < 0 ? PETSC_MPI_INT_MAX : bad;
+  PetscCallMPI(MPIU_Allreduce(MPI_IN_PLACE, &firstbad, 1, MPI_INT, MPI_MIN, comm));
+  if (firstbad == PETSC_MPI_INT_MAX) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCheck(ncoo >= 0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "COO: the number of entries %" PetscCount_FMT " is negative", ncoo);
   PetscCheck(ncoo <= PETSC_INT32_MAX, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "COO: %" PetscCount_FMT " entries on one rank: the maps of MATBAIJKSPARSE index them with 32-bit integers", ncoo);
-  for (PetscCount e = 0; e < ncoo; e++) {
-    const PetscInt i = coo_i[e], j = coo_j[e];
-
-    if (i < 0 || j < 0) continue; /* ignored */
-    PetscCheck(i < M, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "COO entry %" PetscCount_FMT ": row %" PetscInt_FMT " is out of range [0, %" PetscInt_FMT ")", e, i, M);
-    PetscCheck(j < N, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "COO entry %" PetscCount_FMT ": column %" PetscInt_FMT " is out of range [0, %" PetscInt_FMT ")", e, j, N);
-  }
-  PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCheck(bad < 0 || i < M, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "COO entry %" PetscCount_FMT ": row %" PetscInt_FMT " is out of range [0, %" PetscInt_FMT ")", e, i, M);
+  PetscCheck(bad < 0 || j < N, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "COO entry %" PetscCount_FMT ": column %" PetscInt_FMT " is out of range [0, %" PetscInt_FMT ")", e, j, N);
+  SETERRQ(PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "COO: rank %d passed an out-of-range entry or count to MatSetPreallocationCOO()", (int)firstbad);
 }
 
 static PetscErrorCode COOCreate(PetscCount ncoo, MatBAIJKSPARSECOO *c)
@@ -521,7 +534,7 @@ PetscErrorCode MatSetPreallocationCOO_SeqBAIJKSPARSE(Mat A, PetscCount ncoo, Pet
   PetscBool           done, use;
 
   PetscFunctionBegin;
-  PetscCall(COOCheckEntries(ncoo, coo_i, coo_j, m, n));
+  PetscCall(COOCheckEntries(PETSC_COMM_SELF, ncoo, coo_i, coo_j, m, n));
   PetscCall(COOBlockSize(A, &bs));
   PetscCall(MatBAIJKSPARSECOODestroy_Private(&k->coo));
   PetscCall(COOCreate(ncoo, &c));
@@ -614,7 +627,7 @@ PetscErrorCode MatSetPreallocationCOO_MPIBAIJKSPARSE(Mat A, PetscCount ncoo, Pet
   PetscBool           use, any;
 
   PetscFunctionBegin;
-  PetscCall(COOCheckEntries(ncoo, coo_i, coo_j, M, N));
+  PetscCall(COOCheckEntries(comm, ncoo, coo_i, coo_j, M, N));
   PetscCall(COOBlockSize(A, &bs));
   PetscCall(MatBAIJKSPARSECOODestroy_Private(&k->coo));
   PetscCallMPI(MPI_Comm_size(comm, &size));
