@@ -8,7 +8,12 @@
 #              PBG_LOGDIR (default $PBG_ROOT/tests/logs), PBG_FORCE_NO_GPU=1 (treat as a machine without GPU),
 #              PBG_GPU_ONLY=1 (run only the --gpu cases), PBG_SHARD=I/N (only every N-th selected case from the I-th,
 #              I = 0..N-1: N runners in parallel share the cases), PBG_WRAP (a command put before every test program,
-#              e.g. "compute-sanitizer --tool memcheck --error-exitcode 99"; under MPI it wraps each rank).
+#              e.g. "compute-sanitizer --tool memcheck --error-exitcode 99"; under MPI it wraps each rank),
+#              PBG_JOBS=N (N runners of this script at once, default 1: each walks the case list and takes the next case
+#              no other runner took, so a long case does not hold the others back; the results are printed in the
+#              order of the case list once all runners are done).
+# Every case's log ends with its wall time ("# wall time S s"); $PBG_LOGDIR/durations.tsv holds "NAME<tab>SECONDS"
+# per case run, and the summary names the slowest cases and the sum of the case times.
 #
 # A case file declares cases with
 #   tcase NAME [-n NP] [--gpu] [--fail] [--grep REGEX]... [--nogrep REGEX]... -- PROGRAM ARGS...
@@ -18,18 +23,75 @@
 #   tcheck NAME [--gpu] -- FUNCTION ARGS...
 # which passes when the shell FUNCTION returns 0. Functions may call `pbg_run NP PROGRAM ARGS...`, which
 # prints the program's output and returns its status. --gpu cases print SKIP where no CUDA device is usable.
+# Files a case file writes go to $PBG_WORKDIR, private to the runner (every runner sources every case file).
 set -u
 PBG_ROOT=${PBG_ROOT:-$(cd "$(dirname "$0")/.." && pwd)}
 MPIEXEC=${MPIEXEC:-mpiexec}
 PBG_TEST_TIMEOUT=${PBG_TEST_TIMEOUT:-300}
 PBG_LOGDIR=${PBG_LOGDIR:-$PBG_ROOT/tests/logs}
 PBG_LIB=$PBG_ROOT/lib/libpetscblockgpu.so
+PBG_JOBS=${PBG_JOBS:-1}
 filter=${1:-}
 export PBG_ROOT PBG_LIB
 mkdir -p "$PBG_LOGDIR"
+PBG_WORKDIR=$PBG_LOGDIR${PBG_RUNNER:+/work.$PBG_RUNNER}
+mkdir -p "$PBG_WORKDIR"
 
 pbg_have_gpu=0
 if [ "${PBG_FORCE_NO_GPU:-0}" != 1 ] && "$PBG_ROOT/tests/bin/gpu_probe" > /dev/null 2>&1; then pbg_have_gpu=1; fi
+pbg_durations=$PBG_LOGDIR/durations.tsv
+
+pbg_usec() { echo "${EPOCHREALTIME/./}"; }
+pbg_seconds() { # MICROSECONDS -> seconds with one decimal
+  printf '%d.%d' $(($1 / 1000000)) $(($1 / 100000 % 10))
+}
+
+# The slowest cases and the sum of the case times, from durations.tsv
+pbg_time_summary() { # WALL-MICROSECONDS
+  [ -s "$pbg_durations" ] || return 0
+  echo "slowest cases (s): $(sort -t$'\t' -k2,2 -rn "$pbg_durations" | head -n 10 | awk -F'\t' '{printf "%s%s %s", (NR > 1 ? ", " : ""), $1, $2}')"
+  echo "time: $(pbg_seconds "$1") s wall, $(awk -F'\t' '{s += $2} END {printf "%.1f", s}' "$pbg_durations") s summed over $(wc -l < "$pbg_durations") cases"
+}
+
+# PBG_JOBS > 1: this process only starts the runners, then merges their results in the order of the case list
+if [ "$PBG_JOBS" -gt 1 ] && [ -z "${PBG_RUNNER:-}" ]; then
+  pbg_t0=$(pbg_usec)
+  echo "petscblockgpu tests: root $PBG_ROOT, GPU $([ $pbg_have_gpu = 1 ] && echo present || echo absent), $PBG_JOBS runners"
+  : > "$pbg_durations"
+  rm -rf "$PBG_LOGDIR"/work.* "$PBG_LOGDIR"/runner.*
+  pbg_claims=$(mktemp -d "$PBG_LOGDIR/claims.XXXXXX")
+  pbg_pids=()
+  trap 'kill "${pbg_pids[@]}" 2> /dev/null; exit 130' INT TERM
+  for ((i = 0; i < PBG_JOBS; i++)); do
+    # a runner without a GPU where this one found none: every runner skips the same cases
+    PBG_RUNNER=$i PBG_CLAIMS=$pbg_claims PBG_FORCE_NO_GPU=$([ $pbg_have_gpu = 1 ] && echo "${PBG_FORCE_NO_GPU:-0}" || echo 1) \
+      bash "$0" "$filter" > "$PBG_LOGDIR/runner.$i.out" 2> "$PBG_LOGDIR/runner.$i.err" &
+    pbg_pids+=($!)
+  done
+  pbg_broken=0
+  for ((i = 0; i < PBG_JOBS; i++)); do
+    wait "${pbg_pids[$i]}"
+    pbg_st=$?
+    # a runner exits 0 or 1 (a case failed) after its last case, which it marks; anything else is the runner's own failure
+    if [ $pbg_st -gt 1 ] || ! grep -q '^# runner done$' "$PBG_LOGDIR/runner.$i.out"; then
+      pbg_broken=1
+      echo "runner $i stopped early (exit status $pbg_st):" >&2
+      sed 's/^/  | /' "$PBG_LOGDIR/runner.$i.err" >&2
+    fi
+  done
+  rm -rf "$pbg_claims"
+  # result lines carry the case's position in the list (a FAIL's log tail carries its case's): a stable sort keeps each case's lines together
+  pbg_results=$(cat "$PBG_LOGDIR"/runner.*.out | grep -E '^[0-9]+ ' | sort -s -k1,1n | cut -d' ' -f2-)
+  [ -z "$pbg_results" ] || echo "$pbg_results"
+  pbg_time_summary $(($(pbg_usec) - pbg_t0))
+  npass=$(grep -c '^PASS ' <<< "$pbg_results")
+  nfail=$(grep -c '^FAIL ' <<< "$pbg_results")
+  nskip=$(grep -c '^SKIP ' <<< "$pbg_results")
+  [ $pbg_broken = 0 ] || nfail=$((nfail + 1)) # counted as a failure so that the totals cannot look clean
+  echo "$npass passed, $nfail failed, $nskip skipped"
+  [ $nfail = 0 ]
+  exit
+fi
 
 npass=0 nfail=0 nskip=0
 declare -A pbg_seen=()
@@ -56,12 +118,21 @@ pbg_run() { # NP PROGRAM ARGS...
 }
 
 pbg_report() { # NAME STATUS [why]
+  # a runner tags its lines with the case's position in the list, for the merge
+  local tag=${PBG_RUNNER:+$pbg_selected }
   case "$2" in
-    PASS) npass=$((npass + 1)); printf 'PASS  %s\n' "$1" ;;
-    SKIP) nskip=$((nskip + 1)); printf 'SKIP  %s (%s)\n' "$1" "$3" ;;
-    FAIL) nfail=$((nfail + 1)); printf 'FAIL  %s (%s; log %s)\n' "$1" "$3" "$PBG_LOGDIR/$1.log"
-          tail -n 15 "$PBG_LOGDIR/$1.log" | sed 's/^/      | /' ;;
+    PASS) npass=$((npass + 1)); printf '%sPASS  %s\n' "$tag" "$1" ;;
+    SKIP) nskip=$((nskip + 1)); printf '%sSKIP  %s (%s)\n' "$tag" "$1" "$3" ;;
+    FAIL) nfail=$((nfail + 1)); printf '%sFAIL  %s (%s; log %s)\n' "$tag" "$1" "$3" "$PBG_LOGDIR/$1.log"
+          tail -n 15 "$PBG_LOGDIR/$1.log" | sed "s/^/$tag      | /" ;;
   esac
+}
+
+pbg_timed() { # NAME LOG START-MICROSECONDS: the case's wall time into its log and durations.tsv
+  local s
+  s=$(pbg_seconds $(($(pbg_usec) - $3)))
+  echo "# wall time $s s" >> "$2"
+  printf '%s\t%s\n' "$1" "$s" >> "$pbg_durations"
 }
 
 pbg_selected=0
@@ -70,7 +141,9 @@ pbg_begin() { # NAME -> 0 if the case is to run
   pbg_seen[$1]=1
   [ -z "$filter" ] || [[ "$1" =~ $filter ]] || return 1
   pbg_selected=$((pbg_selected + 1))
-  [ -z "${PBG_SHARD:-}" ] || [ $(((pbg_selected - 1) % ${PBG_SHARD#*/})) = "${PBG_SHARD%/*}" ]
+  [ -z "${PBG_SHARD:-}" ] || [ $(((pbg_selected - 1) % ${PBG_SHARD#*/})) = "${PBG_SHARD%/*}" ] || return 1
+  # a runner takes the case unless another took it first (mkdir is atomic)
+  [ -z "${PBG_RUNNER:-}" ] || mkdir "$PBG_CLAIMS/$pbg_selected" 2> /dev/null
 }
 
 tcase() {
@@ -103,8 +176,11 @@ tcase() {
   if [ $gpu = 1 ] && [ $pbg_have_gpu = 0 ]; then pbg_report "$name" SKIP "no CUDA device"; return 0; fi
   if [ $gpu = 0 ] && [ "${PBG_GPU_ONLY:-0}" = 1 ]; then return 0; fi
   log=$PBG_LOGDIR/$name.log
+  local t0
+  t0=$(pbg_usec)
   { echo "# $*  (np=$np)"; pbg_run "$np" "$@"; } > "$log"
   status=$?
+  pbg_timed "$name" "$log" "$t0"
   if [ "$status" = 124 ]; then why="timed out after ${PBG_TEST_TIMEOUT}s"
   elif [ $wantfail = 0 ] && [ "$status" != 0 ]; then why="exit status $status"
   elif [ $wantfail = 1 ] && [ "$status" = 0 ]; then why="expected a failure, got exit 0"
@@ -134,13 +210,26 @@ tcheck() {
   if [ $gpu = 1 ] && [ $pbg_have_gpu = 0 ]; then pbg_report "$name" SKIP "no CUDA device"; return 0; fi
   if [ $gpu = 0 ] && [ "${PBG_GPU_ONLY:-0}" = 1 ]; then return 0; fi
   log=$PBG_LOGDIR/$name.log
-  if "$@" > "$log" 2>&1; then pbg_report "$name" PASS; else pbg_report "$name" FAIL "check $1 returned non-zero"; fi
+  local t0 ok=0
+  t0=$(pbg_usec)
+  "$@" > "$log" 2>&1 && ok=1
+  pbg_timed "$name" "$log" "$t0"
+  if [ $ok = 1 ]; then pbg_report "$name" PASS; else pbg_report "$name" FAIL "check $1 returned non-zero"; fi
 }
 
-echo "petscblockgpu tests: root $PBG_ROOT, GPU $([ $pbg_have_gpu = 1 ] && echo present || echo absent)"
+pbg_t0=$(pbg_usec)
+if [ -z "${PBG_RUNNER:-}" ]; then
+  echo "petscblockgpu tests: root $PBG_ROOT, GPU $([ $pbg_have_gpu = 1 ] && echo present || echo absent)"
+  : > "$pbg_durations"
+fi
 for f in "$PBG_ROOT"/tests/cases/*.sh; do
   # shellcheck source=/dev/null
   . "$f"
 done
-echo "$npass passed, $nfail failed, $nskip skipped"
+if [ -n "${PBG_RUNNER:-}" ]; then
+  echo "# runner done"
+else
+  pbg_time_summary $(($(pbg_usec) - pbg_t0))
+  echo "$npass passed, $nfail failed, $nskip skipped"
+fi
 [ $nfail = 0 ]

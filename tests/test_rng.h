@@ -3,7 +3,7 @@
 #pragma once
 #include <petscsys.h>
 
-static PetscInt64 NextRand(PetscInt64 *s)
+static inline PetscInt64 NextRand(PetscInt64 *s)
 {
   unsigned long long x = (unsigned long long)*s;
   x ^= x << 13;
@@ -12,11 +12,11 @@ static PetscInt64 NextRand(PetscInt64 *s)
   *s = (PetscInt64)(x & 0x7fffffffffffffffULL);
   return *s;
 }
-static PetscInt RandInt(PetscInt64 *s, PetscInt n) /* in [0, n) */
+static inline PetscInt RandInt(PetscInt64 *s, PetscInt n) /* in [0, n) */
 {
   return (PetscInt)(NextRand(s) % (PetscInt64)n);
 }
-static PetscReal RandReal(PetscInt64 *s) /* in [-1, 1) */
+static inline PetscReal RandReal(PetscInt64 *s) /* in [-1, 1) */
 {
   return (PetscReal)(NextRand(s) % 2000001) / 1000000.0 - 1.0;
 }

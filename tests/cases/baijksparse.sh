@@ -147,8 +147,8 @@ tcase bk_gpu_tuning_class_short --gpu -- test_baijksparse -gpu -bs 3 -mbs 400 -a
       --grep 'GPU kernel K1 .*parameters from tuning table: .*baijksparse_tuning_sm90.txt, line for mean block-row length <= 12\)' --grep '^OK'
 tcase bk_gpu_tuning_class_long --gpu -- test_baijksparse -gpu -bs 3 -mbs 400 -avg 20 -view_matrix -mat_baijksparse_tuning_file "$PBG_ROOT/conf/baijksparse_tuning_sm90.txt" \
       --grep 'GPU kernel K2 \(ept 2, .*parameters from tuning table: .*baijksparse_tuning_sm90.txt\)' --grep '^OK'
-printf '3 k1 1 4 1 16 -4\n' > "$PBG_LOGDIR/table_bad_class.txt"
-tcase bk_gpu_tuning_class_bad --gpu --fail -- test_baijksparse -gpu -bs 3 -mat_baijksparse_tuning_file "$PBG_LOGDIR/table_bad_class.txt" --grep 'line 1: expected "bs kernel ept warps teams \[lanes \[maxlen\]\]"'
+printf '3 k1 1 4 1 16 -4\n' > "$PBG_WORKDIR/table_bad_class.txt"
+tcase bk_gpu_tuning_class_bad --gpu --fail -- test_baijksparse -gpu -bs 3 -mat_baijksparse_tuning_file "$PBG_WORKDIR/table_bad_class.txt" --grep 'line 1: expected "bs kernel ept warps teams \[lanes \[maxlen\]\]"'
 tcase bk_gpu_tuning_k3_warps_capped --gpu -- test_baijksparse -gpu -bs 50 -mbs 12 -avg 2 -view_matrix -mat_baijksparse_tuning_file "$PBG_ROOT/conf/baijksparse_tuning_sm90.txt" \
       --grep 'GPU kernel K3 \(ept [0-9], [0-9]+ thread blocks per block row, [1-3] warps per thread block; parameters from tuning table' --grep '^OK'
 
@@ -157,8 +157,8 @@ tcase bk_gpu_tuning_k3_warps_capped --gpu -- test_baijksparse -gpu -bs 50 -mbs 1
 tcase bk_host_bad_ept --fail -- test_baijksparse -bs 3 -mat_baijksparse_ept 7 --grep 'K1 takes ept 1 \(an element per lane\) or 3 \(a column per lane\), not 7'
 tcase bk_host_bad_ept_settype_hash --fail -- test_baijksparse -bs 3 -create settype_hash -mat_baijksparse_ept 7 --grep 'cannot run this matrix: K1 takes ept 1'
 tcase bk_host_bad_ept_mpi2 --fail -n 2 -- test_baijksparse -bs 5 -create settype -mat_baijksparse_kernel k2 -mat_baijksparse_ept 9 --grep 'kernel K2 \(options\) cannot run this matrix'
-printf '3 k1 1 4 1 16 -4\n' > "$PBG_LOGDIR/table_bad_class_host.txt"
-tcase bk_host_bad_tuning_file --fail -- test_baijksparse -bs 3 -mat_baijksparse_tuning_file "$PBG_LOGDIR/table_bad_class_host.txt" --grep 'line 1: expected "bs kernel ept warps teams \[lanes \[maxlen\]\]"'
+printf '3 k1 1 4 1 16 -4\n' > "$PBG_WORKDIR/table_bad_class_host.txt"
+tcase bk_host_bad_tuning_file --fail -- test_baijksparse -bs 3 -mat_baijksparse_tuning_file "$PBG_WORKDIR/table_bad_class_host.txt" --grep 'line 1: expected "bs kernel ept warps teams \[lanes \[maxlen\]\]"'
 
 # issue 12, defects 1, 2, 4: MatAXPY()/MatCopy() with DIFFERENT_NONZERO_PATTERN into baijksparse (PETSc's MatHeaderMerge()
 # dropped the subclass's data: MPI crashed in the next MatAssemblyEnd()/MatMult(); seq leaked 124 bytes a call, which

@@ -13,7 +13,7 @@
 #   - a missing -suitesparse_dir: a visible SKIP line, exit 0; and one of the paper's matrices when present
 # shellcheck shell=bash
 
-pbg_bs_data=$PBG_LOGDIR/bench_solve.data
+pbg_bs_data=$PBG_WORKDIR/bench_solve.data
 mkdir -p "$pbg_bs_data"
 
 # 2-D 5-point Laplacian on an N x N grid, lower triangle (symmetric storage), plus an explicit zero at (N+3, 1)

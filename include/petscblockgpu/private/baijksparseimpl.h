@@ -227,6 +227,12 @@ PETSC_INTERN PetscErrorCode MatSeqBAIJKSPARSEDiagonalOnDevice_Private(Mat, Petsc
 PETSC_INTERN PetscErrorCode MatSeqBAIJKSPARSEAXPYSubset_Private(Mat, PetscScalar, Mat, const PetscInt[], PetscInt);
 PETSC_INTERN PetscErrorCode MatBAIJKSPARSEDiagonalSetDefault_Private(Mat, Vec, InsertMode);
 
+/* Sub-matrices (baijksparse_submat.c): index sets in whole blocks give baijksparse, others AIJ */
+PETSC_INTERN PetscErrorCode MatCreateSubMatrix_SeqBAIJKSPARSE(Mat, IS, IS, MatReuse, Mat *);
+PETSC_INTERN PetscErrorCode MatCreateSubMatrix_MPIBAIJKSPARSE(Mat, IS, IS, MatReuse, Mat *);
+PETSC_INTERN PetscErrorCode MatCreateSubMatrices_SeqBAIJKSPARSE(Mat, PetscInt, const IS[], const IS[], MatReuse, Mat *[]);
+PETSC_INTERN PetscErrorCode MatCreateSubMatrices_MPIBAIJKSPARSE(Mat, PetscInt, const IS[], const IS[], MatReuse, Mat *[]);
+
 /* Block-row statistics of the local rows of a BAIJ matrix (the union of a diagonal and an off-diagonal part
    for MPI): printed by MatView() with PETSC_VIEWER_ASCII_INFO, and the input of row balancing. */
 typedef struct {

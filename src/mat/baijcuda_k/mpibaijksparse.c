@@ -804,6 +804,8 @@ static PetscErrorCode MPIOursInitialize(void)
   MPIOurs.duplicate        = MatDuplicate_MPIBAIJKSPARSE;
   MPIOurs.invertblockdiagonal         = MatInvertBlockDiagonal_MPIBAIJKSPARSE;
   MPIOurs.invertvariableblockdiagonal = MatInvertVariableBlockDiagonal_MPIBAIJKSPARSE;
+  MPIOurs.createsubmatrix             = MatCreateSubMatrix_MPIBAIJKSPARSE;
+  MPIOurs.createsubmatrices           = MatCreateSubMatrices_MPIBAIJKSPARSE;
   done                     = PETSC_TRUE;
   PetscFunctionReturn(PETSC_SUCCESS);
 }

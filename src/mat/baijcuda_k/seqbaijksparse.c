@@ -697,6 +697,8 @@ static PetscErrorCode SeqOursInitialize(void)
   SeqOurs.zerorowscolumns  = MatZeroRowsColumns_SeqBAIJKSPARSE;
   SeqOurs.invertblockdiagonal         = MatInvertBlockDiagonal_SeqBAIJKSPARSE;
   SeqOurs.invertvariableblockdiagonal = MatInvertVariableBlockDiagonal_SeqBAIJKSPARSE;
+  SeqOurs.createsubmatrix             = MatCreateSubMatrix_SeqBAIJKSPARSE;
+  SeqOurs.createsubmatrices           = MatCreateSubMatrices_SeqBAIJKSPARSE;
   done                     = PETSC_TRUE;
   PetscFunctionReturn(PETSC_SUCCESS);
 }

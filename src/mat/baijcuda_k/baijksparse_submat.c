@@ -1,0 +1,191 @@
+/* Sub-matrices of MATBAIJKSPARSE: MatCreateSubMatrix() and MatCreateSubMatrices() of the seq and mpi types.
+
+   BAIJ's own methods take index sets in whole blocks: they compress the indices to block indices, so an index set that
+   splits a block silently yields the whole block (a sub-matrix of the wrong size: PCFIELDSPLIT then failed deep in
+   VecScatterCreate()). PETSc's guard against that ("Cannot use MATBAIJ with PCFIELDSPLIT ...") compares the exact type
+   names MATSEQBAIJ and MATMPIBAIJ, which the subclass does not have. Here index sets of whole blocks, each block's rows in
+   order, go to BAIJ and the result is baijksparse; any other index set is taken from an AIJ copy of the matrix and the
+   result is AIJ, which holds a part of a block (fields inside a block, as PCFIELDSPLIT splits them).
+
+   MPIBAIJ returns plain MATSEQBAIJ and MATMPIBAIJ sub-matrices: they are subclassed in place, so that the sub-solvers
+   of PCASM (MatCreateSubMatrices()) keep the device products without -pc_asm_sub_mat_type. BAIJ refills a reused
+   sub-matrix through its arrays, behind the offload state: the sub-matrix is marked host-newer first. */
+#include <petscblockgpu/private/baijksparseimpl.h> /*I "petscblockgpu.h" I*/
+
+/* Whether the local indices of is are whole blocks of bs, each block's indices in order (BAIJ's sub-matrix methods
+   compress anything else to whole blocks) */
+static PetscErrorCode ISInWholeBlocks(IS is, PetscInt bs, PetscBool *whole)
+{
+  const PetscInt *idx;
+  PetscInt        n;
+
+  PetscFunctionBegin;
+  *whole = PETSC_TRUE;
+  if (bs == 1) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(ISGetLocalSize(is, &n));
+  if (n % bs) {
+    *whole = PETSC_FALSE;
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  PetscCall(ISGetIndices(is, &idx));
+  for (PetscInt i = 0; i < n && *whole; i += bs) {
+    if (idx[i] % bs) *whole = PETSC_FALSE;
+    for (PetscInt j = 1; j < bs && *whole; j++)
+      if (idx[i + j] != idx[i] + j) *whole = PETSC_FALSE;
+  }
+  PetscCall(ISRestoreIndices(is, &idx));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Whether all n pairs of index sets are in whole blocks; with collective, on every process of A (the two paths
+   communicate differently, so every process must take the same) */
+static PetscErrorCode SubMatricesInWholeBlocks(Mat A, PetscInt n, const IS isrow[], const IS iscol[], PetscBool collective, PetscBool *whole)
+{
+  PetscBool all = PETSC_TRUE, w;
+
+  PetscFunctionBegin;
+  for (PetscInt i = 0; i < n && all; i++) {
+    PetscCall(ISInWholeBlocks(isrow[i], A->rmap->bs, &w));
+    all = (PetscBool)(all && w);
+    if (all && iscol[i] != isrow[i]) {
+      PetscCall(ISInWholeBlocks(iscol[i], A->cmap->bs, &w));
+      all = (PetscBool)(all && w);
+    }
+  }
+  if (collective) PetscCallMPI(MPIU_Allreduce(&all, whole, 1, MPI_C_BOOL, MPI_LAND, PetscObjectComm((PetscObject)A)));
+  else *whole = all;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Before BAIJ refills a reused sub-matrix through its arrays: the sub-matrix's host copy is current and newer after */
+static PetscErrorCode ReusedHostNewer(Mat S)
+{
+  PetscBool seq, mpi;
+
+  PetscFunctionBegin;
+  PetscCall(PetscObjectTypeCompare((PetscObject)S, MATSEQBAIJKSPARSE, &seq));
+  PetscCall(PetscObjectTypeCompare((PetscObject)S, MATMPIBAIJKSPARSE, &mpi));
+  if (seq) PetscCall(MatSeqBAIJKSPARSEHostAccess_Private(S, PETSC_TRUE));
+  else if (mpi) PetscCall(MatMPIBAIJKSPARSEHostAccess_Private(S, PETSC_TRUE));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* A new sub-matrix that BAIJ made plain MATSEQBAIJ or MATMPIBAIJ becomes baijksparse, in place */
+static PetscErrorCode SubclassInPlace(Mat S)
+{
+  PetscBool seq, mpi;
+
+  PetscFunctionBegin;
+  PetscCall(PetscObjectTypeCompare((PetscObject)S, MATSEQBAIJ, &seq));
+  PetscCall(PetscObjectTypeCompare((PetscObject)S, MATMPIBAIJ, &mpi));
+  if (seq) PetscCall(MatConvert_SeqBAIJ_SeqBAIJKSPARSE(S, MATSEQBAIJKSPARSE, MAT_INPLACE_MATRIX, &S));
+  else if (mpi) PetscCall(MatConvert_MPIBAIJ_MPIBAIJKSPARSE(S, MATMPIBAIJKSPARSE, MAT_INPLACE_MATRIX, &S));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Index sets that split blocks: the sub-matrices of an AIJ copy of A. The copy is made per call and costs one pass
+   over the values; such sub-matrices are taken at a PC's setup (PCFIELDSPLIT), not per iteration. A reused AIJ
+   sub-matrix carries what AIJ needs to refill it from a new copy. */
+static PetscErrorCode MatCreateSubMatrices_BAIJKSPARSE_AIJ(Mat A, PetscInt n, const IS isrow[], const IS iscol[], MatReuse scall, Mat *submat[])
+{
+  Mat T;
+
+  PetscFunctionBegin;
+  PetscCall(MatConvert(A, MATAIJ, MAT_INITIAL_MATRIX, &T));
+  PetscCall(MatCreateSubMatrices(T, n, isrow, iscol, scall, submat));
+  PetscCall(MatDestroy(&T));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatCreateSubMatrix_BAIJKSPARSE_AIJ(Mat A, IS isrow, IS iscol, MatReuse scall, Mat *B)
+{
+  Mat T;
+
+  PetscFunctionBegin;
+  if (scall == MAT_REUSE_MATRIX) {
+    PetscBool isaij;
+
+    PetscCall(PetscObjectTypeCompareAny((PetscObject)*B, &isaij, MATSEQAIJ, MATMPIAIJ, ""));
+    PetscCheck(isaij, PetscObjectComm((PetscObject)A), PETSC_ERR_ARG_WRONG, "MAT_REUSE_MATRIX: index sets that split the blocks of a %s matrix give an AIJ sub-matrix, and the one to reuse is %s", ((PetscObject)A)->type_name, ((PetscObject)*B)->type_name);
+  }
+  PetscCall(MatConvert(A, MATAIJ, MAT_INITIAL_MATRIX, &T));
+  PetscCall(MatCreateSubMatrix(T, isrow, iscol, scall, B));
+  PetscCall(MatDestroy(&T));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode MatCreateSubMatrix_SeqBAIJKSPARSE(Mat A, IS isrow, IS iscol, MatReuse scall, Mat *B)
+{
+  Mat_SeqBAIJKSPARSE *k = (Mat_SeqBAIJKSPARSE *)A->spptr;
+  PetscBool           whole;
+
+  PetscFunctionBegin;
+  PetscCall(SubMatricesInWholeBlocks(A, 1, &isrow, &iscol, PETSC_FALSE, &whole));
+  if (!whole) {
+    PetscCall(MatCreateSubMatrix_BAIJKSPARSE_AIJ(A, isrow, iscol, scall, B));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  PetscCall(MatSeqBAIJKSPARSEHostAccess_Private(A, PETSC_FALSE));
+  if (scall == MAT_REUSE_MATRIX) PetscCall(ReusedHostNewer(*B));
+  PetscCall((*k->host.createsubmatrix)(A, isrow, iscol, scall, B));
+  if (scall == MAT_INITIAL_MATRIX) PetscCall(SubclassInPlace(*B));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode MatCreateSubMatrix_MPIBAIJKSPARSE(Mat A, IS isrow, IS iscol, MatReuse scall, Mat *B)
+{
+  Mat_MPIBAIJKSPARSE *k = (Mat_MPIBAIJKSPARSE *)A->spptr;
+  PetscBool           whole;
+
+  PetscFunctionBegin;
+  PetscCall(SubMatricesInWholeBlocks(A, 1, &isrow, &iscol, PETSC_TRUE, &whole));
+  if (!whole) {
+    PetscCall(MatCreateSubMatrix_BAIJKSPARSE_AIJ(A, isrow, iscol, scall, B));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  PetscCall(MatMPIBAIJKSPARSEHostAccess_Private(A, PETSC_FALSE));
+  if (scall == MAT_REUSE_MATRIX) PetscCall(ReusedHostNewer(*B));
+  PetscCall((*k->host.createsubmatrix)(A, isrow, iscol, scall, B));
+  if (scall == MAT_INITIAL_MATRIX) PetscCall(SubclassInPlace(*B));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode MatCreateSubMatrices_SeqBAIJKSPARSE(Mat A, PetscInt n, const IS isrow[], const IS iscol[], MatReuse scall, Mat *submat[])
+{
+  Mat_SeqBAIJKSPARSE *k = (Mat_SeqBAIJKSPARSE *)A->spptr;
+  PetscBool           whole;
+
+  PetscFunctionBegin;
+  PetscCall(SubMatricesInWholeBlocks(A, n, isrow, iscol, PETSC_FALSE, &whole));
+  if (!whole) {
+    PetscCall(MatCreateSubMatrices_BAIJKSPARSE_AIJ(A, n, isrow, iscol, scall, submat));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  PetscCall(MatSeqBAIJKSPARSEHostAccess_Private(A, PETSC_FALSE));
+  if (scall == MAT_REUSE_MATRIX)
+    for (PetscInt i = 0; i < n; i++) PetscCall(ReusedHostNewer((*submat)[i]));
+  PetscCall((*k->host.createsubmatrices)(A, n, isrow, iscol, scall, submat));
+  if (scall == MAT_INITIAL_MATRIX)
+    for (PetscInt i = 0; i < n; i++) PetscCall(SubclassInPlace((*submat)[i]));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode MatCreateSubMatrices_MPIBAIJKSPARSE(Mat A, PetscInt n, const IS isrow[], const IS iscol[], MatReuse scall, Mat *submat[])
+{
+  Mat_MPIBAIJKSPARSE *k = (Mat_MPIBAIJKSPARSE *)A->spptr;
+  PetscBool           whole;
+
+  PetscFunctionBegin;
+  PetscCall(SubMatricesInWholeBlocks(A, n, isrow, iscol, PETSC_TRUE, &whole));
+  if (!whole) {
+    PetscCall(MatCreateSubMatrices_BAIJKSPARSE_AIJ(A, n, isrow, iscol, scall, submat));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  PetscCall(MatMPIBAIJKSPARSEHostAccess_Private(A, PETSC_FALSE));
+  if (scall == MAT_REUSE_MATRIX)
+    for (PetscInt i = 0; i < n; i++) PetscCall(ReusedHostNewer((*submat)[i]));
+  PetscCall((*k->host.createsubmatrices)(A, n, isrow, iscol, scall, submat));
+  if (scall == MAT_INITIAL_MATRIX)
+    for (PetscInt i = 0; i < n; i++) PetscCall(SubclassInPlace((*submat)[i]));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
