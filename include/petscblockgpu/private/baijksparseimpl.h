@@ -166,6 +166,7 @@ typedef struct {
   PetscBool                   ghost_set;  /* ghost_want read from the options or set */
   MatBAIJKSPARSEGhostPlan    *ghost;      /* the NCCL exchange, built with Mvctx; NULL: Mvctx moves the ghosts */
   char                        ghost_why[192]; /* the engine's name, or why not NCCL */
+  PetscBool                   viewing;    /* in MPIBAIJ's MatView(): its sub-matrices stay MATMPIBAIJ (baijksparse_submat.c) */
 } Mat_MPIBAIJKSPARSE;
 
 /* The generated method tables of the seq and mpi types (PBG_MATOPS: every method of PETSc's struct _MatOps).

@@ -171,6 +171,11 @@ PetscErrorCode MatConvert_Any_BAIJKSPARSE(Mat A, MatType type, MatReuse reuse, M
    is copied between host and device (a new aijcusparse matrix still sends its own zero-filled values once, as it makes
    its device copy). Otherwise, and always for `MATMPIBAIJKSPARSE` and `MATMPIAIJCUSPARSE`, the conversion runs on the host.
 
+   `MatCreateSubMatrix()` and `MatCreateSubMatrices()` with index sets of whole blocks (each block's rows in order) give
+   `MATBAIJKSPARSE` (`MATSEQBAIJKSPARSE` from `MatCreateSubMatrices()`, so that the sub-solvers of `PCASM`, like those of
+   `PCBJACOBI`, keep it); index sets that split blocks, such as the fields inside a block of `PCFIELDSPLIT`, give `MATAIJ`,
+   taken from an AIJ copy of the matrix (`MATBAIJ` itself would return the whole blocks).
+
    With a CUDA device the products run on the GPU on device vectors (see `MATSEQBAIJKSPARSE` for the kernels and the
    -mat_baijksparse_* options; `MATMPIBAIJKSPARSE` overlaps the ghost exchange with the product of the diagonal part);
    without one, or when bound to the CPU, they are `MATBAIJ`'s host kernels. `MatView()` with `PETSC_VIEWER_ASCII_INFO`

@@ -146,7 +146,9 @@ PetscErrorCode MatCreateSubMatrix_MPIBAIJKSPARSE(Mat A, IS isrow, IS iscol, MatR
   PetscCall(MatMPIBAIJKSPARSEHostAccess_Private(A, PETSC_FALSE));
   if (scall == MAT_REUSE_MATRIX) PetscCall(ReusedHostNewer(*B));
   PetscCall((*k->host.createsubmatrix)(A, isrow, iscol, scall, B));
-  if (scall == MAT_INITIAL_MATRIX) PetscCall(SubclassInPlace(*B));
+  /* MPIBAIJ's MatView() gathers the matrix with MatCreateSubMatrix() and reads the result with MatMPIBAIJGetSeqBAIJ(),
+     which takes only the exact type MATMPIBAIJ */
+  if (scall == MAT_INITIAL_MATRIX && !k->viewing) PetscCall(SubclassInPlace(*B));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -766,7 +766,9 @@ static PetscErrorCode MatView_MPIBAIJKSPARSE(Mat A, PetscViewer viewer)
     }
   }
   PetscCall(MatMPIBAIJKSPARSEHostAccess_Private(A, PETSC_FALSE));
+  k->viewing = PETSC_TRUE;
   PetscCall((*k->host.view)(A, viewer));
+  k->viewing = PETSC_FALSE;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
