@@ -122,7 +122,20 @@ bench/bin/ex19: $(OBJDIR)/petsc-tutorials/ex19.o
 bench/bin/ex5: $(OBJDIR)/petsc-tutorials/ex5/ex5.o $(OBJDIR)/petsc-tutorials/ex5/reaction_diffusion.o
 	@mkdir -p $(@D)
 	$(PCC_LINKER) $(PCC_LINKER_FLAGS) -o $@ $^ $(PETSC_LIB)
-bench: $(if $(PETSC_EX19),bench/bin/ex19) $(if $(word 2,$(PETSC_EX5)),bench/bin/ex5)
+# bench/run_tutorials.sh also runs snes ex17 (DMPlex finite-element linear elasticity, vector fields) and ksp ex56 (3-D
+# Q1 elasticity, bs 3, CG/GAMG), unmodified
+PETSC_EX17 := $(wildcard $(PETSC_TUTSRC)/snes/tutorials/ex17.c)
+PETSC_EX56 := $(wildcard $(PETSC_TUTSRC)/ksp/ksp/tutorials/ex56.c)
+$(OBJDIR)/petsc-tutorials/ex17.o: $(PETSC_EX17)
+	@mkdir -p $(@D)
+	$(PCC) -o $@ -c $(PCC_FLAGS) $(CFLAGS) $(CCPPFLAGS) $<
+$(OBJDIR)/petsc-tutorials/ex56.o: $(PETSC_EX56)
+	@mkdir -p $(@D)
+	$(PCC) -o $@ -c $(PCC_FLAGS) $(CFLAGS) $(CCPPFLAGS) $<
+bench/bin/ex17 bench/bin/ex56: bench/bin/%: $(OBJDIR)/petsc-tutorials/%.o
+	@mkdir -p $(@D)
+	$(PCC_LINKER) $(PCC_LINKER_FLAGS) -o $@ $< $(PETSC_LIB)
+bench: $(if $(PETSC_EX19),bench/bin/ex19) $(if $(word 2,$(PETSC_EX5)),bench/bin/ex5) $(if $(PETSC_EX17),bench/bin/ex17) $(if $(PETSC_EX56),bench/bin/ex56)
 
 demo: examples/bin/demo lib
 	@PBG_ROOT=$(CURDIR) MPIEXEC="$(MPIEXEC)" bash examples/demo.sh
