@@ -678,6 +678,7 @@ static PetscErrorCode SeqOursInitialize(void)
   SeqOurs.duplicate        = MatDuplicate_SeqBAIJKSPARSE;
   SeqOurs.view             = MatView_SeqBAIJKSPARSE;
   SeqOurs.convertfrom      = MatConvert_Any_BAIJKSPARSE;
+  SeqOurs.creategraph      = MatCreateGraph_BAIJKSPARSE;
   SeqOurs.mult             = MatMult_SeqBAIJKSPARSE;
   SeqOurs.multadd          = MatMultAdd_SeqBAIJKSPARSE;
   SeqOurs.multtranspose    = MatMultTranspose_SeqBAIJKSPARSE;

@@ -578,7 +578,7 @@ static PetscErrorCode PCView_VBJacobi(PC pc, PetscViewer viewer)
     PetscCallMPI(MPIU_Allreduce(&kmax, &gkmax, 1, MPIU_INT, MPI_MAX, comm));
     PetscCallMPI(MPIU_Allreduce(ltimes, tmax, 2, MPIU_REAL, MPI_MAX, comm));
     PetscCall(MatGetSize(pc->pmat, &N, NULL));
-    PetscCall(PetscViewerASCIIPrintf(viewer, "  blocks from: %s\n", PCVBJacobiBlockings[jac->blocking_used]));
+    PetscCall(PetscViewerASCIIPrintf(viewer, "  blocks from: %s%s%s%s\n", PCVBJacobiBlockings[jac->blocking_used], jac->blocking_why[0] ? " (" : "", jac->blocking_why, jac->blocking_why[0] ? ")" : ""));
     PetscCall(PetscViewerASCIIPrintf(viewer, "  number of blocks: %" PetscInt_FMT " over %" PetscInt_FMT " rows; block sizes: min %" PetscInt_FMT ", mean %.2f, max %" PetscInt_FMT "\n", global[0], N, global[0] ? gkmin : 0, global[0] ? (double)N / (double)global[0] : 0.0, gkmax));
     line[0] = 0;
     for (PetscInt k = 1; k <= PC_VBJACOBI_MAX_BLOCK_SIZE; k++) {
