@@ -184,6 +184,6 @@ out += [f'- {f}' for f in fails] or ['- no default failed where PETSc converged'
 open(sys.argv[2], 'w').write('\n'.join(out) + '\n')
 print('\n'.join(out))
 EOF
-[ -f "$root/bench/plot_tutorials.py" ] && python3 "$root/bench/plot_tutorials.py" "$csv" "$out/tutorials.png" 2>/dev/null
+python3 "$root/bench/plot_tutorials.py" "$csv" "$out/tutorials.png" || echo "run_tutorials.sh: no plot (matplotlib?)"
 echo "run_tutorials: CSV $csv, summary $out/tutorials_summary.md; $nbad run(s) crashed or timed out"
 [ $nbad = 0 ]
