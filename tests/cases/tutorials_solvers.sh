@@ -78,7 +78,7 @@ abort_same_with_and_without_lib() { # [--may-converge] VEC-TYPE PROGRAM-ARGS... 
   [ "$rc_ours" != 0 ] && [ "$rc_petsc" != 0 ] && [ -n "$msg_ours" ] && [ "${msg_ours%% iterations*}" = "${msg_petsc%% iterations*}" ] || return 1
   grep -q 'called MPI_Abort' <<< "$ours_out" && grep -q 'called MPI_Abort' <<< "$out" || return 1
   # On the host both runs end in MPI_Abort's exit status. On the GPU the process may die after MPI_Abort has been called
-  # (malloc_consolidate() SIGABRT, 134, or SIGSEGV, 139), from run to run and without our library too (README, known
+  # (malloc_consolidate() SIGABRT, 134, or SIGSEGV, 139), from run to run and without our library too (doc/known_issues.md, known
   # issues): there the exit status is not compared, only that both runs reached the same PETSc error and MPI_Abort.
   [ "$vt" = cuda ] || [ "$rc_ours" = "$rc_petsc" ]
 }

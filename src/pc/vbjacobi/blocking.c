@@ -133,7 +133,7 @@ static PetscErrorCode MatrixBlocks(Mat A, PetscInt maxbs, PetscInt *nblocks, Pet
    - else the paper's supervariable blocking, also for matrices with a block size > 1 (their block rows are natural
      supervariables, merged up to the bound): on the nonsymmetric outer solves merging takes fewer iterations (ex19 96^2
      on the host: 490 against 587 with BiCGStab, 929 against 1126 with idrs; ts ex5 128^2: 962 against 1247 with GMRES),
-     and bench_solve on an H100 (README, "Time to solution") measured it faster on driven cavity, Gray-Scott, bar and LDG. */
+     and bench_solve on an H100 (doc/benchmarks.md, "Time to solution") measured it faster on driven cavity, Gray-Scott, bar and LDG. */
 PetscErrorCode PCVBJacobiResolveBlocking(PC pc, PCVBJacobiBlocking *how)
 {
   PC_VBJacobi *jac = (PC_VBJacobi *)pc->data;
