@@ -77,3 +77,24 @@ pbg_install_steps() { # TMPDIR_OF_THE_CASE
   echo "install, pkg-config build, tuning table lookup, uninstall: OK"
 }
 tcheck install_pkgconfig -- pbg_install_check
+
+# GPU: the build tree's library finds conf/baijksparse_tuning_sm90.txt with no option or variable (the GPU nodes are
+# sm_90), and a copy of the library with no table beside it says so in -mat_view and in -info.
+tcase install_gpu_table_build_tree --gpu -- test_baijksparse -gpu -bs 6 -view_matrix \
+      --grep 'baijksparse: tuning table: .*/conf/baijksparse_tuning_sm90\.txt' --grep '^OK'
+pbg_gpu_no_table() {
+  local tmp status
+  tmp=$(mktemp -d "${TMPDIR:-/tmp}/pbg-notable.XXXXXX") || return 1
+  mkdir -p "$tmp/lib" && cp -a "$PBG_ROOT"/lib/libpetscblockgpu.so* "$tmp/lib/"
+  (unset PETSCBLOCKGPU_TUNING_FILE; export LD_LIBRARY_PATH=$tmp/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+   pbg_run 1 test_baijksparse -gpu -bs 6 -view_matrix -info) > "$tmp/out"
+  status=$?
+  grep 'tuning table' "$tmp/out"
+  [ $status = 0 ] && grep -q "^OK" "$tmp/out" \
+    && grep -qE "^[[:space:]]*baijksparse: tuning table: none found for sm_[0-9]+ \(looked for $tmp/lib/\.\./conf/baijksparse_tuning_sm[0-9]+\.txt, .*\), built-in kernel parameters" "$tmp/out" \
+    && grep -qE '^\[0\] .*baijksparse: tuning table: none found for sm_' "$tmp/out" # -info
+  status=$?
+  rm -rf "$tmp"
+  return $status
+}
+tcheck install_gpu_no_table --gpu -- pbg_gpu_no_table
