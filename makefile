@@ -87,12 +87,12 @@ else
   $(error PBG_RUNPATH=$(PBG_RUNPATH): expected absolute or origin)
 endif
 PBG_LIB_LINK = $(PCC_LINKER) -shared -Wl,--no-undefined -Wl,-soname,$(LIBSONAME) $(PCC_LINKER_FLAGS)
-# A change of PBG_RUNPATH relinks (the stamp's name holds the value)
-build/runpath.%:
-	@mkdir -p $(@D)
-	@rm -f build/runpath.*
-	@touch $@
-lib/$(LIBSONAME): $(LIB_OBJ) build/runpath.$(PBG_RUNPATH)
+# A change of PBG_RUNPATH relinks: build/runpath holds the value, rewritten (made newer) only when it changes
+PBG_RUNPATH_STAMP := build/runpath
+ifeq ($(filter-out $(NO_PETSC_GOALS),$(or $(MAKECMDGOALS),all)),$(or $(MAKECMDGOALS),all))
+  $(shell mkdir -p build && { [ "$$(cat $(PBG_RUNPATH_STAMP) 2> /dev/null)" = "$(PBG_RUNPATH)" ] || echo "$(PBG_RUNPATH)" > $(PBG_RUNPATH_STAMP); })
+endif
+lib/$(LIBSONAME): $(LIB_OBJ) $(PBG_RUNPATH_STAMP)
 	@mkdir -p $(@D)
 	$(PBG_LIB_LINK) -o $@ $(LIB_OBJ) $(PBG_LIB_LIBS)
 $(LIBNAME): lib/$(LIBSONAME)
