@@ -43,7 +43,8 @@ def solve_checked(PETSc, pbg, A, b, name, rtol=1e-10, tol=1e-6):
     prints one OK or FAILED line, returns True on every rank when they agree within tol (relative, infinity norm) and
     the blocks of vbjacobi (read back with petscblockgpu.PCVBJacobiGetBlocks) cover the local rows."""
     comm = A.getComm()
-    ok = A.getType() in (pbg.MATSEQBAIJKSPARSE, pbg.MATMPIBAIJKSPARSE)
+    mtype = A.getType()
+    ok = mtype in (pbg.MATSEQBAIJKSPARSE, pbg.MATMPIBAIJKSPARSE)
     x = A.createVecLeft()
     ksp = PETSc.KSP().create(comm)
     ksp.setOptionsPrefix("pbg_")
@@ -63,7 +64,7 @@ def solve_checked(PETSc, pbg, A, b, name, rtol=1e-10, tol=1e-6):
     rows = A.getLocalSize()[0]
     ok = ok and starts[0] == 0 and starts[-1] == rows and max(sizes) <= pbg.PCVBJacobiGetMaxBlockSize(pc)
 
-    Aref = A.convert("aij")
+    Aref = A.convert("aij", out=PETSc.Mat())  # a new matrix: without out, petsc4py converts A in place
     xref = A.createVecLeft()
     ref = PETSc.KSP().create(comm)
     ref.setOptionsPrefix("ref_")
@@ -81,9 +82,9 @@ def solve_checked(PETSc, pbg, A, b, name, rtol=1e-10, tol=1e-6):
     flag.set(1.0 if ok else 0.0)
     ok = flag.min()[1] == 1.0
     flag.destroy()
-    PETSc.Sys.Print("%s: %s, %s (%s + %s + %s, %d ranks): %d iterations (%s), blocks %s, relative difference from "
+    PETSc.Sys.Print("%s: %s, %s (%s + %s + %s, %d MPI rank(s)): %d iterations (%s), blocks %s, relative difference from "
                     "aij + gmres %.2e (tolerance %.0e)"
-                    % ("OK" if ok else "FAILED", name, A.getType(), pbg.MATBAIJKSPARSE, pbg.PCVBJACOBI, pbg.KSPIDRS,
+                    % ("OK" if ok else "FAILED", name, mtype, pbg.MATBAIJKSPARSE, pbg.PCVBJACOBI, pbg.KSPIDRS,
                        comm.getSize(), its, reason, sorted(sizes), diff, tol), comm=comm)
     for o in (ksp, ref, Aref, x, xref):
         o.destroy()

@@ -31,7 +31,7 @@ def columns(r):
 
 def create():
     M = PETSc.Mat().create(comm=comm)
-    M.setSizes(((PETSc.DECIDE, mbs * bs), (PETSc.DECIDE, mbs * bs)), bs=bs)
+    M.setSizes(((PETSc.DECIDE, mbs * bs), (PETSc.DECIDE, mbs * bs)), bsize=bs)
     M.setType(pbg.MATBAIJKSPARSE)
     return M
 

@@ -18,7 +18,7 @@ n, dof = opts.getInt("n", 16), opts.getInt("dof", 4)
 da = PETSc.DMDA().create(dim=2, dof=dof, sizes=(n, n), stencil_width=1, stencil_type=PETSc.DMDA.StencilType.STAR,
                          comm=PETSc.COMM_WORLD)
 da.setMatType(pbg.MATBAIJKSPARSE)
-A = da.createMatrix()
+A = da.createMat()
 h2 = 1.0 / (n + 1) ** 2
 nu = 0.05
 (xs, xe), (ys, ye) = da.getRanges()

@@ -80,7 +80,8 @@ def _mapped_libpetsc():
     found = set()
     with open("/proc/self/maps") as maps:
         for line in maps:
-            path = line.split(maxsplit=5)[-1].strip() if line.count(" ") >= 5 else ""
+            fields = line.split(maxsplit=5)  # address perms offset dev inode [path]
+            path = fields[5].strip() if len(fields) == 6 else ""
             if os.path.basename(path).startswith("libpetsc.so"):
                 found.add(os.path.realpath(path))
     return found

@@ -71,6 +71,23 @@ pbg_install_steps() { # TMPDIR_OF_THE_CASE
   echo "$out"
   grep -qxF "tuning table for sm_90: $prefix/share/petscblockgpu/baijksparse_tuning_sm90.txt" <<< "$out" || return 1
 
+  # the Python module of the prefix, when petsc4py is built (tests/cases/python.sh): it opens the prefix's library
+  local py
+  if py=$(bash "$PBG_ROOT/conf/build-petsc4py.sh" --query 2> /dev/null); then
+    echo "== the Python module from $prefix/share/petscblockgpu/python"
+    out=$(cd "$tmp" && unset PETSCBLOCKGPU_TUNING_FILE PETSCBLOCKGPU_LIBRARY; PYTHONPATH=$prefix/share/petscblockgpu/python "$py" -c '
+import petscblockgpu as pbg
+pbg.load()
+print("library:", pbg.library_path())
+print("table:", pbg.MatBAIJKSPARSEGetTuningTable(90)[0])
+print("prefix:", pbg.build_info()[2])') || { echo "$out"; return 1; }
+    echo "$out"
+    grep -qxF "library: $prefix/lib/libpetscblockgpu.so" <<< "$out" && grep -qxF "prefix: $prefix" <<< "$out" \
+      && [ "$(readlink -f "$(sed -n 's/^table: //p' <<< "$out")")" = "$(readlink -f "$prefix/share/petscblockgpu/baijksparse_tuning_sm90.txt")" ] || return 1
+  else
+    echo "== (petsc4py is not built: the installed Python module is not tried)"
+  fi
+
   echo "== make uninstall PREFIX=$prefix"
   env -u MAKEFLAGS -u MAKELEVEL -u MFLAGS make -s -C "$PBG_ROOT" uninstall PREFIX="$prefix" || return 1
   [ -z "$(find "$prefix" ! -type d)" ] || { echo "left after uninstall:"; find "$prefix" ! -type d; return 1; }

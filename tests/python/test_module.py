@@ -38,7 +38,7 @@ check("no tuning table for sm_12, searched %s" % tried, path is None and len(tri
 # a small BAIJ system with bs 3: vbjacobi's blocks and inverses
 bs, mbs = 3, 8
 A = PETSc.Mat().create(comm=PETSc.COMM_SELF)
-A.setSizes((mbs * bs, mbs * bs), bs=bs)
+A.setSizes((mbs * bs, mbs * bs), bsize=bs)
 A.setType(pbg.MATBAIJKSPARSE)
 A.setPreallocationNNZ(3)
 rng = np.random.default_rng(7)
@@ -89,7 +89,7 @@ check("idrs + vbjacobi converged (%d iterations)" % ksp.getIterationNumber(), ks
 starts = pbg.PCVBJacobiGetBlocks(pc)
 check("PCVBJacobiGetBlocks: %s" % starts.tolist(), isinstance(starts, np.ndarray) and starts.tolist() == list(range(0, mbs * bs + 1, bs)))
 inv = pbg.PCVBJacobiGetInverses(pc)
-dense = A.convert("dense").getDenseArray()
+dense = A.convert("dense", out=PETSc.Mat()).getDenseArray()
 good = len(inv) == mbs and all(np.allclose(inv[k] @ dense[k * bs:(k + 1) * bs, k * bs:(k + 1) * bs], np.eye(bs)) for k in range(mbs))
 check("PCVBJacobiGetInverses: %d blocks, each the inverse of its diagonal block" % len(inv), good)
 counts, each, nbytes = pbg.PCVBJacobiGetBlockPrecisions(pc)
