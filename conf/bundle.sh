@@ -59,7 +59,7 @@ say "staging in $stage"
 rm -rf "$stage" "$tarball"
 mkdir -p "$stage"/{lib,deps,bin,tests/bin,tests/cases,examples/bin,bench/bin,conf}
 
-cp "$root/lib/libpetscblockgpu.so" "$stage/lib/"
+cp -a "$root"/lib/libpetscblockgpu.so* "$stage/lib/" # the library (its SONAME) and the link to it
 cp -a "$petsclib"/libpetsc.so* "$stage/lib/"
 
 nprog=0
