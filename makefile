@@ -4,14 +4,18 @@
 # conf/bootstrap-petsc.sh builds PETSc 3.26 with CUDA and MPI once into a cache outside the checkout
 # and records it in conf/petsc.mk.
 #
-# Targets: all (library, examples, tests, benchmarks), demo, check, bench, bundle, install, clean.
+# Targets: all (library, examples, tests, benchmarks), demo, check, bench, bundle, install, uninstall, petsc4py, clean.
+#
+# Variables: PREFIX (make install/uninstall, default /usr/local), DESTDIR (staging), PBG_RUNPATH (absolute: the
+# library's RUNPATH holds PETSc's and CUDA's library directories, the default; origin: $ORIGIN only, for a tree that
+# carries libpetsc beside libpetscblockgpu or finds it through the loader's path). See doc/install.md.
 .DEFAULT_GOAL := all
 .SUFFIXES:
 .DELETE_ON_ERROR:
 # object files of programs are kept (no "rm" after the test summary, no relinking)
 .SECONDARY:
 
-NO_PETSC_GOALS := clean distclean help
+NO_PETSC_GOALS := clean distclean help uninstall
 ifneq ($(filter-out $(NO_PETSC_GOALS),$(or $(MAKECMDGOALS),all)),)
   # PETSC_DIR from the command line or environment wins; otherwise the bootstrap's record. On a fresh
   # clone conf/petsc.mk is missing (or names a PETSc that is gone): make runs its rule below, which
@@ -40,7 +44,11 @@ FORCE:
 PREFIX  ?= /usr/local
 MPIEXEC ?= $(or $(wildcard $(PETSC_DIR)/$(PETSC_ARCH)/bin/mpiexec),mpiexec)
 
+# The library: lib/libpetscblockgpu.so -> libpetscblockgpu.so.MAJOR.MINOR (its SONAME; the version of include/petscblockgpu.h)
+PBG_VERSION := $(shell awk '$$2 == "PETSCBLOCKGPU_VERSION_MAJOR" {M = $$3} $$2 == "PETSCBLOCKGPU_VERSION_MINOR" {m = $$3} END {print M "." m}' include/petscblockgpu.h)
+LIBSONAME := libpetscblockgpu.so.$(PBG_VERSION)
 LIBNAME  := lib/libpetscblockgpu.so
+PBG_RUNPATH ?= absolute
 OBJDIR   := build/obj
 LIB_C    := $(sort $(wildcard src/*/*.c src/*/*/*.c))
 LIB_CU   := $(sort $(wildcard src/*/cuda/*.cu src/*/*/cuda/*.cu src/*/*/*/cuda/*.cu))
@@ -62,16 +70,33 @@ PBG_CUFLAGS  := $(CUDAC_FLAGS) $(CUDAFLAGS) $(CUDACPPFLAGS) $(MPICXX_INCLUDES) $
 PBG_CUDA_LIBS := -lcublas -lcusparse -lcudart
 PBG_LINK_LIB := -L$(CURDIR)/lib -lpetscblockgpu $(CC_LINKER_SLFLAG)$(CURDIR)/lib $(PETSC_LIB) $(PBG_CUDA_LIBS)
 
-.PHONY: all lib examples tests bench demo check memcheck bundle install clean distclean help matrices
+.PHONY: all lib examples tests bench demo check memcheck bundle install uninstall petsc4py clean distclean help matrices
 all: lib examples tests bench
 lib: $(LIBNAME)
 examples: $(EXAMPLES)
 tests: $(TESTS)
 bench: $(BENCHES)
 
-$(LIBNAME): $(LIB_OBJ)
+# PETSc's link line carries -Wl,-rpath into PETSc's and CUDA's directories; PBG_RUNPATH=origin swaps them for $ORIGIN
+comma := ,
+ifeq ($(PBG_RUNPATH),absolute)
+  PBG_LIB_LIBS := $(PETSC_LIB) $(PBG_CUDA_LIBS)
+else ifeq ($(PBG_RUNPATH),origin)
+  PBG_LIB_LIBS := -Wl,-rpath,'$$ORIGIN' $(filter-out -Wl$(comma)-rpath$(comma)%,$(PETSC_LIB)) $(PBG_CUDA_LIBS)
+else
+  $(error PBG_RUNPATH=$(PBG_RUNPATH): expected absolute or origin)
+endif
+PBG_LIB_LINK = $(PCC_LINKER) -shared -Wl,--no-undefined -Wl,-soname,$(LIBSONAME) $(PCC_LINKER_FLAGS)
+# A change of PBG_RUNPATH relinks: build/runpath holds the value, rewritten (made newer) only when it changes
+PBG_RUNPATH_STAMP := build/runpath
+ifeq ($(filter-out $(NO_PETSC_GOALS),$(or $(MAKECMDGOALS),all)),$(or $(MAKECMDGOALS),all))
+  $(shell mkdir -p build && { [ "$$(cat $(PBG_RUNPATH_STAMP) 2> /dev/null)" = "$(PBG_RUNPATH)" ] || echo "$(PBG_RUNPATH)" > $(PBG_RUNPATH_STAMP); })
+endif
+lib/$(LIBSONAME): $(LIB_OBJ) $(PBG_RUNPATH_STAMP)
 	@mkdir -p $(@D)
-	$(PCC_LINKER) -shared -Wl,--no-undefined $(PCC_LINKER_FLAGS) -o $@ $^ $(PETSC_LIB) $(PBG_CUDA_LIBS)
+	$(PBG_LIB_LINK) -o $@ $(LIB_OBJ) $(PBG_LIB_LIBS)
+$(LIBNAME): lib/$(LIBSONAME)
+	ln -sf $(LIBSONAME) $@
 
 $(OBJDIR)/%.o: %.c | $(PBG_MATOPS_H)
 	@mkdir -p $(@D)
@@ -122,7 +147,20 @@ bench/bin/ex19: $(OBJDIR)/petsc-tutorials/ex19.o
 bench/bin/ex5: $(OBJDIR)/petsc-tutorials/ex5/ex5.o $(OBJDIR)/petsc-tutorials/ex5/reaction_diffusion.o
 	@mkdir -p $(@D)
 	$(PCC_LINKER) $(PCC_LINKER_FLAGS) -o $@ $^ $(PETSC_LIB)
-bench: $(if $(PETSC_EX19),bench/bin/ex19) $(if $(word 2,$(PETSC_EX5)),bench/bin/ex5)
+# bench/run_tutorials.sh also runs snes ex17 (DMPlex finite-element linear elasticity, vector fields) and ksp ex56 (3-D
+# Q1 elasticity, bs 3, CG/GAMG), unmodified
+PETSC_EX17 := $(wildcard $(PETSC_TUTSRC)/snes/tutorials/ex17.c)
+PETSC_EX56 := $(wildcard $(PETSC_TUTSRC)/ksp/ksp/tutorials/ex56.c)
+$(OBJDIR)/petsc-tutorials/ex17.o: $(PETSC_EX17)
+	@mkdir -p $(@D)
+	$(PCC) -o $@ -c $(PCC_FLAGS) $(CFLAGS) $(CCPPFLAGS) $<
+$(OBJDIR)/petsc-tutorials/ex56.o: $(PETSC_EX56)
+	@mkdir -p $(@D)
+	$(PCC) -o $@ -c $(PCC_FLAGS) $(CFLAGS) $(CCPPFLAGS) $<
+bench/bin/ex17 bench/bin/ex56: bench/bin/%: $(OBJDIR)/petsc-tutorials/%.o
+	@mkdir -p $(@D)
+	$(PCC_LINKER) $(PCC_LINKER_FLAGS) -o $@ $< $(PETSC_LIB)
+bench: $(if $(PETSC_EX19),bench/bin/ex19) $(if $(word 2,$(PETSC_EX5)),bench/bin/ex5) $(if $(PETSC_EX17),bench/bin/ex17) $(if $(PETSC_EX56),bench/bin/ex56)
 
 demo: examples/bin/demo lib
 	@PBG_ROOT=$(CURDIR) MPIEXEC="$(MPIEXEC)" bash examples/demo.sh
@@ -145,12 +183,35 @@ bundle: all matrices
 matrices:
 	@bash conf/fetch-matrices.sh
 
+# The installed library is linked apart (build/install/), with PREFIX compiled into src/sys/buildinfo.c, so that it
+# finds PREFIX/share/petscblockgpu/ even when moved away from it; lib/ of the build tree is left as it is.
+PBG_PY_FILES := $(wildcard python/petscblockgpu/*.py)
+PBG_PETSC_VERSION_H := $(firstword $(wildcard $(PETSC_DIR)/$(PETSC_ARCH)/include/petscversion.h $(PETSC_DIR)/include/petscversion.h))
+PBG_PETSC_MINOR := $(shell awk '$$2 == "PETSC_VERSION_MAJOR" {M = $$3} $$2 == "PETSC_VERSION_MINOR" {m = $$3} END {print M "." m "|" M "." m + 1}' $(PBG_PETSC_VERSION_H) 2> /dev/null)
 install: lib
-	install -d $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include/petscblockgpu $(DESTDIR)$(PREFIX)/lib/pkgconfig
-	install -m 755 $(LIBNAME) $(DESTDIR)$(PREFIX)/lib/
+	@mkdir -p build/install
+	$(PCC) -o build/install/buildinfo.o -c $(PBG_CFLAGS) -DPBG_INSTALL_PREFIX='"$(PREFIX)"' src/sys/buildinfo.c
+	$(PBG_LIB_LINK) -o build/install/$(LIBSONAME) $(filter-out $(OBJDIR)/src/sys/buildinfo.o,$(LIB_OBJ)) build/install/buildinfo.o $(PBG_LIB_LIBS)
+	install -d $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/share/petscblockgpu/python/petscblockgpu
+	install -m 755 build/install/$(LIBSONAME) $(DESTDIR)$(PREFIX)/lib/
+	ln -sf $(LIBSONAME) $(DESTDIR)$(PREFIX)/lib/libpetscblockgpu.so
 	install -m 644 include/petscblockgpu.h $(DESTDIR)$(PREFIX)/include/
-	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@PETSC_DIR@|$(PETSC_DIR)|g' -e 's|@PETSC_ARCH@|$(PETSC_ARCH)|g' \
+	install -m 644 conf/baijksparse_tuning_sm*.txt $(DESTDIR)$(PREFIX)/share/petscblockgpu/
+	install -m 644 $(PBG_PY_FILES) $(DESTDIR)$(PREFIX)/share/petscblockgpu/python/petscblockgpu/
+	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@VERSION@|$(PBG_VERSION)|g' \
+	    -e 's/@PETSC_MIN@/$(word 1,$(subst |, ,$(PBG_PETSC_MINOR)))/g' -e 's/@PETSC_NEXT@/$(word 2,$(subst |, ,$(PBG_PETSC_MINOR)))/g' \
 	    conf/petscblockgpu.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/petscblockgpu.pc
+
+# Removes what install put there (and the directories of ours it made); PREFIX and DESTDIR as for install.
+uninstall:
+	rm -f $(DESTDIR)$(PREFIX)/lib/libpetscblockgpu.so $(DESTDIR)$(PREFIX)/lib/libpetscblockgpu.so.* \
+	      $(DESTDIR)$(PREFIX)/include/petscblockgpu.h $(DESTDIR)$(PREFIX)/lib/pkgconfig/petscblockgpu.pc
+	rm -rf $(DESTDIR)$(PREFIX)/share/petscblockgpu
+
+# petsc4py built against the PETSc in use, once, in the cache (conf/build-petsc4py.sh; several minutes); make check
+# runs the Python cases when it is there, and skips them otherwise
+petsc4py:
+	@PETSC_DIR=$(PETSC_DIR) PETSC_ARCH=$(PETSC_ARCH) bash conf/build-petsc4py.sh
 
 clean:
 	rm -rf build lib tests/bin examples/bin bench/bin bundle
@@ -159,6 +220,6 @@ distclean: clean
 	rm -f conf/petsc.mk
 
 help:
-	@echo "targets: all demo check bench bundle install clean distclean; PETSC_DIR/PETSC_ARCH select an existing PETSc with CUDA"
+	@echo "targets: all demo check bench bundle install uninstall petsc4py clean distclean; PETSC_DIR/PETSC_ARCH select an existing PETSc with CUDA; PREFIX, DESTDIR, PBG_RUNPATH=absolute|origin (doc/install.md)"
 
 -include $(LIB_OBJ:.o=.d) $(wildcard $(OBJDIR)/tests/*.d $(OBJDIR)/examples/*.d $(OBJDIR)/bench/*.d)

@@ -59,11 +59,15 @@
     conf/fetch-matrices.sh (name rows nnz bs ...) and DIR/NAME.petsc.
 
     Reported per run (aligned text on stdout, CSV with -o; -append adds to an existing CSV): matrix, rows, nnz, bs,
-    mat type, ksp, pc, bound, blocking, the PETSc options of the run, iterations, converged reason (or "time cap"),
-    true relative residual, setup/solve/total seconds, seconds per iteration, the bytes floor of one iteration and the
+    mat type, ksp, pc, bound, blocking, the PETSc options of the run, iterations, cycles (IDR(s): the paper's unit, one
+    per cycle of s + 1 products, ceil(iterations / (s + 1)); "-" for other KSPs), converged reason (or "time cap"), the
+    relative residual norm the KSP tested last (IDR: the recurrence residual; KSPIDRS then confirms on b - A x), the
+    true relative residual ||b - A x|| / ||b||, setup/solve/total seconds, seconds per iteration, the bytes floor of one iteration and the
     fraction of it reached (below), number of blocks, mean block size, a note, and the bench_solve command line that
     repeats the row. bench/plot_solve.py makes tables (among them idrs against idr) and performance profiles from the
-    CSV. -append refuses a CSV whose header is not this program's (one of an older column layout).
+    CSV. -append refuses a CSV whose header is not this program's (one of an older column layout). A run counts as
+    converged (the summary's count) only when its reason is CONVERGED_* and its true relative residual is <= 10 rtol;
+    a CONVERGED_* reason above that is named in the note.
 
     Bytes floor (CSV floor_bytes_per_it, floor_frac; text column "floor" = floor_frac): the least memory traffic of
     one iteration, each array read or written once, in bytes (n rows, 8-byte values, 4-byte indices):
@@ -128,7 +132,8 @@ static char help[] = "Time to solution of KSPIDR(4)/KSPIDRS(4)/GMRES(30)/BiCGSta
 #define MAXLIST 64
 
 /* the CSV columns (tests/cases/bench_solve.sh and bench/plot_solve.py read them by name) */
-static const char CSV_HEADER[] = "device,matrix,rows,nnz,bs,mat_type,ksp,pc_side,norm,pc,bound,blocking,options,iterations,reason,true_rel_residual,setup_s,pc_setup_s,solve_s,total_s,time_per_it_s,floor_bytes_per_it,floor_frac,nblocks,mean_block,note,rerun,file";
+#define IDR_S 4 /* s of IDR(s), as the paper's Table 1 */
+static const char CSV_HEADER[] = "device,matrix,rows,nnz,bs,mat_type,ksp,pc_side,norm,pc,bound,blocking,options,iterations,cycles,reason,recurrence_rel_residual,true_rel_residual,setup_s,pc_setup_s,solve_s,total_s,time_per_it_s,floor_bytes_per_it,floor_frac,nblocks,mean_block,note,rerun,file";
 
 /* What PETSc 3.26's KSPIDR means by KSP_DIVERGED_DTOL (read in src/ksp/ksp/impls/idr/idr.c and
    src/ksp/ksp/interface/iterativ.c), and how KSPIDRS (src/ksp/idrs/idrs.c) stops. */
@@ -188,6 +193,7 @@ typedef struct {
   PetscInt       stag_its, itref; /* -stagnation_its: stop when ||r|| has not dropped below 0.9 ref in stag_its iterations */
   PetscReal      ref;
   PetscReal      r0, rmin, rprev, growth;
+  PetscReal      rrec; /* the first norm tested at the last iteration: the recurrence residual where KSPIDRS then tests b - A x */
   PetscInt       itmin, itgrowth, itlast;
 } CapCtx;
 
@@ -195,8 +201,11 @@ typedef struct {
   PetscInt  its, nblocks;
   char      reason[32], note[512], options[512], rerun[1024], norm[32], side[8];
   double    relres, setup, pc_setup, solve, meanblock;
+  double    recres;      /* the relative residual norm the KSP tested last (IDR: its recurrence residual) */
+  PetscInt  cycles;      /* IDR(s): the paper's iterations, one per cycle of s + 1 products (ceil(its / (s + 1))); else -1 */
   double    floor_bytes; /* bytes floor of one iteration (manual page); < 0: none for this KSP */
-  PetscBool converged, error;
+  PetscBool converged;   /* PETSc's reason says converged and the true residual is within 10 rtol */
+  PetscBool error;
 } Result;
 
 typedef struct {
@@ -288,6 +297,7 @@ static PetscErrorCode CapTest(KSP ksp, PetscInt it, PetscReal rnorm, KSPConverge
 
   PetscFunctionBegin;
   PetscCall(KSPConvergedDefault(ksp, it, rnorm, reason, c->dctx));
+  if (it == 0 || it != c->itlast) c->rrec = rnorm;
   if (it == 0) {
     c->r0 = c->rmin = c->rprev = c->ref = rnorm;
     c->growth = 1.0;
@@ -579,8 +589,8 @@ static PetscErrorCode OptionsString(Bench *b, const Problem *p, const char *kspt
     size_t l = strlen(mato);
     PetscCall(PetscSNPrintf(mato + l, sizeof(mato) - l, " -mat_block_size %" PetscInt_FMT, p->bs));
   }
-  if (!strcmp(ksptype, "idr")) PetscCall(PetscStrncpy(kspo, " -ksp_idr_s 4", sizeof(kspo)));
-  else if (!strcmp(ksptype, "idrs")) PetscCall(PetscStrncpy(kspo, b->side == PC_LEFT ? " -ksp_idrs_s 4 -ksp_pc_side left" : " -ksp_idrs_s 4", sizeof(kspo))); /* its default side is right */
+  if (!strcmp(ksptype, "idr")) PetscCall(PetscSNPrintf(kspo, sizeof(kspo), " -ksp_idr_s %d", IDR_S));
+  else if (!strcmp(ksptype, "idrs")) PetscCall(PetscSNPrintf(kspo, sizeof(kspo), " -ksp_idrs_s %d%s", IDR_S, b->side == PC_LEFT ? " -ksp_pc_side left" : "")); /* its default side is right */
   else if (!strcmp(ksptype, "gmres")) PetscCall(PetscStrncpy(kspo, " -ksp_gmres_restart 30", sizeof(kspo)));
   switch (c->kind) {
   case PCK_JACOBI:
@@ -756,7 +766,8 @@ static PetscErrorCode RunInner(Bench *b, Problem *p, const char *ksptype, const 
   res->solve = t2 - t1;
   PetscCall(KSPGetIterationNumber(ksp, &res->its));
   PetscCall(KSPGetConvergedReason(ksp, &reason));
-  res->converged = (PetscBool)(reason > 0);
+  res->cycles = (!strcmp(ksptype, "idr") || !strcmp(ksptype, "idrs")) ? (res->its + IDR_S) / (IDR_S + 1) : -1;
+  res->recres = cap->r0 > 0 ? cap->rrec / cap->r0 : cap->rrec;
   if (cap->capped) PetscCall(PetscStrncpy(res->reason, "time cap", sizeof(res->reason)));
   else if (cap->stagnated) PetscCall(PetscStrncpy(res->reason, "stagnation", sizeof(res->reason)));
   else PetscCall(PetscStrncpy(res->reason, KSPConvergedReasons[reason], sizeof(res->reason)));
@@ -764,6 +775,7 @@ static PetscErrorCode RunInner(Bench *b, Problem *p, const char *ksptype, const 
   PetscCall(VecAYPX(p->r, -1.0, p->b));
   PetscCall(VecNorm(p->r, NORM_2, &rn));
   res->relres = p->bnorm > 0 ? rn / p->bnorm : rn;
+  res->converged = (PetscBool)(reason > 0 && !cap->capped && !cap->stagnated && res->relres <= 10 * b->rtol); /* by the true residual only */
   switch (c->kind) {
   case PCK_JACOBI:
     res->nblocks = p->n;
@@ -799,7 +811,7 @@ static PetscErrorCode RunInner(Bench *b, Problem *p, const char *ksptype, const 
   } else if (reason == KSP_DIVERGED_NANORINF) {
     PetscCall(PetscSNPrintf(res->note, sizeof(res->note), "NaN/Inf residual norm or inner product at it %" PetscInt_FMT "; largest one-step growth %.1e x at it %" PetscInt_FMT "; best ||r||/||r0|| %.1e at it %" PetscInt_FMT, cap->itlast, (double)cap->growth, cap->itgrowth, (double)(cap->rmin / cap->r0), cap->itmin));
   } else if (reason == KSP_DIVERGED_BREAKDOWN) {
-    PetscCall(PetscSNPrintf(res->note, sizeof(res->note), "breakdown at it %" PetscInt_FMT "%s; best ||r||/||r0|| %.1e at it %" PetscInt_FMT, cap->itlast, !strcmp(ksptype, "idr") ? " (IDR: |M[k][k]| < 10 eps ||r|| or ||A'r|| = 0)" : !strcmp(ksptype, "idrs") ? " (IDRS: M(k,k) = p_k^H g_k = 0, or ||A'r||, ||r|| or (A'r, r) = 0 in the omega step)" : "", (double)(cap->rmin / cap->r0), cap->itmin));
+    PetscCall(PetscSNPrintf(res->note, sizeof(res->note), "breakdown at it %" PetscInt_FMT "%s; best ||r||/||r0|| %.1e at it %" PetscInt_FMT, cap->itlast, !strcmp(ksptype, "idr") ? " (IDR: |M[k][k]| < 10 eps ||r|| or ||A'r|| = 0)" : !strcmp(ksptype, "idrs") ? " (IDRS: M(k,k) = p_k^H g_k = 0, or ||A'r||, ||r|| or (A'r, r) = 0 in the omega step, or a restart that did not halve the drift: the tolerance below the attainable accuracy; -ksp_view and -info say which)" : "", (double)(cap->rmin / cap->r0), cap->itmin));
   } else if (cap->stagnated) {
     PetscCall(PetscSNPrintf(res->note, sizeof(res->note), "stopped by -stagnation_its %" PetscInt_FMT ": no 10%% drop of ||r|| since it %" PetscInt_FMT "; ||r||/||r0|| %.1e at it %" PetscInt_FMT " (best %.1e at it %" PetscInt_FMT ")", b->stag_its, cap->itref, (double)(cap->rprev / cap->r0), cap->itlast, (double)(cap->rmin / cap->r0), cap->itmin));
   } else if (cap->capped) {
@@ -811,8 +823,8 @@ static PetscErrorCode RunInner(Bench *b, Problem *p, const char *ksptype, const 
 
     PetscCall(PCGetFailedReason(pc, &pcr));
     PetscCall(PetscSNPrintf(res->note, sizeof(res->note), "PC failed: %s", PCFailedReasons[pcr]));
-  } else if (res->converged && res->relres > 10 * b->rtol) {
-    PetscCall(PetscSNPrintf(res->note, sizeof(res->note), "converged in the %s norm; true residual %.1e > 10 rtol", KSPNormTypes[normtype], res->relres));
+  } else if (reason > 0 && res->relres > 10 * b->rtol) {
+    PetscCall(PetscSNPrintf(res->note, sizeof(res->note), "%s in the %s norm but the true residual %.1e > 10 rtol: not counted as converged", KSPConvergedReasons[reason], KSPNormTypes[normtype], res->relres));
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -820,7 +832,7 @@ static PetscErrorCode RunInner(Bench *b, Problem *p, const char *ksptype, const 
 /* the CSV and the text line of one run */
 static PetscErrorCode Report(Bench *b, const Problem *p, const char *ksptype, const Config *c, const Result *r)
 {
-  char   bound[16], tpi[32], mean[16], fbytes[32], ffrac[32], fshort[16];
+  char   bound[16], tpi[32], mean[16], fbytes[32], ffrac[32], fshort[16], cyc[16];
   double total = r->setup + r->solve;
 
   PetscFunctionBegin;
@@ -842,11 +854,13 @@ static PetscErrorCode Report(Bench *b, const Problem *p, const char *ksptype, co
       PetscCall(PetscSNPrintf(fshort, sizeof(fshort), "%.2f", frac));
     }
   }
-  PetscCall(PetscPrintf(PETSC_COMM_SELF, "%-16s %8" PetscInt_FMT " %9" PetscInt64_FMT " %2" PetscInt_FMT " %-11s %-5s %-16s %5s %-13s %6" PetscInt_FMT " %-20s %8.1e %9.3e %9.3e %9.3e %9.3e %9s %5s %8" PetscInt_FMT " %5s  %s\n", p->name, p->n, p->nnz, p->bs, MatTypeName(b, c->baij), ksptype,
-                        PCKindNames[c->kind], bound, c->blocking, r->its, r->reason, r->relres, r->setup, r->pc_setup, r->solve, total, tpi, fshort, r->nblocks, mean, r->note));
+  if (r->cycles >= 0) PetscCall(PetscSNPrintf(cyc, sizeof(cyc), "%" PetscInt_FMT, r->cycles));
+  else PetscCall(PetscStrncpy(cyc, "-", sizeof(cyc)));
+  PetscCall(PetscPrintf(PETSC_COMM_SELF, "%-16s %8" PetscInt_FMT " %9" PetscInt64_FMT " %2" PetscInt_FMT " %-11s %-5s %-16s %5s %-13s %6" PetscInt_FMT " %6s %-20s %8.1e %8.1e %9.3e %9.3e %9.3e %9.3e %9s %5s %8" PetscInt_FMT " %5s  %s\n", p->name, p->n, p->nnz, p->bs, MatTypeName(b, c->baij), ksptype,
+                        PCKindNames[c->kind], bound, c->blocking, r->its, cyc, r->reason, r->recres, r->relres, r->setup, r->pc_setup, r->solve, total, tpi, fshort, r->nblocks, mean, r->note));
   if (b->csv) {
-    PetscCall(PetscFPrintf(PETSC_COMM_SELF, b->csv, "\"%s\",\"%s\",%" PetscInt_FMT ",%" PetscInt64_FMT ",%" PetscInt_FMT ",%s,%s,%s,%s,%s,%s,%s,\"%s\",%" PetscInt_FMT ",%s,%.6e,%.6e,%.6e,%.6e,%.6e,%s,%s,%s,%" PetscInt_FMT ",%.4f,\"%s\",\"%s\",\"%s\"\n", b->device, p->name, p->n, p->nnz, p->bs, MatTypeName(b, c->baij), ksptype,
-                           r->side[0] ? r->side : (b->side == PC_RIGHT ? "right" : "left"), r->norm, PCKindNames[c->kind], bound, c->blocking, r->options, r->its, r->reason, r->relres, r->setup, r->pc_setup, r->solve, total, tpi, fbytes, ffrac, r->nblocks, r->meanblock, r->note, r->rerun, p->path));
+    PetscCall(PetscFPrintf(PETSC_COMM_SELF, b->csv, "\"%s\",\"%s\",%" PetscInt_FMT ",%" PetscInt64_FMT ",%" PetscInt_FMT ",%s,%s,%s,%s,%s,%s,%s,\"%s\",%" PetscInt_FMT ",%s,%s,%.6e,%.6e,%.6e,%.6e,%.6e,%.6e,%s,%s,%s,%" PetscInt_FMT ",%.4f,\"%s\",\"%s\",\"%s\"\n", b->device, p->name, p->n, p->nnz, p->bs, MatTypeName(b, c->baij), ksptype,
+                           r->side[0] ? r->side : (b->side == PC_RIGHT ? "right" : "left"), r->norm, PCKindNames[c->kind], bound, c->blocking, r->options, r->its, cyc, r->reason, r->recres, r->relres, r->setup, r->pc_setup, r->solve, total, tpi, fbytes, ffrac, r->nblocks, r->meanblock, r->note, r->rerun, p->path));
     PetscCall(PetscFFlush(b->csv));
   }
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -917,7 +931,7 @@ static PetscErrorCode RunOne(Bench *b, Problem *p, const char *ksptype, const Co
 static PetscErrorCode PrintHeaderLine(void)
 {
   PetscFunctionBegin;
-  PetscCall(PetscPrintf(PETSC_COMM_SELF, "%-16s %8s %9s %2s %-11s %-5s %-16s %5s %-13s %6s %-20s %8s %9s %9s %9s %9s %9s %5s %8s %5s  %s\n", "matrix", "rows", "nnz", "bs", "mat", "ksp", "pc", "bound", "blocking", "its", "reason", "relres", "setup_s", "pcsetup_s", "solve_s", "total_s", "s/it", "floor", "blocks", "mean", "note"));
+  PetscCall(PetscPrintf(PETSC_COMM_SELF, "%-16s %8s %9s %2s %-11s %-5s %-16s %5s %-13s %6s %6s %-20s %8s %8s %9s %9s %9s %9s %9s %5s %8s %5s  %s\n", "matrix", "rows", "nnz", "bs", "mat", "ksp", "pc", "bound", "blocking", "its", "cycles", "reason", "recres", "relres", "setup_s", "pcsetup_s", "solve_s", "total_s", "s/it", "floor", "blocks", "mean", "note"));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -1178,7 +1192,7 @@ int main(int argc, char **argv)
   PetscCall(PetscPrintf(PETSC_COMM_SELF, "bench_solve: device %s\n", b.device));
   PetscCall(PetscPrintf(PETSC_COMM_SELF, "  protocol: x0 = 0, b uniform random in [0,1) (seed %" PetscInt_FMT "), %s, stop at rtol %g of %s (abstol 0, divtol %g), at most %" PetscInt_FMT " iterations, %.1f s per solve (-time_cap; 'time cap' in reason)%s\n", b.seed, b.side == PC_RIGHT ? "right preconditioning" : "left preconditioning (PETSc's default)", (double)b.rtol, b.side == PC_RIGHT ? "the unpreconditioned residual norm" : "each KSP's default norm (idr, gmres, bcgs: preconditioned; idrs: unpreconditioned)", (double)b.divtol, b.max_it,
                         (double)b.time_cap, stagline));
-  PetscCall(PetscPrintf(PETSC_COMM_SELF, "  KSPs: idr = KSPIDR(s = 4), idrs = KSPIDRS(s = 4, this package's), gmres = GMRES(30), bcgs = BiCGStab; relres = true ||b - A x|| / ||b|| after the solve\n"));
+  PetscCall(PetscPrintf(PETSC_COMM_SELF, "  KSPs: idr = KSPIDR(s = 4), idrs = KSPIDRS(s = 4, this package's), gmres = GMRES(30), bcgs = BiCGStab; relres = true ||b - A x|| / ||b|| after the solve, recres = the relative norm the KSP tested last (IDR: its recurrence residual), cycles = the paper's IDR(s) iterations (ceil(its / (s + 1))); a run counts as converged only with relres <= 10 rtol\n"));
   PetscCall(PetscPrintf(PETSC_COMM_SELF, "  bytes floor per iteration (floor_bytes_per_it; manual page): matmult + pc + 8 n passes, passes = %.1f (IDR(4), right or preconditioned norm) or %.1f (left, true norm); bcgs: 2 matmult + 2 pc + 12 passes; gmres: -\n", IDRPasses(4, PETSC_FALSE), IDRPasses(4, PETSC_TRUE)));
   if (b.gpu) PetscCall(PetscPrintf(PETSC_COMM_SELF, "  triad_Bps %.4g GB/s (the larger of VecWAXPY %.4g and VecPointwiseMult %.4g GB/s, 24 bytes per entry, %" PetscInt_FMT " entries, median of 5); floor = floor_bytes_per_it / (s/it) / triad_Bps\n", b.triad_Bps / 1e9, b.triad_waxpy / 1e9, b.triad_pwmult / 1e9, b.triad_n));
   else PetscCall(PetscPrintf(PETSC_COMM_SELF, "  triad_Bps - (host run: floor_frac is -)\n"));

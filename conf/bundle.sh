@@ -59,7 +59,7 @@ say "staging in $stage"
 rm -rf "$stage" "$tarball"
 mkdir -p "$stage"/{lib,deps,bin,tests/bin,tests/cases,examples/bin,bench/bin,conf}
 
-cp "$root/lib/libpetscblockgpu.so" "$stage/lib/"
+cp -a "$root"/lib/libpetscblockgpu.so* "$stage/lib/" # the library (its SONAME) and the link to it
 cp -a "$petsclib"/libpetsc.so* "$stage/lib/"
 
 nprog=0
@@ -270,8 +270,9 @@ if [ "$verify" = 1 ]; then
   done < <(find "$u" -type f \( -path '*/bin/*' -o -name '*.so*' \))
   [ "$bad" = 0 ] || die "bundled programs miss libraries (see above)"
   # the bundled libraries, not the system's, must be the ones loaded
-  env -i PATH=/usr/bin:/bin bash -c 'eval "$("$1"/run.sh --env)"; ldd "$1/examples/bin/demo"' _ "$u" | grep -q "$u/deps/libmpich" \
-    || die "examples/bin/demo does not load the bundled libmpich"
+  # (ldd's output taken whole first: `ldd | grep -q` under pipefail fails when grep exits before ldd has written all)
+  demo_ldd=$(env -i PATH=/usr/bin:/bin bash -c 'eval "$("$1"/run.sh --env)"; ldd "$1/examples/bin/demo"' _ "$u")
+  grep -q "$u/deps/libmpich" <<< "$demo_ldd" || die "examples/bin/demo does not load the bundled libmpich"
   if [ -x "$u/examples/bin/demo" ]; then
     (cd "$tmp" && env -i PATH=/usr/bin:/bin HOME="$tmp" "$u/run.sh" demo -da_grid_x 24 -da_grid_y 24 -ksp_type idr -pc_type vbjacobi -check_converged > "$tmp/demo1.log" 2>&1) \
       || { cat "$tmp/demo1.log"; die "demo failed in the unpacked bundle"; }

@@ -13,6 +13,7 @@
 
 PETSC_EXTERN PetscErrorCode PetscBlockGPUInitializePackage(void);
 PETSC_EXTERN PetscErrorCode PetscBlockGPUFinalizePackage(void);
+PETSC_EXTERN PetscErrorCode PetscBlockGPUGetBuildInfo(const char **, const char **, const char **);
 
 /* ---------------------------------------------------------------- PCVBJACOBI */
 #define PCVBJACOBI "vbjacobi"
@@ -131,6 +132,7 @@ PETSC_EXTERN PetscErrorCode PetscBlockGPUInvertBatched(PetscInt, PetscInt, const
 #define MATSEQBAIJKSPARSE "seqbaijksparse"
 #define MATMPIBAIJKSPARSE "mpibaijksparse"
 
+PETSC_EXTERN PetscErrorCode MatBAIJKSPARSEGetTuningTable(PetscInt, size_t, char[], char[], PetscBool *);
 PETSC_EXTERN PetscErrorCode MatCreateBAIJKSPARSE(MPI_Comm, PetscInt, PetscInt, PetscInt, PetscInt, PetscInt, PetscInt, const PetscInt[], PetscInt, const PetscInt[], Mat *);
 
 /* ---------------------------------------------------------------- KSPIDRS */

@@ -23,8 +23,9 @@
 # which passes when PROGRAM (run under MPI when NP > 1) exits 0 (non-zero with --fail) and its output
 # (stdout+stderr) matches every --grep and no --nogrep extended regex; and with
 #   tcheck NAME [--gpu] -- FUNCTION ARGS...
-# which passes when the shell FUNCTION returns 0. Functions may call `pbg_run NP PROGRAM ARGS...`, which
-# prints the program's output and returns its status. --gpu cases print SKIP where no CUDA device is usable.
+# which passes when the shell FUNCTION returns 0, and is skipped when it returns 77 (the last line of its output
+# says why). Functions may call `pbg_run NP PROGRAM ARGS...`, which prints the program's output and returns its
+# status. --gpu cases print SKIP where no CUDA device is usable.
 # Files a case file writes go to $PBG_WORKDIR, private to the runner (every runner sources every case file).
 set -u
 PBG_ROOT=${PBG_ROOT:-$(cd "$(dirname "$0")/.." && pwd)}
@@ -215,11 +216,16 @@ tcheck() {
   if [ $gpu = 1 ] && [ $pbg_have_gpu = 0 ]; then pbg_report "$name" SKIP "no CUDA device"; return 0; fi
   if [ $gpu = 0 ] && [ "${PBG_GPU_ONLY:-0}" = 1 ]; then return 0; fi
   log=$PBG_LOGDIR/$name.log
-  local t0 ok=0
+  local t0 status
   t0=$(pbg_usec)
-  "$@" > "$log" 2>&1 && ok=1
+  "$@" > "$log" 2>&1
+  status=$?
   pbg_timed "$name" "$log" "$t0"
-  if [ $ok = 1 ]; then pbg_report "$name" PASS; else pbg_report "$name" FAIL "check $1 returned non-zero"; fi
+  case $status in
+    0) pbg_report "$name" PASS ;;
+    77) pbg_report "$name" SKIP "$(tail -n 2 "$log" | head -n 1)" ;; # the last line is the wall time
+    *) pbg_report "$name" FAIL "check $1 returned non-zero" ;;
+  esac
 }
 
 pbg_t0=$(pbg_usec)

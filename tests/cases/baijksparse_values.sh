@@ -56,7 +56,7 @@ for p in "${pbg_values_sizes[@]}"; do
   read -r bs nb <<< "$p"
   tcase bk_gpu_values_bs$bs --gpu -- test_baijksparse_values -vec_type cuda -bs $bs -nb $nb -seed $bs --grep 'vectors seqcuda' --grep '^Y is still seqbaijksparse' --grep '^OK' --nogrep 'FAILED'
 done
-# Known issue (README): under MPI with CUDA vectors, MatZeroRowsColumns() gives the matrix of MPIBAIJ but another
+# Known issue (doc/known_issues.md): under MPI with CUDA vectors, MatZeroRowsColumns() gives the matrix of MPIBAIJ but another
 # right-hand side b (relative difference 1e-3..0.8, H100), before and after the device values alike: those runs leave
 # zerorowscolumns out until it is fixed
 pbg_values_mpi_gpu_ops=scale,shift,axpy_same,axpy_subset,copy,diagonalscale,diagonalset_add,diagonalset_insert,getdiagonal,zeroentries_setvalues,zerorows,duplicate,convert,multtranspose,grow_zeroentries

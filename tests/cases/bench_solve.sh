@@ -61,7 +61,7 @@ head -c 300 "$pbg_bs_data/lap12.mtx.gz" > "$pbg_bs_data/lap_cut.mtx.gz"
 sed '20s/.*/17 x -1/' "$pbg_bs_data/lap12.mtx" > "$pbg_bs_data/lap_badline.mtx"
 sed '1s/.*/%%MatrixMarket matrix coordinate complex general/' "$pbg_bs_data/lap12.mtx" > "$pbg_bs_data/lap_complex.mtx"
 
-pbg_bs_csv_columns='device,matrix,rows,nnz,bs,mat_type,ksp,pc_side,norm,pc,bound,blocking,options,iterations,reason,true_rel_residual,setup_s,pc_setup_s,solve_s,total_s,time_per_it_s,floor_bytes_per_it,floor_frac,nblocks,mean_block,note,rerun,file'
+pbg_bs_csv_columns='device,matrix,rows,nnz,bs,mat_type,ksp,pc_side,norm,pc,bound,blocking,options,iterations,cycles,reason,recurrence_rel_residual,true_rel_residual,setup_s,pc_setup_s,solve_s,total_s,time_per_it_s,floor_bytes_per_it,floor_frac,nblocks,mean_block,note,rerun,file'
 
 # CSV: the expected header, NROWS data rows, every one converged with a true residual below 1e-6
 pbg_bs_check_csv() { # CSV NROWS
@@ -69,12 +69,15 @@ pbg_bs_check_csv() { # CSV NROWS
   [ -f "$csv" ] || { echo "no CSV $csv"; return 1; }
   head -n 1 "$csv"
   [ "$(head -n 1 "$csv")" = "$pbg_bs_csv_columns" ] || { echo "CSV header differs from: $pbg_bs_csv_columns"; return 1; }
-  # quoted fields (device, matrix, options, note, rerun, file) out of the way, then: 14 iterations, 15 reason, 16 true
-  # residual, 22 floor_bytes_per_it, 23 floor_frac, 25 mean block
+  # quoted fields (device, matrix, options, note, rerun, file) out of the way, then: 7 ksp, 14 iterations, 15 cycles
+  # (IDR: ceil(its / 5), else "-"), 16 reason, 17 recurrence residual, 18 true residual, 24 floor_bytes_per_it,
+  # 25 floor_frac, 27 mean block
   sed -E '1d; s/"[^"]*"/Q/g' "$csv" | awk -F, -v want="$want" '
-    { n++; print $6, $7, $8, $9, $10, $11, $12, $14, $15, $16, $22, $23, $25
-      if ($15 !~ /^CONVERGED/ || $16 + 0 > 1e-6 || $14 + 0 < 1) bad++ }
-    END { printf "%d rows (want %d), %d not converged or with a large true residual\n", n, want, bad; exit !(n == want && bad == 0) }'
+    { n++; print $6, $7, $8, $9, $10, $11, $12, $14, $15, $16, $17, $18, $24, $25, $27
+      if ($16 !~ /^CONVERGED/ || $18 + 0 > 1e-6 || $14 + 0 < 1 || $17 !~ /^[0-9]/) bad++
+      cyc = ($7 == "idr" || $7 == "idrs") ? int(($14 + 4) / 5) "" : "-"
+      if ($15 != cyc) { print "cycles " $15 " where " cyc " is due"; bad++ } }
+    END { printf "%d rows (want %d), %d not converged, with a large true residual or wrong cycles\n", n, want, bad; exit !(n == want && bad == 0) }'
 }
 
 # The bytes floor of lap12 (n 144, nnz 674, aij(cusparse)) per the manual page: matmult 12*674 + 4*145 + 16*144 = 10972,
@@ -144,7 +147,7 @@ pbg_bs_right_case() {
 tcheck bench_solve_idrs_right -- pbg_bs_right_case
 
 # -append to a CSV of an older column layout: refused, naming the file
-printf 'device,matrix,rows,nnz,bs,mat_type,ksp,pc_side,norm,pc,bound,blocking,options,iterations,reason,true_rel_residual,setup_s,pc_setup_s,solve_s,total_s,time_per_it_s,nblocks,mean_block,note,rerun,file\n' > "$pbg_bs_data/old_layout.csv"
+printf 'device,matrix,rows,nnz,bs,mat_type,ksp,pc_side,norm,pc,bound,blocking,options,iterations,cycles,reason,recurrence_rel_residual,true_rel_residual,setup_s,pc_setup_s,solve_s,total_s,time_per_it_s,nblocks,mean_block,note,rerun,file\n' > "$pbg_bs_data/old_layout.csv"
 tcase bench_solve_err_append_layout --fail -- bench_solve -f "$pbg_bs_data/lap12.mtx.gz" -ksp_types idr -pcs jacobi -o "$pbg_bs_data/old_layout.csv" -append \
   --grep 'PETSC ERROR: -append [^ ]*old_layout.csv: its header is not this bench_solve'
 
@@ -192,7 +195,7 @@ for d in "$PBG_ROOT/data/suitesparse" "$PBG_ROOT/../shared/matrices/suitesparse"
 done
 if [ -n "$pbg_bs_ss" ]; then
   tcase bench_solve_s1rmt3m1_idr -- bench_solve -f "$pbg_bs_ss/s1rmt3m1.mtx.gz" -ksp_types idr -pcs vbjacobi -bounds 16 -blockings supervariable -mat_types aij \
-    --grep '^s1rmt3m1: 5489 rows, 217651 nonzeros' --grep 's1rmt3m1 .* idr +vbjacobi +16 +supervariable +[0-9]+ +CONVERGED_RTOL'
+    --grep '^s1rmt3m1: 5489 rows, 217651 nonzeros' --grep 's1rmt3m1 .* idr +vbjacobi +16 +supervariable +[0-9]+ +[0-9]+ +CONVERGED_RTOL'
 else
   pbg_begin bench_solve_s1rmt3m1_idr && pbg_report bench_solve_s1rmt3m1_idr SKIP "SuiteSparse set absent ($PBG_ROOT/data/suitesparse, $PBG_ROOT/../shared/matrices/suitesparse)"
 fi

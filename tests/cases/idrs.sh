@@ -90,6 +90,15 @@ tcase idrs_s_too_large -- test_idrs -n 2 -ksp_idrs_s 5 -ksp_view --grep 's cappe
 tcase idrs_malloc_dump -- test_idrs "${pbg_idrs_cd[@]}" -pc_type vbjacobi -ksp_pc_side left -ksp_idrs_smoothing -ksp_idrs_replacement -solves 2 -compare_idr -ksp_norm_type preconditioned -malloc_debug -malloc_dump --grep '^OK' --nogrep '^\[ *[0-9]+\] [0-9]+ bytes '
 tcase idrs_malloc_dump_true -- test_idrs "${pbg_idrs_cd[@]}" -pc_type jacobi -ksp_pc_side left -ksp_idrs_smoothing -solves 2 -malloc_debug -malloc_dump --grep '^OK' --nogrep '^\[ *[0-9]+\] [0-9]+ bytes '
 
+# issue 22: a tolerance below the attainable accuracy (rtol 1e-17): the recurrence residual goes below it, the residual
+# of the iterate cannot; the solve stops after a restart that gains nothing, with DIVERGED_BREAKDOWN and the cause in
+# -ksp_view, instead of restarting to max_it or saying CONVERGED (also with smoothing, whose iterate is now checked too)
+pbg_idrs_floor=(-pc_type jacobi -ksp_rtol 1e-17 -ksp_atol 0 -ksp_max_it 5000 -ksp_view -expect_reason DIVERGED_BREAKDOWN --grep 'PASS reason DIVERGED_BREAKDOWN' --grep 'stopped at the attainable accuracy' --grep '^OK')
+tcase idrs_attainable_right -- test_idrs "${pbg_idrs_cd[@]}" "${pbg_idrs_floor[@]}"
+tcase idrs_attainable_smoothing -- test_idrs "${pbg_idrs_cd[@]}" "${pbg_idrs_floor[@]}" -ksp_idrs_smoothing
+tcase idrs_attainable_mpi2 -n 2 -- test_idrs "${pbg_idrs_cd[@]}" "${pbg_idrs_floor[@]}"
+tcase idrs_attainable_error --fail -- test_idrs "${pbg_idrs_cd[@]}" -pc_type jacobi -ksp_rtol 1e-17 -ksp_atol 0 -ksp_max_it 5000 -ksp_error_if_not_converged --grep 'the tolerance is below the accuracy attainable in this precision'
+
 # GPU: the same solves on CUDA vectors (aijcusparse, baijksparse), the iterations against the host's within 2
 pbg_idrs_gpu=(-vec_type cuda -mat_type aijcusparse -use_gpu_aware_mpi 0)
 for pc in jacobi vbjacobi; do
@@ -98,6 +107,7 @@ for pc in jacobi vbjacobi; do
 done
 tcase idrs_gpu_smooth_replace --gpu -- test_idrs "${pbg_idrs_cd[@]}" "${pbg_idrs_gpu[@]}" -pc_type vbjacobi -ksp_idrs_smoothing -ksp_idrs_replacement -ksp_idrs_s 8 -solves 2 --grep 'PASS true residual' --grep '^OK'
 tcase idrs_gpu_mpi2 --gpu -n 2 -- test_idrs "${pbg_idrs_cd[@]}" "${pbg_idrs_gpu[@]}" -pc_type vbjacobi -ksp_pc_side left -compare_idr -ksp_norm_type preconditioned --grep 'PASS iterations within' --grep '^OK'
+tcase idrs_gpu_attainable --gpu -- test_idrs "${pbg_idrs_cd[@]}" "${pbg_idrs_gpu[@]}" "${pbg_idrs_floor[@]}" --grep 'fused CUDA kernels'
 tcase idrs_gpu_breakdown --gpu -- test_idrs -problem zero -n 8 "${pbg_idrs_gpu[@]}" -pc_type none -expect_reason DIVERGED_BREAKDOWN --grep 'PASS reason DIVERGED_BREAKDOWN'
 tcase idrs_gpu_nan --gpu -- test_idrs "${pbg_idrs_cd[@]}" "${pbg_idrs_gpu[@]}" -pc_type jacobi -nan_rhs -expect_reason DIVERGED_NANORINF --grep 'PASS reason DIVERGED_NANORINF'
 pbg_idrs_gpu_host() { # NP ARGS...: iterations with CUDA vectors (ARGS then the GPU options) and on the host, within 2

@@ -266,6 +266,7 @@ PETSC_INTERN PetscErrorCode MatConvert_SeqBAIJKSPARSE_SeqAIJCUSPARSE(Mat, MatTyp
 /* BAIJ's conversions to aij and sbaij, re-exported on seq- and mpibaijksparse ("MatConvert_<ours>_<type>_C"): the host
    values are brought up to date first */
 PETSC_INTERN PetscErrorCode MatConvert_BAIJKSPARSE_HostForward(Mat, MatType, MatReuse, Mat *);
+PETSC_INTERN PetscErrorCode MatCreateGraph_BAIJKSPARSE(Mat, PetscBool, PetscBool, PetscReal, PetscInt, PetscInt[], Mat *);
 /* The start every in-place conversion between BAIJ and the subclass shares (type checks, MAT_REUSE_MATRIX done here,
    MAT_INITIAL_MATRIX duplicated): MatBAIJKSPARSEConvertStart_Private(A, base, sub, tosub, reuse, newmat, &B); B NULL:
    nothing left to do, else the matrix to convert in place */

@@ -28,6 +28,9 @@ PETSC_INTERN PetscErrorCode KSPCreate_IDRS(KSP);
 /* PETSC_TRUE when a CUDA device can be used by this process (no driver or no device: PETSC_FALSE) */
 PETSC_INTERN PetscErrorCode PetscBlockGPUDeviceAvailable(PetscBool *);
 
+/* The PREFIX of `make install` compiled into the installed library (src/sys/buildinfo.c); "" in the build tree */
+PETSC_INTERN const char PetscBlockGPUInstallPrefix[];
+
 /* A read-only view of the local rows of a matrix on the device: all that a consumer (PCVBJACOBI) uses of a matrix type of
    this package, got through the composed function PBG_GET_DEVICE_MAT_VIEW. Making the view brings the device copy up to
    date (values and pattern); it chooses no product kernel. The arrays stay valid until the matrix changes its nonzero

@@ -52,6 +52,7 @@ typedef struct {
   /* the blocks of the last setup, and what they were found for */
   PCVBJacobiBlocks   blocks;
   PCVBJacobiBlocking blocking_used; /* the source the setup took (never AUTO) */
+  char               blocking_why[128]; /* why AUTO took it (empty when the source was asked for) */
   PetscObjectState   nonzerostate;  /* of the Pmat when the blocks were found */
   PetscObjectId      pmat_id;       /* the Pmat object the blocks were found for */
   PetscInt           rows_detected; /* local rows of the Pmat when the blocks were found, -1 when there are no valid blocks */

@@ -13,6 +13,11 @@
 /* Residual replacement: the recurrence residual is recomputed as b - A x at the end of a cycle once the residual norm of
    the convergence test has dropped by this factor since the last replacement (or since the start). */
 #define KSPIDRS_REPLACEMENT_DROP 1.0e-3
+/* A restart from the iterate (its convergence not confirmed on b - A x) must shrink the gap between the residual of the
+   iterate and the converged recurrence residual by this factor below the smallest gap of an earlier restart; when it
+   does not, the gap is the drift that the recurrences make in this precision (about eps ||A|| ||x||), the tolerance is
+   below the attainable accuracy, and the solve stops there instead of restarting until max_it. */
+#define KSPIDRS_RESTART_GAIN 0.5
 
 typedef struct {
   PetscInt  s;           /* shadow space dimension */
@@ -35,6 +40,8 @@ typedef struct {
   PetscBool    check_true; /* -ksp_idrs_true_residual_check: a convergence on a recurrence residual is confirmed on b - A x */
   PetscBool    restart;    /* that check failed: the solve restarts from the current iterate */
   PetscInt     nrestarts;  /* such restarts in the last solve */
+  PetscReal    best_gap;   /* the smallest gap (residual of the iterate - recurrence residual) at a failed check in the last solve */
+  PetscBool    stagnated;  /* the last solve stopped at the attainable accuracy (KSPIDRS_RESTART_GAIN) */
 
   /* the fused device path (cuda/idrs_cuda.cu) */
   PetscBool      fused;      /* -ksp_idrs_fused: take it when the vectors are CUDA vectors */
@@ -203,10 +210,11 @@ static PetscErrorCode KSPIDRSSmooth_Private(KSP ksp, Vec rn, Vec tmp, PetscReal 
   } while (0)
 
 /* One iteration's bookkeeping, counted as KSPIDR counts (every product with the operator: s per cycle + the omega step).
-   The tested norm is that of a recurrence residual, which drifts from the residual of the iterate in finite precision:
-   a convergence is confirmed on the residual recomputed from the iterate (one product with the operator, at the end of
-   the solve only), and when that one has not converged the solve restarts from the iterate (idrs->restart). Not with
-   smoothing, whose smoothed residual is tested as the paper has it. */
+   The tested norm is that of a recurrence residual (with smoothing: the smoothed residual), which drifts from the
+   residual of the iterate in finite precision: a convergence is confirmed on the residual recomputed from the iterate
+   (one product with the operator, at the end of the solve only), and when that one has not converged the solve restarts
+   from the iterate (idrs->restart). A restart that does not shrink the gap between the two by KSPIDRS_RESTART_GAIN ends
+   the solve with KSP_DIVERGED_BREAKDOWN: the tolerance is below the attainable accuracy (said in -info and -ksp_view). */
 static PetscErrorCode KSPIDRSIterationDone_Private(KSP ksp, PetscReal dp)
 {
   KSP_IDRS *idrs = (KSP_IDRS *)ksp->data;
@@ -219,7 +227,7 @@ static PetscErrorCode KSPIDRSIterationDone_Private(KSP ksp, PetscReal dp)
   PetscCall(KSPLogResidualHistory(ksp, dp));
   PetscCall(KSPMonitor(ksp, ksp->its, dp));
   PetscCall((*ksp->converged)(ksp, ksp->its, dp, &ksp->reason, ksp->cnvP));
-  if (ksp->reason > 0 && idrs->check_true && !idrs->smoothing && ksp->normtype != KSP_NORM_NONE) {
+  if (ksp->reason > 0 && idrs->check_true && ksp->normtype != KSP_NORM_NONE) {
     PetscReal dt;
 
     PetscCall(KSPIDRSResidual_Private(ksp, ksp->vec_sol, idrs->r, idrs->rt, idrs->t));
@@ -229,9 +237,22 @@ static PetscErrorCode KSPIDRSIterationDone_Private(KSP ksp, PetscReal dp)
     ksp->rnorm  = dt;
     PetscCall((*ksp->converged)(ksp, ksp->its, dt, &ksp->reason, ksp->cnvP));
     if (!ksp->reason && ksp->its < ksp->max_it) {
-      idrs->restart = PETSC_TRUE;
-      idrs->nrestarts++;
-      PetscCall(PetscInfo(ksp, "KSPIDRS: converged on the recurrence residual (%g) at iteration %" PetscInt_FMT " but not on the residual of the iterate (%g): restart %" PetscInt_FMT " from the iterate\n", (double)dp, ksp->its, (double)dt, idrs->nrestarts));
+      PetscReal gap = dt - dp; /* > 0: dp passed the test, dt did not */
+
+      if (idrs->nrestarts > 0 && gap > KSPIDRS_RESTART_GAIN * idrs->best_gap) {
+        char msg[320];
+
+        idrs->stagnated = PETSC_TRUE;
+        PetscCall(PetscSNPrintf(msg, sizeof(msg), "KSPIDRS: the residual of the iterate stays at %g, %g above the converged recurrence residual %g (a gap of %g at the best of %" PetscInt_FMT " restarts): the tolerance is below the accuracy attainable in this precision", (double)dt, (double)gap, (double)dp, (double)idrs->best_gap, idrs->nrestarts));
+        PetscCheck(!ksp->errorifnotconverged, PetscObjectComm((PetscObject)ksp), PETSC_ERR_NOT_CONVERGED, "%s", msg);
+        ksp->reason = KSP_DIVERGED_BREAKDOWN;
+        PetscCall(PetscInfo(ksp, "%s\n", msg));
+      } else {
+        idrs->restart  = PETSC_TRUE;
+        idrs->best_gap = idrs->nrestarts ? PetscMin(idrs->best_gap, gap) : gap;
+        idrs->nrestarts++;
+        PetscCall(PetscInfo(ksp, "KSPIDRS: converged on the recurrence residual (%g) at iteration %" PetscInt_FMT " but not on the residual of the iterate (%g): restart %" PetscInt_FMT " from the iterate\n", (double)dp, ksp->its, (double)dt, idrs->nrestarts));
+      }
     }
   }
   if (!ksp->reason && ksp->its >= ksp->max_it) ksp->reason = KSP_DIVERGED_ITS;
@@ -391,6 +412,7 @@ static PetscErrorCode KSPSolve_IDRS_Vec(KSP ksp)
   if (ksp->reason) PetscFunctionReturn(PETSC_SUCCESS);
 
   idrs->nrestarts = 0;
+  idrs->stagnated = PETSC_FALSE;
   PetscCall(KSPIDRSStart_Private(ksp));
   ref = dp;
 
@@ -398,6 +420,10 @@ static PetscErrorCode KSPSolve_IDRS_Vec(KSP ksp)
     if (idrs->restart) { /* the convergence was not confirmed on b - A x: start again from the iterate */
       PetscCall(KSPIDRSStart_Private(ksp));
       ref = ksp->rnorm;
+      if (idrs->smoothing) { /* the recurrences go on from the smoothed iterate and its residual */
+        PetscCall(VecCopy(X, XK));
+        PetscCall(VecCopy(RN, idrs->rs));
+      }
     }
     /* f = P^H r */
     PetscCall(VecMDot(R, s, P, f));
@@ -658,6 +684,7 @@ static PetscErrorCode KSPSolve_IDRS_Fused(KSP ksp)
   if (ksp->reason) PetscFunctionReturn(PETSC_SUCCESS);
 
   idrs->nrestarts = 0;
+  idrs->stagnated = PETSC_FALSE;
   PetscCall(KSPIDRSStart_Private(ksp));
   ref = dp;
 
@@ -900,8 +927,9 @@ static PetscErrorCode KSPView_IDRS(KSP ksp, PetscViewer viewer)
     else PetscCall(PetscViewerASCIIPrintf(viewer, "  residual replacement: off\n"));
     PetscCall(PetscViewerASCIIPrintf(viewer, "  shadow space: seed %" PetscInt_FMT " (random by global index, orthonormalised: the same on any number of ranks)\n", idrs->seed));
     PetscCall(PetscViewerASCIIPrintf(viewer, "  convergence test on the %s\n", norm));
-    if (idrs->check_true && !idrs->smoothing) PetscCall(PetscViewerASCIIPrintf(viewer, "  a convergence is confirmed on the residual of the iterate (-ksp_idrs_true_residual_check); restarts in the last solve: %" PetscInt_FMT "\n", idrs->nrestarts));
-    else PetscCall(PetscViewerASCIIPrintf(viewer, "  convergence not confirmed on the residual of the iterate%s\n", idrs->smoothing ? " (smoothing)" : " (-ksp_idrs_true_residual_check 0)"));
+    if (idrs->check_true) PetscCall(PetscViewerASCIIPrintf(viewer, "  a convergence is confirmed on the residual of the iterate (-ksp_idrs_true_residual_check); restarts in the last solve: %" PetscInt_FMT "\n", idrs->nrestarts));
+    else PetscCall(PetscViewerASCIIPrintf(viewer, "  convergence not confirmed on the residual of the iterate (-ksp_idrs_true_residual_check 0)\n"));
+    if (idrs->stagnated) PetscCall(PetscViewerASCIIPrintf(viewer, "  the last solve stopped at the attainable accuracy: the residual of the iterate stayed at %g (the gap to the recurrence residual no smaller than %g x the best, %g) over %" PetscInt_FMT " restarts; the tolerance is below what this precision attains\n", (double)ksp->rnorm, KSPIDRS_RESTART_GAIN, (double)idrs->best_gap, idrs->nrestarts));
     if (!idrs->path[0]) PetscCall(PetscViewerASCIIPrintf(viewer, "  vector work: fused CUDA kernels on CUDA vectors (-ksp_idrs_fused %s), else PETSc Vec operations; not solved yet\n", idrs->fused ? "1" : "0"));
     else if (!idrs->fused_used || !idrs->dev) PetscCall(PetscViewerASCIIPrintf(viewer, "  vector work in the last solve: %s\n", idrs->path));
     else
@@ -1317,8 +1345,13 @@ PetscErrorCode KSPIDRSGetSeed(KSP ksp, PetscInt *seed)
   The tested norm is that of a recurrence residual, which drifts from the residual of the iterate in finite precision
   (by 10x and more on stiff problems). So a convergence is confirmed on the residual recomputed from the iterate (one
   more product with the operator at the end); when it has not converged, the solve restarts from the iterate with an
-  empty basis and goes on (`-info` reports it, `-ksp_view` counts it). Smoothing, whose smoothed residual is tested, skips
-  the check.
+  empty basis and goes on (`-info` reports it, `-ksp_view` counts it). With smoothing the smoothed iterate is checked,
+  and the recurrences restart from it. A restart must halve the gap between the residual of the iterate and the
+  converged recurrence residual (the drift) against the smallest gap of the earlier restarts; when it does not, the
+  tolerance is below the accuracy that the recurrences attain in this precision
+  (about eps ||A|| ||x||), and the solve stops there with `KSP_DIVERGED_BREAKDOWN`, saying so in `-info` and
+  `-ksp_view`, instead of restarting until max_it. So the converged reason never says CONVERGED while b - A x is
+  above the tolerance (unless `-ksp_idrs_true_residual_check 0`).
 
   A zero inner product that a division needs (M(k,k) = p_k^H g_k, or (A'r, r) in the omega step) stops the solve with
   `KSP_DIVERGED_BREAKDOWN`; a residual or inner product that is infinite or NaN with `KSP_DIVERGED_NANORINF`.

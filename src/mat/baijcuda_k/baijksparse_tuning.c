@@ -1,10 +1,11 @@
 /* The tuning of MATBAIJKSPARSE's products: the names of the kernels, the tuning table (-mat_baijksparse_tuning_file, or
-   conf/baijksparse_tuning_sm<XY>.txt next to the library), the built-in defaults, the options, the kernel choice for a
+   baijksparse_tuning_sm<XY>.txt in conf/ or share/petscblockgpu/ beside lib/), the built-in defaults, the options, the kernel choice for a
    pattern (MatSeqBAIJKSPARSEChoose_Private()) and its description in MatView(). */
 #if !defined(_GNU_SOURCE)
   #define _GNU_SOURCE /* dladdr() */
 #endif
 #include <dlfcn.h>
+#include <unistd.h> /* access() */
 #include <petscblockgpu/private/baijksparsecuda.h>
 #include <petscdevice_cuda.h>
 
@@ -17,6 +18,7 @@ const char *const MatBAIJKSPARSEBalances[]      = {"auto", "on", "off"};
 static PetscBool            PBGTableLoaded = PETSC_FALSE;
 static char                 PBGTableFile[PETSC_MAX_PATH_LEN] = ""; /* -mat_baijksparse_tuning_file, or "" */
 static char                 PBGTableUsed[PETSC_MAX_PATH_LEN] = ""; /* the file read, or "" */
+static char                 PBGTableStatus[6 * PETSC_MAX_PATH_LEN] = ""; /* for MatView(): the file read, or why none */
 /* per bs, up to PBG_TABLE_CLASSES lines, each for the matrices whose mean block-row length is at most its maxlen (0: any) */
 #define PBG_TABLE_CLASSES 4
 typedef struct {
@@ -58,53 +60,152 @@ static PetscErrorCode ParseKernelName(const char *name, MatBAIJKSPARSEKernel *ke
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* The table of this device's architecture: -mat_baijksparse_tuning_file, else $PETSCBLOCKGPU_TUNING_FILE, else
-   conf/baijksparse_tuning_sm<XY>.txt next to the library's directory (lib/../conf, as in the source tree and the
-   bundle). Lines "bs kernel ept warps teams [lanes [maxlen]]", '#' starts a comment; a line with maxlen > 0 serves
-   only matrices whose mean block-row length is at most maxlen (the tuner's short-row class), so a block size may
-   have a line per row-length class. A missing file means built-in defaults; a malformed line is an error. "none"
-   disables the table. */
+/* Where the tables of the install are, relative to the library's directory <libdir>: conf/ beside lib/ (the build tree
+   and the bundle), then share/petscblockgpu/ beside lib/ (an install, also moved elsewhere as a whole), then the
+   install prefix compiled into an installed library (a library copied or linked away from its prefix). */
+static PetscErrorCode TableSearch(int arch, size_t plen, char path[], size_t tlen, char tried[], PetscBool *found)
+{
+  char    dirs[3][PETSC_MAX_PATH_LEN];
+  int     ndirs = 0;
+  Dl_info info;
+
+  PetscFunctionBegin;
+  *found  = PETSC_FALSE;
+  path[0] = 0;
+  if (tried) tried[0] = 0;
+  if (dladdr((void *)TableSearch, &info) && info.dli_fname) {
+    char  libdir[PETSC_MAX_PATH_LEN];
+    char *slash;
+
+    PetscCall(PetscStrncpy(libdir, info.dli_fname, sizeof(libdir)));
+    slash = strrchr(libdir, '/');
+    if (slash) *slash = 0;
+    else PetscCall(PetscStrncpy(libdir, ".", sizeof(libdir)));
+    PetscCall(PetscSNPrintf(dirs[ndirs++], PETSC_MAX_PATH_LEN, "%s/../conf", libdir));
+    PetscCall(PetscSNPrintf(dirs[ndirs++], PETSC_MAX_PATH_LEN, "%s/../share/petscblockgpu", libdir));
+  }
+  if (PetscBlockGPUInstallPrefix[0]) PetscCall(PetscSNPrintf(dirs[ndirs++], PETSC_MAX_PATH_LEN, "%s/share/petscblockgpu", PetscBlockGPUInstallPrefix));
+  for (int i = 0; i < ndirs && !*found; i++) {
+    PetscCall(PetscSNPrintf(path, plen, "%s/baijksparse_tuning_sm%d.txt", dirs[i], arch));
+    if (access(path, R_OK) == 0) *found = PETSC_TRUE;
+    else if (tried) {
+      if (tried[0]) PetscCall(PetscStrlcat(tried, ", ", tlen));
+      PetscCall(PetscStrlcat(tried, path, tlen));
+    }
+  }
+  if (!*found) path[0] = 0;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The table for architecture arch (10 major + minor): -mat_baijksparse_tuning_file, else $PETSCBLOCKGPU_TUNING_FILE (an
+   explicit file, read even on the host path, so *found is PETSC_TRUE and a missing file is an error at the load), else
+   TableSearch(). "none" disables the table: *found PETSC_FALSE, path "none". */
+static PetscErrorCode TableLocate(int arch, size_t plen, char path[], size_t tlen, char tried[], PetscBool *found, PetscBool *explicit_file)
+{
+  const char *env = getenv("PETSCBLOCKGPU_TUNING_FILE");
+  PetscBool   none;
+
+  PetscFunctionBegin;
+  *explicit_file = PETSC_TRUE;
+  if (tried) tried[0] = 0;
+  if (PBGTableFile[0]) PetscCall(PetscStrncpy(path, PBGTableFile, plen));
+  else if (env && env[0]) PetscCall(PetscStrncpy(path, env, plen));
+  else {
+    *explicit_file = PETSC_FALSE;
+    PetscCall(TableSearch(arch, plen, path, tlen, tried, found));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  PetscCall(PetscStrcmp(path, "none", &none));
+  *found = (PetscBool)!none;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@C
+  MatBAIJKSPARSEGetTuningTable - The tuning table that `MATBAIJKSPARSE` reads for a GPU architecture, or where it looked
+
+  Not Collective
+
+  Input Parameters:
++ arch - the compute capability as 10 x major + minor (90 for sm_90), or `PETSC_DECIDE` for the current CUDA device
+- len  - the size of `path` and `tried`
+
+  Output Parameters:
++ path  - the table: `-mat_baijksparse_tuning_file`, else `$PETSCBLOCKGPU_TUNING_FILE`, else the first existing
+          `baijksparse_tuning_sm<arch>.txt` of the search; "" when there is none ("none" when the option or variable says so)
+. tried - the files searched for in vain, separated by ", " (pass `NULL` if not wanted)
+- found - whether a table will be read
+
+  Level: intermediate
+
+  Notes:
+  The search, relative to the directory `<libdir>` of libpetscblockgpu: `<libdir>/../conf/` (the build tree, the bundle),
+  `<libdir>/../share/petscblockgpu/` (an installed library), then `<PREFIX>/share/petscblockgpu/`, the prefix of
+  `make install` compiled into the installed library. Without a table the kernels take built-in parameters, and
+  `MatView()` and `-info` say so.
+
+  The answer needs no GPU, so an installation can be checked on any machine.
+
+.seealso: `MATBAIJKSPARSE`, `MATSEQBAIJKSPARSE`, `PetscBlockGPUGetBuildInfo()`
+@*/
+PetscErrorCode MatBAIJKSPARSEGetTuningTable(PetscInt arch, size_t len, char path[], char tried[], PetscBool *found)
+{
+  PetscBool explicit_file;
+
+  PetscFunctionBegin;
+  PetscAssertPointer(path, 3);
+  PetscAssertPointer(found, 5);
+  if (arch == PETSC_DECIDE) {
+    int       dev = 0, major = 0, minor = 0;
+    PetscBool avail;
+
+    PetscCall(PetscBlockGPUDeviceAvailable(&avail));
+    PetscCheck(avail, PETSC_COMM_SELF, PETSC_ERR_SUP_SYS, "MatBAIJKSPARSEGetTuningTable(): no CUDA device to take the architecture from; pass it (e.g. 90 for sm_90)");
+    PetscCallCUDA(cudaGetDevice(&dev));
+    PetscCallCUDA(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev));
+    PetscCallCUDA(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev));
+    arch = 10 * major + minor;
+  }
+  PetscCheck(arch > 0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "MatBAIJKSPARSEGetTuningTable(): architecture %" PetscInt_FMT " is not 10 x major + minor (e.g. 90) nor PETSC_DECIDE", arch);
+  PetscCall(TableLocate((int)arch, len, path, len, tried, found, &explicit_file));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The table of this device's architecture (TableLocate()). Lines "bs kernel ept warps teams [lanes [maxlen]]", '#' starts
+   a comment; a line with maxlen > 0 serves only matrices whose mean block-row length is at most maxlen (the tuner's
+   short-row class), so a block size may have a line per row-length class. No table found means built-in defaults,
+   said by -info and MatView() (PBGTableStatus); an explicit file that cannot be read and a malformed line are errors. */
 static PetscErrorCode MatBAIJKSPARSETableLoad(void)
 {
-  char        path[PETSC_MAX_PATH_LEN] = "", line[512];
-  const char *env;
-  FILE       *fp;
-  PetscBool   none;
-  int         lineno = 0;
+  char      path[PETSC_MAX_PATH_LEN] = "", tried[4 * PETSC_MAX_PATH_LEN] = "", line[512];
+  FILE     *fp;
+  PetscBool found, explicit_file, avail;
+  int       lineno = 0, arch = 0;
 
   PetscFunctionBegin;
   if (PBGTableLoaded) PetscFunctionReturn(PETSC_SUCCESS);
   PBGTableLoaded = PETSC_TRUE;
+  PBGTableStatus[0] = 0;
   PetscCall(PetscArrayzero(PBGTableCount, PBG_TABLE_MAX_BS + 1));
-  env = getenv("PETSCBLOCKGPU_TUNING_FILE");
-  if (PBGTableFile[0]) PetscCall(PetscStrncpy(path, PBGTableFile, sizeof(path)));
-  else if (env && env[0]) PetscCall(PetscStrncpy(path, env, sizeof(path)));
-  else {
-    Dl_info   info;
-    int       dev = 0, major = 0, minor = 0;
-    PetscBool avail;
+  PetscCall(PetscBlockGPUDeviceAvailable(&avail));
+  if (avail) {
+    int dev = 0, major = 0, minor = 0;
 
-    /* no device: no architecture, so no table of its own (the host path only checks the choice: built-in defaults) */
-    PetscCall(PetscBlockGPUDeviceAvailable(&avail));
-    if (!avail) PetscFunctionReturn(PETSC_SUCCESS);
     PetscCallCUDA(cudaGetDevice(&dev));
     PetscCallCUDA(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev));
     PetscCallCUDA(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev));
-    if (dladdr((void *)MatBAIJKSPARSETableLoad, &info) && info.dli_fname) {
-      char  dir[PETSC_MAX_PATH_LEN];
-      char *slash;
-
-      PetscCall(PetscStrncpy(dir, info.dli_fname, sizeof(dir)));
-      slash = strrchr(dir, '/');
-      if (slash) *slash = 0;
-      else PetscCall(PetscStrncpy(dir, ".", sizeof(dir)));
-      PetscCall(PetscSNPrintf(path, sizeof(path), "%s/../conf/baijksparse_tuning_sm%d%d.txt", dir, major, minor));
-    }
+    arch = 10 * major + minor;
   }
-  PetscCall(PetscStrcmp(path, "none", &none));
-  if (!path[0] || none) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(TableLocate(arch, sizeof(path), path, sizeof(tried), tried, &found, &explicit_file));
+  /* no device and no explicit file: no architecture, so no table of its own (the host path only checks the choice) */
+  if (!avail && !explicit_file) PetscFunctionReturn(PETSC_SUCCESS);
+  if (!found) {
+    if (explicit_file) PetscCall(PetscStrncpy(PBGTableStatus, "none (disabled by -mat_baijksparse_tuning_file or PETSCBLOCKGPU_TUNING_FILE), built-in kernel parameters", sizeof(PBGTableStatus)));
+    else PetscCall(PetscSNPrintf(PBGTableStatus, sizeof(PBGTableStatus), "none found for sm_%d (looked for %s), built-in kernel parameters", arch, tried));
+    PetscCall(PetscInfo(NULL, "baijksparse: tuning table: %s\n", PBGTableStatus));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
   fp = fopen(path, "r");
-  if (!fp) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCheck(fp, PETSC_COMM_SELF, PETSC_ERR_FILE_OPEN, "Cannot open the tuning table %s (given by -mat_baijksparse_tuning_file or PETSCBLOCKGPU_TUNING_FILE; \"none\" selects the built-in parameters)", path);
   while (fgets(line, sizeof(line), fp)) {
     char                 kname[32];
     int                  bs, ept, warps, teams, lanes = 0, maxlen = 0, n;
@@ -145,6 +246,7 @@ static PetscErrorCode MatBAIJKSPARSETableLoad(void)
   }
   (void)fclose(fp);
   PetscCall(PetscStrncpy(PBGTableUsed, path, sizeof(PBGTableUsed)));
+  PetscCall(PetscStrncpy(PBGTableStatus, path, sizeof(PBGTableStatus)));
   PetscCall(PetscInfo(NULL, "baijksparse: read the tuning table %s\n", path));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -215,7 +317,7 @@ PetscErrorCode MatBAIJKSPARSEOptionsRead_Private(Mat A, PetscOptionItems PetscOp
     PetscCall(PetscOptionsInt("-mat_baijksparse_warps", "Warps per block row (K2) or per thread block (scalar, K1, K3) (0: table or default)", "MATBAIJKSPARSE", o->warps, &o->warps, NULL));
     PetscCall(PetscOptionsInt("-mat_baijksparse_teams", "K2: block rows per thread block, 1-15 (0: table or default)", "MATBAIJKSPARSE", o->teams, &o->teams, NULL));
     PetscCall(PetscOptionsInt("-mat_baijksparse_lanes", "Scalar kernel (bs 1): lanes per row, 2-32; K1: lanes per block row, 8, 16 or 32 (0: from the mean row length)", "MATBAIJKSPARSE", o->lanes, &o->lanes, NULL));
-    PetscCall(PetscOptionsString("-mat_baijksparse_tuning_file", "Tuning table of the kernels (none: built-in defaults)", "MATBAIJKSPARSE", PBGTableFile, file, sizeof(file), &fset));
+    PetscCall(PetscOptionsString("-mat_baijksparse_tuning_file", "Tuning table of the kernels (default: baijksparse_tuning_sm<XY>.txt in conf/ or share/petscblockgpu/ beside lib/, or PREFIX/share/petscblockgpu; none: built-in defaults)", "MATBAIJKSPARSE", PBGTableFile, file, sizeof(file), &fset));
   } else {
     PetscOptions options = ((PetscObject)A)->options;
 
@@ -368,6 +470,7 @@ PetscErrorCode MatSeqBAIJKSPARSEViewKernel_Private(Mat A, PetscViewer viewer, co
   PetscCall(MatSeqBAIJKSPARSEChoose_Private(A, mbs, ia, &c));
   DescribeParams(&c.p, (int)A->rmap->bs, buf, sizeof(buf));
   PetscCall(PetscViewerASCIIPrintf(viewer, "baijksparse: %sMatMult: GPU kernel %s (%s; parameters from %s)\n", what, MatBAIJKSPARSEKernels[c.p.kernel], buf, c.source));
+  PetscCall(PetscViewerASCIIPrintf(viewer, "baijksparse: %stuning table: %s\n", what, PBGTableStatus));
   if (c.balanced) {
     PetscInt nsplit = 0, nseg = 0;
 

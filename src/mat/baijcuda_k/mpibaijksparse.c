@@ -789,6 +789,7 @@ static PetscErrorCode MPIOursInitialize(void)
   MPIOurs.view             = MatView_MPIBAIJKSPARSE;
   MPIOurs.assemblyend      = MatAssemblyEnd_MPIBAIJKSPARSE;
   MPIOurs.convertfrom      = MatConvert_Any_BAIJKSPARSE;
+  MPIOurs.creategraph      = MatCreateGraph_BAIJKSPARSE;
   MPIOurs.mult             = MatMult_MPIBAIJKSPARSE;
   MPIOurs.multadd          = MatMultAdd_MPIBAIJKSPARSE;
   MPIOurs.multtranspose    = MatMultTranspose_MPIBAIJKSPARSE;

@@ -678,6 +678,7 @@ static PetscErrorCode SeqOursInitialize(void)
   SeqOurs.duplicate        = MatDuplicate_SeqBAIJKSPARSE;
   SeqOurs.view             = MatView_SeqBAIJKSPARSE;
   SeqOurs.convertfrom      = MatConvert_Any_BAIJKSPARSE;
+  SeqOurs.creategraph      = MatCreateGraph_BAIJKSPARSE;
   SeqOurs.mult             = MatMult_SeqBAIJKSPARSE;
   SeqOurs.multadd          = MatMultAdd_SeqBAIJKSPARSE;
   SeqOurs.multtranspose    = MatMultTranspose_SeqBAIJKSPARSE;
@@ -862,7 +863,7 @@ PetscErrorCode MatConvert_SeqBAIJ_SeqBAIJKSPARSE(Mat A, MatType type, MatReuse r
 . -mat_baijksparse_warps <0>            - K2: warps per block row; scalar, K1, K3: warps per thread block
 . -mat_baijksparse_teams <0>            - K2: block rows per thread block
 . -mat_baijksparse_lanes <0>            - scalar kernel: lanes per row (2-32); K1: lanes per block row (8, 16, 32)
-- -mat_baijksparse_tuning_file <file>   - the tuning table (default conf/baijksparse_tuning_sm<XY>.txt next to the library's directory; none: built-in defaults)
+- -mat_baijksparse_tuning_file <file>   - the tuning table (default: baijksparse_tuning_sm<XY>.txt found by `MatBAIJKSPARSEGetTuningTable()`; none: built-in defaults)
 
    Level: beginner
 

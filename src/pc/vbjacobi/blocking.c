@@ -123,28 +123,59 @@ static PetscErrorCode MatrixBlocks(Mat A, PetscInt maxbs, PetscInt *nblocks, Pet
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* Chooses the source of the blocks, resolving AUTO the same way on every rank: variable block sizes when every rank has
-   usable ones, else the paper's supervariable blocking, also for matrices with a block size > 1 (their block rows are
-   natural supervariables, merged up to the bound): measured by bench_solve on an H100 (README, "Time to solution"),
-   merging beat the matrix blocks in total time on most of the block matrices (driven cavity, Gray-Scott at 128^2 and
-   512^2, bar and LDG with GMRES) and lost by under 10% on the rest (elasticity, bar with IDR/BiCGStab). */
+/* Chooses the source of the blocks, resolving AUTO the same way on every rank:
+   - variable block sizes when every rank has usable ones;
+   - the matrix block size (bs > 1, within the bound) when the matrix is known symmetric, Hermitian or SPD, or when the PC
+     is a multigrid level smoother (options prefix with "mg_levels_"): merged blocks lost there. Issue 22 on an H100:
+     3-D elasticity with CG 818 iterations merged against 515 with the matrix blocks (0.32 s against 0.17 s; ksp ex56 on
+     the host: 196 against 114); vbjacobi as the level smoother of ex19's geometric multigrid 0.75 s merged against
+     0.40 s for pbjacobi, and a divergent V-cycle of GAMG with a merged-block smoother on a nonsymmetric problem;
+   - else the paper's supervariable blocking, also for matrices with a block size > 1 (their block rows are natural
+     supervariables, merged up to the bound): on the nonsymmetric outer solves merging takes fewer iterations (ex19 96^2
+     on the host: 490 against 587 with BiCGStab, 929 against 1126 with idrs; ts ex5 128^2: 962 against 1247 with GMRES),
+     and bench_solve on an H100 (doc/benchmarks.md, "Time to solution") measured it faster on driven cavity, Gray-Scott, bar and LDG. */
 PetscErrorCode PCVBJacobiResolveBlocking(PC pc, PCVBJacobiBlocking *how)
 {
   PC_VBJacobi *jac = (PC_VBJacobi *)pc->data;
   Mat          A   = pc->pmat;
 
   PetscFunctionBegin;
-  *how = jac->blocking;
+  *how               = jac->blocking;
+  jac->blocking_why[0] = 0;
   if (*how == PC_VBJACOBI_BLOCKING_AUTO) {
-    PetscInt        nb, usable, gusable;
+    PetscInt        nb, usable, gusable, bs;
     const PetscInt *sizes;
+    const char     *prefix;
+    PetscBool       set, flg, symmetric = PETSC_FALSE, smoother;
 
     PetscCall(MatGetVariableBlockSizes(A, &nb, &sizes));
     usable = nb > 0;
     for (PetscInt b = 0; b < nb; b++)
       if (sizes[b] > jac->max_block_size) usable = 0;
     PetscCallMPI(MPIU_Allreduce(&usable, &gusable, 1, MPIU_INT, MPI_MIN, PetscObjectComm((PetscObject)pc)));
-    *how = gusable ? PC_VBJACOBI_BLOCKING_VARIABLE : PC_VBJACOBI_BLOCKING_SUPERVARIABLE;
+    PetscCall(MatGetBlockSize(A, &bs));
+    PetscCall(MatIsSymmetricKnown(A, &set, &flg));
+    symmetric = (PetscBool)(set && flg);
+    if (!symmetric) {
+      PetscCall(MatIsHermitianKnown(A, &set, &flg));
+      symmetric = (PetscBool)(set && flg);
+    }
+    if (!symmetric) {
+      PetscCall(MatIsSPDKnown(A, &set, &flg));
+      symmetric = (PetscBool)(set && flg);
+    }
+    PetscCall(PCGetOptionsPrefix(pc, &prefix));
+    smoother = (PetscBool)(prefix && strstr(prefix, "mg_levels_"));
+    if (gusable) {
+      *how = PC_VBJACOBI_BLOCKING_VARIABLE;
+      PetscCall(PetscStrncpy(jac->blocking_why, "auto: the matrix has variable block sizes", sizeof(jac->blocking_why)));
+    } else if (bs > 1 && bs <= jac->max_block_size && (symmetric || smoother)) {
+      *how = PC_VBJACOBI_BLOCKING_MATRIX;
+      PetscCall(PetscStrncpy(jac->blocking_why, symmetric ? "auto: the matrix is known symmetric, blocks not merged" : "auto: a multigrid level smoother, blocks not merged", sizeof(jac->blocking_why)));
+    } else {
+      *how = PC_VBJACOBI_BLOCKING_SUPERVARIABLE;
+      PetscCall(PetscStrncpy(jac->blocking_why, "auto: merged supervariables", sizeof(jac->blocking_why)));
+    }
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }

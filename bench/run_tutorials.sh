@@ -1,0 +1,189 @@
+#!/usr/bin/env bash
+# Time to solution in PETSc's own tutorials, unmodified, at GPU scale: PETSc's built-in GPU configurations against ours
+# (issue 22). The tutorials are built from PETSc's source by `make bench` (bench/bin/ex19, ex5, ex17, ex56) and carried
+# by the bundle.
+#
+# Usage: bench/run_tutorials.sh OUTDIR [--size gpu|quick] [--host] [--cases LIST] [--np N] [--timeout S]
+#
+#   Cases (--cases, default all; sizes for --size gpu, the default, and --size quick, a CI-sized check of the script):
+#     ex19      snes ex19 (driven cavity, 4 dof), to SNES convergence; 512^2 (quick 24^2)
+#     ex5       ts ex5 (Gray-Scott, 2 dof), 10 time steps; 1024^2 (quick 32^2, 3 steps)
+#     ex17mg    snes ex17 (DMPlex Q1 finite-element linear elasticity in 3-D, vector fields), geometric multigrid
+#               (-dm_refine_hierarchy, PCMG), CG outside; the PC compared is the level smoother's
+#     ex17gamg  the same problem with PCGAMG; the PC compared is the level smoother's
+#     ex56      ksp ex56 (3-D Q1 elasticity, bs 3, a KSP alone), CG and the others; 63^3 elements, 0.8M unknowns
+#     ex19mg    snes ex19 with DMDA geometric multigrid (-da_refine, PCMG); the PC compared is the level smoother's
+#   Configurations of each case, each KSP of the case's list (the tutorial's default first, then gmres, bcgs, idr, cg
+#   where the problem is symmetric):
+#     petsc     aijcusparse (--host: aij) with -pc_type jacobi, pbjacobi and vpbjacobi: PETSc's built-in GPU choices
+#     ours      -pc_type vbjacobi and nothing else (+ -dm_mat_type / -mat_type baijksparse where the tutorial takes it;
+#               PCGAMG needs an AIJ operator, so ex17gamg keeps aijcusparse and vbjacobi is its level smoother)
+#     ours-idrs the same with -ksp_type idrs
+#   For the multigrid cases the PC is the level smoother's (-mg_levels_pc_type) and the KSP the outer one.
+#   Every run gets -log_view; its KSPSolve time (max over ranks, all solves), the outer solve (SNESSolve, TSSolve or
+#   KSPSolve), the linear iterations summed over the solves, the linear solves that did not converge, the last reason
+#   and, for ex56 (a KSP alone), the final true residual (-ksp_view_final_residual) go into OUTDIR/tutorials.csv.
+#   OUTDIR/tutorials_summary.md: per case the best PETSc and the best of ours (least KSPSolve time among the runs whose
+#   outer solve converged), their ratio, and the checks of issue 22: vbjacobi converges wherever one of PETSc's PCs
+#   converges with the same KSP; idrs converges wherever PETSc's idr, gmres or bcgs does; the median speedup.
+#   bench/plot_tutorials.py draws OUTDIR/tutorials.png from the CSV.
+#   Exit status: 0 when every run ran (converged or not), 1 when a run crashed or timed out.
+set -uo pipefail
+
+usage() { sed -n '2,31p' "$0" | sed 's/^# \{0,1\}//'; }
+out=""
+size=gpu
+host=0
+cases=ex19,ex5,ex17mg,ex17gamg,ex56,ex19mg
+np=1
+tmo=1200
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --size) size=$2; shift 2 ;;
+    --host) host=1; shift ;;
+    --cases) cases=$2; shift 2 ;;
+    --np) np=$2; shift 2 ;;
+    --timeout) tmo=$2; shift 2 ;;
+    -h|--help) usage; exit 0 ;;
+    -*) echo "run_tutorials.sh: unknown option $1" >&2; usage >&2; exit 2 ;;
+    *) [ -z "$out" ] || { echo "run_tutorials.sh: one OUTDIR only" >&2; exit 2; }; out=$1; shift ;;
+  esac
+done
+[ -n "$out" ] || { usage >&2; exit 2; }
+case "$size" in gpu|quick) ;; *) echo "run_tutorials.sh: --size gpu|quick, not $size" >&2; exit 2 ;; esac
+mkdir -p "$out" || exit 1
+
+root=$(cd "$(dirname "$0")/.." && pwd)
+lib=${PBG_LIB:-$root/lib/libpetscblockgpu.so}
+bin=$root/bench/bin
+mpiexec=${MPIEXEC:-mpiexec}
+[ -f "$lib" ] || { echo "run_tutorials.sh: no library at $lib (make, or PBG_LIB)" >&2; exit 1; }
+if [ $host = 1 ]; then aij=aij; vec=standard; device=host; else aij=aijcusparse; vec=cuda; device=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -n 1); fi
+device=${device:-unknown GPU}
+
+csv=$out/tutorials.csv
+echo "device,case,size,owner,mat_type,ksp,pc,status,outer_reason,linear_its,linear_solves,linear_failed,last_linear_reason,kspsolve_s,outer_s,true_residual,options,log" > "$csv"
+nbad=0
+
+# the case's problem options, its matrix-type and vector-type options, its KSP list and the outer event
+case_setup() { # CASE -> sets prob[], matopt, vecopt, ksps, outer, pcopt (the option that selects the PC compared)
+  local c=$1 q=0
+  [ "$size" = quick ] && q=1
+  pcopt=-pc_type
+  ourmat=baijksparse
+  vecopt=(-dm_vec_type "$vec")
+  case "$c" in
+    ex19)
+      local g=512; [ $q = 1 ] && g=24
+      prob=(ex19 -da_grid_x $g -da_grid_y $g -snes_converged_reason); sz="${g}x${g}"
+      matopt=-dm_mat_type; ksps=(default gmres bcgs idr); outer=SNESSolve ;;
+    ex5)
+      local g=1024 st=10; [ $q = 1 ] && { g=32; st=3; }
+      prob=(ex5 -da_grid_x $g -da_grid_y $g -ts_max_steps $st -snes_converged_reason -ts_error_if_step_fails 0); sz="${g}x${g}, $st steps"
+      matopt=-dm_mat_type; ksps=(default bcgs idr); outer=TSSolve ;;
+    ex17mg|ex17gamg)
+      local f=8 r=3; [ $q = 1 ] && { f=2; r=1; }
+      prob=(ex17 -dm_plex_dim 3 -dm_plex_simplex 0 -displacement_petscspace_degree 1 -dm_plex_box_faces $f,$f,$f -snes_converged_reason -snes_type ksponly)
+      # PCGAMG needs an AIJ operator (baijksparse says so): ours is vbjacobi as its smoother on aij(cusparse)
+      if [ "$c" = ex17mg ]; then prob+=(-dm_refine_hierarchy $r -pc_type mg); else prob+=(-dm_refine $r -pc_type gamg); ourmat=$aij; fi
+      sz="Q1 ${f}^3 cells refined $r times"
+      pcopt=-mg_levels_pc_type; matopt=-dm_mat_type; ksps=(cg gmres); outer=SNESSolve ;;
+    ex56)
+      local ne=63; [ $q = 1 ] && ne=7
+      prob=(ex56 -ne $ne -ksp_rtol 1e-8 -ksp_view_final_residual); sz="${ne}^3 elements"
+      matopt=-mat_type; vecopt=(); ksps=(cg gmres bcgs idr); outer=KSPSolve ;;
+    ex19mg)
+      local g=65 r=3; [ $q = 1 ] && { g=9; r=2; }
+      prob=(ex19 -da_grid_x $g -da_grid_y $g -da_refine $r -pc_type mg -snes_converged_reason); sz="${g}x${g} refined $r times"
+      pcopt=-mg_levels_pc_type; matopt=-dm_mat_type; ksps=(fgmres gmres); outer=SNESSolve ;;
+    *) echo "run_tutorials.sh: unknown case $c" >&2; return 1 ;;
+  esac
+  [ -x "$bin/${prob[0]}" ] || { echo "run_tutorials.sh: $bin/${prob[0]} missing (make bench)" >&2; return 1; }
+}
+
+# -log_view: the max time of EVENT (sum over its calls), empty when absent
+event_time() { awk -v e="$2" '$1 == e && NF > 5 { print $4; exit }' "$1"; }
+
+run_one() { # CASE OWNER MATTYPE KSP PC
+  local c=$1 owner=$2 mt=$3 ksp=$4 pc=$5 name log args status its nsol nfail last reason ksps_t outer_t tres
+  name="${c}_${owner}_${mt}_${ksp}_${pc}"
+  log=$out/$name.log
+  args=("${prob[@]:1}" "$matopt" "$mt" "${vecopt[@]+"${vecopt[@]}"}" "$pcopt" "$pc" -ksp_converged_reason -log_view)
+  [ "$ksp" != default ] && args+=(-ksp_type "$ksp")
+  [ "$owner" != petsc ] && args=(-dll_append "$lib" "${args[@]}")
+  [ $host = 0 ] && [ "$np" -gt 1 ] && args+=(-use_gpu_aware_mpi 0)
+  if [ "$np" -gt 1 ]; then timeout "$tmo" "$mpiexec" -n "$np" "$bin/${prob[0]}" "${args[@]}" > "$log" 2>&1
+  else timeout "$tmo" "$bin/${prob[0]}" "${args[@]}" > "$log" 2>&1; fi
+  status=$?
+  # linear solves: the outer KSP's converged-reason lines (-ksp_converged_reason has no prefix: PCMG's level KSPs print none)
+  read -r its nsol nfail last < <(awk '/Linear solve (converged|did not converge)/ { n++; s += $NF; if ($0 ~ /did not/) f++
+        for (i = 1; i <= NF; i++) if ($i == "to") r = $(i + 1) } END { printf "%d %d %d %s\n", s, n, f, (r == "" ? "-" : r) }' "$log")
+  reason=$(grep -oE '(Nonlinear solve|TSSolve|Linear solve) (converged|did not converge) due to [A-Z_]+' "$log" | tail -n 1 | awk '{print $NF}')
+  case "$c" in
+    ex5) grep -qE 'TS_DIVERGED|DIVERGED_NONLINEAR_SOLVE|DIVERGED_STEP_REJECTED' "$log" && reason=DIVERGED_TS || reason=${reason:-CONVERGED_TS} ;;
+  esac
+  [ -n "$reason" ] || reason=-
+  ksps_t=$(event_time "$log" KSPSolve)
+  outer_t=$(event_time "$log" "$outer")
+  tres=$(awk '/KSP final norm of residual/ { v = $NF } END { print (v == "" ? "-" : v) }' "$log")
+  if [ $status != 0 ] && grep -q 'Must call MatSetVariableBlockSizes() before using PCVPBJACOBI' "$log"; then
+    reason="n/a (no variable block sizes)" # PETSc's vpbjacobi on a matrix without them: PETSc's error, not a crash
+  elif [ $status != 0 ]; then reason="exit $status"; nbad=$((nbad + 1)); fi
+  printf '"%s",%s,"%s",%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,"%s",%s\n' "$device" "$c" "$sz" "$owner" "$mt" "$ksp" "$pc" "$status" "$reason" \
+    "$its" "$nsol" "$nfail" "$last" "${ksps_t:--}" "${outer_t:--}" "$tres" "${args[*]}" "$(basename "$log")" >> "$csv"
+  printf '  %-9s %-9s %-12s %-7s %-9s %-28s its %6s (%s solves, %s failed)  KSPSolve %9s s  %s %s s\n' "$c" "$owner" "$mt" "$ksp" "$pc" "$reason" "$its" "$nsol" "$nfail" "${ksps_t:--}" "$outer" "${outer_t:--}"
+}
+
+echo "run_tutorials: $device, size $size, $np rank(s), cases $cases"
+IFS=, read -r -a caselist <<< "$cases"
+for c in "${caselist[@]}"; do
+  case_setup "$c" || { nbad=$((nbad + 1)); continue; }
+  echo "$c: ${prob[*]} ($sz)"
+  for ksp in "${ksps[@]}"; do
+    for pc in jacobi pbjacobi vpbjacobi; do run_one "$c" petsc "$aij" "$ksp" "$pc"; done
+    run_one "$c" ours "$ourmat" "$ksp" vbjacobi
+  done
+  run_one "$c" ours-idrs "$ourmat" idrs vbjacobi
+done
+
+python3 - "$csv" "$out/tutorials_summary.md" <<'EOF'
+import csv, statistics, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+def ok(r):  # the outer solve converged (the run's reason) and nothing crashed
+    return r['status'] == '0' and r['outer_reason'].startswith('CONVERGED') and r['linear_failed'] in ('0', '') and r['kspsolve_s'] != '-'
+def t(r):
+    return float(r['kspsolve_s'])
+out = [f"# PETSc tutorials: time to solution ({rows[0]['device'] if rows else '?'})", '',
+       'KSPSolve seconds (all linear solves of the run); best = least KSPSolve time among the runs that converged.', '',
+       '| case | size | best PETSc | best ours | speedup | vbjacobi converges where PETSc does | idrs converges where idr/gmres/bcgs do |',
+       '|---|---|---|---|---|---|---|']
+speedups, fails = [], []
+for c in dict.fromkeys(r['case'] for r in rows):
+    rc = [r for r in rows if r['case'] == c]
+    petsc = [r for r in rc if r['owner'] == 'petsc' and ok(r)]
+    ours = [r for r in rc if r['owner'] != 'petsc' and ok(r)]
+    bp = min(petsc, key=t) if petsc else None
+    bo = min(ours, key=t) if ours else None
+    cell = lambda r: f"{t(r):.3g} s ({r['ksp']}+{r['pc']}, {r['linear_its']} its)" if r else 'none converged'
+    sp = t(bp) / t(bo) if bp and bo and t(bo) > 0 else None
+    if sp: speedups.append(sp)
+    vb_ok = []
+    for k in dict.fromkeys(r['ksp'] for r in rc if r['owner'] == 'petsc'):
+        p_conv = any(ok(r) for r in rc if r['owner'] == 'petsc' and r['ksp'] == k)
+        v = [r for r in rc if r['owner'] == 'ours' and r['ksp'] == k]
+        if p_conv and not any(ok(r) for r in v):
+            vb_ok.append(k); fails.append(f'{c}: vbjacobi with {k} fails where PETSc converges')
+    idr_ref = any(ok(r) for r in rc if r['owner'] == 'petsc' and r['ksp'] in ('idr', 'gmres', 'bcgs', 'default'))
+    idrs = [r for r in rc if r['owner'] == 'ours-idrs']
+    idrs_ok = (not idr_ref) or any(ok(r) for r in idrs)
+    if not idrs_ok: fails.append(f'{c}: idrs fails where PETSc idr/gmres/bcgs converge')
+    out.append(f"| {c} | {rc[0]['size']} | {cell(bp)} | {cell(bo)} | {f'{sp:.2f}x' if sp else '-'} | "
+               f"{'yes' if not vb_ok else 'NO: ' + ', '.join(vb_ok)} | {'yes' if idrs_ok else 'NO'} |")
+out += ['', f"median best-against-best speedup: {statistics.median(speedups):.2f}x over {len(speedups)} cases" if speedups else 'no speedup measured']
+out += [f'- {f}' for f in fails] or ['- no default failed where PETSc converged']
+open(sys.argv[2], 'w').write('\n'.join(out) + '\n')
+print('\n'.join(out))
+EOF
+python3 "$root/bench/plot_tutorials.py" "$csv" "$out/tutorials.png" || echo "run_tutorials.sh: no plot (matplotlib?)"
+echo "run_tutorials: CSV $csv, summary $out/tutorials_summary.md; $nbad run(s) crashed or timed out"
+[ $nbad = 0 ]

@@ -1,0 +1,37 @@
+# Issue 23: petsc4py with petscblockgpu (examples/python/, tests/python/). They run when `make petsc4py` has built
+# petsc4py against this PETSc (conf/build-petsc4py.sh --query finds it in the cache), and SKIP otherwise.
+
+pbg_py_python=""
+pbg_py_why=""
+pbg_py_find() { # sets pbg_py_python, or pbg_py_why (once)
+  [ -n "$pbg_py_python$pbg_py_why" ] && return 0
+  if [ ! -f "$PBG_ROOT/conf/build-petsc4py.sh" ] || [ ! -d "$PBG_ROOT/python" ]; then
+    pbg_py_why="no conf/build-petsc4py.sh or python/ in $PBG_ROOT (a bundle)"
+  elif ! pbg_py_python=$(bash "$PBG_ROOT/conf/build-petsc4py.sh" --query 2> /dev/null); then
+    pbg_py_why="petsc4py is not built for this PETSc: run make petsc4py"
+    pbg_py_python=""
+  fi
+}
+
+# pbg_py NP [--env VAR=VALUE] SCRIPT ARGS...: passes when every line of the verdict says OK
+pbg_py() {
+  local np=$1 out status
+  shift
+  pbg_py_find
+  [ -n "$pbg_py_python" ] || { echo "$pbg_py_why"; return 77; }
+  out=$(export PYTHONPATH="$PBG_ROOT/python:$PBG_ROOT/examples/python${PYTHONPATH:+:$PYTHONPATH}"
+        if [ "$1" = --env ]; then export "${2?}"; shift 2; fi
+        pbg_run "$np" "$pbg_py_python" "$@")
+  status=$?
+  echo "$out"
+  [ $status = 0 ] && grep -q '^OK' <<< "$out" && ! grep -q '^FAILED' <<< "$out"
+}
+
+tcheck py_module -- pbg_py 1 "$PBG_ROOT/tests/python/test_module.py"
+tcheck py_dmda_late -- pbg_py 1 "$PBG_ROOT/examples/python/dmda_block.py" --load late
+tcheck py_dmda_dll_append -- pbg_py 1 "$PBG_ROOT/examples/python/dmda_block.py" --load dll_append
+tcheck py_dmda_options -- pbg_py 1 --env "PETSC_OPTIONS=-dll_append $PBG_LIB" "$PBG_ROOT/examples/python/dmda_block.py" --load options
+tcheck py_dmda_late_mpi2 -- pbg_py 2 "$PBG_ROOT/examples/python/dmda_block.py" --load late
+tcheck py_dmda_options_mpi2 -- pbg_py 2 --env "PETSC_OPTIONS=-dll_append $PBG_LIB" "$PBG_ROOT/examples/python/dmda_block.py" --load options
+tcheck py_coo -- pbg_py 1 "$PBG_ROOT/examples/python/coo_assembly.py"
+tcheck py_coo_dll_append_mpi2 -- pbg_py 2 "$PBG_ROOT/examples/python/coo_assembly.py" --load dll_append
