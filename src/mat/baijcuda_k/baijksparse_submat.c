@@ -152,42 +152,38 @@ PetscErrorCode MatCreateSubMatrix_MPIBAIJKSPARSE(Mat A, IS isrow, IS iscol, MatR
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode MatCreateSubMatrices_SeqBAIJKSPARSE(Mat A, PetscInt n, const IS isrow[], const IS iscol[], MatReuse scall, Mat *submat[])
+/* The seq and mpi MatCreateSubMatrices(): index sets in whole blocks go to BAIJ's method host (after the host copy is
+   brought up to date; reused results are marked host-newer first) and new results are subclassed; others get AIJ */
+static PetscErrorCode CreateSubMatrices_BAIJKSPARSE(Mat A, PetscBool mpi, PetscErrorCode (*host)(Mat, PetscInt, const IS[], const IS[], MatReuse, Mat *[]), PetscInt n, const IS isrow[], const IS iscol[], MatReuse scall, Mat *submat[])
 {
-  Mat_SeqBAIJKSPARSE *k = (Mat_SeqBAIJKSPARSE *)A->spptr;
-  PetscBool           whole;
+  PetscBool whole;
 
   PetscFunctionBegin;
-  PetscCall(SubMatricesInWholeBlocks(A, n, isrow, iscol, PETSC_FALSE, &whole));
+  PetscCall(SubMatricesInWholeBlocks(A, n, isrow, iscol, mpi, &whole));
   if (!whole) {
     PetscCall(MatCreateSubMatrices_BAIJKSPARSE_AIJ(A, n, isrow, iscol, scall, submat));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
-  PetscCall(MatSeqBAIJKSPARSEHostAccess_Private(A, PETSC_FALSE));
+  if (mpi) PetscCall(MatMPIBAIJKSPARSEHostAccess_Private(A, PETSC_FALSE));
+  else PetscCall(MatSeqBAIJKSPARSEHostAccess_Private(A, PETSC_FALSE));
   if (scall == MAT_REUSE_MATRIX)
     for (PetscInt i = 0; i < n; i++) PetscCall(ReusedHostNewer((*submat)[i]));
-  PetscCall((*k->host.createsubmatrices)(A, n, isrow, iscol, scall, submat));
+  PetscCall((*host)(A, n, isrow, iscol, scall, submat));
   if (scall == MAT_INITIAL_MATRIX)
     for (PetscInt i = 0; i < n; i++) PetscCall(SubclassInPlace((*submat)[i]));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+PetscErrorCode MatCreateSubMatrices_SeqBAIJKSPARSE(Mat A, PetscInt n, const IS isrow[], const IS iscol[], MatReuse scall, Mat *submat[])
+{
+  PetscFunctionBegin;
+  PetscCall(CreateSubMatrices_BAIJKSPARSE(A, PETSC_FALSE, ((Mat_SeqBAIJKSPARSE *)A->spptr)->host.createsubmatrices, n, isrow, iscol, scall, submat));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 PetscErrorCode MatCreateSubMatrices_MPIBAIJKSPARSE(Mat A, PetscInt n, const IS isrow[], const IS iscol[], MatReuse scall, Mat *submat[])
 {
-  Mat_MPIBAIJKSPARSE *k = (Mat_MPIBAIJKSPARSE *)A->spptr;
-  PetscBool           whole;
-
   PetscFunctionBegin;
-  PetscCall(SubMatricesInWholeBlocks(A, n, isrow, iscol, PETSC_TRUE, &whole));
-  if (!whole) {
-    PetscCall(MatCreateSubMatrices_BAIJKSPARSE_AIJ(A, n, isrow, iscol, scall, submat));
-    PetscFunctionReturn(PETSC_SUCCESS);
-  }
-  PetscCall(MatMPIBAIJKSPARSEHostAccess_Private(A, PETSC_FALSE));
-  if (scall == MAT_REUSE_MATRIX)
-    for (PetscInt i = 0; i < n; i++) PetscCall(ReusedHostNewer((*submat)[i]));
-  PetscCall((*k->host.createsubmatrices)(A, n, isrow, iscol, scall, submat));
-  if (scall == MAT_INITIAL_MATRIX)
-    for (PetscInt i = 0; i < n; i++) PetscCall(SubclassInPlace((*submat)[i]));
+  PetscCall(CreateSubMatrices_BAIJKSPARSE(A, PETSC_TRUE, ((Mat_MPIBAIJKSPARSE *)A->spptr)->host.createsubmatrices, n, isrow, iscol, scall, submat));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
