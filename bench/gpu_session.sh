@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The GPU work of a session in one or two device calls, from the unpacked bundle (device time is scarce):
 #   ./run.sh bash bench/gpu_session.sh OUTDIR PART...
-# PART: tests      the whole suite, GPU cases only (PBG_GPU_ONLY=1)          -> OUTDIR/tests.log
+# PART: tests      the whole suite, GPU cases only (PBG_GPU_ONLY=1), as many shards at once as GPUs (every shard
+#                  sees every GPU: the 2-rank cases take one each)            -> OUTDIR/tests.log
 #       memcheck   compute-sanitizer memcheck on every GPU case (PETSc's tutorials included) -> OUTDIR/memcheck.log
 #       racecheck  compute-sanitizer racecheck on the kernel cases             -> OUTDIR/racecheck.log
 #                  (both in PBG_SHARDS parallel runners, default 8, each cut at SANITIZE_SECONDS, default 400; the
@@ -19,9 +20,13 @@
 #                  vbjacobi: host<->device bytes per step and matrix uploads per Jacobian evaluation (issue 11)
 #                                                                               -> OUTDIR/ts_ex5_bytes.{csv,txt}
 #       tune       tune_baijksparse -> OUTDIR/conf/baijksparse_tuning_sm<XY>.txt (commit it under conf/)
-#       scaling    run_scaling.sh over the visible GPUs (SCALING_ARGS: bench_scaling options) -> OUTDIR/scaling.{csv,txt}
+#       scaling    run_scaling.sh over the visible GPUs (SCALING_ARGS: bench_scaling options; several matrices
+#                  separated by ';', e.g. "-grid 98 -bs 4;-grid 62 -bs 8")    -> OUTDIR/scaling.{csv,txt}
+#       tutorials  run_tutorials.sh at --size gpu, one run a GPU at once (TUTORIAL_ARGS: more of its options, e.g.
+#                  "--cases ex19,ex5 --timeout 300")                          -> OUTDIR/tutorials/
 #       solve_scaling  run_solve_scaling.sh: snes ex19 weak and strong scaling of the solve, baijksparse + vbjacobi +
 #                  idrs with the NCCL and the VecScatter ghost exchange, aijcusparse + pbjacobi + idrs -> OUTDIR/solve_scaling.{csv,txt}
+#                  (SOLVE_SCALING_ARGS: ex19 options added to every run; CONFIGS, SCALINGS, WEAK_UNKNOWNS as the script says)
 #       solve      bench_solve, time to solution: the SuiteSparse matrices of data/suitesparse, the real-matrix set
 #                  of tests/data/matrices (MANIFEST.tsv) and two PETSc tutorial Jacobians at 512x512 (snes ex19, bs 4;
 #                  ts ex5, bs 2; made first by bench/make_tutorial_jacobians.sh in a temporary directory), KSPIDR(4),
@@ -141,7 +146,17 @@ ex19_idrs() {
 for part in "$@"; do
   echo "=== $part ($(date +%T))"
   case "$part" in
-    tests) PBG_GPU_ONLY=1 bash "$here/tests/run.sh" > "$out/tests.log" 2>&1; rc=$? ;;
+    tests)
+      ngpu=$(nvidia-smi -L 2> /dev/null | grep -c '^GPU' || true)
+      ngpu=$((ngpu > 1 ? ngpu : 1))
+      rc=0
+      for ((g = 0; g < ngpu; g++)); do
+        PBG_SHARD=$g/$ngpu PBG_LOGDIR="$out/testlogs/$g" PBG_GPU_ONLY=1 bash "$here/tests/run.sh" > "$out/tests$g.txt" 2>&1 &
+      done
+      for ((g = 0; g < ngpu; g++)); do wait -n || rc=1; done
+      { cat "$out"/tests[0-9]*.txt | grep -vE '^[0-9]+ passed, '
+        awk '/^[0-9]+ passed, [0-9]+ failed/ {p += $1; f += $3; s += $5} END {print p " passed, " f " failed, " s " skipped"}' "$out"/tests[0-9]*.txt; } > "$out/tests.log"
+      rm -f "$out"/tests[0-9]*.txt ;;
     # --report-api-errors no: NCCL's communicator setup probes its kernels for every architecture and gets
     # cudaErrorNoKernelImageForDevice by design (8 such reports per 2-rank run, no memory error); every CUDA call of ours
     # is checked by PetscCallCUDA, so an API error of ours fails its case anyway
@@ -153,8 +168,21 @@ for part in "$@"; do
     values) bench_values -o "$out/values.csv" > "$out/values.txt" 2>&1; rc=$?; tail -n 16 "$out/values.txt" ;;
     ts_ex5) bash "$here/bench/run_ts_ex5_bytes.sh" "$out" > "$out/ts_ex5.log" 2>&1; rc=$?; grep -E '^[a-z]+:|criterion' "$out/ts_ex5_bytes.txt" ;;
     tune) (cd "$out" && mkdir -p conf && tune_baijksparse) > "$out/tune.txt" 2>&1; rc=$? ;;
-    scaling) bash "$here/bench/run_scaling.sh" "$out/scaling.csv" ${SCALING_ARGS:-} > "$out/scaling.txt" 2>&1; rc=$?; grep speedup "$out/scaling.txt" ;;
-    solve_scaling) bash "$here/bench/run_solve_scaling.sh" "$out/solve_scaling.csv" > "$out/solve_scaling.txt" 2>&1; rc=$?; cat "$out/solve_scaling.txt" ;;
+    scaling)
+      rc=0
+      IFS=';' read -r -a matrices <<< "${SCALING_ARGS:- }"
+      for m in "${matrices[@]}"; do
+        # shellcheck disable=SC2086 # $m is a list of bench_scaling options
+        bash "$here/bench/run_scaling.sh" "$out/scaling.csv" $m >> "$out/scaling.txt" 2>&1 || rc=$?
+      done
+      grep speedup "$out/scaling.txt" | sort -u ;;
+    tutorials)
+      ngpu=$(nvidia-smi -L 2> /dev/null | grep -c '^GPU' || true)
+      # shellcheck disable=SC2086 # TUTORIAL_ARGS is a list of options
+      bash "$here/bench/run_tutorials.sh" "$out/tutorials" --gpus "$((ngpu > 1 ? ngpu : 1))" ${TUTORIAL_ARGS:-} > "$out/tutorials.txt" 2>&1; rc=$?
+      cat "$out/tutorials/tutorials_summary.md" ;;
+    # shellcheck disable=SC2086 # SOLVE_SCALING_ARGS: ex19 options for every run (e.g. -ksp_rtol 1e-5)
+    solve_scaling) bash "$here/bench/run_solve_scaling.sh" "$out/solve_scaling.csv" ${SOLVE_SCALING_ARGS:-} > "$out/solve_scaling.txt" 2>&1; rc=$?; cat "$out/solve_scaling.txt" ;;
     solve) solve_all; rc=$? ;;
     ex19_idrs) ex19_idrs > "$out/ex19_idrs.txt" 2>&1; rc=$?; grep -E '^(===|per iteration)' "$out/ex19_idrs.txt" ;;
     solve_small) solve_small; rc=$?; grep -E '^bench_solve: [0-9]+ runs' "$out/solve_small.txt" ;;

@@ -3,7 +3,7 @@
 # (issue 22). The tutorials are built from PETSc's source by `make bench` (bench/bin/ex19, ex5, ex17, ex56) and carried
 # by the bundle.
 #
-# Usage: bench/run_tutorials.sh OUTDIR [--size gpu|quick] [--host] [--cases LIST] [--np N] [--timeout S]
+# Usage: bench/run_tutorials.sh OUTDIR [--size gpu|quick] [--host] [--cases LIST] [--np N] [--timeout S] [--gpus N]
 #
 #   Cases (--cases, default all; sizes for --size gpu, the default, and --size quick, a CI-sized check of the script):
 #     ex19      snes ex19 (driven cavity, 4 dof), to SNES convergence; 512^2 (quick 24^2)
@@ -27,6 +27,8 @@
 #   outer solve converged), their ratio, and the checks of issue 22: vbjacobi converges wherever one of PETSc's PCs
 #   converges with the same KSP; idrs converges wherever PETSc's idr, gmres or bcgs does; the median speedup.
 #   bench/plot_tutorials.py draws OUTDIR/tutorials.png from the CSV.
+#   --gpus N runs N runs at once, each on a GPU of its own (CUDA_VISIBLE_DEVICES; with --np R, R GPUs a run), the
+#   runs taken in list order by whichever slot is free: every comparison is still PETSc against ours on one H100 each.
 #   Exit status: 0 when every run ran (converged or not), 1 when a run crashed or timed out.
 set -uo pipefail
 
@@ -37,6 +39,7 @@ host=0
 cases=ex19,ex5,ex17mg,ex17gamg,ex56,ex19mg
 np=1
 tmo=1200
+gpus=1
 while [ $# -gt 0 ]; do
   case "$1" in
     --size) size=$2; shift 2 ;;
@@ -44,6 +47,7 @@ while [ $# -gt 0 ]; do
     --cases) cases=$2; shift 2 ;;
     --np) np=$2; shift 2 ;;
     --timeout) tmo=$2; shift 2 ;;
+    --gpus) gpus=$2; shift 2 ;;
     -h|--help) usage; exit 0 ;;
     -*) echo "run_tutorials.sh: unknown option $1" >&2; usage >&2; exit 2 ;;
     *) [ -z "$out" ] || { echo "run_tutorials.sh: one OUTDIR only" >&2; exit 2; }; out=$1; shift ;;
@@ -128,23 +132,49 @@ run_one() { # CASE OWNER MATTYPE KSP PC
   tres=$(awk '/KSP final norm of residual/ { v = $NF } END { print (v == "" ? "-" : v) }' "$log")
   if [ $status != 0 ] && grep -q 'Must call MatSetVariableBlockSizes() before using PCVPBJACOBI' "$log"; then
     reason="n/a (no variable block sizes)" # PETSc's vpbjacobi on a matrix without them: PETSc's error, not a crash
-  elif [ $status != 0 ]; then reason="exit $status"; nbad=$((nbad + 1)); fi
+  elif [ $status != 0 ]; then reason="exit $status"; touch "$rows/$job.bad"; fi
   printf '"%s",%s,"%s",%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,"%s",%s\n' "$device" "$c" "$sz" "$owner" "$mt" "$ksp" "$pc" "$status" "$reason" \
-    "$its" "$nsol" "$nfail" "$last" "${ksps_t:--}" "${outer_t:--}" "$tres" "${args[*]}" "$(basename "$log")" >> "$csv"
+    "$its" "$nsol" "$nfail" "$last" "${ksps_t:--}" "${outer_t:--}" "$tres" "${args[*]}" "$(basename "$log")" > "$rows/$job.csv"
   printf '  %-9s %-9s %-12s %-7s %-9s %-28s its %6s (%s solves, %s failed)  KSPSolve %9s s  %s %s s\n' "$c" "$owner" "$mt" "$ksp" "$pc" "$reason" "$its" "$nsol" "$nfail" "${ksps_t:--}" "$outer" "${outer_t:--}"
 }
 
-echo "run_tutorials: $device, size $size, $np rank(s), cases $cases"
+echo "run_tutorials: $device, size $size, $np rank(s), cases $cases, $gpus run(s) at once"
+# the job list, in order: CASE OWNER MATTYPE KSP PC (a case that cannot be set up counts as a crashed run)
+jobs=()
 IFS=, read -r -a caselist <<< "$cases"
 for c in "${caselist[@]}"; do
   case_setup "$c" || { nbad=$((nbad + 1)); continue; }
   echo "$c: ${prob[*]} ($sz)"
   for ksp in "${ksps[@]}"; do
-    for pc in jacobi pbjacobi vpbjacobi; do run_one "$c" petsc "$aij" "$ksp" "$pc"; done
-    run_one "$c" ours "$ourmat" "$ksp" vbjacobi
+    for pc in jacobi pbjacobi vpbjacobi; do jobs+=("$c petsc $aij $ksp $pc"); done
+    jobs+=("$c ours $ourmat $ksp vbjacobi")
   done
-  run_one "$c" ours-idrs "$ourmat" idrs vbjacobi
+  jobs+=("$c ours-idrs $ourmat idrs vbjacobi")
 done
+rows=$out/rows
+rm -rf "$rows" && mkdir -p "$rows/claim"
+# a slot takes the next unclaimed job (mkdir is atomic) until none is left; slot i owns GPUs i*np .. i*np+np-1
+slot() { # SLOT
+  local i=$1 job c owner mt ksp pc g
+  for ((job = 0; job < ${#jobs[@]}; job++)); do
+    mkdir "$rows/claim/$job" 2> /dev/null || continue
+    read -r c owner mt ksp pc <<< "${jobs[$job]}"
+    case_setup "$c"
+    if [ "$gpus" -gt 1 ] && [ $host = 0 ]; then
+      g=$(seq -s, $((i * np)) $((i * np + np - 1)))
+      CUDA_VISIBLE_DEVICES=$g run_one "$c" "$owner" "$mt" "$ksp" "$pc"
+    else
+      run_one "$c" "$owner" "$mt" "$ksp" "$pc"
+    fi
+  done
+}
+for ((i = 0; i < gpus; i++)); do slot "$i" & done
+wait
+for ((job = 0; job < ${#jobs[@]}; job++)); do
+  if [ -f "$rows/$job.csv" ]; then cat "$rows/$job.csv" >> "$csv"; else echo "run_tutorials: no result for: ${jobs[$job]}"; nbad=$((nbad + 1)); fi
+  [ -f "$rows/$job.bad" ] && nbad=$((nbad + 1))
+done
+rm -rf "$rows"
 
 python3 - "$csv" "$out/tutorials_summary.md" <<'EOF'
 import csv, statistics, sys
