@@ -164,6 +164,23 @@ if [ -f "$pbg_idrs_dir/grayscott128.petsc" ]; then
 fi
 unset pc s side m f
 
+# -ksp_monitor_true_residual and KSPBuildSolution() mid-solve see the iterate itself: the tested norm and ||b - A x|| of
+# the first 12 iterations agree to 1e-6 (relative) on every side and variant; before KSPBuildSolution_IDRS, PETSc's default
+# applied K^{-1} to the iterate under right preconditioning and reported b - A K^{-1} x (ex56 + jacobi: 1.3e4 for 30)
+pbg_idrs_monitor() { # NP ARGS...: test_idrs with the true-residual monitor; every line's two norms compared
+  local out
+  out=$(pbg_run "$1" test_idrs "${pbg_idrs_cd[@]}" -ksp_max_it 12 -ksp_monitor_true_residual "${@:2}")
+  echo "$out"
+  awk '/KSP .*resid norm .* true resid norm/ { n++; for (i = 1; i <= NF; i++) { if ($i == "norm" && $(i - 1) == "resid" && $(i - 2) != "true") a = $(i + 1); if ($i == "norm" && $(i - 2) == "true") b = $(i + 1) }
+         d = (a > b ? a - b : b - a) / (b > 0 ? b : 1); if (d > 1e-6) { printf "iteration %s: tested %s, true %s\n", $1, a, b; bad = 1 } }
+       END { printf "%d monitor lines compared\n", n; exit (bad || n < 10) }' <<< "$out"
+}
+tcheck idrs_monitor_true_right_jacobi -- pbg_idrs_monitor 1 -pc_type jacobi
+tcheck idrs_monitor_true_right_vbjacobi_mpi2 -- pbg_idrs_monitor 2 -pc_type vbjacobi
+tcheck idrs_monitor_true_right_smoothing -- pbg_idrs_monitor 1 -pc_type jacobi -ksp_idrs_smoothing
+tcheck idrs_monitor_true_left_true -- pbg_idrs_monitor 1 -pc_type jacobi -ksp_pc_side left
+tcheck idrs_gpu_monitor_true_right --gpu -- pbg_idrs_monitor 1 -pc_type vbjacobi -vec_type cuda -mat_type aijcusparse -use_gpu_aware_mpi 0
+
 # the convergence on a recurrence residual is confirmed on b - A x: on the paper's s2rmq4m1 (condition ~1e10) the recurrence
 # residual drifts ~1000x from the true one; with the check the true relative residual meets the tolerance, without it not
 pbg_idrs_ss=$PBG_ROOT/../shared/matrices/suitesparse

@@ -881,6 +881,19 @@ static PetscErrorCode KSPSolve_IDRS_Fused(KSP ksp)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* The recurrences keep the iterate itself in ksp->vec_sol, with either side (see above): KSPBuildSolutionDefault() would
+   apply K^{-1} to it under right preconditioning (as for GMRES, whose vec_sol is the preconditioned variable), and
+   -ksp_monitor_true_residual and KSPBuildSolution() mid-solve would then report b - A K^{-1} x. */
+static PetscErrorCode KSPBuildSolution_IDRS(KSP ksp, Vec v, Vec *V)
+{
+  PetscFunctionBegin;
+  if (v) {
+    PetscCall(VecCopy(ksp->vec_sol, v));
+    if (V) *V = v;
+  } else if (V) *V = ksp->vec_sol;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 static PetscErrorCode KSPSolve_IDRS(KSP ksp)
 {
   KSP_IDRS *idrs = (KSP_IDRS *)ksp->data;
@@ -1431,7 +1444,7 @@ PETSC_INTERN PetscErrorCode KSPCreate_IDRS(KSP ksp)
   ksp->ops->destroy        = KSPDestroy_IDRS;
   ksp->ops->view           = KSPView_IDRS;
   ksp->ops->setfromoptions = KSPSetFromOptions_IDRS;
-  ksp->ops->buildsolution  = KSPBuildSolutionDefault;
+  ksp->ops->buildsolution  = KSPBuildSolution_IDRS;
   ksp->ops->buildresidual  = KSPBuildResidualDefault;
 
   PetscCall(PetscObjectComposeFunction((PetscObject)ksp, "KSPIDRSSetS_C", KSPIDRSSetS_IDRS));
