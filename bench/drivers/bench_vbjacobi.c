@@ -49,7 +49,7 @@
     supervariables against merged ones (the paper's blocking; -pc_vbjacobi_blocking natural / supervariable), the
     median of 5 first setups each, on the laplace pattern with 1 unknown per point (every row its own supervariable:
     the most units to merge) and on blockdiag (random natural blocks 1..m, merged up to m).
-    A table goes to stdout and, with -o, every measurement to a CSV file; bench/plot_vbjacobi.py plots it.
+    A table goes to stdout and, with -o, every measurement to a CSV file; bench/plots/plot_vbjacobi.py plots it.
     With -check, the program fails when vbjacobi found other blocks than those built, or when its output differs
     from vpbjacobi's by more than 1e-10 (relative, max norm): a test of the numbers, not of the speed.
     Precision axis (issue 14): with -precisions LIST (default double,single,half,adaptive; 'double' alone leaves it

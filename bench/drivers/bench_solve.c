@@ -53,7 +53,7 @@
     default left, PETSc's default, under which idr, gmres and bcgs test the preconditioned norm and idrs the true one.
 
     Matrices: -f FILE[:BS],... (BS: block size of the problem, default 1); FILE.mtx or FILE.mtx.gz is read as Matrix
-    Market (bench/mmio_petsc.h; symmetric storage expanded), anything else with MatLoad() (PETSc binary: of several
+    Market (bench/drivers/mmio_petsc.h; symmetric storage expanded), anything else with MatLoad() (PETSc binary: of several
     matrices in the file the last is taken, a vector in it is ignored). -suitesparse_dir DIR: every *.mtx.gz and
     *.mtx in DIR, BS 1 (a missing DIR is skipped with a message). -matrices_dir DIR: DIR/MANIFEST.tsv of
     conf/fetch-matrices.sh (name rows nnz bs ...) and DIR/NAME.petsc.
@@ -64,7 +64,7 @@
     relative residual norm the KSP tested last (IDR: the recurrence residual; KSPIDRS then confirms on b - A x), the
     true relative residual ||b - A x|| / ||b||, setup/solve/total seconds, seconds per iteration, the bytes floor of one iteration and the
     fraction of it reached (below), number of blocks, mean block size, a note, and the bench_solve command line that
-    repeats the row. bench/plot_solve.py makes tables (among them idrs against idr) and performance profiles from the
+    repeats the row. bench/plots/plot_solve.py makes tables (among them idrs against idr) and performance profiles from the
     CSV. -append refuses a CSV whose header is not this program's (one of an older column layout). A run counts as
     converged (the summary's count) only when its reason is CONVERGED_* and its true relative residual is <= 10 rtol;
     a CONVERGED_* reason above that is named in the note.
@@ -131,7 +131,7 @@ static char help[] = "Time to solution of KSPIDR(4)/KSPIDRS(4)/GMRES(30)/BiCGSta
 
 #define MAXLIST 64
 
-/* the CSV columns (tests/cases/bench_solve.sh and bench/plot_solve.py read them by name) */
+/* the CSV columns (tests/cases/bench_solve.sh and bench/plots/plot_solve.py read them by name) */
 #define IDR_S 4 /* s of IDR(s), as the paper's Table 1 */
 static const char CSV_HEADER[] = "device,matrix,rows,nnz,bs,mat_type,ksp,pc_side,norm,pc,bound,blocking,options,iterations,cycles,reason,recurrence_rel_residual,true_rel_residual,setup_s,pc_setup_s,solve_s,total_s,time_per_it_s,floor_bytes_per_it,floor_frac,nblocks,mean_block,note,rerun,file";
 

@@ -90,7 +90,7 @@
     (the marginal cost per block row extrapolated), and when preallocation plus the calls would take longer than
     -coo_max_seconds (default 60) both types run at fewer block rows (said in the output); calls stop early once
     they have used -coo_max_seconds.
-    -o writes every measurement as CSV (bench/plot_values.py plots it). -check fails the run when a comparison
+    -o writes every measurement as CSV (bench/plots/plot_values.py plots it). -check fails the run when a comparison
     differs by more than 1e-10. -host runs everything on the host (baijksparse against aij, host vectors,
     PetscTime): a check of the program on a machine without GPU, not a benchmark.
 

@@ -13,8 +13,8 @@
     own GPU (PETSc's default: rank modulo the visible devices). Times MatMult on CUDA vectors: -warmup untimed,
     then -reps back to back between an MPI_Barrier and a device synchronisation on every rank; prints the mean
     time, GB/s (values, block indices, x once, y once) and GF/s, as text and as a CSV row (-o appends). The
-    speedup against one rank is computed by whoever runs NP = 1, 2, 4 (bench/run_scaling.sh does, and
-    bench/plot_scaling.py plots it). -check compares y with MATMPIBAIJ on the host. Without a GPU the types take
+    speedup against one rank is computed by whoever runs NP = 1, 2, 4 (bench/scripts/run_scaling.sh does, and
+    bench/plots/plot_scaling.py plots it). -check compares y with MATMPIBAIJ on the host. Without a GPU the types take
     their host paths (a functional check only).
 */
 static const char help[] = "Strong scaling of MatMult (baijksparse vs aijcusparse) over MPI ranks, one GPU each.\n"
