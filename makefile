@@ -57,7 +57,10 @@ TESTS    := $(patsubst tests/%.c,tests/bin/%,$(wildcard tests/*.c)) tests/bin/ex
 # tests/*.cxx: the device kernels run in the host warp emulator (tests/emu/cuda_emu.h), built by the C++ compiler
 TESTS    += $(patsubst tests/%.cxx,tests/bin/%,$(wildcard tests/*.cxx))
 EXAMPLES := $(patsubst examples/%.c,examples/bin/%,$(wildcard examples/*.c))
-BENCHES  := $(patsubst bench/%.c,bench/bin/%,$(wildcard bench/*.c)) $(patsubst bench/%.cu,bench/bin/%,$(wildcard bench/*.cu))
+# bench/drivers/*.{c,cu}: the benchmark programs, built into bench/bin/; bench/common/: the helper all of them link
+# (the triad, the CUDA-event timer, the median, the CSV)
+BENCHES  := $(patsubst bench/drivers/%.c,bench/bin/%,$(wildcard bench/drivers/*.c)) $(patsubst bench/drivers/%.cu,bench/bin/%,$(wildcard bench/drivers/*.cu))
+BENCH_COMMON_OBJ := $(patsubst %.cu,$(OBJDIR)/%.o,$(wildcard bench/common/*.cu)) $(patsubst %.c,$(OBJDIR)/%.o,$(wildcard bench/common/*.c))
 
 PBG_INCLUDES := -Iinclude -Ibuild/gen
 # PETSc's matrix methods as an X-macro (struct _MatOps of the PETSc in use), for the generated method tables of MATBAIJKSPARSE
@@ -117,9 +120,11 @@ tests/bin/%: $(OBJDIR)/tests/%.o $(LIBNAME)
 examples/bin/%: $(OBJDIR)/examples/%.o $(LIBNAME)
 	@mkdir -p $(@D)
 	$(PCC_LINKER) $(PCC_LINKER_FLAGS) -o $@ $< $(PBG_LINK_LIB)
-bench/bin/%: $(OBJDIR)/bench/%.o $(LIBNAME)
+$(OBJDIR)/bench/%.o: PBG_CFLAGS += -Ibench/common
+$(OBJDIR)/bench/%.o: PBG_CUFLAGS += -Ibench/common
+bench/bin/%: $(OBJDIR)/bench/drivers/%.o $(BENCH_COMMON_OBJ) $(LIBNAME)
 	@mkdir -p $(@D)
-	$(PCC_LINKER) $(PCC_LINKER_FLAGS) -o $@ $< $(PBG_LINK_LIB)
+	$(PCC_LINKER) $(PCC_LINKER_FLAGS) -o $@ $< $(BENCH_COMMON_OBJ) $(PBG_LINK_LIB)
 
 # PETSc's own tutorial, unmodified: proves that -dll_append registers our types.
 PETSC_EX2 := $(firstword $(wildcard $(PETSC_DIR)/share/petscblockgpu-tutorials/ex2.c $(PETSC_DIR)/src/ksp/ksp/tutorials/ex2.c))
@@ -130,7 +135,7 @@ tests/bin/ex2: $(OBJDIR)/petsc-tutorials/ex2.o
 	@mkdir -p $(@D)
 	$(PCC_LINKER) $(PCC_LINKER_FLAGS) -o $@ $< $(PETSC_LIB)
 
-# PETSc's snes ex19 (driven cavity, 4 dof) and ts ex5 (Gray-Scott, 2 dof), unmodified: bench/make_tutorial_jacobians.sh
+# PETSc's snes ex19 (driven cavity, 4 dof) and ts ex5 (Gray-Scott, 2 dof), unmodified: bench/scripts/make_tutorial_jacobians.sh
 # runs them (also on the GPU node, from the bundle) to dump their Jacobians for bench_solve.
 PETSC_TUTSRC := $(firstword $(wildcard $(PETSC_DIR)/share/petsc/examples/src $(PETSC_DIR)/src))
 PETSC_EX19   := $(wildcard $(PETSC_TUTSRC)/snes/tutorials/ex19.c)
@@ -147,7 +152,7 @@ bench/bin/ex19: $(OBJDIR)/petsc-tutorials/ex19.o
 bench/bin/ex5: $(OBJDIR)/petsc-tutorials/ex5/ex5.o $(OBJDIR)/petsc-tutorials/ex5/reaction_diffusion.o
 	@mkdir -p $(@D)
 	$(PCC_LINKER) $(PCC_LINKER_FLAGS) -o $@ $^ $(PETSC_LIB)
-# bench/run_tutorials.sh also runs snes ex17 (DMPlex finite-element linear elasticity, vector fields) and ksp ex56 (3-D
+# bench/scripts/run_tutorials.sh also runs snes ex17 (DMPlex finite-element linear elasticity, vector fields) and ksp ex56 (3-D
 # Q1 elasticity, bs 3, CG/GAMG), unmodified
 PETSC_EX17 := $(wildcard $(PETSC_TUTSRC)/snes/tutorials/ex17.c)
 PETSC_EX56 := $(wildcard $(PETSC_TUTSRC)/ksp/ksp/tutorials/ex56.c)
@@ -222,4 +227,4 @@ distclean: clean
 help:
 	@echo "targets: all demo check bench bundle install uninstall petsc4py clean distclean; PETSC_DIR/PETSC_ARCH select an existing PETSc with CUDA; PREFIX, DESTDIR, PBG_RUNPATH=absolute|origin (doc/install.md)"
 
--include $(LIB_OBJ:.o=.d) $(wildcard $(OBJDIR)/tests/*.d $(OBJDIR)/examples/*.d $(OBJDIR)/bench/*.d)
+-include $(LIB_OBJ:.o=.d) $(wildcard $(OBJDIR)/tests/*.d $(OBJDIR)/examples/*.d $(OBJDIR)/bench/*/*.d)

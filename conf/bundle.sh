@@ -9,7 +9,7 @@
 #       deps/ucx/              UCX transport modules that UCX dlopens (found beside libucs: <libdir>/ucx)
 #       bin/                   mpiexec.hydra + hydra_pmi_proxy (hydra runs the proxy from its own directory)
 #       tests/{run.sh,cases/,bin/}, examples/{demo.sh,bin/}, bench/bin/, conf/*.txt
-#       bench/*.sh, bench/plot_solve.py; data/suitesparse/ (../shared/matrices/suitesparse/*.mtx.gz, when present)
+#       bench/scripts/*.sh, bench/plots/*.py; data/suitesparse/ (../shared/matrices/suitesparse/*.mtx.gz, when present)
 #       BUNDLE-INFO.txt        what was bundled, from where
 #
 # The target machine is a GPU node (Ubuntu 24.04, CUDA 13 in /usr/local/cuda/lib64, no MPI, no BLAS, no
@@ -57,7 +57,7 @@ is_elf() { [ -f "$1" ] && [ "$(head -c 4 "$1" | od -An -c | tr -d ' ')" = '177EL
 # --- stage the tree -----------------------------------------------------------------------------------
 say "staging in $stage"
 rm -rf "$stage" "$tarball"
-mkdir -p "$stage"/{lib,deps,bin,tests/bin,tests/cases,examples/bin,bench/bin,conf}
+mkdir -p "$stage"/{lib,deps,bin,tests/bin,tests/cases,examples/bin,bench/bin,bench/scripts,bench/plots,conf}
 
 cp -a "$root"/lib/libpetscblockgpu.so* "$stage/lib/" # the library (its SONAME) and the link to it
 cp -a "$petsclib"/libpetsc.so* "$stage/lib/"
@@ -77,11 +77,12 @@ cp -p "$root/tests/run.sh" "$stage/tests/"
 cp -p "$root"/tests/cases/*.sh "$stage/tests/cases/"
 [ -f "$root/examples/demo.sh" ] && cp -p "$root/examples/demo.sh" "$stage/examples/"
 compgen -G "$root/conf/*.txt" > /dev/null && cp -p "$root"/conf/*.txt "$stage/conf/"
-compgen -G "$root/bench/*.sh" > /dev/null && cp -p "$root"/bench/*.sh "$stage/bench/"
+# the scripts find the root two levels up (bench/scripts/) and the programs in bench/bin, as in the tree
+compgen -G "$root/bench/scripts/*.sh" > /dev/null && cp -p "$root"/bench/scripts/*.sh "$stage/bench/scripts/"
 for d in tests/data examples/data bench/data; do # data that cases may read, if any
   [ -d "$root/$d" ] && mkdir -p "$stage/$d" && cp -a "$root/$d/." "$stage/$d/"
 done
-[ -f "$root/bench/plot_solve.py" ] && cp -p "$root/bench/plot_solve.py" "$stage/bench/"
+compgen -G "$root/bench/plots/*.py" > /dev/null && cp -p "$root"/bench/plots/*.py "$stage/bench/plots/" # plot_solve.py, and the plot run_tutorials.sh draws
 # the SuiteSparse matrices of the block-Jacobi paper's Table 1 (bench_solve -suitesparse_dir data/suitesparse), when
 # this machine has them; the product never needs them
 ssdir=$root/../shared/matrices/suitesparse
@@ -283,10 +284,10 @@ if [ "$verify" = 1 ]; then
   fi
   # PETSc's tutorials dump their Jacobians from the bundle (no PETSc install there), and bench_solve reads them
   if [ -x "$u/bench/bin/ex19" ] && [ -x "$u/bench/bin/ex5" ] && [ -x "$u/bench/bin/bench_solve" ]; then
-    (cd "$tmp" && env -i PATH=/usr/bin:/bin HOME="$tmp" "$u/run.sh" bash "$u/bench/make_tutorial_jacobians.sh" "$tmp/tut" --grid 16 > "$tmp/tut.log" 2>&1 \
+    (cd "$tmp" && env -i PATH=/usr/bin:/bin HOME="$tmp" "$u/run.sh" bash "$u/bench/scripts/make_tutorial_jacobians.sh" "$tmp/tut" --grid 16 > "$tmp/tut.log" 2>&1 \
        && env -i PATH=/usr/bin:/bin HOME="$tmp" "$u/run.sh" bench_solve -f "$tmp/tut/cavity16.petsc:4,$tmp/tut/grayscott16.petsc:2" -ksp_types gmres \
             -pcs jacobi,vbjacobi -bounds 8 -max_it 20 -warmup 0 >> "$tmp/tut.log" 2>&1) \
-      || { cat "$tmp/tut.log"; die "bench/make_tutorial_jacobians.sh or bench_solve failed in the unpacked bundle"; }
+      || { cat "$tmp/tut.log"; die "bench/scripts/make_tutorial_jacobians.sh or bench_solve failed in the unpacked bundle"; }
     say "  bench/bin/ex19 and ex5 dump their Jacobians in the unpacked bundle; bench_solve reads them"
   else
     say "  warning: bench/bin/ex19, ex5 or bench_solve missing (make bench builds them from PETSc's tutorial sources)"

@@ -1,7 +1,7 @@
 # bench_solve (time to solution on real matrices; sourced by tests/run.sh). Without a GPU it runs the host path (aij,
 # baij, standard vectors): a functional check of the program, its Matrix Market reader and its CSV, in seconds.
 #   - a 2-D Laplacian in Matrix Market symmetric storage (gzip, with one explicit zero), bs 1, IDR, IDRS and GMRES:
-#     every run converges, the true residual is small, the CSV has the columns bench/plot_solve.py reads; the idrs rows
+#     every run converges, the true residual is small, the CSV has the columns bench/plots/plot_solve.py reads; the idrs rows
 #     run left preconditioning with the unpreconditioned norm (KSPIDRS's default, as KSPGetNormType() says), and the
 #     bytes floor per iteration is the manual page's count (jacobi: exact; vbjacobi and vpbjacobi with the same
 #     blocks: equal); floor_frac is "-" on the host, a positive fraction on a GPU

@@ -1,5 +1,5 @@
 # The benchmarks of issue 11 (sourced by tests/run.sh): bench_values (value operations and COO assembly, baijksparse
-# against the reference type), bench/run_ts_ex5_bytes.sh (host<->device bytes of PETSc's ts ex5) and the re-setup
+# against the reference type), bench/scripts/run_ts_ex5_bytes.sh (host<->device bytes of PETSc's ts ex5) and the re-setup
 # line of bench_vbjacobi. Small sizes: these check that the programs run, parse and compare, not the speed.
 # shellcheck shell=bash
 
@@ -50,7 +50,7 @@ tcase bench_values_gpu_bs3_prep_both --gpu -- bench_values -bs 3 -mbs 500 -reps 
 pbg_ts_ex5_bytes() { # VEC-TYPE TYPES GRID
   local d rc
   d=$(mktemp -d)
-  bash "$PBG_ROOT/bench/run_ts_ex5_bytes.sh" "$d" --grid "$3" --steps 2 --vec_type "$1" --types "$2"
+  bash "$PBG_ROOT/bench/scripts/run_ts_ex5_bytes.sh" "$d" --grid "$3" --steps 2 --vec_type "$1" --types "$2"
   rc=$?
   cat "$d/ts_ex5_bytes.csv"
   awk -F, -v vt="$1" -v want="$(tr ',' '\n' <<< "$2" | grep -c .)" '

@@ -7,7 +7,7 @@
 # MPI_Abort): -ksp_error_if_not_converged and -ts_max_snes_failures with the step's SNES cut to one iteration. For
 # those, `abort_same_with_and_without_lib` checks that our types give the same outcome (exit status and error
 # message) as PETSc's own aij/pbjacobi run without our library: whatever the abort path does is PETSc's, not ours.
-# The GPU cases run the same with CUDA vectors (PBG_WRAP="compute-sanitizer ..." in bench/gpu_session.sh runs them
+# The GPU cases run the same with CUDA vectors (PBG_WRAP="compute-sanitizer ..." in bench/scripts/gpu_session.sh runs them
 # under memcheck).
 [ -x "$PBG_ROOT/bench/bin/ex19" ] || [ -x "$PBG_ROOT/bench/bin/ex5" ] || return 0
 
@@ -108,11 +108,11 @@ if [ -x "$PBG_ROOT/bench/bin/ex17" ]; then
   tcase tut_ex17_gamg_vbjacobi_smoother -- "${ex17_gamg[@]}" -dm_mat_type aij --grep 'Linear solve converged' --grep 'Nonlinear solve converged'
   tcase tut_ex17_gamg_vbjacobi_smoother_mpi2 -n 2 -- "${ex17_gamg[@]}" -dm_mat_type aij --grep 'Linear solve converged' --grep 'Nonlinear solve converged'
 fi
-# bench/run_tutorials.sh on the host at its quick size (the script's parsing, CSV and summary; timings mean nothing here)
+# bench/scripts/run_tutorials.sh on the host at its quick size (the script's parsing, CSV and summary; timings mean nothing here)
 pbg_run_tutorials_quick() {
   local d=$PBG_LOGDIR/run_tutorials_quick
   rm -rf "$d"
-  bash "$PBG_ROOT/bench/run_tutorials.sh" "$d" --size quick --host --cases ex56,ex17gamg || return 1
+  bash "$PBG_ROOT/bench/scripts/run_tutorials.sh" "$d" --size quick --host --cases ex56,ex17gamg || return 1
   cat "$d/tutorials.csv"
   awk -F, 'NR > 1 { n++; if ($9 ~ /^CONVERGED/) c++; if ($9 ~ /^n\/a/) na++ } END { print n " rows, " c " converged, " na " not applicable"; exit !(n == 26 && c + na == n) }' "$d/tutorials.csv" &&
     grep -q 'median best-against-best speedup' "$d/tutorials_summary.md" && grep -q '^| ex56 | ' "$d/tutorials_summary.md"

@@ -258,7 +258,7 @@ int main(int argc, char **argv)
   PetscCallCUBLAS(cublasCreate(&cb));
   PetscCallCUBLAS(cublasSetStream(cb, T.stream));
 
-  PetscCall(MeasureTriad(T, prop, (size_t)1 << 27, (int)warmup, (int)runs, &triad_GBs)); /* 3 x 1 GiB */
+  PetscCall(MeasureTriad(PETSC_TRUE, (size_t)1 << 27, (int)warmup, (int)runs, &triad_GBs)); /* 3 x 1 GiB */
 
   /* one allocation for the largest batch: three copies of nb blocks of m x m, m the largest size asked for */
   int    mmax = 1;
@@ -342,8 +342,7 @@ int main(int argc, char **argv)
   PetscCallCUDA(cudaFree(Wk.info));
   PetscCallCUDA(cudaFree(Wk.offsets));
   PetscCallCUBLAS(cublasDestroy(cb));
-  PetscCallCUDA(cudaEventDestroy(T.a));
-  PetscCallCUDA(cudaEventDestroy(T.b));
+  PetscCall(BenchTimerDestroy(&T));
   PetscCall(PetscFinalize());
   return 0;
 }

@@ -3,8 +3,8 @@
 # (issue 22). The tutorials are built from PETSc's source by `make bench` (bench/bin/ex19, ex5, ex17, ex56) and carried
 # by the bundle.
 #
-# Usage: bench/run_tutorials.sh OUTDIR [--size gpu|quick] [--host] [--cases LIST] [--np N] [--timeout S] [--gpus N]
-#        bench/run_tutorials.sh OUTDIR --summary-only   (the summary and plot again, from OUTDIR/tutorials.csv)
+# Usage: bench/scripts/run_tutorials.sh OUTDIR [--size gpu|quick] [--host] [--cases LIST] [--np N] [--timeout S] [--gpus N]
+#        bench/scripts/run_tutorials.sh OUTDIR --summary-only   (the summary and plot again, from OUTDIR/tutorials.csv)
 #
 #   Cases (--cases, default all; sizes for --size gpu, the default, and --size quick, a CI-sized check of the script):
 #     ex19      snes ex19 (driven cavity, 4 dof), to SNES convergence; 512^2 (quick 24^2)
@@ -29,7 +29,7 @@
 #   OUTDIR/tutorials_summary.md: per case the best PETSc and the best of ours (least KSPSolve time among the runs whose
 #   outer solve converged), their ratio, and the checks of issue 22: vbjacobi converges wherever one of PETSc's PCs
 #   converges with the same KSP; idrs converges wherever PETSc's idr, gmres or bcgs does; the median speedup.
-#   bench/plot_tutorials.py draws OUTDIR/tutorials.png from the CSV.
+#   bench/plots/plot_tutorials.py draws OUTDIR/tutorials.png from the CSV.
 #   --gpus N runs N runs at once, each on a GPU of its own (CUDA_VISIBLE_DEVICES; with --np R, R GPUs a run), the
 #   runs taken in list order by whichever slot is free: every comparison is still PETSc against ours on one H100 each.
 #   Exit status: 0 when every run ran (converged or not), 1 when a run crashed or timed out.
@@ -62,7 +62,7 @@ done
 case "$size" in gpu|quick) ;; *) echo "run_tutorials.sh: --size gpu|quick, not $size" >&2; exit 2 ;; esac
 mkdir -p "$out" || exit 1
 
-root=$(cd "$(dirname "$0")/.." && pwd)
+root=$(cd "$(dirname "$0")/../.." && pwd) # this script is in bench/scripts/
 lib=${PBG_LIB:-$root/lib/libpetscblockgpu.so}
 bin=$root/bench/bin
 mpiexec=${MPIEXEC:-mpiexec}
@@ -226,6 +226,6 @@ out += [f'- {f}' for f in fails] or ['- no default failed where PETSc converged'
 open(sys.argv[2], 'w').write('\n'.join(out) + '\n')
 print('\n'.join(out))
 EOF
-python3 "$root/bench/plot_tutorials.py" "$csv" "$out/tutorials.png" || echo "run_tutorials.sh: no plot (matplotlib?)"
+python3 "$root/bench/plots/plot_tutorials.py" "$csv" "$out/tutorials.png" || echo "run_tutorials.sh: no plot (matplotlib?)"
 echo "run_tutorials: CSV $csv, summary $out/tutorials_summary.md; $nbad run(s) crashed or timed out"
 [ $nbad = 0 ]

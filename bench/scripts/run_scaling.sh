@@ -2,7 +2,7 @@
 # Strong scaling of MatMult over 1, 2, 4 (, 8) GPUs of one host, one MPI rank per GPU: bench_scaling on the same
 # global matrix for baijksparse and aijcusparse at every rank count up to the visible GPUs; appends the rows to
 # CSV and prints each type's speedup over its one-rank time. From the bundle:
-#   ./run.sh bash bench/run_scaling.sh OUT.csv [bench_scaling options, e.g. -grid 64 -bs 4]
+#   ./run.sh bash bench/scripts/run_scaling.sh OUT.csv [bench_scaling options, e.g. -grid 64 -bs 4]
 # (MPIEXEC and PATH come from run.sh; elsewhere set MPIEXEC and put bench/bin on PATH.)
 set -eu
 csv=${1:?usage: run_scaling.sh OUT.csv [bench_scaling options]}

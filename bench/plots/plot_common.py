@@ -1,4 +1,4 @@
-"""Shared by bench/plot_*.py: matplotlib without a display, the benchmark CSV, the PNG beside it."""
+"""Shared by bench/plots/plot_*.py: matplotlib without a display, the benchmark CSV, the PNG beside it."""
 import csv
 import os
 import sys

@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
-"""Plots bench_scaling's CSV (bench/run_scaling.sh): MatMult time and speedup over one GPU against the GPU count, for
+"""Plots bench_scaling's CSV (bench/scripts/run_scaling.sh): MatMult time and speedup over one GPU against the GPU count, for
 each matrix type and problem (grid, bs), with the ideal line.
 
-usage: python3 bench/plot_scaling.py scaling.csv [out.png]"""
+usage: python3 bench/plots/plot_scaling.py scaling.csv [out.png]"""
 from collections import defaultdict
 
 from plot_common import command_line, read_rows, save

@@ -382,7 +382,7 @@ int main(int argc, char **argv)
   PetscCallCUSPARSE(cusparseCreate(&sp));
   PetscCallCUSPARSE(cusparseSetStream(sp, T.stream));
 
-  PetscCall(MeasureTriad(T, prop, (size_t)(scale * (1 << 27)) + 1024, (int)warmup, (int)runs, &triad_GBs)); /* 3 x 1 GiB (scaled) */
+  PetscCall(MeasureTriad(PETSC_TRUE, (size_t)(scale * (1 << 27)) + 1024, (int)warmup, (int)runs, &triad_GBs)); /* 3 x 1 GiB (scaled) */
   PetscCall(PetscPrintf(PETSC_COMM_SELF, "bench_bsrmv: device %s (sm_%d%d, %.0f GiB), FP64, values per matrix %.2f GiB, median of %d runs\n", prop.name, prop.major, prop.minor, prop.totalGlobalMem / 1073741824.0, scale, (int)runs));
   PetscCall(PetscPrintf(PETSC_COMM_SELF, "triad (a = b + s c) measured in this run: %.0f GB/s\n\n", triad_GBs));
   if (out[0]) {
@@ -461,8 +461,7 @@ int main(int argc, char **argv)
   }
   if (csv) fclose(csv);
   PetscCallCUSPARSE(cusparseDestroy(sp));
-  PetscCallCUDA(cudaEventDestroy(T.a));
-  PetscCallCUDA(cudaEventDestroy(T.b));
+  PetscCall(BenchTimerDestroy(&T));
   PetscCall(PetscFinalize());
   return 0;
 }

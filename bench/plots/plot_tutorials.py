@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
-"""Plots bench/run_tutorials.sh's CSV: per tutorial case, the KSPSolve time of each configuration that converged
+"""Plots bench/scripts/run_tutorials.sh's CSV: per tutorial case, the KSPSolve time of each configuration that converged
 (PETSc's built-in ones grey, ours coloured, the best of each side outlined), on a log scale; a cross marks a
 configuration that did not converge.
 
-usage: python3 bench/plot_tutorials.py tutorials.csv [out.png]"""
+usage: python3 bench/plots/plot_tutorials.py tutorials.csv [out.png]"""
 from plot_common import command_line, read_rows, save
 
 

@@ -254,8 +254,7 @@ int main(int argc, char **argv)
   }
   fclose(fp);
   for (PetscInt p = 0; p < npat; p++) PetscCall(PetscFree(patterns[p]));
-  PetscCallCUDA(cudaEventDestroy(T.a));
-  PetscCallCUDA(cudaEventDestroy(T.b));
+  PetscCall(BenchTimerDestroy(&T));
   PetscCall(PetscFinalize());
   return 0;
 }

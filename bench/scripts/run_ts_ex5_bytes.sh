@@ -3,7 +3,7 @@
 # bs 2; ARKIMEX, fully implicit, with an RHS Jacobian assembled on the host, which TS shifts and scales into the
 # implicit stage's matrix: MatScale(-1), MatShift(shift) per Jacobian evaluation), unmodified, with our types (issue 11).
 #
-# Usage: bench/run_ts_ex5_bytes.sh OUTDIR [--grid N] [--steps S] [--types LIST] [--vec_type cuda|standard] [--pc PC]
+# Usage: bench/scripts/run_ts_ex5_bytes.sh OUTDIR [--grid N] [--steps S] [--types LIST] [--vec_type cuda|standard] [--pc PC]
 #
 #   Runs ex5 (bench/bin/ex5, built by `make bench`, carried by the bundle) at N x N (default 1024: 2,097,152 rows)
 #   for S time steps (default 5) with -dm_mat_type T (LIST, default baijksparse,aijcusparse), -dm_vec_type cuda,
@@ -50,10 +50,10 @@ done
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 ex5=""
-for p in "$here/bin/ex5" "${PBG_ROOT:-/nonexistent}/bench/bin/ex5"; do [ -x "$p" ] && { ex5=$p; break; }; done
+for p in "$here/../bin/ex5" "${PBG_ROOT:-/nonexistent}/bench/bin/ex5"; do [ -x "$p" ] && { ex5=$p; break; }; done
 [ -n "$ex5" ] || ex5=$(command -v ex5) || { echo "run_ts_ex5_bytes: no program ex5 (bench/bin/ex5: built by 'make bench' from PETSc's tutorial sources)" >&2; exit 1; }
 lib=""
-for p in "${PBG_LIB:-}" "$here/../lib/libpetscblockgpu.so" "${PBG_ROOT:-/nonexistent}/lib/libpetscblockgpu.so"; do [ -n "$p" ] && [ -f "$p" ] && { lib=$(cd "$(dirname "$p")" && pwd)/$(basename "$p"); break; }; done
+for p in "${PBG_LIB:-}" "$here/../../lib/libpetscblockgpu.so" "${PBG_ROOT:-/nonexistent}/lib/libpetscblockgpu.so"; do [ -n "$p" ] && [ -f "$p" ] && { lib=$(cd "$(dirname "$p")" && pwd)/$(basename "$p"); break; }; done
 [ -n "$lib" ] || { echo "run_ts_ex5_bytes: no lib/libpetscblockgpu.so beside bench/" >&2; exit 1; }
 
 mkdir -p "$out"

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Issue 14's iteration and time criteria from bench/run_solve_precisions.sh: for each (matrix, mat type, pc, bound) that
+"""Issue 14's iteration and time criteria from bench/scripts/run_solve_precisions.sh: for each (matrix, mat type, pc, bound) that
 converged with double inverses (true relative residual <= 1e-6 and a converged reason), the iterations and total time of
 single, half and adaptive against double.
 Usage: compare_precisions.py DIR (holding solve_prec_{double,single,half,adaptive}.csv)"""

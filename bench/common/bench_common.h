@@ -1,6 +1,8 @@
-/* Shared by the benchmarks of bench/: block patterns of PETSc's DMDA stencils and the CUDA-event timer. */
+/* The C++ layer of the CUDA benchmarks (bench_bsrmv, bench_invert, tune_baijksparse) over bench_util.h: block patterns
+   of PETSc's DMDA stencils, and the timer and median of bench_util.h with lambdas. The triad is bench_util.h's. */
 #pragma once
 
+#include "bench_util.h"
 #include <petscdevice_cuda.h>
 #include <petscmat.h>
 #include <vector>
@@ -49,24 +51,18 @@ static PetscErrorCode MatCreateSeqBAIJFromCSR(PetscInt bs, PetscInt mbs, PetscIn
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* CUDA events on one stream */
-struct Timer {
-  cudaStream_t stream;
-  cudaEvent_t  a, b;
-};
+/* The CUDA-event timer of bench_util.h, on PETSc's current CUDA stream; prop: the current device (its name is printed) */
+typedef BenchTimer Timer;
 
-/* Events on PETSc's current CUDA stream, and the properties of the current device (for the name in the output) */
 static PetscErrorCode TimerCreate(Timer &T, cudaDeviceProp *prop)
 {
   int dev;
 
   PetscFunctionBegin;
-  PetscCall(PetscDeviceInitialize(PETSC_DEVICE_CUDA));
+  PetscCall(BenchTimerCreate(PETSC_TRUE, &T));
   PetscCallCUDA(cudaGetDevice(&dev));
   PetscCallCUDA(cudaGetDeviceProperties(prop, dev));
-  PetscCall(PetscGetCurrentCUDAStream(&T.stream));
-  PetscCallCUDA(cudaEventCreate(&T.a));
-  PetscCallCUDA(cudaEventCreate(&T.b));
+  PetscCall(PetscGetCurrentCUDAStream(&T.stream)); /* the stream the programs give cuBLAS/cuSPARSE and their kernels */
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -75,25 +71,19 @@ static PetscErrorCode TimerCreate(Timer &T, cudaDeviceProp *prop)
 template <class R, class F>
 static PetscErrorCode TimeMedianWithReset(Timer &T, int warmup, int runs, R reset, F f, double *us)
 {
-  std::vector<float> t;
+  std::vector<PetscReal> t(runs);
 
   PetscFunctionBegin;
-  for (int w = 0; w < warmup; w++) {
+  for (int r = -warmup; r < runs; r++) {
+    double sec;
+
     PetscCall(reset());
+    PetscCall(BenchTimerStart(&T));
     PetscCall(f());
+    PetscCall(BenchTimerStop(&T, &sec, NULL));
+    if (r >= 0) t[r] = sec;
   }
-  for (int r = 0; r < runs; r++) {
-    float ms;
-    PetscCall(reset());
-    PetscCallCUDA(cudaEventRecord(T.a, T.stream));
-    PetscCall(f());
-    PetscCallCUDA(cudaEventRecord(T.b, T.stream));
-    PetscCallCUDA(cudaEventSynchronize(T.b));
-    PetscCallCUDA(cudaEventElapsedTime(&ms, T.a, T.b));
-    t.push_back(ms);
-  }
-  std::sort(t.begin(), t.end());
-  *us = 1e3 * t[t.size() / 2];
+  *us = 1e6 * BenchMedian(runs, t.data());
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -101,32 +91,4 @@ template <class F>
 static PetscErrorCode TimeMedian(Timer &T, int warmup, int runs, F f, double *us)
 {
   return TimeMedianWithReset(T, warmup, runs, []() { return PETSC_SUCCESS; }, f, us);
-}
-
-__global__ static void TriadKernel(double *a, const double *b, const double *c, double s, size_t n)
-{
-  for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x) a[i] = b[i] + s * c[i];
-}
-
-/* The reference bandwidth: a = b + s c on three vectors of n doubles, the median of runs (GB/s, 24 n bytes) */
-static PetscErrorCode MeasureTriad(Timer &T, const cudaDeviceProp &prop, size_t n, int warmup, int runs, double *gbs)
-{
-  double *a, *b, *c, us;
-
-  PetscFunctionBegin;
-  PetscCallCUDA(cudaMalloc((void **)&a, n * sizeof(double)));
-  PetscCallCUDA(cudaMalloc((void **)&b, n * sizeof(double)));
-  PetscCallCUDA(cudaMalloc((void **)&c, n * sizeof(double)));
-  PetscCallCUDA(cudaMemset(b, 0, n * sizeof(double)));
-  PetscCallCUDA(cudaMemset(c, 0, n * sizeof(double)));
-  PetscCall(TimeMedian(T, warmup, runs, [&]() -> PetscErrorCode {
-    PetscFunctionBegin;
-    TriadKernel<<<prop.multiProcessorCount * 8, 256, 0, T.stream>>>(a, b, c, 3.0, n);
-    PetscCallCUDA(cudaGetLastError());
-    PetscFunctionReturn(PETSC_SUCCESS); }, &us));
-  *gbs = 3.0 * n * sizeof(double) / us * 1e-3;
-  PetscCallCUDA(cudaFree(a));
-  PetscCallCUDA(cudaFree(b));
-  PetscCallCUDA(cudaFree(c));
-  PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -97,7 +97,7 @@ def main():
                 if rs2:
                     ax_su.plot([int(r['maxbs']) for r in rs2], [1e3 * float(r['resetup_s']) for r in rs2], marker=marker, color=colour,
                                linestyle=':', label=label(pc, matrix) + ' re-setup')
-        ax_bw.axhline(triad, color='black', linestyle='--', linewidth=1, label=f'VecWAXPY triad {triad:.0f} GB/s')
+        ax_bw.axhline(triad, color='black', linestyle='--', linewidth=1, label=f'triad {triad:.0f} GB/s')
         n = int(sel[0]['n'])
         ax_bw.set_title(f'{pat}, {n:,} rows: PCApply bandwidth')
         ax_bw.set_xlabel('maximum block size')

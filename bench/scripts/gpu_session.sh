@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The GPU work of a session in one or two device calls, from the unpacked bundle (device time is scarce):
-#   ./run.sh bash bench/gpu_session.sh OUTDIR PART...
+#   ./run.sh bash bench/scripts/gpu_session.sh OUTDIR PART...
 # PART: tests      the whole suite, GPU cases only (PBG_GPU_ONLY=1), as many shards at once as GPUs (every shard
 #                  sees every GPU: the 2-rank cases take one each)            -> OUTDIR/tests.log
 #       memcheck   compute-sanitizer memcheck on every GPU case (PETSc's tutorials included) -> OUTDIR/memcheck.log
@@ -29,7 +29,7 @@
 #                  (SOLVE_SCALING_ARGS: ex19 options added to every run; CONFIGS, SCALINGS, WEAK_UNKNOWNS as the script says)
 #       solve      bench_solve, time to solution: the SuiteSparse matrices of data/suitesparse, the real-matrix set
 #                  of tests/data/matrices (MANIFEST.tsv) and two PETSc tutorial Jacobians at 512x512 (snes ex19, bs 4;
-#                  ts ex5, bs 2; made first by bench/make_tutorial_jacobians.sh in a temporary directory), KSPIDR(4),
+#                  ts ex5, bs 2; made first by bench/scripts/make_tutorial_jacobians.sh in a temporary directory), KSPIDR(4),
 #                  our KSPIDRS(4), GMRES(30), BiCGStab, every PC config                          -> OUTDIR/solve.{csv,txt}
 #                  Several bench_solve runs append to one CSV, by priority: SuiteSparse with IDR, the tutorials, the
 #                  real-matrix set, SuiteSparse with GMRES and BiCGStab; each gets a -budget so that the part ends by
@@ -50,7 +50,7 @@ set -u
 out=${1:?usage: gpu_session.sh OUTDIR PART...}
 shift
 mkdir -p "$out"
-here=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd) # the root: this script is in bench/scripts/
 kernels='^(inv_|vbj_gpu|bk_gpu|tut_gpu_)'
 status=0
 
@@ -102,7 +102,7 @@ solve_all() {
   deadline=$(($(date +%s) + ${SOLVE_DEADLINE:-400}))
   rm -f "$out/solve.csv" "$out/solve.txt"
   tut=$(mktemp -d)
-  bash "$here/bench/make_tutorial_jacobians.sh" "$tut" >> "$out/solve.txt" 2>&1 || rc=$?
+  bash "$here/bench/scripts/make_tutorial_jacobians.sh" "$tut" >> "$out/solve.txt" 2>&1 || rc=$?
   # by priority: the paper's matrices with IDR and IDRS (Table 1), the GPU-scale tutorial Jacobians, the real-matrix set, then
   # GMRES and BiCGStab on the paper's matrices (GMRES(30) stagnates on most of them)
   # shellcheck disable=SC2086 # $stag is two words
@@ -166,23 +166,23 @@ for part in "$@"; do
     vbjacobi) bench_vbjacobi -o "$out/vbjacobi.csv" -matrices "$here/tests/data/matrices" > "$out/vbjacobi.txt" 2>&1; rc=$? ;;
     bsrmv) bench_bsrmv -o "$out/bsrmv.csv" > "$out/bsrmv.txt" 2>&1; rc=$? ;;
     values) bench_values -o "$out/values.csv" > "$out/values.txt" 2>&1; rc=$?; tail -n 16 "$out/values.txt" ;;
-    ts_ex5) bash "$here/bench/run_ts_ex5_bytes.sh" "$out" > "$out/ts_ex5.log" 2>&1; rc=$?; grep -E '^[a-z]+:|criterion' "$out/ts_ex5_bytes.txt" ;;
+    ts_ex5) bash "$here/bench/scripts/run_ts_ex5_bytes.sh" "$out" > "$out/ts_ex5.log" 2>&1; rc=$?; grep -E '^[a-z]+:|criterion' "$out/ts_ex5_bytes.txt" ;;
     tune) (cd "$out" && mkdir -p conf && tune_baijksparse) > "$out/tune.txt" 2>&1; rc=$? ;;
     scaling)
       rc=0
       IFS=';' read -r -a matrices <<< "${SCALING_ARGS:- }"
       for m in "${matrices[@]}"; do
         # shellcheck disable=SC2086 # $m is a list of bench_scaling options
-        bash "$here/bench/run_scaling.sh" "$out/scaling.csv" $m >> "$out/scaling.txt" 2>&1 || rc=$?
+        bash "$here/bench/scripts/run_scaling.sh" "$out/scaling.csv" $m >> "$out/scaling.txt" 2>&1 || rc=$?
       done
       grep speedup "$out/scaling.txt" | sort -u ;;
     tutorials)
       ngpu=$(nvidia-smi -L 2> /dev/null | grep -c '^GPU' || true)
       # shellcheck disable=SC2086 # TUTORIAL_ARGS is a list of options
-      bash "$here/bench/run_tutorials.sh" "$out/tutorials" --gpus "$((ngpu > 1 ? ngpu : 1))" ${TUTORIAL_ARGS:-} > "$out/tutorials.txt" 2>&1; rc=$?
+      bash "$here/bench/scripts/run_tutorials.sh" "$out/tutorials" --gpus "$((ngpu > 1 ? ngpu : 1))" ${TUTORIAL_ARGS:-} > "$out/tutorials.txt" 2>&1; rc=$?
       cat "$out/tutorials/tutorials_summary.md" ;;
     # shellcheck disable=SC2086 # SOLVE_SCALING_ARGS: ex19 options for every run (e.g. -ksp_rtol 1e-5)
-    solve_scaling) bash "$here/bench/run_solve_scaling.sh" "$out/solve_scaling.csv" ${SOLVE_SCALING_ARGS:-} > "$out/solve_scaling.txt" 2>&1; rc=$?; cat "$out/solve_scaling.txt" ;;
+    solve_scaling) bash "$here/bench/scripts/run_solve_scaling.sh" "$out/solve_scaling.csv" ${SOLVE_SCALING_ARGS:-} > "$out/solve_scaling.txt" 2>&1; rc=$?; cat "$out/solve_scaling.txt" ;;
     solve) solve_all; rc=$? ;;
     ex19_idrs) ex19_idrs > "$out/ex19_idrs.txt" 2>&1; rc=$?; grep -E '^(===|per iteration)' "$out/ex19_idrs.txt" ;;
     solve_small) solve_small; rc=$?; grep -E '^bench_solve: [0-9]+ runs' "$out/solve_small.txt" ;;

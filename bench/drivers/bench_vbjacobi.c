@@ -21,9 +21,9 @@
       pbjacobi   PETSc's PCPBJACOBI with the matrix block size m (uniform patterns only)
       jacobi     PETSc's PCJACOBI
     and, for the uniform patterns, vbjacobi again on the same matrix as baijksparse (block size m).
-    The reference bandwidth ('triad') is measured in the same run on CUDA vectors of -triad_n entries (default
-    2^25, far beyond the L2 cache): VecWAXPY, which PETSc implements as a copy and a cuBLAS axpy (40 bytes an
-    entry move), and VecPointwiseMult, one kernel (24 bytes an entry); the better of the two is the reference.
+    The reference bandwidth ('triad') is measured in the same run on raw device arrays of -triad_n entries (default
+    2^25, far beyond the L2 cache): a = b + s c, 24 bytes an entry (bench/common/bench_util.h). PETSc's VecWAXPY and
+    VecPointwiseMult rates (the same 24 bytes an entry counted) are in the CSV beside it, for reference only.
     'same' is the fraction of the same triad run on vectors that move as many bytes as the vbjacobi apply of the
     problem (the bandwidth a streaming kernel of that size reaches, launch and ramp included).
     A small untimed pass over the PCs and block sizes comes first (GPU runs), so that the one-time costs of the
@@ -49,7 +49,7 @@
     supervariables against merged ones (the paper's blocking; -pc_vbjacobi_blocking natural / supervariable), the
     median of 5 first setups each, on the laplace pattern with 1 unknown per point (every row its own supervariable:
     the most units to merge) and on blockdiag (random natural blocks 1..m, merged up to m).
-    A table goes to stdout and, with -o, every measurement to a CSV file; bench/plot_vbjacobi.py plots it.
+    A table goes to stdout and, with -o, every measurement to a CSV file; bench/plots/plot_vbjacobi.py plots it.
     With -check, the program fails when vbjacobi found other blocks than those built, or when its output differs
     from vpbjacobi's by more than 1e-10 (relative, max norm): a test of the numbers, not of the speed.
     Precision axis (issue 14): with -precisions LIST (default double,single,half,adaptive; 'double' alone leaves it
@@ -74,7 +74,7 @@ static char help[] = "Benchmark of PCVBJACOBI (GPU) against PETSc's vpbjacobi, p
                      "  -reps <n>              timed applies (default 30); -warmup <n> (default 3)\n"
                      "  -resetup_reps <n>      re-setups after new values, the best is reported (default 2)\n"
                      "  -baijksparse <bool>    also vbjacobi on baijksparse for uniform patterns (default true)\n"
-                     "  -triad_n <n>           entries of the VecWAXPY triad vectors (default 33554432)\n"
+                     "  -triad_n <n>           entries of the triad vectors (default 33554432)\n"
                      "  -f <file[:bs],...>     real matrices (PETSc binary); -matrices <dir> reads DIR/MANIFEST.tsv\n"
                      "  -o <file.csv>          write every measurement as CSV\n"
                      "  -precisions <list>     storage precisions of the vbjacobi inverses (default double,single,half,adaptive)\n"
@@ -88,15 +88,9 @@ static char help[] = "Benchmark of PCVBJACOBI (GPU) against PETSc's vpbjacobi, p
 #include <petscdevice_cuda.h>
 #include <petscblockgpu.h>
 #include <cuda_runtime.h>
+#include "bench_util.h"
 
 #define MAXLIST 64
-
-typedef struct {
-  PetscBool    gpu;
-  cudaStream_t stream;
-  cudaEvent_t  e0, e1;
-  double       t0;
-} Timer;
 
 typedef struct {
   /* what is measured */
@@ -123,7 +117,7 @@ typedef struct {
   PetscInt64 triad_n;
   Vec        flush; /* 256 MB read before each cold apply, so that the L2 cache holds none of the apply's data */
   FILE      *csv;
-  Timer      timer;
+  BenchTimer timer;
   Row        rows[12];
   PetscInt   nrows;
   PetscInt   nbad;  /* -check: vbjacobi rows with other blocks or outputs than the reference */
@@ -150,79 +144,28 @@ static PetscErrorCode Sync(Bench *b)
 static PetscErrorCode TimerStart(Bench *b)
 {
   PetscFunctionBegin;
-  if (b->gpu) {
-    PetscCall(PetscGetCurrentCUDAStream(&b->timer.stream));
-    PetscCall(CheckCuda(cudaEventRecord(b->timer.e0, b->timer.stream), "cudaEventRecord"));
-  } else PetscCall(PetscTime(&b->timer.t0));
+  PetscCall(BenchTimerStart(&b->timer));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 static PetscErrorCode TimerStop(Bench *b, double *sec)
 {
   PetscFunctionBegin;
-  if (b->gpu) {
-    float ms;
-
-    PetscCall(CheckCuda(cudaEventRecord(b->timer.e1, b->timer.stream), "cudaEventRecord"));
-    PetscCall(CheckCuda(cudaEventSynchronize(b->timer.e1), "cudaEventSynchronize"));
-    PetscCall(CheckCuda(cudaEventElapsedTime(&ms, b->timer.e0, b->timer.e1), "cudaEventElapsedTime"));
-    *sec = 1e-3 * ms;
-  } else {
-    PetscLogDouble t;
-
-    PetscCall(PetscTime(&t));
-    *sec = t - b->timer.t0;
-  }
+  PetscCall(BenchTimerStop(&b->timer, sec, NULL));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 static double Median(PetscInt n, PetscReal *v)
 {
-  if (PetscSortReal(n, v)) return -1.0;
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+  return BenchMedian(n, v);
 }
 
 /* ---------------------------------------------------------------------------------------- triad */
-/* Streaming bandwidth of PETSc's own CUDA vector kernels on vectors of N entries, the median of the reps:
-   VecWAXPY (w = a x + y), which PETSc implements as a device copy of y into w and a cuBLAS axpy, so 40 N bytes
-   move (16 N + 24 N), and VecPointwiseMult (w = x .* y), a single kernel that moves 24 N bytes. */
-static PetscErrorCode MeasureTriad(Bench *b, PetscInt64 N, double *waxpy_gbs, double *pmult_gbs)
+/* The triad of bench_util.h on N entries, with this run's reps */
+static PetscErrorCode Triad(Bench *b, PetscInt64 N, double *gbs)
 {
-  Vec        x, y, w;
-  PetscReal *t;
-  PetscInt   reps = PetscMax(b->reps, 20);
-  double     s;
-
   PetscFunctionBegin;
-  PetscCall(VecCreate(PETSC_COMM_SELF, &x));
-  PetscCall(VecSetSizes(x, (PetscInt)N, (PetscInt)N));
-  PetscCall(VecSetType(x, b->gpu ? VECCUDA : VECSTANDARD));
-  PetscCall(VecDuplicate(x, &y));
-  PetscCall(VecDuplicate(x, &w));
-  PetscCall(VecSet(x, 1.0));
-  PetscCall(VecSet(y, 2.0));
-  PetscCall(VecSet(w, 0.0));
-  PetscCall(PetscMalloc1(reps, &t));
-  for (int op = 0; op < 2; op++) {
-    for (PetscInt i = 0; i < b->warmup + 1; i++) {
-      if (op == 0) PetscCall(VecWAXPY(w, 0.5, x, y));
-      else PetscCall(VecPointwiseMult(w, x, y));
-    }
-    PetscCall(Sync(b));
-    for (PetscInt i = 0; i < reps; i++) {
-      PetscCall(TimerStart(b));
-      if (op == 0) PetscCall(VecWAXPY(w, 0.5, x, y));
-      else PetscCall(VecPointwiseMult(w, x, y));
-      PetscCall(TimerStop(b, &s));
-      t[i] = s;
-    }
-    if (op == 0) *waxpy_gbs = (b->gpu ? 40.0 : 24.0) * (double)N / Median(reps, t) / 1e9;
-    else *pmult_gbs = 24.0 * (double)N / Median(reps, t) / 1e9;
-  }
-  PetscCall(PetscFree(t));
-  PetscCall(VecDestroy(&x));
-  PetscCall(VecDestroy(&y));
-  PetscCall(VecDestroy(&w));
+  PetscCall(MeasureTriad(b->gpu, (size_t)N, b->warmup + 1, PetscMax(b->reps, 20), gbs));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -564,7 +507,7 @@ static PetscErrorCode Report(Bench *b, const char pattern[], PetscInt maxbs, Pet
 {
   Row *vp = NULL;
   char   a[32], c[32], c2[32], c3[32], d[32], e[32], f[32], g[32], h[64];
-  double same_w = 0, same_p = 0, same_gbs = 0;
+  double same_gbs = 0;
 
   PetscFunctionBegin;
   for (PetscInt r = 0; r < b->nrows; r++)
@@ -572,8 +515,7 @@ static PetscErrorCode Report(Bench *b, const char pattern[], PetscInt maxbs, Pet
   /* the triad moving as many bytes as the block-Jacobi apply: the bandwidth a streaming kernel of this size gets,
      launch and ramp included (a 50 MB kernel cannot reach the bandwidth of a 768 MB one) */
   if (b->gpu) {
-    PetscCall(MeasureTriad(b, PetscMax((inv_bytes + 16 * (PetscInt64)n) / 24, 1), &same_w, &same_p));
-    same_gbs = PetscMax(same_w, same_p);
+    PetscCall(Triad(b, PetscMax((inv_bytes + 16 * (PetscInt64)n) / BENCH_TRIAD_BYTES_PER_ENTRY, 1), &same_gbs));
   }
   PetscCall(PetscPrintf(PETSC_COMM_SELF, "\n%s, max block size %" PetscInt_FMT ": %" PetscInt_FMT " rows, %" PetscInt_FMT " blocks, %" PetscInt64_FMT " nonzeros, inverses %.1f MB\n", pattern, maxbs, n, nblocks, nnz, inv_bytes / 1e6));
   PetscCall(PetscPrintf(PETSC_COMM_SELF, "  %-10s %-14s %10s %10s %10s %10s %8s %7s %6s %8s %6s %8s %8s %7s %9s  %s\n", "pc", "matrix", "setup ms", "resetup ms", "apply us", "batched us", "GB/s", "triad", "same", "cold us", "cold", "setup x", "resetup x", "apply x", "diff", "blocks"));
@@ -591,10 +533,7 @@ static PetscErrorCode Report(Bench *b, const char pattern[], PetscInt maxbs, Pet
     w->gbs       = w->apply > 0 ? bytes / w->apply / 1e9 : -1;
     w->frac      = b->triad_gbs > 0 && w->gbs > 0 ? w->gbs / b->triad_gbs : -1;
     if (b->gpu && w->stored_bytes >= 0 && w->prec != PC_VBJACOBI_PRECISION_DOUBLE) { /* a triad of this row's own bytes */
-      double tw, tp;
-
-      PetscCall(MeasureTriad(b, PetscMax(bytes / 24, 1), &tw, &tp));
-      row_same = PetscMax(tw, tp);
+      PetscCall(Triad(b, PetscMax(bytes / BENCH_TRIAD_BYTES_PER_ENTRY, 1), &row_same));
     }
     w->frac_same = row_same > 0 && w->gbs > 0 ? w->gbs / row_same : -1;
     w->frac_cold = b->triad_gbs > 0 && w->apply_cold > 0 ? bytes / w->apply_cold / 1e9 / b->triad_gbs : -1;
@@ -993,28 +932,25 @@ int main(int argc, char **argv)
     PetscCall(CheckCuda(cudaGetDevice(&dev), "cudaGetDevice"));
     PetscCall(CheckCuda(cudaGetDeviceProperties(&prop, dev), "cudaGetDeviceProperties"));
     PetscCall(PetscSNPrintf(b.device, sizeof(b.device), "%s (sm_%d%d, %.0f GB, %d SMs)", prop.name, prop.major, prop.minor, prop.totalGlobalMem / 1e9, prop.multiProcessorCount));
-    PetscCall(CheckCuda(cudaEventCreate(&b.timer.e0), "cudaEventCreate"));
-    PetscCall(CheckCuda(cudaEventCreate(&b.timer.e1), "cudaEventCreate"));
     PetscCall(PetscDeviceInitialize(PETSC_DEVICE_CUDA));
   } else PetscCall(PetscSNPrintf(b.device, sizeof(b.device), "host (no GPU: a functional check, not a benchmark)"));
+  PetscCall(BenchTimerCreate(b.gpu, &b.timer));
   PetscCall(PetscPrintf(PETSC_COMM_SELF, "bench_vbjacobi: device %s\n", b.device));
   PetscCall(PetscPrintf(PETSC_COMM_SELF, "  apply: median of %" PetscInt_FMT " PCApply after %" PetscInt_FMT " warm-up (CUDA events), and the mean of %" PetscInt_FMT " queued back to back, and the median of single applies after the L2 cache was evicted (cold)\n  setup: the first PCSetUp (values current on host and device), then the best of %" PetscInt_FMT " re-setups after MatScale (on the device for aijcusparse: host-side setups copy the values back)\n", b.reps, b.warmup, b.reps, b.resetup_reps));
   PetscCall(PetscPrintf(PETSC_COMM_SELF, "  GB/s counts 8*sum(k^2) bytes of inverses + 16 n of vectors (jacobi: 24 n); x: ratio of vpbjacobi's time to this one's (> 1: faster than vpbjacobi)\n"));
   {
     PetscInt64 tn = b.gpu ? triad_n : PetscMin(triad_n, 1 << 22);
-    double     w_small, p_small;
 
-    PetscCall(MeasureTriad(&b, tn, &b.waxpy_gbs, &b.pmult_gbs));
-    PetscCall(MeasureTriad(&b, n, &w_small, &p_small));
-    b.triad_gbs       = PetscMax(b.waxpy_gbs, b.pmult_gbs);
-    b.triad_small_gbs = PetscMax(w_small, p_small);
-    PetscCall(PetscPrintf(PETSC_COMM_SELF, "  VecWAXPY triad on %" PetscInt64_FMT " entries: %.1f GB/s (PETSc does it as a copy + cuBLAS axpy: 40 bytes an entry counted); VecPointwiseMult (one kernel, 24 bytes an entry): %.1f GB/s\n", tn, b.waxpy_gbs, b.pmult_gbs));
-    PetscCall(PetscPrintf(PETSC_COMM_SELF, "  'triad' below is the better of the two, %.1f GB/s; at the problems' %" PetscInt_FMT " entries (partly cache-resident) the same gives %.1f GB/s\n", b.triad_gbs, n, b.triad_small_gbs));
+    PetscCall(Triad(&b, tn, &b.triad_gbs));
+    PetscCall(Triad(&b, n, &b.triad_small_gbs));
+    /* PETSc's own vector rates: the CSV columns waxpy_GBs and pointwisemult_GBs, never a denominator */
+    PetscCall(BenchVecRates(b.gpu ? VECCUDA : VECSTANDARD, tn, b.warmup + 1, PetscMax(b.reps, 20), &b.waxpy_gbs, &b.pmult_gbs));
+    PetscCall(PetscPrintf(PETSC_COMM_SELF, "  triad on %" PetscInt64_FMT " entries (a = b + s c on raw %s arrays, %d bytes an entry): %.1f GB/s; PETSc's VecWAXPY %.1f GB/s, VecPointwiseMult %.1f GB/s (the same %d bytes an entry counted)\n", tn, b.gpu ? "device" : "host", BENCH_TRIAD_BYTES_PER_ENTRY, b.triad_gbs, b.waxpy_gbs, b.pmult_gbs, BENCH_TRIAD_BYTES_PER_ENTRY));
+    PetscCall(PetscPrintf(PETSC_COMM_SELF, "  'triad' below is %.1f GB/s; at the problems' %" PetscInt_FMT " entries (partly cache-resident) the same gives %.1f GB/s\n", b.triad_gbs, n, b.triad_small_gbs));
   }
 
   if (csvname[0]) {
-    PetscCall(PetscFOpen(PETSC_COMM_SELF, csvname, "w", &b.csv));
-    PetscCall(PetscFPrintf(PETSC_COMM_SELF, b.csv, "device,pattern,maxbs,n,nblocks,nnz,inv_bytes,matrix,pc,setup_s,resetup_s,apply_s,apply_batched_s,apply_GBs,frac_triad,setup_speedup_vs_vpbjacobi,resetup_speedup_vs_vpbjacobi,apply_speed_vs_vpbjacobi,blocks_found,blocks_ok,maxdiff_vs_vpbjacobi,triad_GBs,triad_small_GBs,waxpy_GBs,pointwisemult_GBs,triad_same_bytes_GBs,frac_triad_same_bytes,apply_cold_s,frac_triad_cold,precision,stored_bytes,apply_speedup_vs_double\n"));
+    PetscCall(BenchCSVOpen(csvname, "device,pattern,maxbs,n,nblocks,nnz,inv_bytes,matrix,pc,setup_s,resetup_s,apply_s,apply_batched_s,apply_GBs,frac_triad,setup_speedup_vs_vpbjacobi,resetup_speedup_vs_vpbjacobi,apply_speed_vs_vpbjacobi,blocks_found,blocks_ok,maxdiff_vs_vpbjacobi,triad_GBs,triad_small_GBs,waxpy_GBs,pointwisemult_GBs,triad_same_bytes_GBs,frac_triad_same_bytes,apply_cold_s,frac_triad_cold,precision,stored_bytes,apply_speedup_vs_double", PETSC_FALSE, &b.csv));
   }
 
   if (b.gpu && warmup_pass) { /* one small untimed pass first: the one-time costs of the process (each kernel's module loading on first
@@ -1056,13 +992,10 @@ int main(int argc, char **argv)
     PetscCall(PetscFClose(PETSC_COMM_SELF, fp));
   }
 
-  if (b.csv) PetscCall(PetscFClose(PETSC_COMM_SELF, b.csv));
+  PetscCall(BenchCSVClose(&b.csv));
   PetscCall(PetscTime(&tend));
   PetscCall(PetscPrintf(PETSC_COMM_SELF, "\nbench_vbjacobi: done in %.1f s%s%s\n", tend - tstart, csvname[0] ? ", CSV in " : "", csvname));
-  if (b.gpu) {
-    PetscCall(CheckCuda(cudaEventDestroy(b.timer.e0), "cudaEventDestroy"));
-    PetscCall(CheckCuda(cudaEventDestroy(b.timer.e1), "cudaEventDestroy"));
-  }
+  PetscCall(BenchTimerDestroy(&b.timer));
   PetscCall(VecDestroy(&b.flush));
   if (b.nbad) PetscCall(PetscPrintf(PETSC_COMM_SELF, "bench_vbjacobi: %" PetscInt_FMT " vbjacobi measurement(s) with other blocks or outputs than the reference\n", b.nbad));
   PetscCheck(!check || !b.nbad, PETSC_COMM_SELF, PETSC_ERR_PLIB, "-check: %" PetscInt_FMT " vbjacobi measurement(s) differ from the reference (see CHECK FAILED above)", b.nbad);

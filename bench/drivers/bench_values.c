@@ -74,14 +74,14 @@
     device copies current), and X, Xs and the vectors (CUDA) are current on the device. Each call is timed by CUDA
     events on PETSc's current stream (the operation's own synchronisations included: what a user gets) and by
     PetscTime() after a device synchronisation (wall). Reported per operation and matrix type: time, bytes counted
-    (the formula above), GB/s, its fraction of the triad (VecPointwiseMult on CUDA vectors: one kernel, 24 bytes an
-    entry, and VecWAXPY, 40; the better of the two, on -triad_n entries, default as many bytes as MatScale moves,
-    at least 2^25 entries) and of the same triad run on as many bytes as the operation (launch and ramp included:
+    (the formula above), GB/s, its fraction of the triad (bench/common/bench_util.h: a = b + s c on raw device
+    arrays, 24 bytes an entry, on -triad_n entries, default as many bytes as MatScale moves, at least 2^25 entries) and of the same triad run on as many bytes as the operation (launch and ramp included:
     the small diagonal operations cannot reach the large triad), the speed against the reference type (its time
     over ours; > 1: ours is faster), and the bytes PETSc's counters (petsc_ctog_sz, petsc_gtoc_sz) saw move between
     host and device during the call ('h2d', 'd2h'; > 0: a host fallback or a copy) and during the MatMult that
-    follows it ('next': the upload a host-side operation leaves for later), with the offload state of the matrix
-    before and after (A->offloadmask, read only). After the last call both types' products (getdiagonal: the
+    follows it ('next': the upload a host-side operation leaves for later). The offload state of the matrix
+    (A->offloadmask) is not reported: PETSc has no public getter for it (only its private matimpl.h), and a benchmark
+    includes no private header; 'state' is '-'. After the last call both types' products (getdiagonal: the
     diagonals) are compared ('diff', relative, max norm): the same sequence of operations ran on both. Operations
     that change A are undone after their reps (MatCopy from X, untimed). Last, a line per operation with the issue's
     criteria for ours: >= 70% of the triad, >= 1.0x the reference, 0 bytes moved.
@@ -90,7 +90,7 @@
     (the marginal cost per block row extrapolated), and when preallocation plus the calls would take longer than
     -coo_max_seconds (default 60) both types run at fewer block rows (said in the output); calls stop early once
     they have used -coo_max_seconds.
-    -o writes every measurement as CSV (bench/plot_values.py plots it). -check fails the run when a comparison
+    -o writes every measurement as CSV (bench/plots/plot_values.py plots it). -check fails the run when a comparison
     differs by more than 1e-10. -host runs everything on the host (baijksparse against aij, host vectors,
     PetscTime): a check of the program on a machine without GPU, not a benchmark.
 
@@ -119,10 +119,10 @@ static char help[] = "Value operations and COO assembly of MATBAIJKSPARSE agains
 
 #include <petscmat.h>
 #include <petscdevice_cuda.h>
-#include <petsc/private/matimpl.h> /* A->offloadmask, reported (never written) */
 #include <petscblockgpu.h>
 #include <cuda_runtime.h>
 #include <stdint.h>
+#include "bench_util.h"
 
 typedef enum {
   OP_SCALE,
@@ -152,9 +152,8 @@ typedef struct {
   char         device[256];
   PetscInt     reps, warmup;
   Prep         prep;
-  cudaEvent_t  e0, e1;
-  double       t0;
-  double       triad_gbs, waxpy_gbs, pmult_gbs;
+  BenchTimer   timer;
+  double       triad_gbs;
   PetscInt64   triad_n;
   FILE        *csv;
   PetscInt     nbad;
@@ -186,7 +185,6 @@ typedef struct {
   double     h2d_max, d2h_max;
   PetscInt64 bytes, sbytes; /* useful bytes; 32-byte sectors touched, in bytes */
   PetscInt   nmeas;
-  char       before[8], after[8];
 } Meas;
 
 static PetscErrorCode CheckCuda(cudaError_t err, const char *what)
@@ -206,60 +204,21 @@ static PetscErrorCode Sync(Bench *b)
 static PetscErrorCode TimerStart(Bench *b)
 {
   PetscFunctionBegin;
-  PetscCall(PetscTime(&b->t0));
-  if (b->gpu) {
-    cudaStream_t s;
-
-    PetscCall(PetscGetCurrentCUDAStream(&s));
-    PetscCall(CheckCuda(cudaEventRecord(b->e0, s), "cudaEventRecord"));
-  }
+  PetscCall(BenchTimerStart(&b->timer));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 /* ev: between the events (host mode: the wall time); wall: PetscTime() after the device has finished */
 static PetscErrorCode TimerStop(Bench *b, double *ev, double *wall)
 {
-  PetscLogDouble t;
-
   PetscFunctionBegin;
-  if (b->gpu) {
-    cudaStream_t s;
-    float        ms;
-
-    PetscCall(PetscGetCurrentCUDAStream(&s));
-    PetscCall(CheckCuda(cudaEventRecord(b->e1, s), "cudaEventRecord"));
-    PetscCall(Sync(b));
-    PetscCall(PetscTime(&t));
-    PetscCall(CheckCuda(cudaEventElapsedTime(&ms, b->e0, b->e1), "cudaEventElapsedTime"));
-    *ev = 1e-3 * ms;
-  } else {
-    PetscCall(PetscTime(&t));
-    *ev = t - b->t0;
-  }
-  *wall = t - b->t0;
+  PetscCall(BenchTimerStop(&b->timer, ev, wall));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 static double Median(PetscInt n, PetscReal *v)
 {
-  if (n < 1 || PetscSortReal(n, v)) return -1.0;
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
-static const char *MaskName(PetscOffloadMask m)
-{
-  switch (m) {
-  case PETSC_OFFLOAD_UNALLOCATED:
-    return "unalloc";
-  case PETSC_OFFLOAD_CPU:
-    return "cpu";
-  case PETSC_OFFLOAD_GPU:
-    return "gpu";
-  case PETSC_OFFLOAD_BOTH:
-    return "both";
-  default:
-    return "other";
-  }
+  return BenchMedian(n, v);
 }
 
 static const char *Fmt(double v, char buf[], size_t len, const char *fmt)
@@ -287,57 +246,13 @@ static inline PetscScalar ValueOf(PetscInt64 k)
 }
 
 /* ---------------------------------------------------------------------------------------- triad */
-/* Streaming bandwidth of PETSc's own vector kernels on N entries (CUDA vectors on the GPU), the median of the reps:
-   VecPointwiseMult (w = x .* y, one kernel, 24 N bytes) and VecWAXPY (a copy + a cuBLAS axpy on CUDA vectors, 40 N
-   bytes; 24 N on the host) */
-static PetscErrorCode MeasureTriad(Bench *b, PetscInt64 N, double *waxpy_gbs, double *pmult_gbs)
-{
-  Vec        x, y, w;
-  PetscReal *t;
-  PetscInt   reps = PetscMax(b->reps, 10);
-  double     s, wall;
-
-  PetscFunctionBegin;
-  PetscCall(VecCreate(PETSC_COMM_SELF, &x));
-  PetscCall(VecSetSizes(x, (PetscInt)N, (PetscInt)N));
-  PetscCall(VecSetType(x, b->gpu ? VECCUDA : VECSTANDARD));
-  PetscCall(VecDuplicate(x, &y));
-  PetscCall(VecDuplicate(x, &w));
-  PetscCall(VecSet(x, 1.0));
-  PetscCall(VecSet(y, 2.0));
-  PetscCall(VecSet(w, 0.0));
-  PetscCall(PetscMalloc1(reps, &t));
-  for (int op = 0; op < 2; op++) {
-    for (PetscInt i = 0; i < b->warmup + 1; i++) {
-      if (op == 0) PetscCall(VecWAXPY(w, 0.5, x, y));
-      else PetscCall(VecPointwiseMult(w, x, y));
-    }
-    PetscCall(Sync(b));
-    for (PetscInt i = 0; i < reps; i++) {
-      PetscCall(TimerStart(b));
-      if (op == 0) PetscCall(VecWAXPY(w, 0.5, x, y));
-      else PetscCall(VecPointwiseMult(w, x, y));
-      PetscCall(TimerStop(b, &s, &wall));
-      t[i] = s;
-    }
-    if (op == 0) *waxpy_gbs = (b->gpu ? 40.0 : 24.0) * (double)N / Median(reps, t) / 1e9;
-    else *pmult_gbs = 24.0 * (double)N / Median(reps, t) / 1e9;
-  }
-  PetscCall(PetscFree(t));
-  PetscCall(VecDestroy(&x));
-  PetscCall(VecDestroy(&y));
-  PetscCall(VecDestroy(&w));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-/* the triad moving `bytes` (the better of the two kernels), remembered per size */
+/* the triad (bench_util.h) moving `bytes`, remembered per size */
 static PetscErrorCode SameTriad(Bench *b, PetscInt64 bytes, double *gbs)
 {
   static PetscInt64 sizes[64];
   static double     vals[64];
   static PetscInt   nsizes = 0;
-  PetscInt64        N      = PetscMax(bytes / 24, 4096);
-  double            w, p;
+  PetscInt64        N      = PetscMax(bytes / BENCH_TRIAD_BYTES_PER_ENTRY, 4096);
 
   PetscFunctionBegin;
   for (PetscInt i = 0; i < nsizes; i++)
@@ -345,8 +260,7 @@ static PetscErrorCode SameTriad(Bench *b, PetscInt64 bytes, double *gbs)
       *gbs = vals[i];
       PetscFunctionReturn(PETSC_SUCCESS);
     }
-  PetscCall(MeasureTriad(b, N, &w, &p));
-  *gbs = PetscMax(w, p);
+  PetscCall(MeasureTriad(b->gpu, (size_t)N, b->warmup + 1, PetscMax(b->reps, 10), gbs));
   if (nsizes < 64) {
     sizes[nsizes]  = N;
     vals[nsizes++] = *gbs;
@@ -881,7 +795,6 @@ static PetscErrorCode Measure(Bench *b, Side *s, OpId op, Meas *m)
     PetscCall(Prepare(b, s));
     if (op == OP_GETDIAG) PetscCall(VecSet(s->d, 0.0));
     PetscCall(Sync(b));
-    if (k == nrun - 1) PetscCall(PetscStrncpy(m->before, MaskName(s->A->offloadmask), sizeof(m->before)));
     h0 = petsc_ctog_sz;
     d0 = petsc_gtoc_sz;
     PetscCall(TimerStart(b));
@@ -890,7 +803,6 @@ static PetscErrorCode Measure(Bench *b, Side *s, OpId op, Meas *m)
     h0 = petsc_ctog_sz - h0;
     d0 = petsc_gtoc_sz - d0;
     T  = dup ? dup : s->A;
-    if (k == nrun - 1) PetscCall(PetscStrncpy(m->after, MaskName(T->offloadmask), sizeof(m->after)));
     n0 = petsc_ctog_sz;
     PetscCall(MatMult(T, s->x, s->y));
     PetscCall(Sync(b));
@@ -963,12 +875,12 @@ static PetscErrorCode Report(Bench *b, const char op[], const char formula[], co
     frac_same = same > 0 ? gbs / same : -1;
   }
   if (ref && ref->ev > 0 && m->ev > 0) speed = ref->ev / m->ev;
-  PetscCall(PetscSNPrintf(st, sizeof(st), "%s>%s", m->before, m->after));
+  PetscCall(PetscStrncpy(st, "-", sizeof(st))); /* the offload state: no public getter (see the manual page) */
   PetscCall(PetscPrintf(PETSC_COMM_SELF, "  %-18s %-16s %10.1f %10.1f %9.1f %8.1f %6s %6s %9s %6s %8s %9.2f %9.2f %9.2f %-15s %9s  %s\n", op, matrix, 1e6 * m->ev, 1e6 * m->wall, m->bytes / 1e6, gbs, Fmt(100 * frac, c1, sizeof(c1), "%.0f%%"), Fmt(100 * frac_same, c2, sizeof(c2), "%.0f%%"), Fmt(m->sbytes / 1e6, c5, sizeof(c5), "%.1f"), Fmt(100 * frac_sec, c6, sizeof(c6), "%.0f%%"), Fmt(speed, c3, sizeof(c3), "%.2fx"), m->h2d / 1e6, m->d2h / 1e6, m->next / 1e6, st,
                         diff >= 0 ? Fmt(diff, c4, sizeof(c4), "%.1e") : "-", path ? path : ""));
   if (b->csv) {
     PetscCall(PetscFPrintf(PETSC_COMM_SELF, b->csv, "\"%s\",%s,%s,%" PetscInt_FMT ",%" PetscInt_FMT ",%" PetscInt_FMT ",%" PetscInt64_FMT ",%" PetscInt64_FMT ",\"%s\",%.6e,%.6e,%.3f,%.4f,%.4f,%.4f,%.0f,%.0f,%.0f,%.0f,%.0f,%s,%s,%.3e,%.1f,%.1f,%" PetscInt_FMT ",\"%s\",%" PetscInt64_FMT ",%.4f\n", b->device, op, matrix, b->bs, mbs, b->bpr, nz, m->bytes, formula, m->ev, m->wall, gbs, frac, frac_same, speed, m->h2d, m->d2h, m->h2d_max, m->d2h_max, m->next,
-                           m->before, m->after, diff, b->triad_gbs, same, m->nmeas, path ? path : "", m->sbytes, frac_sec));
+                           "-", "-", diff, b->triad_gbs, same, m->nmeas, path ? path : "", m->sbytes, frac_sec));
     fflush(b->csv);
   }
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -1110,7 +1022,6 @@ static PetscErrorCode COOInner(Bench *b, const char type[], COOProblem *c, doubl
     PetscLogDouble h0, d0, n0;
     double         ev, wall;
 
-    PetscCall(PetscStrncpy(res->m.before, MaskName((*M)->offloadmask), sizeof(res->m.before)));
     h0 = petsc_ctog_sz;
     d0 = petsc_gtoc_sz;
     PetscCall(TimerStart(b));
@@ -1120,7 +1031,6 @@ static PetscErrorCode COOInner(Bench *b, const char type[], COOProblem *c, doubl
     twall[ncall] = wall;
     th[ncall]    = petsc_ctog_sz - h0;
     td[ncall]    = petsc_gtoc_sz - d0;
-    PetscCall(PetscStrncpy(res->m.after, MaskName((*M)->offloadmask), sizeof(res->m.after)));
     n0 = petsc_ctog_sz;
     PetscCall(MatMult(*M, *x, res->y));
     PetscCall(Sync(b));
@@ -1318,10 +1228,9 @@ int main(int argc, char **argv)
     PetscCall(CheckCuda(cudaGetDevice(&dev), "cudaGetDevice"));
     PetscCall(CheckCuda(cudaGetDeviceProperties(&prop, dev), "cudaGetDeviceProperties"));
     PetscCall(PetscSNPrintf(b.device, sizeof(b.device), "%s (sm_%d%d, %.0f GB, %d SMs)", prop.name, prop.major, prop.minor, prop.totalGlobalMem / 1e9, prop.multiProcessorCount));
-    PetscCall(CheckCuda(cudaEventCreate(&b.e0), "cudaEventCreate"));
-    PetscCall(CheckCuda(cudaEventCreate(&b.e1), "cudaEventCreate"));
     PetscCall(PetscDeviceInitialize(PETSC_DEVICE_CUDA));
   } else PetscCall(PetscSNPrintf(b.device, sizeof(b.device), "host (no GPU: a functional check, not a benchmark)"));
+  PetscCall(BenchTimerCreate(b.gpu, &b.timer));
 
   b.nz  = (PetscInt64)b.mbs * b.bpr * b.bs * b.bs;
   b.nzs = (PetscInt64)b.mbs * (b.bpr - b.nrand) * b.bs * b.bs;
@@ -1342,15 +1251,13 @@ int main(int argc, char **argv)
 
     if (!b.gpu) tn = PetscMin(tn, (PetscInt64)1 << 22);
     b.triad_n = tn;
-    PetscCall(MeasureTriad(&b, tn, &b.waxpy_gbs, &b.pmult_gbs));
-    b.triad_gbs = PetscMax(b.waxpy_gbs, b.pmult_gbs);
-    PetscCall(PetscPrintf(PETSC_COMM_SELF, "  triad on %" PetscInt64_FMT " entries: VecPointwiseMult %.1f GB/s (24 bytes an entry), VecWAXPY %.1f GB/s (%d): 'triad' = %.1f GB/s; 'same': the same on as many bytes as the operation\n", tn, b.pmult_gbs, b.waxpy_gbs, b.gpu ? 40 : 24, b.triad_gbs));
+    PetscCall(MeasureTriad(b.gpu, (size_t)tn, b.warmup + 1, PetscMax(b.reps, 10), &b.triad_gbs));
+    PetscCall(PetscPrintf(PETSC_COMM_SELF, "  triad on %" PetscInt64_FMT " entries (a = b + s c on raw %s arrays, %d bytes an entry): 'triad' = %.1f GB/s; 'same': the same on as many bytes as the operation\n", tn, b.gpu ? "device" : "host", BENCH_TRIAD_BYTES_PER_ENTRY, b.triad_gbs));
   }
   PetscCall(PetscPrintf(PETSC_COMM_SELF, "  time: CUDA events on PETSc's stream around the call; wall: PetscTime after a device sync; MB: bytes counted (formulas below); vs ref: ref time / ours (> 1: ours faster)\n"));
-  PetscCall(PetscPrintf(PETSC_COMM_SELF, "  h2d/d2h MB: PETSc's counters (petsc_ctog_sz/petsc_gtoc_sz) during the call; next: uploaded by the MatMult after it; state: offload mask before>after; diff: ours vs ref after the last call\n"));
+  PetscCall(PetscPrintf(PETSC_COMM_SELF, "  h2d/d2h MB: PETSc's counters (petsc_ctog_sz/petsc_gtoc_sz) during the call; next: uploaded by the MatMult after it; state: - (no public getter of the offload mask); diff: ours vs ref after the last call\n"));
   if (csvname[0]) {
-    PetscCall(PetscFOpen(PETSC_COMM_SELF, csvname, "w", &b.csv));
-    PetscCall(PetscFPrintf(PETSC_COMM_SELF, b.csv, "device,op,matrix,bs,mbs,blocks_per_row,nz,bytes,formula,time_s,wall_s,GBs,frac_triad,frac_triad_same,speed_vs_ref,h2d_bytes,d2h_bytes,h2d_bytes_max,d2h_bytes_max,next_h2d_bytes,state_before,state_after,maxdiff_vs_ref,triad_GBs,triad_same_GBs,calls,path,sector_bytes,frac_triad_sector\n"));
+    PetscCall(BenchCSVOpen(csvname, "device,op,matrix,bs,mbs,blocks_per_row,nz,bytes,formula,time_s,wall_s,GBs,frac_triad,frac_triad_same,speed_vs_ref,h2d_bytes,d2h_bytes,h2d_bytes_max,d2h_bytes_max,next_h2d_bytes,state_before,state_after,maxdiff_vs_ref,triad_GBs,triad_same_GBs,calls,path,sector_bytes,frac_triad_sector", PETSC_FALSE, &b.csv));
   }
 
   {
@@ -1402,14 +1309,11 @@ int main(int argc, char **argv)
     if (want[o]) PetscCall(PetscPrintf(PETSC_COMM_SELF, "    %-18s %s: %" PetscInt64_FMT " bytes (%s), %" PetscInt64_FMT " (%s)\n", OpNames[o], OpSectorFormula((OpId)o), b.secbytes[o][0], ours, b.secbytes[o][1], ref));
   PetscCall(PetscPrintf(PETSC_COMM_SELF, "\n  issue 11 criteria for %s (>= 70%% of the triad, >= 1.0x %s, 0 bytes host<->device in every timed call), the triad fraction\n"
                                          "  read with the useful bytes (the issue's reading) and with the sector bytes:\n%s", ours, ref, verdicts));
-  if (b.csv) PetscCall(PetscFClose(PETSC_COMM_SELF, b.csv));
+  PetscCall(BenchCSVClose(&b.csv));
   PetscCall(PetscTime(&tend));
   PetscCall(PetscPrintf(PETSC_COMM_SELF, "\nbench_values: done in %.1f s%s%s; %" PetscInt_FMT " comparison(s) of ours against %s differ by more than 1e-10\n", tend - tstart, csvname[0] ? ", CSV in " : "", csvname, b.nbad, ref));
   PetscCheck(!check || !b.nbad, PETSC_COMM_SELF, PETSC_ERR_PLIB, "-check: %" PetscInt_FMT " result(s) of %s differ from %s's", b.nbad, ours, ref);
-  if (b.gpu) {
-    PetscCall(CheckCuda(cudaEventDestroy(b.e0), "cudaEventDestroy"));
-    PetscCall(CheckCuda(cudaEventDestroy(b.e1), "cudaEventDestroy"));
-  }
+  PetscCall(BenchTimerDestroy(&b.timer));
   PetscCall(PetscFree(b.zrows));
   PetscCall(PetscFree(b.ia));
   PetscCall(PetscFree(b.ja));

@@ -2,14 +2,14 @@
 # bench_solve with each storage precision of the vbjacobi inverses (issue 14): KSPIDRS(4), right preconditioning, the
 # true residual, vbjacobi (merged supervariables at bounds 8..32, and its defaults) on the SuiteSparse Table 1 matrices,
 # the real-matrix set and two PETSc tutorial Jacobians at 512x512 (made by make_tutorial_jacobians.sh).
-#   bench/run_solve_precisions.sh OUTDIR   -> OUTDIR/solve_prec_{double,single,half,adaptive}.{csv,txt}, then
-#   python3 bench/compare_precisions.py OUTDIR/solve_prec_*.csv (iterations and total time of each against double)
+#   bench/scripts/run_solve_precisions.sh OUTDIR   -> OUTDIR/solve_prec_{double,single,half,adaptive}.{csv,txt}, then
+#   python3 bench/plots/compare_precisions.py OUTDIR/solve_prec_*.csv (iterations and total time of each against double)
 set -u
 out=${1:?usage: run_solve_precisions.sh OUTDIR}
-here=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd) # the root: this script is in bench/scripts/
 mkdir -p "$out"
 tut=$(mktemp -d)
-bash "$here/bench/make_tutorial_jacobians.sh" "$tut" > "$out/tutorials.log" 2>&1 || echo "no tutorial Jacobians (see $out/tutorials.log)"
+bash "$here/bench/scripts/make_tutorial_jacobians.sh" "$tut" > "$out/tutorials.log" 2>&1 || echo "no tutorial Jacobians (see $out/tutorials.log)"
 files=""
 [ -f "$tut/grayscott512.petsc" ] && files="$tut/grayscott512.petsc:2"
 [ -f "$tut/cavity512.petsc" ] && files="${files:+$files,}$tut/cavity512.petsc:4"

@@ -53,7 +53,7 @@
     default left, PETSc's default, under which idr, gmres and bcgs test the preconditioned norm and idrs the true one.
 
     Matrices: -f FILE[:BS],... (BS: block size of the problem, default 1); FILE.mtx or FILE.mtx.gz is read as Matrix
-    Market (bench/mmio_petsc.h; symmetric storage expanded), anything else with MatLoad() (PETSc binary: of several
+    Market (bench/drivers/mmio_petsc.h; symmetric storage expanded), anything else with MatLoad() (PETSc binary: of several
     matrices in the file the last is taken, a vector in it is ignored). -suitesparse_dir DIR: every *.mtx.gz and
     *.mtx in DIR, BS 1 (a missing DIR is skipped with a message). -matrices_dir DIR: DIR/MANIFEST.tsv of
     conf/fetch-matrices.sh (name rows nnz bs ...) and DIR/NAME.petsc.
@@ -64,7 +64,7 @@
     relative residual norm the KSP tested last (IDR: the recurrence residual; KSPIDRS then confirms on b - A x), the
     true relative residual ||b - A x|| / ||b||, setup/solve/total seconds, seconds per iteration, the bytes floor of one iteration and the
     fraction of it reached (below), number of blocks, mean block size, a note, and the bench_solve command line that
-    repeats the row. bench/plot_solve.py makes tables (among them idrs against idr) and performance profiles from the
+    repeats the row. bench/plots/plot_solve.py makes tables (among them idrs against idr) and performance profiles from the
     CSV. -append refuses a CSV whose header is not this program's (one of an older column layout). A run counts as
     converged (the summary's count) only when its reason is CONVERGED_* and its true relative residual is <= 10 rtol;
     a CONVERGED_* reason above that is named in the note.
@@ -89,8 +89,8 @@
                                                                              norm (idrs's second recurrence b - A x)
                      The same for idr as for idrs: the floor is the algorithm's, not an implementation's.
       floor_frac = floor_bytes_per_it / time_per_it_s / triad_Bps, where triad_Bps is measured once per process at
-      startup: VecWAXPY and VecPointwiseMult on CUDA vectors of 2^26 entries (24 bytes per entry: two reads, one
-      write), the median of 5 after one warm-up each, the larger of the two (printed in the header). On the host
+      startup: the triad of bench/common/bench_util.h (a = b + s c on raw device arrays of 2^26 entries, 24 bytes per
+      entry: two reads, one write), the median of 5 after one warm-up (printed in the header). On the host
       path floor_bytes_per_it is still given and floor_frac is "-".
 
     KSPIDR, KSPIDRS and KSP_DIVERGED_DTOL: see IDR_NOTE below (printed in the header of the output).
@@ -128,10 +128,11 @@ static char help[] = "Time to solution of KSPIDR(4)/KSPIDRS(4)/GMRES(30)/BiCGSta
 #include <dirent.h>
 #include <unistd.h>
 #include "mmio_petsc.h"
+#include "bench_util.h"
 
 #define MAXLIST 64
 
-/* the CSV columns (tests/cases/bench_solve.sh and bench/plot_solve.py read them by name) */
+/* the CSV columns (tests/cases/bench_solve.sh and bench/plots/plot_solve.py read them by name) */
 #define IDR_S 4 /* s of IDR(s), as the paper's Table 1 */
 static const char CSV_HEADER[] = "device,matrix,rows,nnz,bs,mat_type,ksp,pc_side,norm,pc,bound,blocking,options,iterations,cycles,reason,recurrence_rel_residual,true_rel_residual,setup_s,pc_setup_s,solve_s,total_s,time_per_it_s,floor_bytes_per_it,floor_frac,nblocks,mean_block,note,rerun,file";
 
@@ -221,7 +222,7 @@ typedef struct {
   PetscInt       nruns, nconv, ncapped, nstag, nerror, nskipped;
   char           skipped[4096];
   PetscBool      natural_known; /* this build's PCVBJacobiBlocking has "natural" */
-  double         triad_Bps, triad_waxpy, triad_pwmult; /* bytes/s of the streaming measurement; 0 on the host */
+  double         triad_Bps; /* bytes/s of the triad (bench_util.h); 0 on the host */
   PetscInt       triad_n;
 } Bench;
 
@@ -246,47 +247,19 @@ static PetscBool InList(char *const list[], PetscInt n, const char *s)
   return PETSC_FALSE;
 }
 
-/* Streaming bandwidth of the GPU for floor_frac: VecWAXPY and VecPointwiseMult on CUDA vectors (24 bytes per entry), the
-   median of 5 after one warm-up each; n = 2^26 entries, halved while three vectors would not fit in half the free memory */
-static PetscErrorCode MeasureTriad(Bench *b)
+/* The triad (bench_util.h) for floor_frac: n = 2^26 entries, halved while three vectors would not fit in half the free
+   memory, the median of 5 after one warm-up */
+static PetscErrorCode BenchTriad(Bench *b)
 {
-  Vec    x, y, w;
   size_t freeb = 0, totalb = 0;
-  double rate[2];
+  double gbs;
 
   PetscFunctionBegin;
   PetscCall(CheckCuda(cudaMemGetInfo(&freeb, &totalb), "cudaMemGetInfo"));
   b->triad_n = (PetscInt)1 << 26;
   while (b->triad_n > ((PetscInt)1 << 20) && 3.0 * 8 * b->triad_n > 0.5 * (double)freeb) b->triad_n /= 2;
-  PetscCall(VecCreateSeqCUDA(PETSC_COMM_SELF, b->triad_n, &x));
-  PetscCall(VecDuplicate(x, &y));
-  PetscCall(VecDuplicate(x, &w));
-  PetscCall(VecSet(x, 1.0));
-  PetscCall(VecSet(y, 2.0));
-  PetscCall(VecSet(w, 0.0));
-  for (int op = 0; op < 2; op++) {
-    PetscReal t[5];
-
-    for (int k = -1; k < 5; k++) {
-      PetscLogDouble t0, t1;
-
-      PetscCall(Sync(b));
-      PetscCall(PetscTime(&t0));
-      if (op == 0) PetscCall(VecWAXPY(w, 0.5, x, y));
-      else PetscCall(VecPointwiseMult(w, x, y));
-      PetscCall(Sync(b));
-      PetscCall(PetscTime(&t1));
-      if (k >= 0) t[k] = (PetscReal)(t1 - t0);
-    }
-    PetscCall(PetscSortReal(5, t));
-    rate[op] = 24.0 * (double)b->triad_n / (double)t[2];
-  }
-  b->triad_waxpy  = rate[0];
-  b->triad_pwmult = rate[1];
-  b->triad_Bps    = PetscMax(rate[0], rate[1]);
-  PetscCall(VecDestroy(&x));
-  PetscCall(VecDestroy(&y));
-  PetscCall(VecDestroy(&w));
+  PetscCall(MeasureTriad(PETSC_TRUE, (size_t)b->triad_n, 1, 5, &gbs));
+  b->triad_Bps = 1e9 * gbs;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -1168,7 +1141,7 @@ int main(int argc, char **argv)
     PetscCall(CheckCuda(cudaGetDeviceProperties(&prop, dev), "cudaGetDeviceProperties"));
     PetscCall(PetscSNPrintf(b.device, sizeof(b.device), "%s (sm_%d%d, %.0f GB, %d SMs)", prop.name, prop.major, prop.minor, prop.totalGlobalMem / 1e9, prop.multiProcessorCount));
     PetscCall(PetscDeviceInitialize(PETSC_DEVICE_CUDA));
-    PetscCall(MeasureTriad(&b));
+    PetscCall(BenchTriad(&b));
   } else PetscCall(PetscSNPrintf(b.device, sizeof(b.device), "host (%s: aij/baij, standard vectors; a functional check, not a benchmark)", host ? "-host" : "no CUDA device"));
 
   /* the matrices */
@@ -1194,7 +1167,7 @@ int main(int argc, char **argv)
                         (double)b.time_cap, stagline));
   PetscCall(PetscPrintf(PETSC_COMM_SELF, "  KSPs: idr = KSPIDR(s = 4), idrs = KSPIDRS(s = 4, this package's), gmres = GMRES(30), bcgs = BiCGStab; relres = true ||b - A x|| / ||b|| after the solve, recres = the relative norm the KSP tested last (IDR: its recurrence residual), cycles = the paper's IDR(s) iterations (ceil(its / (s + 1))); a run counts as converged only with relres <= 10 rtol\n"));
   PetscCall(PetscPrintf(PETSC_COMM_SELF, "  bytes floor per iteration (floor_bytes_per_it; manual page): matmult + pc + 8 n passes, passes = %.1f (IDR(4), right or preconditioned norm) or %.1f (left, true norm); bcgs: 2 matmult + 2 pc + 12 passes; gmres: -\n", IDRPasses(4, PETSC_FALSE), IDRPasses(4, PETSC_TRUE)));
-  if (b.gpu) PetscCall(PetscPrintf(PETSC_COMM_SELF, "  triad_Bps %.4g GB/s (the larger of VecWAXPY %.4g and VecPointwiseMult %.4g GB/s, 24 bytes per entry, %" PetscInt_FMT " entries, median of 5); floor = floor_bytes_per_it / (s/it) / triad_Bps\n", b.triad_Bps / 1e9, b.triad_waxpy / 1e9, b.triad_pwmult / 1e9, b.triad_n));
+  if (b.gpu) PetscCall(PetscPrintf(PETSC_COMM_SELF, "  triad_Bps %.4g GB/s (a = b + s c on raw device arrays, %d bytes per entry, %" PetscInt_FMT " entries, median of 5); floor = floor_bytes_per_it / (s/it) / triad_Bps\n", b.triad_Bps / 1e9, BENCH_TRIAD_BYTES_PER_ENTRY, b.triad_n));
   else PetscCall(PetscPrintf(PETSC_COMM_SELF, "  triad_Bps - (host run: floor_frac is -)\n"));
   PetscCall(PetscPrintf(PETSC_COMM_SELF, "  times: wall clock between device synchronisations; setup = PCSetUp + KSPSetUp (pcsetup = PCSetUp alone; KSPIDR's KSPSetUp makes 3s+4 work vectors and a random shadow space), solve = KSPSolve, total = setup + solve; a fresh KSP per run\n"));
   PetscCall(PetscPrintf(PETSC_COMM_SELF, "  vpbjacobi: PETSc's PCVPBJACOBI (host inversion) with the blocks of vbjacobi -pc_vbjacobi_blocking supervariable at the same bound\n"));
@@ -1210,25 +1183,7 @@ int main(int argc, char **argv)
     PetscCall(PetscFinalize());
     return 0;
   }
-  if (csvname[0]) {
-    PetscBool newfile = PETSC_TRUE;
-
-    if (b.append) {
-      FILE *t = fopen(csvname, "r");
-
-      if (t) {
-        char first[sizeof(CSV_HEADER) + 16] = "";
-
-        newfile = (PetscBool)(!fgets(first, sizeof(first), t) || !first[0]);
-        fclose(t);
-        first[strcspn(first, "\r\n")] = 0;
-        /* rows of another column layout would be misread */
-        PetscCheck(newfile || !strcmp(first, CSV_HEADER), PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "-append %s: its header is not this bench_solve's (an older CSV, other columns): write a new file", csvname);
-      }
-    }
-    PetscCall(PetscFOpen(PETSC_COMM_SELF, csvname, b.append ? "a" : "w", &b.csv));
-    if (newfile) PetscCall(PetscFPrintf(PETSC_COMM_SELF, b.csv, "%s\n", CSV_HEADER));
-  }
+  if (csvname[0]) PetscCall(BenchCSVOpen(csvname, CSV_HEADER, b.append, &b.csv)); /* -append: the header must be this one */
 
   /* warm-up: every PC and matrix type on small matrices with the block sizes of the list */
   if (warmup) {
@@ -1270,7 +1225,7 @@ int main(int argc, char **argv)
     PetscCall(ProblemDestroy(&p));
   }
 
-  if (b.csv) PetscCall(PetscFClose(PETSC_COMM_SELF, b.csv));
+  PetscCall(BenchCSVClose(&b.csv));
   PetscCall(PetscTime(&tend));
   if (b.nskipped) PetscCall(PetscPrintf(PETSC_COMM_SELF, "\nbench_solve: -budget %g s reached: %" PetscInt_FMT " run(s) not done:\n%s", (double)b.budget, b.nskipped, b.skipped));
   PetscCall(PetscPrintf(PETSC_COMM_SELF, "\nbench_solve: %" PetscInt_FMT " runs on %" PetscInt_FMT " matrices, %" PetscInt_FMT " converged, %" PetscInt_FMT " stopped by the time cap, %" PetscInt_FMT " by -stagnation_its, %" PetscInt_FMT " errors, %" PetscInt_FMT " skipped; done in %.1f s%s%s\n", b.nruns, nlist, b.nconv, b.ncapped, b.nstag, b.nerror, b.nskipped, tend - b.tstart, csvname[0] ? ", CSV in " : "", csvname));

@@ -2,7 +2,7 @@
 # Dump the Jacobians of two PETSc tutorials at GPU scale, for bench_solve (no network, no PETSc install needed: the
 # tutorials are compiled into the tree and the bundle as bench/bin/ex19 and bench/bin/ex5 by `make bench`).
 #
-# Usage: bench/make_tutorial_jacobians.sh OUTDIR [--grid N] [--only cavity|grayscott]
+# Usage: bench/scripts/make_tutorial_jacobians.sh OUTDIR [--grid N] [--only cavity|grayscott]
 #
 #   OUTDIR/cavityN.petsc       PETSc snes/tutorials/ex19 (driven cavity with buoyancy: velocity, vorticity,
 #                              temperature; 4 unknowns per grid point, bs 4), N x N grid (default 512: 1,048,576 rows),
@@ -37,9 +37,9 @@ done
 case "$only" in ''|cavity|grayscott) ;; *) echo "make_tutorial_jacobians: --only cavity or grayscott" >&2; exit 2 ;; esac
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-find_prog() { # NAME -> path: beside this script (bench/bin), PBG_ROOT/bench/bin, PATH
+find_prog() { # NAME -> path: bench/bin beside this script's folder, PBG_ROOT/bench/bin, PATH
   local p
-  for p in "$here/bin/$1" "${PBG_ROOT:-/nonexistent}/bench/bin/$1"; do
+  for p in "$here/../bin/$1" "${PBG_ROOT:-/nonexistent}/bench/bin/$1"; do
     [ -x "$p" ] && { echo "$p"; return 0; }
   done
   command -v "$1" 2> /dev/null && return 0

@@ -11,10 +11,11 @@
     (default 4) and the 27-point box stencil, every coupling a dense BS x BS block (dof couplings between all
     components, as in reacting-flow Jacobians): 27 N^3 BS^2 nonzeros, 113M at the defaults. Each rank takes its
     own GPU (PETSc's default: rank modulo the visible devices). Times MatMult on CUDA vectors: -warmup untimed,
-    then -reps back to back between an MPI_Barrier and a device synchronisation on every rank; prints the mean
+    then -reps back to back between an MPI_Barrier and a device synchronisation on every rank (MPI_Wtime: the time
+    of all ranks, which one rank's CUDA events cannot give); prints the mean
     time, GB/s (values, block indices, x once, y once) and GF/s, as text and as a CSV row (-o appends). The
-    speedup against one rank is computed by whoever runs NP = 1, 2, 4 (bench/run_scaling.sh does, and
-    bench/plot_scaling.py plots it). -check compares y with MATMPIBAIJ on the host. Without a GPU the types take
+    speedup against one rank is computed by whoever runs NP = 1, 2, 4 (bench/scripts/run_scaling.sh does, and
+    bench/plots/plot_scaling.py plots it). -check compares y with MATMPIBAIJ on the host. Without a GPU the types take
     their host paths (a functional check only).
 */
 static const char help[] = "Strong scaling of MatMult (baijksparse vs aijcusparse) over MPI ranks, one GPU each.\n"
@@ -28,6 +29,7 @@ static const char help[] = "Strong scaling of MatMult (baijksparse vs aijcuspars
 #include <petscdmda.h>
 #include <petscblockgpu.h>
 #include <petscdevice_cuda.h>
+#include "bench_util.h"
 
 /* Deterministic pseudo-random value of entry (global row, global column), in [-1, 1), so every rank count builds
    the same matrix */
@@ -150,14 +152,12 @@ int main(int argc, char **argv)
   flops = 2.0 * nnz;
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "bench_scaling: %s, %d rank(s), %s, grid %" PetscInt_FMT "^3, bs %" PetscInt_FMT ", %" PetscInt64_FMT " nonzeros (%.1f GB of values): MatMult %.1f us, %.1f GB/s, %.1f GF/s\n", label, size, device, grid, bs, nnz, 8e-9 * nnz, 1e6 * t, bytes / t / 1e9, flops / t / 1e9));
   if (csvflg && rank == 0) {
-    FILE     *f;
-    PetscBool exists;
+    FILE *f;
 
-    PetscCall(PetscTestFile(csvname, 'r', &exists));
-    PetscCall(PetscFOpen(PETSC_COMM_SELF, csvname, "a", &f));
-    if (!exists) PetscCall(PetscFPrintf(PETSC_COMM_SELF, f, "device,mat_type,ranks,grid,bs,nnz,time_s,GBs,GFs\n"));
+    /* rows of every rank count go to one file: appended under the same header */
+    PetscCall(BenchCSVOpen(csvname, "device,mat_type,ranks,grid,bs,nnz,time_s,GBs,GFs", PETSC_TRUE, &f));
     PetscCall(PetscFPrintf(PETSC_COMM_SELF, f, "\"%s\",%s,%d,%" PetscInt_FMT ",%" PetscInt_FMT ",%" PetscInt64_FMT ",%.6e,%.1f,%.1f\n", device, label, size, grid, bs, nnz, t, bytes / t / 1e9, flops / t / 1e9));
-    PetscCall(PetscFClose(PETSC_COMM_SELF, f));
+    PetscCall(BenchCSVClose(&f));
   }
   if (check) { /* the same product by MATMPIBAIJ on the host */
     PetscReal err, ref;

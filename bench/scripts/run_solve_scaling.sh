@@ -8,7 +8,7 @@
 # time a iteration, MatMult's time and the host's part of the ghost exchange (event BAIJKGhostExch: the launches of the
 # NCCL exchange, or the VecScatter's begin and end). CSV rows are appended to OUT.csv. CONFIGS and SCALINGS (words of
 # the lists above) narrow the runs; options after OUT.csv go to every ex19 run (a later -ksp_rtol wins).
-#   ./run.sh bash bench/run_solve_scaling.sh OUT.csv [extra ex19 options]
+#   ./run.sh bash bench/scripts/run_solve_scaling.sh OUT.csv [extra ex19 options]
 set -u
 csv=${1:?usage: run_solve_scaling.sh OUT.csv [ex19 options]}
 shift
