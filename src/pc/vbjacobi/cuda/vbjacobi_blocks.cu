@@ -6,7 +6,7 @@
    count, the largest block, sum k^2 and sum k^3 are computed on the device and read back in one small copy with
    the one synchronization of the detection; the host never sees the 1M starts (it fetches them only when asked,
    PCVBJacobiBlocksGetHostStarts()), and the work space stays allocated for the next detection. */
-#include <petscblockgpu/private/vbjacobicuda.h>
+#include <../src/pc/vbjacobi/vbjacobicuda.h>
 #include <petscdevice_cuda.h>
 #include <cub/cub.cuh>
 #include <utility>

@@ -1,7 +1,7 @@
 /* Device side of PCVBJACOBI, host half: launches of the kernels in vbjacobi_kernels.cuh (merged extraction +
    Gauss-Jordan setup, batched block GEMV apply) and the public batched inversion PetscBlockGPUInvertBatched().
    The blocks are found in vbjacobi_blocks.cu. */
-#include <petscblockgpu/private/vbjacobicuda.h>
+#include <../src/pc/vbjacobi/vbjacobicuda.h>
 #include <petscdevice_cuda.h>
 #include <type_traits>
 #include "vbjacobi_kernels.cuh"

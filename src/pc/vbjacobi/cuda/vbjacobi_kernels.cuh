@@ -11,7 +11,7 @@
    mask their updates. */
 #pragma once
 #include <petscsys.h>
-#include <petscblockgpu/private/vbjacobiprec.h>
+#include <../src/pc/vbjacobi/vbjacobiprec.h>
 #include <cfloat>
 #include <type_traits>
 #include <utility>
