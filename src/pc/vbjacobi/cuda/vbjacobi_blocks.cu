@@ -15,6 +15,9 @@
 
 #define PBG_CTA1 256 /* threads per thread block */
 
+namespace pbg::vbj
+{
+
 /* What the detection reads back: one copy, one synchronization */
 struct BlockStats {
   long long          inv_len; /* sum of k^2 */
@@ -235,6 +238,9 @@ __global__ void SquaresKernel(int nblocks, const int *__restrict__ order, const 
     sq[p]              = k * k;
   } else if (p == nblocks) sq[p] = 0;
 }
+} // namespace pbg::vbj
+
+using namespace pbg::vbj;
 
 static unsigned Grid1(PetscInt n)
 {
