@@ -8,6 +8,8 @@ static const char help[] = "Runs the agglomeration kernels of PCVBJACOBI's super
 #include "emu/cuda_emu.h"
 #include "emu/emu_random.h"
 #include "../src/pc/vbjacobi/cuda/vbjacobi_agglomerate.cuh"
+
+using namespace pbg::vbj;
 #include <cstdio>
 #include <cstdlib>
 #include <string>

@@ -8,7 +8,7 @@ static const char help[] = "Runs the fused vector kernels of KSPIDRS (src/ksp/id
 
 #include "emu/cuda_emu.h"
 #include "emu/emu_random.h"
-#include <petscblockgpu/private/idrscuda.h>
+#include <../src/ksp/idrs/idrscuda.h>
 #include "../src/ksp/idrs/cuda/idrs_kernels.cuh"
 #include <petscsys.h>
 #include <vector>

@@ -18,6 +18,13 @@ static const char help[] = "Runs the reduced- and adaptive-precision storage of 
 #include "emu/cuda_emu.h"
 #include "emu/emu_random.h"
 #include "../src/pc/vbjacobi/cuda/vbjacobi_kernels.cuh"
+
+using namespace pbg::vbj; /* the PC's kernels, and through them pbg::gj (src/sys/cuda/gaussjordan.cuh) */
+
+namespace pbg::vbj
+{
+double smem[1 << 16]; /* the kernels' `extern __shared__ double smem[]`, declared inside this namespace */
+}
 #include <petscsys.h>
 #include <algorithm>
 #include <cfloat>

@@ -17,7 +17,7 @@ static char help[] = "Tests the reduced- and adaptive-precision storage of the P
                      "(the expected global counts of blocks in double, single, half; -1 skips one).\n";
 
 #include <petscblockgpu.h>
-#include <petscblockgpu/private/vbjacobiprec.h>
+#include <../src/pc/vbjacobi/vbjacobiprec.h>
 #include <petscksp.h>
 #include <petscblaslapack.h>
 

@@ -9,6 +9,12 @@
   #error "petscblockgpu needs a PETSc configured with 32-bit indices (PETSc's default, not --with-64-bit-indices): its device arrays of block starts and BSR indices are 32-bit"
 #endif
 
+/* Kernel namespaces, one rule for every .cu and .cuh of the project: the kernels, device functions and kernel-argument
+   types of a component live in pbg::<component> (pbg::gj: the batched Gauss-Jordan of src/sys/cuda/; pbg::vbj: PCVBJACOBI;
+   pbg::idrs: KSPIDRS; pbg::baijk: MATBAIJKSPARSE). A component's kernels may use pbg::gj, no other component's. The
+   launchers that the .c files call stay at global scope with C linkage (PETSC_INTERN, named <Component>..._CUDA); host
+   helpers private to one .cu are static or in an anonymous namespace. */
+
 /* Log events (registered in PetscBlockGPUInitializePackage()) */
 PETSC_INTERN PetscLogEvent PBG_VBJacobiDetect, PBG_VBJacobiInvert, PBG_VBJacobiApply;
 PETSC_INTERN PetscLogEvent PBG_BAIJKMult, PBG_BAIJKCopyToGPU, PBG_BAIJKCopyFromGPU, PBG_BAIJKValues;

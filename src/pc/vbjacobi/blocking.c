@@ -1,5 +1,5 @@
 /* Block detection of PCVBJACOBI on the host: supervariables, the matrix block size, or variable block sizes. */
-#include <petscblockgpu/private/vbjacobiimpl.h>
+#include <../src/pc/vbjacobi/vbjacobiimpl.h>
 
 /* Natural supervariables: runs of consecutive local rows whose column patterns are identical, cut into chunks of
    at most maxbs rows. The whole row is compared (global column indices, off-process columns included), so the

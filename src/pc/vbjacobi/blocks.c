@@ -1,7 +1,7 @@
 /* The blocks object of PCVBJACOBI, host side: block starts, inverse offsets and inverses, each with one offload mask;
    the host copies are made here, from the device copies (cuda/vbjacobi_blocks.cu, cuda/vbjacobi_cuda.cu) when those
    are the current ones. */
-#include <petscblockgpu/private/vbjacobicuda.h>
+#include <../src/pc/vbjacobi/vbjacobicuda.h>
 
 PetscErrorCode PCVBJacobiBlocksSetHostStarts(PCVBJacobiBlocks *blocks, PetscInt nblocks, PetscInt **starts)
 {

@@ -1,7 +1,7 @@
 /* PCVBJACOBI: variable-size block Jacobi. Type, options, view, and the host path of setup and apply.
    Algorithm: Anzt, Dongarra, Flegar, Quintana-Orti, "Variable-size batched Gauss-Jordan elimination for
    block-Jacobi preconditioning on graphics processors", Parallel Computing 2018. */
-#include <petscblockgpu/private/vbjacobicuda.h>
+#include <../src/pc/vbjacobi/vbjacobicuda.h>
 
 const char *const PCVBJacobiBlockings[]        = {"auto", "supervariable", "matrix", "variable", "natural", "PCVBJacobiBlocking", "PC_VBJACOBI_BLOCKING_", NULL};
 const char *const PCVBJacobiSingularPolicies[] = {"error", "identity", "PCVBJacobiSingularPolicy", "PC_VBJACOBI_SINGULAR_", NULL};

@@ -1,10 +1,10 @@
-/* KSPIDRS on the device: the fused vector kernels (include/petscblockgpu/private/idrscuda.h).
+/* KSPIDRS on the device: the fused vector kernels (src/ksp/idrs/idrscuda.h).
    An IDR(s) step touches up to 3s + 6 vectors; PETSc's Vec operations take one launch per operation and one host
    synchronisation per reduction. Here each group of updates is one kernel over all its vectors, a reduction finishes on
    the device (the last block to end sums the per-block partials in a fixed order: deterministic) and writes its answer to
    host-mapped memory, so that the host only waits on the stream, once per group. Coefficients travel as kernel arguments:
    nothing is copied to the device per step. */
-#include <petscblockgpu/private/idrscuda.h>
+#include <../src/ksp/idrs/idrscuda.h>
 #include <petscdevice_cuda.h>
 
 #include "idrs_kernels.cuh"

@@ -4,6 +4,9 @@
 #include <petscsys.h>
 #include <type_traits>
 
+namespace pbg::vbj
+{
+
 /* Calls f(std::integral_constant<int, P>) for the run-time width P: 1, 2, 4, 8, 16, else 32 */
 template <class F>
 static PetscErrorCode ForSubwarpWidth(int P, F f)
@@ -31,4 +34,4 @@ static PetscErrorCode ForSubwarpWidth(int P, F f)
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
-
+} // namespace pbg::vbj

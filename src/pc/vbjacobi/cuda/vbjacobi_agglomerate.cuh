@@ -15,6 +15,9 @@
    neighbouring blocks together exceed maxbs rows), which bounds the rounds without reading the unit count back. */
 #pragma once
 
+namespace pbg::vbj
+{
+
 /* The units, their count and the work arrays of the agglomeration (all device memory, nunits_ptr[0] = U) */
 struct AgglomerateWork {
   const int *units;      /* [U+1] first row of each unit, units[U] = n */
@@ -73,3 +76,4 @@ __host__ __device__ inline int AgglomerateRounds(int n, int maxbs)
   while ((1LL << (2 * r)) < len) r++;
   return r;
 }
+} // namespace pbg::vbj

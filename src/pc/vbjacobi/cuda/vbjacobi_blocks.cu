@@ -6,7 +6,7 @@
    count, the largest block, sum k^2 and sum k^3 are computed on the device and read back in one small copy with
    the one synchronization of the detection; the host never sees the 1M starts (it fetches them only when asked,
    PCVBJacobiBlocksGetHostStarts()), and the work space stays allocated for the next detection. */
-#include <petscblockgpu/private/vbjacobicuda.h>
+#include <../src/pc/vbjacobi/vbjacobicuda.h>
 #include <petscdevice_cuda.h>
 #include <cub/cub.cuh>
 #include <utility>
@@ -14,6 +14,9 @@
 #include "vbjacobi_agglomerate.cuh"
 
 #define PBG_CTA1 256 /* threads per thread block */
+
+namespace pbg::vbj
+{
 
 /* What the detection reads back: one copy, one synchronization */
 struct BlockStats {
@@ -235,6 +238,9 @@ __global__ void SquaresKernel(int nblocks, const int *__restrict__ order, const 
     sq[p]              = k * k;
   } else if (p == nblocks) sq[p] = 0;
 }
+} // namespace pbg::vbj
+
+using namespace pbg::vbj;
 
 static unsigned Grid1(PetscInt n)
 {

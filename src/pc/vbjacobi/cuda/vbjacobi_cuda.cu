@@ -1,11 +1,13 @@
 /* Device side of PCVBJACOBI, host half: launches of the kernels in vbjacobi_kernels.cuh (merged extraction +
    Gauss-Jordan setup, batched block GEMV apply) and the public batched inversion PetscBlockGPUInvertBatched().
    The blocks are found in vbjacobi_blocks.cu. */
-#include <petscblockgpu/private/vbjacobicuda.h>
+#include <../src/pc/vbjacobi/vbjacobicuda.h>
 #include <petscdevice_cuda.h>
 #include <type_traits>
 #include "vbjacobi_kernels.cuh"
 #include "subwarp_width.cuh"
+
+using namespace pbg::vbj;
 
 static_assert(InfoInverseNotFinite == PC_VBJACOBI_INFO_INVERSE_NOT_FINITE, "one info code for an overflowing inverse");
 static_assert(PBG_STORE_DOUBLE == PC_VBJACOBI_PRECISION_DOUBLE && PBG_STORE_SINGLE == PC_VBJACOBI_PRECISION_SINGLE && PBG_STORE_HALF == PC_VBJACOBI_PRECISION_HALF && PBG_STORE_ADAPTIVE == PC_VBJACOBI_PRECISION_ADAPTIVE, "storage codes of the kernels and of the public enum");
@@ -222,6 +224,8 @@ static PetscErrorCode LaunchApplyP(bool trans, int mode, const PCVBJacobiDevice 
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+namespace pbg::vbj
+{
 /* The counters and bounds of BuildGroupedInverses() on the device */
 struct GroupMeta {
   int        count[NumTypeGroups], cursor[NumTypeGroups];
@@ -236,6 +240,7 @@ __global__ void GroupBoundsKernel(GroupMeta *m, const PetscInt64 *__restrict__ e
   for (int t = 0; t < NumTypeGroups; t++) m->first[t + 1] = m->first[t] + m->count[t];
   for (int t = 0; t <= NumTypeGroups; t++) m->entry0[t] = entry[m->first[t]];
 }
+} // namespace pbg::vbj
 
 /* Builds the grouped copy of adaptive inverses that the apply reads (GroupedApply): a counting sort of the blocks by
    type (KeyCountKernel + KeyPermKernel, as the setup sorts by size), their entry offsets in that order (the scan that

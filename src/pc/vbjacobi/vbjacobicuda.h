@@ -3,7 +3,7 @@
    (PetscGetCurrentCUDAStream) and returns with its results ready for that stream. */
 #pragma once
 
-#include <petscblockgpu/private/vbjacobiimpl.h>
+#include <../src/pc/vbjacobi/vbjacobiimpl.h>
 
 /* The local rows of the Pmat as the device holds them, with 32-bit indices (as cuSPARSE and baijksparse
    store them). bs = 1: CSR of a seqaijcusparse (or the diagonal part of an mpiaijcusparse). bs > 1: BSR

@@ -1,4 +1,4 @@
-/* Device side of KSPIDRS: the fused vector kernels of src/ksp/idrs/cuda/idrs_cuda.cu, called by idrs.c.
+/* Device side of KSPIDRS: the fused vector kernels of src/ksp/idrs/cuda/idrs_cuda.cu, called by idrs_fused.c.
    All vector pointers are device arrays of the n local entries, real double scalars. Every routine runs on PETSc's current
    CUDA stream and returns without waiting; the reductions leave their results in a host-mapped buffer (results), which
    is valid after KSPIDRSDeviceWait_CUDA(): one host synchronisation per group of reductions. */

@@ -3,7 +3,7 @@
 
 #include <petscblockgpu/private/pbgimpl.h>
 #include <petsc/private/pcimpl.h>
-#include <petscblockgpu/private/vbjacobiprec.h>
+#include <../src/pc/vbjacobi/vbjacobiprec.h>
 
 /* Device copies of the blocks and the work space of the device setup (vbjacobicuda.h) */
 typedef struct _n_PCVBJacobiDevice PCVBJacobiDevice;

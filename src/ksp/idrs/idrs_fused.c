@@ -1,0 +1,392 @@
+/* KSPIDRS: the fused device path (CUDA vectors, real double scalars): the recurrences of idrs_vec.c with the vector work
+   of each group in one kernel of cuda/idrs_cuda.cu (idrscuda.h), built from the step pieces of idrs_step.c.
+   The kernels get the device arrays of a group through VecGetArray[Read]AndMemType() pairs held across that launch only;
+   nothing here reads a Vec's internals. */
+#include <../src/ksp/idrs/idrsimpl.h>
+
+/* Whether this solve can take the fused device path; idrs->path says which path and why */
+PetscErrorCode KSPIDRSFusedApplicable_Private(KSP ksp, PetscBool *ok)
+{
+  KSP_IDRS *idrs = (KSP_IDRS *)ksp->data;
+  PetscBool cuda[3], bound[3], avail;
+  Vec       v[3] = {ksp->vec_sol, ksp->vec_rhs, idrs->work[0]};
+
+  PetscFunctionBegin;
+  *ok = PETSC_FALSE;
+  if (!idrs->fused) {
+    PetscCall(PetscStrncpy(idrs->path, "PETSc Vec operations (-ksp_idrs_fused 0)", sizeof(idrs->path)));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+#if defined(PETSC_USE_COMPLEX) || !defined(PETSC_USE_REAL_DOUBLE)
+  PetscCall(PetscStrncpy(idrs->path, "PETSc Vec operations (the fused kernels are for real double scalars)", sizeof(idrs->path)));
+  PetscFunctionReturn(PETSC_SUCCESS);
+#endif
+  if (idrs->smoothing) {
+    PetscCall(PetscStrncpy(idrs->path, "PETSc Vec operations (minimal residual smoothing runs on them)", sizeof(idrs->path)));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  if (idrs->ws > KSPIDRS_FUSED_MAX_S) {
+    PetscCall(PetscSNPrintf(idrs->path, sizeof(idrs->path), "PETSc Vec operations (s > %d, the largest s of the fused kernels)", KSPIDRS_FUSED_MAX_S));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  for (int i = 0; i < 3; i++) PetscCall(PetscObjectTypeCompareAny((PetscObject)v[i], &cuda[i], VECSEQCUDA, VECMPICUDA, ""));
+  PetscCall(PetscBlockGPUDeviceAvailable(&avail));
+  if (!cuda[0] || !cuda[1] || !cuda[2] || !avail) {
+    PetscCall(PetscStrncpy(idrs->path, "PETSc Vec operations (the vectors are not CUDA vectors)", sizeof(idrs->path)));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  /* a CUDA vector bound to the CPU hands out its host array (VecGetArrayAndMemType()): the kernels cannot take it */
+  for (int i = 0; i < 3; i++) PetscCall(VecBoundToCPU(v[i], &bound[i]));
+  if (bound[0] || bound[1] || bound[2]) {
+    PetscCall(PetscStrncpy(idrs->path, "PETSc Vec operations (the vectors are bound to the CPU)", sizeof(idrs->path)));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  PetscCall(PetscStrncpy(idrs->path, "fused CUDA kernels (one host synchronisation per step)", sizeof(idrs->path)));
+  *ok = PETSC_TRUE;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The device arrays of one kernel group. Each is taken with VecGet{Array,ArrayRead}AndMemType() just before the launch
+   that uses it and given back just after it (before the wait for the results), so that no device pointer outlives its
+   Restore and PETSc sees every write: a vector the kernel writes is taken read-write (its device copy brought up to
+   date, then marked the newer one with a new state, so that cached norms are dropped); one it only reads is taken read
+   (brought up to date only when the host holds the newer copy, as after a shell operator or PC that wrote on the host).
+   A vector appears once in a group. */
+#define KSPIDRS_GROUP_MAX (3 * KSPIDRS_FUSED_MAX_S + 8)
+typedef struct {
+  PetscInt           nr, nw;
+  Vec                rv[KSPIDRS_GROUP_MAX], wv[KSPIDRS_GROUP_MAX];
+  const PetscScalar *ra[KSPIDRS_GROUP_MAX];
+  PetscScalar       *wa[KSPIDRS_GROUP_MAX];
+} KSPIDRSGroup;
+
+static PetscErrorCode KSPIDRSGroupRead_Private(KSPIDRSGroup *g, Vec v, const PetscScalar **a)
+{
+  PetscMemType mtype;
+
+  PetscFunctionBegin;
+  PetscCheck(g->nr < KSPIDRS_GROUP_MAX, PETSC_COMM_SELF, PETSC_ERR_PLIB, "KSPIDRS: more than %d vectors read by one kernel group", KSPIDRS_GROUP_MAX);
+  PetscCall(VecGetArrayReadAndMemType(v, &g->ra[g->nr], &mtype));
+  g->rv[g->nr] = v;
+  *a           = g->ra[g->nr++];
+  PetscCheck(PetscMemTypeDevice(mtype), PETSC_COMM_SELF, PETSC_ERR_PLIB, "KSPIDRS: the fused path got a host array from a vector");
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode KSPIDRSGroupWrite_Private(KSPIDRSGroup *g, Vec v, PetscScalar **a)
+{
+  PetscMemType mtype;
+
+  PetscFunctionBegin;
+  PetscCheck(g->nw < KSPIDRS_GROUP_MAX, PETSC_COMM_SELF, PETSC_ERR_PLIB, "KSPIDRS: more than %d vectors written by one kernel group", KSPIDRS_GROUP_MAX);
+  PetscCall(VecGetArrayAndMemType(v, &g->wa[g->nw], &mtype));
+  g->wv[g->nw] = v;
+  *a           = g->wa[g->nw++];
+  PetscCheck(PetscMemTypeDevice(mtype), PETSC_COMM_SELF, PETSC_ERR_PLIB, "KSPIDRS: the fused path got a host array from a vector");
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Gives back every array of the group (its launch is queued on the stream, which orders it before later work) */
+static PetscErrorCode KSPIDRSGroupEnd_Private(KSPIDRSGroup *g)
+{
+  PetscFunctionBegin;
+  for (PetscInt i = g->nw - 1; i >= 0; i--) PetscCall(VecRestoreArrayAndMemType(g->wv[i], &g->wa[i]));
+  for (PetscInt i = g->nr - 1; i >= 0; i--) PetscCall(VecRestoreArrayReadAndMemType(g->rv[i], &g->ra[i]));
+  g->nr = g->nw = 0;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Waits for the reductions in flight and sums them over the ranks (one MPI_Allreduce): dots[0..ndots) from the result
+   slots 0.., and, when nrm2 is not NULL, the squared norm of the last update into *nrm2 */
+static PetscErrorCode KSPIDRSFusedResults_Private(KSP ksp, PetscInt ndots, PetscScalar dots[], PetscReal *nrm2)
+{
+  KSP_IDRS   *idrs = (KSP_IDRS *)ksp->data;
+  PetscScalar buf[KSPIDRS_NUM_SLOTS];
+  PetscInt    cnt = 0;
+  PetscMPIInt size;
+
+  PetscFunctionBegin;
+  PetscCall(KSPIDRSDeviceWait_CUDA(idrs->dev));
+  for (PetscInt i = 0; i < ndots; i++) buf[cnt++] = idrs->dev->results[i];
+  if (nrm2) buf[cnt++] = idrs->dev->results[KSPIDRS_SLOT_NORM];
+  PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)ksp), &size));
+  if (size > 1 && cnt) PetscCall(MPIU_Allreduce(MPI_IN_PLACE, buf, (PetscMPIInt)cnt, MPIU_SCALAR, MPIU_SUM, PetscObjectComm((PetscObject)ksp)));
+  for (PetscInt i = 0; i < ndots; i++) dots[i] = buf[i];
+  if (nrm2) *nrm2 = PetscRealPart(buf[ndots]);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+
+/* f = P^H r on the device (one reduction, waited for) */
+static PetscErrorCode KSPIDRSFusedPR_Private(KSP ksp, KSPIDRSGroup *g, PetscInt n, PetscScalar f[])
+{
+  KSP_IDRS          *idrs = (KSP_IDRS *)ksp->data;
+  const PetscScalar *xs[KSPIDRS_FUSED_MAX_S], *ys[KSPIDRS_FUSED_MAX_S], *dR;
+
+  PetscFunctionBegin;
+  PetscCall(KSPIDRSGroupRead_Private(g, idrs->r, &dR));
+  for (PetscInt k = 0; k < idrs->ws; k++) {
+    PetscCall(KSPIDRSGroupRead_Private(g, idrs->P[k], &xs[k]));
+    ys[k] = dR;
+  }
+  PetscCall(PetscLogEventBegin(PBG_IDRSReduce, ksp, 0, 0, 0));
+  PetscCall(KSPIDRSDots_CUDA(idrs->dev, n, idrs->ws, xs, ys));
+  PetscCall(PetscLogEventEnd(PBG_IDRSReduce, ksp, 0, 0, 0));
+  PetscCall(KSPIDRSGroupEnd_Private(g));
+  PetscCall(KSPIDRSFusedResults_Private(ksp, idrs->ws, f, NULL));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The norm from a summed square: NaN and Inf stay what they are, for KSPCheckNorm() */
+static PetscReal KSPIDRSSqrt_Private(PetscReal sq)
+{
+  return sq >= 0.0 ? PetscSqrtReal(sq) : sq;
+}
+
+/*
+   KSPSolve_IDRS_Vec's recurrences with the vector work of each group in one kernel (cuda/idrs_cuda.cu):
+     inner step k:  v = r - G c (left: and U_k = omega v + U c, the same kernel); right: v = K^{-1} v, then U_k = omega v + U c;
+                    G_k = A' U_k (PETSc's MatMult and PCApply); m = P^H G_k (one reduction, the only wait of the step);
+                    the biorthogonalisation of G_k, U_k (Z_k) and the updates of r, x (rt) in one kernel that also sums
+                    ||r||^2 (||rt||^2).
+     omega step:    t = A' v; (r, r), (t, t), (r, t) in one reduction; x, r (rt) updated in one kernel that also gives
+                    ||r||^2 and f = P^H r for the next cycle, read with one wait.
+   The residual norm of a step is read with the next wait (that of step k + 1's m, or of the omega step's scalars), and the
+   convergence test of the step runs then, before anything that step k + 1 does to x or r: the iterations, the iterate and
+   the residual are those of KSPSolve_IDRS_Vec; the last step leaves one unneeded product behind at most.
+*/
+PetscErrorCode KSPSolve_IDRS_Fused(KSP ksp)
+{
+  KSP_IDRS          *idrs = (KSP_IDRS *)ksp->data;
+  PetscInt           s, i, k, n;
+  PetscScalar       *M, *f, *c, *m, *alpha, beta, om = 1.0, tr, sc[3], a0[KSPIDRS_FUSED_MAX_IN], a1[KSPIDRS_FUSED_MAX_IN];
+  PetscReal          dp = 0.0, nr, nt, ref, sq;
+  Vec                X, R, V, T, RT, ZT;
+  Vec               *G, *U, *P, *Z;
+  Mat                A;
+  PetscBool          left, wtrue, pending = PETSC_FALSE, nonorm = (PetscBool)(ksp->normtype == KSP_NORM_NONE);
+  KSPIDRSGroup       grp = {0};
+  PetscScalar       *dV, *dUk, *dGk, *dZk, *dX, *dR, *dRT;
+  const PetscScalar *x0[KSPIDRS_FUSED_MAX_IN], *x1[KSPIDRS_FUSED_MAX_IN], *xs[KSPIDRS_FUSED_MAX_DOTS], *ys[KSPIDRS_FUSED_MAX_DOTS];
+  const PetscScalar *cG[KSPIDRS_FUSED_MAX_S], *cU[KSPIDRS_FUSED_MAX_S], *cZ[KSPIDRS_FUSED_MAX_S], *cP[KSPIDRS_FUSED_MAX_S], *cr, *ct, *cw, *czt;
+
+  PetscFunctionBegin;
+  if (!idrs->dev) PetscCall(KSPIDRSDeviceCreate_CUDA(&idrs->dev));
+  idrs->dev->bytes    = 0;
+  idrs->dev->launches = 0;
+  idrs->dev->waits    = 0;
+  PetscCall(PCGetOperators(ksp->pc, &A, NULL));
+  s     = idrs->ws;
+  M     = idrs->M;
+  f     = idrs->f;
+  c     = idrs->c;
+  m     = idrs->m;
+  alpha = idrs->alpha;
+  P     = idrs->P;
+  G     = idrs->G;
+  U     = idrs->U;
+  Z     = idrs->Z;
+  X     = ksp->vec_sol;
+  R     = idrs->r;
+  V     = idrs->v;
+  T     = idrs->t;
+  RT    = idrs->rt;
+  ZT    = idrs->zt;
+  left  = (PetscBool)(ksp->pc_side == PC_LEFT);
+  wtrue = idrs->wtrue;
+  idrs->nreplaced = 0;
+  PetscCall(VecGetLocalSize(R, &n));
+
+  PetscCall(KSPIDRSInitial_Private(ksp, ksp->guess_zero ? NULL : X, &dp));
+  if (ksp->reason) PetscFunctionReturn(PETSC_SUCCESS);
+
+  idrs->nrestarts = 0;
+  idrs->nogain    = 0;
+  idrs->stagnated = PETSC_FALSE;
+  idrs->npeaks    = 0;
+  PetscCall(KSPIDRSStart_Private(ksp));
+  ref = dp;
+
+  PetscCall(KSPIDRSFusedPR_Private(ksp, &grp, n, f));
+
+  while (!ksp->reason) {
+    if (idrs->restart) { /* the convergence was not confirmed on b - A x (now in r): start again from the iterate */
+      PetscCall(KSPIDRSStart_Private(ksp));
+      ref = ksp->rnorm;
+      PetscCall(KSPIDRSFusedPR_Private(ksp, &grp, n, f));
+    }
+    for (k = 0; k < s && !ksp->reason; k++) {
+      KSPIDRSSolveC_Private(s, k, M, f, c);
+      /* v = r - G(:,k:s-1) c, and U_k = omega v + U(:,k:s-1) c: together (left) or around v = K^{-1} v (right) */
+      PetscCall(KSPIDRSGroupRead_Private(&grp, R, &x0[0]));
+      a0[0] = 1.0;
+      for (i = k; i < s; i++) {
+        PetscCall(KSPIDRSGroupRead_Private(&grp, G[i], &x0[1 + i - k]));
+        a0[1 + i - k] = -c[i];
+        a1[i - k]     = c[i];
+      }
+      PetscCall(KSPIDRSGroupWrite_Private(&grp, V, &dV));
+      if (left) {
+        PetscCall(KSPIDRSGroupWrite_Private(&grp, U[k], &dUk));
+        x1[0] = dUk;
+        for (i = k + 1; i < s; i++) PetscCall(KSPIDRSGroupRead_Private(&grp, U[i], &x1[i - k]));
+        PetscCall(PetscLogEventBegin(PBG_IDRSUpdate, ksp, 0, 0, 0));
+        PetscCall(KSPIDRSCombine_CUDA(idrs->dev, n, 1 + s - k, a0, x0, dV, om, s - k, a1, x1, dUk));
+        PetscCall(PetscLogEventEnd(PBG_IDRSUpdate, ksp, 0, 0, 0));
+        PetscCall(KSPIDRSGroupEnd_Private(&grp));
+      } else {
+        PetscCall(PetscLogEventBegin(PBG_IDRSUpdate, ksp, 0, 0, 0));
+        PetscCall(KSPIDRSCombine_CUDA(idrs->dev, n, 1 + s - k, a0, x0, dV, 0.0, 0, NULL, NULL, NULL));
+        PetscCall(PetscLogEventEnd(PBG_IDRSUpdate, ksp, 0, 0, 0));
+        PetscCall(KSPIDRSGroupEnd_Private(&grp));
+        PetscCall(KSP_PCApply(ksp, V, T));
+        /* U_k = omega t + U(:,k:s-1) c */
+        PetscCall(KSPIDRSGroupWrite_Private(&grp, U[k], &dUk));
+        x1[0] = dUk;
+        for (i = k + 1; i < s; i++) PetscCall(KSPIDRSGroupRead_Private(&grp, U[i], &x1[i - k]));
+        PetscCall(KSPIDRSGroupRead_Private(&grp, T, &x1[s - k]));
+        a1[s - k] = om;
+        PetscCall(PetscLogEventBegin(PBG_IDRSUpdate, ksp, 0, 0, 0));
+        PetscCall(KSPIDRSCombine_CUDA(idrs->dev, n, 1 + s - k, a1, x1, dUk, 0.0, 0, NULL, NULL, NULL));
+        PetscCall(PetscLogEventEnd(PBG_IDRSUpdate, ksp, 0, 0, 0));
+        PetscCall(KSPIDRSGroupEnd_Private(&grp));
+      }
+      /* G_k = A' U_k (left with the true residual: Z_k = A U_k kept) */
+      if (!left) PetscCall(KSP_MatMult(ksp, A, U[k], G[k]));
+      else {
+        Vec AU = wtrue ? Z[k] : T;
+
+        PetscCall(KSP_MatMult(ksp, A, U[k], AU));
+        PetscCall(KSP_PCApply(ksp, AU, G[k]));
+      }
+      /* m = P^H G_k, read with the residual norm of the previous step */
+      PetscCall(KSPIDRSGroupRead_Private(&grp, G[k], &ys[0]));
+      for (i = 0; i < s; i++) {
+        PetscCall(KSPIDRSGroupRead_Private(&grp, P[i], &xs[i]));
+        ys[i] = ys[0];
+      }
+      PetscCall(PetscLogEventBegin(PBG_IDRSReduce, ksp, 0, 0, 0));
+      PetscCall(KSPIDRSDots_CUDA(idrs->dev, n, s, xs, ys));
+      PetscCall(PetscLogEventEnd(PBG_IDRSReduce, ksp, 0, 0, 0));
+      PetscCall(KSPIDRSGroupEnd_Private(&grp));
+      PetscCall(KSPIDRSFusedResults_Private(ksp, s, m, pending ? &sq : NULL));
+      if (pending) {
+        dp = KSPIDRSSqrt_Private(sq);
+        KSPCheckNorm(ksp, dp);
+        PetscCall(KSPIDRSIterationDone_Private(ksp, dp, PETSC_FALSE));
+        pending = PETSC_FALSE;
+        if (ksp->reason || idrs->restart) break;
+      }
+      PetscCall(KSPIDRSNewColumn_Private(ksp, k));
+      if (ksp->reason) break;
+      /* biorthogonalise G_k, U_k (Z_k) against p_0..p_{k-1}, make r orthogonal to p_0..p_k, update x (rt): one kernel */
+      beta = f[k] / M[k + k * s];
+      for (i = 0; i < k; i++) {
+        PetscCall(KSPIDRSGroupRead_Private(&grp, G[i], &cG[i]));
+        PetscCall(KSPIDRSGroupRead_Private(&grp, U[i], &cU[i]));
+        if (wtrue) PetscCall(KSPIDRSGroupRead_Private(&grp, Z[i], &cZ[i]));
+      }
+      dZk = NULL;
+      if (k) {
+        PetscCall(KSPIDRSGroupWrite_Private(&grp, G[k], &dGk));
+        PetscCall(KSPIDRSGroupWrite_Private(&grp, U[k], &dUk));
+        if (wtrue) PetscCall(KSPIDRSGroupWrite_Private(&grp, Z[k], &dZk));
+      } else { /* at k = 0 the kernel only reads g_0, u_0 (z_0) */
+        const PetscScalar *ro;
+
+        PetscCall(KSPIDRSGroupRead_Private(&grp, G[k], &ro));
+        dGk = (PetscScalar *)ro;
+        PetscCall(KSPIDRSGroupRead_Private(&grp, U[k], &ro));
+        dUk = (PetscScalar *)ro;
+        if (wtrue) {
+          PetscCall(KSPIDRSGroupRead_Private(&grp, Z[k], &ro));
+          dZk = (PetscScalar *)ro;
+        }
+      }
+      PetscCall(KSPIDRSGroupWrite_Private(&grp, R, &dR));
+      PetscCall(KSPIDRSGroupWrite_Private(&grp, X, &dX));
+      dRT = NULL;
+      if (wtrue) PetscCall(KSPIDRSGroupWrite_Private(&grp, RT, &dRT));
+      PetscCall(PetscLogEventBegin(PBG_IDRSUpdate, ksp, 0, 0, 0));
+      PetscCall(KSPIDRSStepUpdate_CUDA(idrs->dev, n, k, alpha, beta, cG, cU, wtrue ? cZ : NULL, dGk, dUk, dZk, dR, dX, dRT));
+      PetscCall(PetscLogEventEnd(PBG_IDRSUpdate, ksp, 0, 0, 0));
+      PetscCall(KSPIDRSGroupEnd_Private(&grp));
+      /* f(k+1:s-1) = P(:,k+1:s-1)^H r, updated */
+      for (i = k + 1; i < s; i++) f[i] -= beta * M[i + k * s];
+      /* the step's residual norm is read with the next wait; without a norm (KSP_NORM_NONE) the step is done now, so that
+         a smoother of max_it iterations makes no product past them */
+      if (nonorm) PetscCall(KSPIDRSIterationDone_Private(ksp, 0.0, PETSC_FALSE));
+      else pending = PETSC_TRUE;
+    }
+    if (ksp->reason) break;
+    if (idrs->restart) continue;
+
+    /* omega step: r is orthogonal to P, v = K^{-1} r (right) or r (left), t = A' v */
+    if (!left) {
+      PetscCall(KSP_PCApply(ksp, R, V));
+      PetscCall(KSP_MatMult(ksp, A, V, T));
+    } else {
+      Vec AR = wtrue ? ZT : V;
+
+      PetscCall(KSP_MatMult(ksp, A, R, AR));
+      PetscCall(KSP_PCApply(ksp, AR, T));
+    }
+    PetscCall(KSPIDRSGroupRead_Private(&grp, R, &cr));
+    PetscCall(KSPIDRSGroupRead_Private(&grp, T, &ct));
+    xs[0] = cr;
+    ys[0] = cr;
+    xs[1] = ct;
+    ys[1] = ct;
+    xs[2] = cr;
+    ys[2] = ct;
+    PetscCall(PetscLogEventBegin(PBG_IDRSReduce, ksp, 0, 0, 0));
+    PetscCall(KSPIDRSDots_CUDA(idrs->dev, n, 3, xs, ys));
+    PetscCall(PetscLogEventEnd(PBG_IDRSReduce, ksp, 0, 0, 0));
+    PetscCall(KSPIDRSGroupEnd_Private(&grp));
+    PetscCall(KSPIDRSFusedResults_Private(ksp, 3, sc, pending ? &sq : NULL));
+    if (pending) {
+      dp = KSPIDRSSqrt_Private(sq);
+      KSPCheckNorm(ksp, dp);
+      PetscCall(KSPIDRSIterationDone_Private(ksp, dp, PETSC_FALSE));
+      pending = PETSC_FALSE;
+      if (ksp->reason) break;
+      if (idrs->restart) continue;
+    }
+    nr = KSPIDRSSqrt_Private(PetscRealPart(sc[0]));
+    nt = KSPIDRSSqrt_Private(PetscRealPart(sc[1]));
+    tr = sc[2];
+    PetscCall(KSPIDRSOmega_Private(ksp, nr, nt, tr, &om));
+    if (ksp->reason) break;
+    /* x += omega v (left: r), r -= omega t, rt -= omega zt; ||r|| (||rt||) and the next cycle's f = P^H r */
+    PetscCall(KSPIDRSGroupWrite_Private(&grp, X, &dX));
+    PetscCall(KSPIDRSGroupWrite_Private(&grp, R, &dR));
+    dRT = NULL;
+    czt = NULL;
+    if (wtrue) {
+      PetscCall(KSPIDRSGroupWrite_Private(&grp, RT, &dRT));
+      PetscCall(KSPIDRSGroupRead_Private(&grp, ZT, &czt));
+    }
+    if (left) cw = dR;
+    else PetscCall(KSPIDRSGroupRead_Private(&grp, V, &cw));
+    PetscCall(KSPIDRSGroupRead_Private(&grp, T, &ct));
+    for (i = 0; i < s; i++) PetscCall(KSPIDRSGroupRead_Private(&grp, P[i], &cP[i]));
+    PetscCall(PetscLogEventBegin(PBG_IDRSUpdate, ksp, 0, 0, 0));
+    PetscCall(KSPIDRSOmegaUpdate_CUDA(idrs->dev, n, om, cw, ct, czt, dX, dR, dRT, s, cP));
+    PetscCall(PetscLogEventEnd(PBG_IDRSUpdate, ksp, 0, 0, 0));
+    PetscCall(KSPIDRSGroupEnd_Private(&grp));
+    PetscCall(KSPIDRSFusedResults_Private(ksp, s, f, nonorm ? NULL : &sq));
+    dp = nonorm ? 0.0 : KSPIDRSSqrt_Private(sq);
+    KSPCheckNorm(ksp, dp);
+    PetscCall(KSPIDRSIterationDone_Private(ksp, dp, PETSC_TRUE));
+
+    /* residual replacement at the end of a cycle: r (and rt) recomputed, and f with them */
+    if (!ksp->reason && !idrs->restart && idrs->replacement && !nonorm && dp < KSPIDRS_REPLACEMENT_DROP * ref) {
+      PetscCall(KSPIDRSResidual_Private(ksp, X, R, RT, T));
+      idrs->nreplaced++;
+      ref = dp;
+      PetscCall(PetscInfo(ksp, "KSPIDRS residual replacement %" PetscInt_FMT " at iteration %" PetscInt_FMT ", residual norm %g\n", idrs->nreplaced, ksp->its, (double)dp));
+      PetscCall(KSPIDRSFusedPR_Private(ksp, &grp, n, f));
+    }
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
