@@ -4,7 +4,7 @@
    When the source's values are newer on the host, or no device is usable, or a matrix is bound to the CPU, the host
    conversions run (through MATSEQBAIJ / MATSEQAIJ). MPI matrices always convert on the host. Also here: the BAIJ
    conversions that baijksparse re-exports (to seqaij, seqsbaij), which first bring the host values up to date. */
-#include <petscblockgpu/private/baijksparsecuda.h> /*I "petscblockgpu.h" I*/
+#include "baijksparsecuda.h" /*I "petscblockgpu.h" I*/
 #include <petscdevice_cuda.h>
 
 /* ---------------------------------------------------------------------------------------------- patterns */
@@ -381,3 +381,69 @@ PetscErrorCode MatCreateGraph_BAIJKSPARSE(Mat A, PetscBool sym, PetscBool scale,
   (void)sym, (void)scale, (void)filter, (void)num_idx, (void)index, (void)graph;
   SETERRQ(PetscObjectComm((PetscObject)A), PETSC_ERR_SUP, "PCGAMG needs an AIJ operator (it builds its prolongators with the operator's type and multiplies them with it, which %s, like BAIJ, cannot): use -dm_mat_type aijcusparse (or -mat_type aijcusparse) with PCGAMG; -mg_levels_pc_type vbjacobi works as its smoother there", ((PetscObject)A)->type_name);
 }
+
+/* ---------------------------------------------------------------------------------------------- any type -> baijksparse */
+
+PetscErrorCode MatConvert_Any_BAIJKSPARSE(Mat A, MatType type, MatReuse reuse, Mat *newmat)
+{
+  MPI_Comm    comm = PetscObjectComm((PetscObject)A);
+  PetscMPIInt size;
+  PetscBool   ismpi, flg, isk, isbase;
+  MatType     base, ktype;
+
+  PetscFunctionBegin;
+  PetscCallMPI(MPI_Comm_size(comm, &size));
+  PetscCall(PetscStrbeginswith(((PetscObject)A)->type_name, "mpi", &ismpi));
+  if (size > 1) ismpi = PETSC_TRUE;
+  base  = ismpi ? MATMPIBAIJ : MATSEQBAIJ;
+  ktype = ismpi ? MATMPIBAIJKSPARSE : MATSEQBAIJKSPARSE;
+  PetscCall(PetscStrcmpAny(type, &flg, MATBAIJKSPARSE, ktype, ""));
+  PetscCheck(flg, comm, PETSC_ERR_SUP, "Cannot convert a %s matrix to %s: use %s or %s", ((PetscObject)A)->type_name, type, MATBAIJKSPARSE, ktype);
+  PetscCall(PetscObjectTypeCompare((PetscObject)A, ktype, &isk));
+  PetscCall(PetscObjectTypeCompare((PetscObject)A, base, &isbase));
+
+  if (reuse == MAT_REUSE_MATRIX) {
+    Mat B = *newmat, T;
+
+    PetscValidHeaderSpecific(B, MAT_CLASSID, 4);
+    PetscCall(PetscObjectTypeCompare((PetscObject)B, ktype, &flg));
+    PetscCheck(flg, comm, PETSC_ERR_ARG_WRONG, "MAT_REUSE_MATRIX: the matrix to reuse must be %s, not %s", ktype, ((PetscObject)B)->type_name);
+    PetscCheck(A->rmap->N == B->rmap->N && A->cmap->N == B->cmap->N && A->rmap->n == B->rmap->n && A->cmap->n == B->cmap->n, comm, PETSC_ERR_ARG_SIZ,
+               "MAT_REUSE_MATRIX: the matrix to reuse is %" PetscInt_FMT " x %" PetscInt_FMT " (local %" PetscInt_FMT " x %" PetscInt_FMT "), the input %" PetscInt_FMT " x %" PetscInt_FMT " (local %" PetscInt_FMT " x %" PetscInt_FMT ")",
+               B->rmap->N, B->cmap->N, B->rmap->n, B->cmap->n, A->rmap->N, A->cmap->N, A->rmap->n, A->cmap->n);
+    PetscCheck(A->rmap->bs == B->rmap->bs, comm, PETSC_ERR_ARG_SIZ, "MAT_REUSE_MATRIX: the matrix to reuse has block size %" PetscInt_FMT ", the input %" PetscInt_FMT, B->rmap->bs, A->rmap->bs);
+    if (isk || isbase) PetscCall(MatCopy(A, B, SAME_NONZERO_PATTERN));
+    else {
+      PetscCall(MatConvert(A, base, MAT_INITIAL_MATRIX, &T));
+      PetscCall(MatCopy(T, B, SAME_NONZERO_PATTERN));
+      PetscCall(MatDestroy(&T));
+    }
+  } else if (reuse == MAT_INITIAL_MATRIX) {
+    Mat B;
+
+    if (isk || isbase) PetscCall(MatDuplicate(A, MAT_COPY_VALUES, &B));
+    else PetscCall(MatConvert(A, base, MAT_INITIAL_MATRIX, &B));
+    if (ismpi) PetscCall(MatConvert_MPIBAIJ_MPIBAIJKSPARSE(B, ktype, MAT_INPLACE_MATRIX, &B));
+    else PetscCall(MatConvert_SeqBAIJ_SeqBAIJKSPARSE(B, ktype, MAT_INPLACE_MATRIX, &B));
+    *newmat = B;
+  } else {
+    PetscCheck(*newmat == A, comm, PETSC_ERR_ARG_WRONG, "MAT_INPLACE_MATRIX requires the same input and output matrix");
+    if (!isk) {
+      if (!isbase) PetscCall(MatConvert(A, base, MAT_INPLACE_MATRIX, &A)); /* MatHeaderReplace(): same object */
+      if (ismpi) PetscCall(MatConvert_MPIBAIJ_MPIBAIJKSPARSE(A, ktype, MAT_INPLACE_MATRIX, &A));
+      else PetscCall(MatConvert_SeqBAIJ_SeqBAIJKSPARSE(A, ktype, MAT_INPLACE_MATRIX, &A));
+    }
+    *newmat = A;
+  }
+  if ((*newmat)->assembled) { /* an assembled matrix is not assembled again: check its kernel choice now, on every path */
+    if (ismpi) {
+      Mat Ad, Ao;
+
+      PetscCall(MatMPIBAIJKSPARSEGetSeqBAIJ_Private(*newmat, &Ad, &Ao, NULL));
+      if (Ad) PetscCall(MatSeqBAIJKSPARSECheckOptions_Private(Ad));
+      if (Ao) PetscCall(MatSeqBAIJKSPARSECheckOptions_Private(Ao));
+    } else PetscCall(MatSeqBAIJKSPARSECheckOptions_Private(*newmat));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+

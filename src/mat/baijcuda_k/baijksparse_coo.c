@@ -27,7 +27,7 @@
    gather runs there and leaves the device copy newer, host v uploaded first; otherwise it runs on the host values,
    device v downloaded first. The maps go to the device at the preallocation, with the pattern, so that MatSetValuesCOO()
    with device values moves nothing between host and device. */
-#include <petscblockgpu/private/baijksparsecuda.h> /*I "petscblockgpu.h" I*/
+#include "baijksparse_device.h" /*I "petscblockgpu.h" I*/
 #include <petscdevice_cuda.h>
 #include <petscsf.h>
 
@@ -76,7 +76,7 @@ struct _n_MatBAIJKSPARSECOO {
 static PetscErrorCode DeviceFree(void *p)
 {
   PetscFunctionBegin;
-  if (p) PetscCallCUDA(cudaFree(p));
+  if (p) PetscCall(MatBAIJKSPARSEFree_CUDA(p));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -298,8 +298,8 @@ static PetscErrorCode COOPartCheckPattern(Mat P, MatBAIJKSPARSECOO c, PetscInt t
 static PetscErrorCode UploadInts(int **d, const int *h, PetscCount n, cudaStream_t stream, PetscLogDouble *bytes)
 {
   PetscFunctionBegin;
-  PetscCallCUDA(cudaMalloc((void **)d, (size_t)PetscMax(n, 1) * sizeof(int)));
-  if (n) PetscCallCUDA(cudaMemcpyAsync(*d, h, (size_t)n * sizeof(int), cudaMemcpyHostToDevice, stream));
+  PetscCall(MatBAIJKSPARSEMalloc_CUDA((void **)d, (size_t)PetscMax(n, 1) * sizeof(int)));
+  if (n) PetscCall(MatBAIJKSPARSEMemcpyAsync_CUDA(*d, h, (size_t)n * sizeof(int), cudaMemcpyHostToDevice, stream));
   *bytes += (PetscLogDouble)n * sizeof(int);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -321,7 +321,7 @@ static PetscErrorCode COOPartToDevice(Mat P, COOPart *p)
     PetscCall(UploadInts(&p->d_jmap2, p->jmap2, p->nimap2 + 1, stream, &bytes));
     PetscCall(UploadInts(&p->d_perm2, p->perm2, p->n2, stream, &bytes));
   }
-  PetscCallCUDA(cudaStreamSynchronize(stream));
+  PetscCall(MatBAIJKSPARSEStreamSynchronize_CUDA(stream));
   PetscCall(PetscLogCpuToGpu(bytes));
   p->on_device = PETSC_TRUE;
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -337,9 +337,9 @@ static PetscErrorCode COOCommToDevice(COOMaps *m)
   if (m->on_device || !m->comm) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(PetscGetCurrentCUDAStream(&stream));
   PetscCall(UploadInts(&m->d_sendperm, m->sendperm, m->nsend, stream, &bytes));
-  PetscCallCUDA(cudaMalloc((void **)&m->d_sendbuf, (size_t)PetscMax(m->nsend, 1) * sizeof(PetscScalar)));
-  PetscCallCUDA(cudaMalloc((void **)&m->d_recvbuf, (size_t)PetscMax(m->nrecv, 1) * sizeof(PetscScalar)));
-  PetscCallCUDA(cudaStreamSynchronize(stream));
+  PetscCall(MatBAIJKSPARSEMalloc_CUDA((void **)&m->d_sendbuf, (size_t)PetscMax(m->nsend, 1) * sizeof(PetscScalar)));
+  PetscCall(MatBAIJKSPARSEMalloc_CUDA((void **)&m->d_recvbuf, (size_t)PetscMax(m->nrecv, 1) * sizeof(PetscScalar)));
+  PetscCall(MatBAIJKSPARSEStreamSynchronize_CUDA(stream));
   PetscCall(PetscLogCpuToGpu(bytes));
   m->on_device = PETSC_TRUE;
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -379,15 +379,15 @@ static PetscErrorCode COOValuesWhere(COOMaps *m, const PetscScalar v[], PetscBoo
   PetscCall(PetscGetMemType(v, &mt));
   if (device && PetscMemTypeHost(mt)) {
     PetscCall(PetscGetCurrentCUDAStream(&stream));
-    if (!m->d_v) PetscCallCUDA(cudaMalloc((void **)&m->d_v, len));
-    PetscCallCUDA(cudaMemcpyAsync(m->d_v, v, len, cudaMemcpyHostToDevice, stream));
+    if (!m->d_v) PetscCall(MatBAIJKSPARSEMalloc_CUDA((void **)&m->d_v, len));
+    PetscCall(MatBAIJKSPARSEMemcpyAsync_CUDA(m->d_v, v, len, cudaMemcpyHostToDevice, stream));
     PetscCall(PetscLogCpuToGpu((PetscLogDouble)len));
     *w = m->d_v;
   } else if (!device && PetscMemTypeDevice(mt)) {
     PetscCall(PetscGetCurrentCUDAStream(&stream));
     if (!m->h_v) PetscCall(PetscMalloc1(m->ncoo, &m->h_v));
-    PetscCallCUDA(cudaMemcpyAsync(m->h_v, v, len, cudaMemcpyDeviceToHost, stream));
-    PetscCallCUDA(cudaStreamSynchronize(stream));
+    PetscCall(MatBAIJKSPARSEMemcpyAsync_CUDA(m->h_v, v, len, cudaMemcpyDeviceToHost, stream));
+    PetscCall(MatBAIJKSPARSEStreamSynchronize_CUDA(stream));
     PetscCall(PetscLogGpuToCpu((PetscLogDouble)len));
     *w = m->h_v;
   }
@@ -451,16 +451,6 @@ static PetscErrorCode COOPartGatherRemote(Mat P, COOPart *p, const PetscScalar *
     PetscCall((*kp->restorearray)(P, &a));
     PetscCall(PetscLogFlops((PetscLogDouble)p->n2));
   }
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-/* Whether the gather runs on the device: a device present and the matrix not bound to the CPU. The maps and the pattern
-   go there at the preallocation already. */
-static PetscErrorCode COOUseDevice(Mat A, PetscBool *use)
-{
-  PetscFunctionBegin;
-  PetscCall(MatBAIJKSPARSEUseDevice_Private(A, use));
-  if (*use) PetscCall(PetscDeviceInitialize(PETSC_DEVICE_CUDA));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -574,7 +564,8 @@ PetscErrorCode MatSetPreallocationCOO_SeqBAIJKSPARSE(Mat A, PetscCount ncoo, Pet
   PetscCall(PetscFree4(brow, bcol, src, slot));
   c->m->nparts = 1;
   k->coo       = c;
-  PetscCall(COOUseDevice(A, &use));
+  PetscCall(MatBAIJKSPARSEUseDevice_Private(A, &use)); /* the maps and the pattern go to the device here, once */
+  if (use) PetscCall(PetscDeviceInitialize(PETSC_DEVICE_CUDA));
   if (use) PetscCall(COOPartToDevice(A, &c->m->part[0])); /* the pattern (and zero values) and the maps, once */
   c->nzstate   = A->nonzerostate;
   A->assembled = PETSC_FALSE; /* as AIJ: values zero, MatSetValuesCOO() assembles */
@@ -597,7 +588,8 @@ PetscErrorCode MatSetValuesCOO_SeqBAIJKSPARSE(Mat A, const PetscScalar v[], Inse
      A's (else the first call would upload it again, and the values with it) */
   if (k->dev && k->dev->pattern_valid && k->dev->nzstate == c->nzstate && A->nonzerostate == c->nzstate + 1) k->dev->nzstate = A->nonzerostate;
   c->nzstate = A->nonzerostate;
-  PetscCall(COOUseDevice(A, &use));
+  PetscCall(MatBAIJKSPARSEUseDevice_Private(A, &use));
+  if (use) PetscCall(PetscDeviceInitialize(PETSC_DEVICE_CUDA));
   PetscCall(PetscLogEventBegin(PBG_BAIJKCOO, A, 0, 0, 0));
   PetscCall(COOValuesWhere(c->m, v, use, &w));
   PetscCall(COOPartGatherLocal(A, &c->m->part[0], w, imode, use));
@@ -797,7 +789,8 @@ PetscErrorCode MatSetPreallocationCOO_MPIBAIJKSPARSE(Mat A, PetscCount ncoo, Pet
   PetscCall(PetscFree5(gi, gj, brow, bcol, src));
   cm->nparts = 2;
   k->coo     = c;
-  PetscCall(COOUseDevice(A, &use));
+  PetscCall(MatBAIJKSPARSEUseDevice_Private(A, &use)); /* the maps and the pattern go to the device here, once */
+  if (use) PetscCall(PetscDeviceInitialize(PETSC_DEVICE_CUDA));
   if (use) {
     for (PetscInt t = 0; t < 2; t++) PetscCall(COOPartToDevice(P[t], &cm->part[t]));
     PetscCall(COOCommToDevice(cm));
@@ -827,7 +820,8 @@ PetscErrorCode MatSetValuesCOO_MPIBAIJKSPARSE(Mat A, const PetscScalar v[], Inse
   PetscCall(MatMPIBAIJKSPARSEGetSeqBAIJ_Private(A, &P[0], &P[1], NULL));
   for (PetscInt t = 0; t < 2; t++) PetscCall(COOPartCheckPattern(P[t], c, t, P[t]->assembled));
   A->assembled = PETSC_TRUE;
-  PetscCall(COOUseDevice(A, &use));
+  PetscCall(MatBAIJKSPARSEUseDevice_Private(A, &use));
+  if (use) PetscCall(PetscDeviceInitialize(PETSC_DEVICE_CUDA));
   PetscCall(PetscLogEventBegin(PBG_BAIJKCOO, A, 0, 0, 0));
   PetscCall(COOValuesWhere(m, v, use, &w));
   if (m->comm) { /* the entries of other ranks' rows on their way while the local ones are gathered */

@@ -1,6 +1,7 @@
 /* The ghost exchange plan of MATMPIBAIJKSPARSE (see baijksparse_ghost.h): which engine, and for NCCL who sends which
    block rows to whom. Built once per layout (when the matrix's VecScatter is built), collectively. */
 #include "baijksparse_ghost.h"
+#include "baijksparse_device.h"
 #include <petscdevice_cuda.h>
 
 const char *const MatBAIJKSPARSEGhostExchanges[] = {"auto", "nccl", "sf", "MatBAIJKSPARSEGhostExchange", "MAT_BAIJKSPARSE_GHOST_", NULL};
@@ -11,14 +12,12 @@ static PetscErrorCode GPUsDistinct(MPI_Comm comm, PetscBool *distinct, char *why
 {
   char        key[2 * MPI_MAX_PROCESSOR_NAME + 32], *all;
   PetscMPIInt size, nl;
-  int         dev;
 
   PetscFunctionBegin;
   PetscCall(PetscMemzero(key, sizeof(key)));
   PetscCallMPI(MPI_Get_processor_name(key, &nl));
   key[nl] = '|';
-  PetscCallCUDA(cudaGetDevice(&dev));
-  PetscCallCUDA(cudaDeviceGetPCIBusId(key + nl + 1, (int)(sizeof(key) - nl - 1), dev));
+  PetscCall(MatBAIJKSPARSEPCIBusId_CUDA(key + nl + 1, (int)(sizeof(key) - nl - 1)));
   PetscCallMPI(MPI_Comm_size(comm, &size));
   PetscCall(PetscMalloc1((size_t)size * sizeof(key), &all));
   PetscCallMPI(MPI_Allgather(key, (PetscMPIInt)sizeof(key), MPI_CHAR, all, (PetscMPIInt)sizeof(key), MPI_CHAR, comm));

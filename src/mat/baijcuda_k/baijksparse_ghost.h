@@ -10,7 +10,7 @@
    back and adds each peer's contribution into the owner's rows, in rank order (the same sums on every run). */
 #pragma once
 
-#include <petscblockgpu/private/baijksparseimpl.h>
+#include "baijksparseimpl.h"
 #include <cuda_runtime_api.h>
 
 /* The engines (MatBAIJKSPARSEGhostExchange, baijksparseimpl.h), by name */

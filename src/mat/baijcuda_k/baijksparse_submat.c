@@ -10,7 +10,7 @@
    MPIBAIJ returns plain MATSEQBAIJ and MATMPIBAIJ sub-matrices: they are subclassed in place, so that the sub-solvers
    of PCASM (MatCreateSubMatrices()) keep the device products without -pc_asm_sub_mat_type. BAIJ refills a reused
    sub-matrix through its arrays, behind the offload state: the sub-matrix is marked host-newer first. */
-#include <petscblockgpu/private/baijksparseimpl.h> /*I "petscblockgpu.h" I*/
+#include "baijksparseimpl.h" /*I "petscblockgpu.h" I*/
 
 /* Whether the local indices of is are whole blocks of bs, each block's indices in order (BAIJ's sub-matrix methods
    compress anything else to whole blocks) */

@@ -6,7 +6,7 @@
 #endif
 #include <dlfcn.h>
 #include <unistd.h> /* access() */
-#include <petscblockgpu/private/baijksparsecuda.h>
+#include "baijksparse_device.h"
 #include <petscdevice_cuda.h>
 
 const char *const MatBAIJKSPARSEKernels[]       = {"auto", "host", "scalar", "K1", "K2", "K3"};
@@ -155,14 +155,12 @@ PetscErrorCode MatBAIJKSPARSEGetTuningTable(PetscInt arch, size_t len, char path
   PetscAssertPointer(path, 3);
   PetscAssertPointer(found, 5);
   if (arch == PETSC_DECIDE) {
-    int       dev = 0, major = 0, minor = 0;
+    int       major = 0, minor = 0;
     PetscBool avail;
 
     PetscCall(PetscBlockGPUDeviceAvailable(&avail));
     PetscCheck(avail, PETSC_COMM_SELF, PETSC_ERR_SUP_SYS, "MatBAIJKSPARSEGetTuningTable(): no CUDA device to take the architecture from; pass it (e.g. 90 for sm_90)");
-    PetscCallCUDA(cudaGetDevice(&dev));
-    PetscCallCUDA(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev));
-    PetscCallCUDA(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev));
+    PetscCall(MatBAIJKSPARSEComputeCapability_CUDA(&major, &minor));
     arch = 10 * major + minor;
   }
   PetscCheck(arch > 0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "MatBAIJKSPARSEGetTuningTable(): architecture %" PetscInt_FMT " is not 10 x major + minor (e.g. 90) nor PETSC_DECIDE", arch);
@@ -188,11 +186,9 @@ static PetscErrorCode MatBAIJKSPARSETableLoad(void)
   PetscCall(PetscArrayzero(PBGTableCount, PBG_TABLE_MAX_BS + 1));
   PetscCall(PetscBlockGPUDeviceAvailable(&avail));
   if (avail) {
-    int dev = 0, major = 0, minor = 0;
+    int major = 0, minor = 0;
 
-    PetscCallCUDA(cudaGetDevice(&dev));
-    PetscCallCUDA(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev));
-    PetscCallCUDA(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev));
+    PetscCall(MatBAIJKSPARSEComputeCapability_CUDA(&major, &minor));
     arch = 10 * major + minor;
   }
   PetscCall(TableLocate(arch, sizeof(path), path, sizeof(tried), tried, &found, &explicit_file));
@@ -486,6 +482,183 @@ PetscErrorCode MatSeqBAIJKSPARSEViewKernel_Private(Mat A, PetscViewer viewer, co
   } else PetscCall(PetscViewerASCIIPrintf(viewer, "baijksparse: %srows balanced: no (longest block row %" PetscInt_FMT " blocks, lambda %" PetscInt_FMT ")\n", what, c.maxlen, c.lambda));
   PetscCall(MatRestoreRowIJ(A, 0, PETSC_FALSE, PETSC_TRUE, &mbs, &ia, &ja, &done));
   if (k->dev) PetscCall(PetscViewerASCIIPrintf(viewer, "baijksparse: %scopies to the GPU: %" PetscInt_FMT ", device copy %s\n", what, k->dev->ncopies, A->offloadmask == PETSC_OFFLOAD_BOTH ? "current" : A->offloadmask == PETSC_OFFLOAD_GPU ? "newer than the host copy" : "stale (host newer)"));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+
+/* ---------------------------------------------------------------------------------------------- the choice on the device copy */
+/* Segments of balanced rows (see MatBAIJKSPARSEDevice), built on the host and uploaded */
+static PetscErrorCode BuildSegments(MatBAIJKSPARSEDevice *d, PetscInt mbs, const PetscInt *ia, PetscInt lambda, cudaStream_t stream, PetscInt64 *bytes)
+{
+  PetscInt nseg = 0, nsplit = 0, nslots = 0, s = 0, t = 0, q = 0;
+  int     *segptr, *segrow, *splitrow, *splitslot;
+
+  PetscFunctionBegin;
+  for (PetscInt r = 0; r < mbs; r++) {
+    PetscInt len = ia[r + 1] - ia[r], parts = len > lambda ? (len + lambda - 1) / lambda : 1;
+
+    nseg += parts;
+    if (parts > 1) {
+      nsplit++;
+      nslots += parts;
+    }
+  }
+  PetscCheck(nseg <= PETSC_INT32_MAX && (PetscInt64)nslots * d->bs <= PETSC_INT32_MAX, PETSC_COMM_SELF, PETSC_ERR_SUP, "%s: too many segments", MATSEQBAIJKSPARSE);
+  PetscCall(PetscMalloc4(nseg + 1, &segptr, nseg, &segrow, nsplit, &splitrow, nsplit + 1, &splitslot));
+  for (PetscInt r = 0; r < mbs; r++) {
+    PetscInt len = ia[r + 1] - ia[r], parts = len > lambda ? (len + lambda - 1) / lambda : 1;
+
+    if (parts == 1) {
+      segptr[s] = (int)ia[r];
+      segrow[s] = (int)r;
+      s++;
+    } else {
+      splitrow[t]  = (int)r;
+      splitslot[t] = (int)q;
+      t++;
+      for (PetscInt p = 0; p < parts; p++) { /* equal pieces of at most lambda blocks */
+        segptr[s] = (int)(ia[r] + (PetscInt)(((PetscInt64)len * p) / parts));
+        segrow[s] = (int)(-(q + 1));
+        s++;
+        q++;
+      }
+    }
+  }
+  segptr[nseg]      = (int)(mbs ? ia[mbs] : 0);
+  splitslot[nsplit] = (int)nslots;
+  d->nseg           = (int)nseg;
+  d->nsplit         = (int)nsplit;
+  d->nslots         = (int)nslots;
+  PetscCall(MatBAIJKSPARSEDeviceRealloc_Private((void **)&d->segptr, &d->cap_seg, nseg + 1, sizeof(int)));
+  { /* segrow shares the capacity of segptr (one fewer) */
+    size_t cap = d->cap_seg;
+
+    if (d->segrow) PetscCall(MatBAIJKSPARSEFree_CUDA(d->segrow));
+    PetscCall(MatBAIJKSPARSEMalloc_CUDA((void **)&d->segrow, cap * sizeof(int)));
+  }
+  PetscCall(MatBAIJKSPARSEDeviceRealloc_Private((void **)&d->splitrow, &d->cap_split, nsplit + 1, sizeof(int)));
+  {
+    size_t cap = d->cap_split;
+
+    if (d->splitslot) PetscCall(MatBAIJKSPARSEFree_CUDA(d->splitslot));
+    PetscCall(MatBAIJKSPARSEMalloc_CUDA((void **)&d->splitslot, cap * sizeof(int)));
+  }
+  PetscCall(MatBAIJKSPARSEDeviceRealloc_Private((void **)&d->work, &d->cap_work, (size_t)nslots * d->bs, sizeof(PetscScalar)));
+  PetscCall(MatBAIJKSPARSEMemcpyAsync_CUDA(d->segptr, segptr, (nseg + 1) * sizeof(int), cudaMemcpyHostToDevice, stream));
+  if (nseg) PetscCall(MatBAIJKSPARSEMemcpyAsync_CUDA(d->segrow, segrow, nseg * sizeof(int), cudaMemcpyHostToDevice, stream));
+  if (nsplit) PetscCall(MatBAIJKSPARSEMemcpyAsync_CUDA(d->splitrow, splitrow, nsplit * sizeof(int), cudaMemcpyHostToDevice, stream));
+  PetscCall(MatBAIJKSPARSEMemcpyAsync_CUDA(d->splitslot, splitslot, (nsplit + 1) * sizeof(int), cudaMemcpyHostToDevice, stream));
+  PetscCall(MatBAIJKSPARSEStreamSynchronize_CUDA(stream)); /* before the host arrays go */
+  *bytes += (PetscInt64)(2 * nseg + 2 * nsplit + 2) * (PetscInt64)sizeof(int);
+  PetscCall(PetscFree4(segptr, segrow, splitrow, splitslot));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscBool ConfigChanged(const MatBAIJKSPARSEDevice *d, const MatBAIJKSPARSEOptions *o)
+{
+  return (PetscBool)(d->cfg_balance != (PetscInt)o->balance || d->cfg_lambda != o->lambda || d->cfg_kernel != (PetscInt)o->kernel || d->cfg_ept != o->ept || d->cfg_warps != o->warps || d->cfg_teams != o->teams || d->cfg_lanes != o->lanes);
+}
+
+/* The device copy, and the kernel, parameters and segments of the products for its pattern and the options: made again
+   after a change of the pattern or of the options */
+PetscErrorCode MatSeqBAIJKSPARSEPrepareMult_Private(Mat A)
+{
+  Mat_SeqBAIJKSPARSE  *k = (Mat_SeqBAIJKSPARSE *)A->spptr;
+  MatBAIJKSPARSEDevice *d;
+  MatBAIJKSPARSEChoice  c;
+  const PetscInt       *ia, *ja;
+  PetscInt              mbs;
+  PetscBool             done;
+  cudaStream_t          stream;
+  PetscInt64            bytes = 0;
+
+  PetscFunctionBegin;
+  PetscCall(MatSeqBAIJKSPARSECopyToGPU(A));
+  d = k->dev;
+  if (d->choice_valid && !ConfigChanged(d, &k->opts)) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(PetscGetCurrentCUDAStream(&stream));
+  PetscCall(MatGetRowIJ(A, 0, PETSC_FALSE, PETSC_TRUE, &mbs, &ia, &ja, &done));
+  PetscCheck(done, PETSC_COMM_SELF, PETSC_ERR_PLIB, "Cannot get the block rows of the %s matrix", MATSEQBAIJKSPARSE);
+  PetscCall(MatSeqBAIJKSPARSEChoose_Private(A, mbs, ia, &c));
+  if (!d->choice_valid || c.balanced != d->balanced || (c.balanced && c.lambda != d->lambda)) {
+    if (c.balanced) PetscCall(BuildSegments(d, mbs, ia, c.lambda, stream, &bytes));
+    else d->nseg = d->nsplit = d->nslots = 0;
+  }
+  PetscCall(MatRestoreRowIJ(A, 0, PETSC_FALSE, PETSC_TRUE, &mbs, &ia, &ja, &done));
+  d->params       = c.p;
+  d->maxlen       = (int)c.maxlen;
+  d->lambda       = (int)c.lambda;
+  d->balanced     = c.balanced;
+  d->cfg_balance  = (PetscInt)k->opts.balance;
+  d->cfg_lambda   = k->opts.lambda;
+  d->cfg_kernel   = (PetscInt)k->opts.kernel;
+  d->cfg_ept      = k->opts.ept;
+  d->cfg_warps    = k->opts.warps;
+  d->cfg_teams    = k->opts.teams;
+  d->cfg_lanes    = k->opts.lanes;
+  d->choice_valid = PETSC_TRUE;
+  if (bytes) PetscCall(PetscLogCpuToGpu((PetscLogDouble)bytes));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+
+/* ---------------------------------------------------------------------------------------------- block-row statistics */
+PetscErrorCode MatBAIJKSPARSEGetStats_Private(Mat Ad, Mat Ao, MatBAIJKSPARSEStats *s)
+{
+  const PetscInt *ia, *ja, *ib = NULL, *jb = NULL;
+  PetscInt        n, nb = 0;
+  PetscBool       done;
+
+  PetscFunctionBegin;
+  PetscCall(PetscMemzero(s, sizeof(*s)));
+  PetscCall(MatGetBlockSize(Ad, &s->bs));
+  PetscCall(MatGetRowIJ(Ad, 0, PETSC_FALSE, PETSC_TRUE, &n, &ia, &ja, &done));
+  PetscCheck(done, PETSC_COMM_SELF, PETSC_ERR_SUP, "Cannot get the block rows of a %s matrix", ((PetscObject)Ad)->type_name);
+  if (Ao) {
+    PetscCall(MatGetRowIJ(Ao, 0, PETSC_FALSE, PETSC_TRUE, &nb, &ib, &jb, &done));
+    PetscCheck(done, PETSC_COMM_SELF, PETSC_ERR_SUP, "Cannot get the block rows of a %s matrix", ((PetscObject)Ao)->type_name);
+    PetscCheck(nb == n, PETSC_COMM_SELF, PETSC_ERR_PLIB, "Diagonal part has %" PetscInt_FMT " block rows, off-diagonal part %" PetscInt_FMT, n, nb);
+  }
+  s->mbs       = n;
+  s->minblocks = PETSC_INT_MAX;
+  for (PetscInt i = 0; i < n; i++) {
+    PetscInt len = ia[i + 1] - ia[i] + (ib ? ib[i + 1] - ib[i] : 0);
+
+    s->nblocks += len;
+    s->minblocks = PetscMin(s->minblocks, len);
+    s->maxblocks = PetscMax(s->maxblocks, len);
+    if (!len) s->nempty++;
+  }
+  PetscCall(MatRestoreRowIJ(Ad, 0, PETSC_FALSE, PETSC_TRUE, &n, &ia, &ja, &done));
+  if (Ao) PetscCall(MatRestoreRowIJ(Ao, 0, PETSC_FALSE, PETSC_TRUE, &nb, &ib, &jb, &done));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode MatBAIJKSPARSEViewStats_Private(PetscViewer viewer, const MatBAIJKSPARSEStats *s)
+{
+  PetscFunctionBegin;
+  PetscCall(PetscViewerASCIIPrintf(viewer, "baijksparse: bs %" PetscInt_FMT ", block rows %" PetscInt_FMT ", nonzero blocks %" PetscInt_FMT "\n", s->bs, s->mbs, s->nblocks));
+  PetscCall(PetscViewerASCIIPrintf(viewer, "baijksparse: blocks per block row: min %" PetscInt_FMT ", mean %.2f, max %" PetscInt_FMT "; empty block rows %" PetscInt_FMT "\n", s->mbs ? s->minblocks : 0,
+                                   s->mbs ? (double)s->nblocks / (double)s->mbs : 0.0, s->maxblocks, s->nempty));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The kernel choice of the assembled pattern, made (and thrown away) on every path, so that an option or tuning table the
+   GPU path would refuse (-mat_baijksparse_ept 7, a malformed table line) is refused on a host run too, where the options
+   are read, rather than accepted silently until a GPU run */
+PetscErrorCode MatSeqBAIJKSPARSECheckOptions_Private(Mat A)
+{
+  const PetscInt *ia, *ja;
+  PetscInt        mbs;
+  PetscBool       done;
+  MatBAIJKSPARSEChoice c;
+
+  PetscFunctionBegin;
+  if (A->hash_active) PetscFunctionReturn(PETSC_SUCCESS); /* (called at the end of an assembly: A->assembled is set after it) */
+  PetscCall(MatGetRowIJ(A, 0, PETSC_FALSE, PETSC_TRUE, &mbs, &ia, &ja, &done));
+  PetscCheck(done, PETSC_COMM_SELF, PETSC_ERR_PLIB, "Cannot get the block rows of the %s matrix", MATSEQBAIJKSPARSE);
+  PetscCall(MatSeqBAIJKSPARSEChoose_Private(A, mbs, ia, &c));
+  PetscCall(MatRestoreRowIJ(A, 0, PETSC_FALSE, PETSC_TRUE, &mbs, &ia, &ja, &done));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

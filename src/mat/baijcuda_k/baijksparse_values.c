@@ -8,7 +8,7 @@
    Operations that change values also advance the object state themselves, whether or not PETSc's wrapper does (a second
    increase is harmless; a missing one would leave a PC believing the matrix unchanged). The MPI type runs them part by
    part (mpibaijksparse.c). */
-#include <petscblockgpu/private/baijksparsecuda.h>
+#include "baijksparse_device.h"
 #include <petscdevice_cuda.h>
 
 /* ---------------------------------------------------------------------------------------------- values on the device */
@@ -84,7 +84,7 @@ PetscErrorCode MatZeroEntries_SeqBAIJKSPARSE(Mat A)
   PetscCall(PetscGetCurrentCUDAStream(&stream));
   PetscCall(PetscLogEventBegin(PBG_BAIJKValues, A, 0, 0, 0));
   PetscCall(PetscLogGpuTimeBegin());
-  if (len) PetscCallCUDA(cudaMemsetAsync(val, 0, (size_t)len * sizeof(PetscScalar), stream));
+  if (len) PetscCall(MatBAIJKSPARSEMemsetAsync_CUDA(val, 0, (size_t)len * sizeof(PetscScalar), stream));
   PetscCall(PetscLogGpuTimeEnd());
   PetscCall(PetscLogEventEnd(PBG_BAIJKValues, A, 0, 0, 0));
   A->offloadmask = PETSC_OFFLOAD_GPU;
@@ -192,7 +192,7 @@ PetscErrorCode MatCopy_SeqBAIJKSPARSE(Mat A, Mat B, MatStructure str)
     PetscCall(PetscGetCurrentCUDAStream(&stream));
     PetscCall(PetscLogEventBegin(PBG_BAIJKValues, A, B, 0, 0));
     PetscCall(PetscLogGpuTimeBegin());
-    if (len) PetscCallCUDA(cudaMemcpyAsync(b, a, (size_t)len * sizeof(PetscScalar), cudaMemcpyDeviceToDevice, stream));
+    if (len) PetscCall(MatBAIJKSPARSEMemcpyAsync_CUDA(b, a, (size_t)len * sizeof(PetscScalar), cudaMemcpyDeviceToDevice, stream));
     PetscCall(PetscLogGpuTimeEnd());
     PetscCall(PetscLogEventEnd(PBG_BAIJKValues, A, B, 0, 0));
     B->offloadmask = PETSC_OFFLOAD_GPU;
@@ -207,7 +207,6 @@ PetscErrorCode MatCopy_SeqBAIJKSPARSE(Mat A, Mat B, MatStructure str)
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
-
 
 /* ---------------------------------------------------------------------------------------------- vectors and scratch */
 /* The entries of a vector an operation reads on the device: its device array, or its host array uploaded into scratch */
@@ -232,8 +231,8 @@ static PetscErrorCode DeviceVecReadBegin(Vec v, PetscInt n, const char *what, cu
   PetscCall(VecGetArrayReadAndMemType(v, &r->a, &mt));
   if (PetscMemTypeDevice(mt)) r->dev = r->a;
   else if (n) { /* a host vector: its entries go up (from pageable memory the copy has left the array when it returns) */
-    PetscCallCUDA(cudaMallocAsync((void **)&r->tmp, (size_t)n * sizeof(PetscScalar), stream));
-    PetscCallCUDA(cudaMemcpyAsync(r->tmp, r->a, (size_t)n * sizeof(PetscScalar), cudaMemcpyHostToDevice, stream));
+    PetscCall(MatBAIJKSPARSEMallocAsync_CUDA((void **)&r->tmp, (size_t)n * sizeof(PetscScalar), stream));
+    PetscCall(MatBAIJKSPARSEMemcpyAsync_CUDA(r->tmp, r->a, (size_t)n * sizeof(PetscScalar), cudaMemcpyHostToDevice, stream));
     PetscCall(PetscLogCpuToGpu((PetscLogDouble)n * sizeof(PetscScalar)));
     r->dev = r->tmp;
   }
@@ -244,7 +243,7 @@ static PetscErrorCode DeviceVecReadEnd(DeviceVecRead *r, cudaStream_t stream)
 {
   PetscFunctionBegin;
   if (!r->v) PetscFunctionReturn(PETSC_SUCCESS);
-  if (r->tmp) PetscCallCUDA(cudaFreeAsync(r->tmp, stream));
+  if (r->tmp) PetscCall(MatBAIJKSPARSEFreeAsync_CUDA(r->tmp, stream));
   PetscCall(VecRestoreArrayReadAndMemType(r->v, &r->a));
   PetscCall(PetscMemzero(r, sizeof(*r)));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -266,9 +265,9 @@ static PetscErrorCode RowStagingDestroy(void *ctx)
 
   PetscFunctionBegin;
   if (!st) PetscFunctionReturn(PETSC_SUCCESS);
-  if (st->pending) PetscCallCUDA(cudaEventSynchronize(st->done));
-  if (st->done) PetscCallCUDA(cudaEventDestroy(st->done));
-  if (st->rows) PetscCallCUDA(cudaFreeHost(st->rows));
+  if (st->pending) PetscCall(MatBAIJKSPARSEEventSynchronize_CUDA(st->done));
+  if (st->done) PetscCall(MatBAIJKSPARSEEventDestroy_CUDA(st->done));
+  if (st->rows) PetscCall(MatBAIJKSPARSEFreeHost_CUDA(st->rows));
   PetscCall(PetscFree(st));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -283,16 +282,16 @@ static PetscErrorCode RowStagingGet(Mat A, PetscInt n, RowStaging **stp)
   PetscCall(PetscObjectContainerQuery((PetscObject)A, name, (PetscCtxRt)&st));
   if (!st) {
     PetscCall(PetscNew(&st));
-    PetscCallCUDA(cudaEventCreateWithFlags(&st->done, cudaEventDisableTiming));
+    PetscCall(MatBAIJKSPARSEEventCreate_CUDA(&st->done, cudaEventDisableTiming));
     PetscCall(PetscObjectContainerCompose((PetscObject)A, name, st, RowStagingDestroy));
   }
-  if (st->pending) PetscCallCUDA(cudaEventSynchronize(st->done)); /* in practice long done: the kernel read them */
+  if (st->pending) PetscCall(MatBAIJKSPARSEEventSynchronize_CUDA(st->done)); /* in practice long done: the kernel read them */
   st->pending = PETSC_FALSE;
   if ((size_t)n > st->cap) {
-    if (st->rows) PetscCallCUDA(cudaFreeHost(st->rows));
+    if (st->rows) PetscCall(MatBAIJKSPARSEFreeHost_CUDA(st->rows));
     st->rows = NULL;
     st->cap  = 0;
-    PetscCallCUDA(cudaMallocHost((void **)&st->rows, (size_t)n * sizeof(int)));
+    PetscCall(MatBAIJKSPARSEMallocHost_CUDA((void **)&st->rows, (size_t)n * sizeof(int)));
     st->cap = (size_t)n;
   }
   *stp = st;
@@ -335,24 +334,15 @@ static PetscErrorCode UploadRows(Mat A, PetscInt n, const PetscInt rows[], cudaS
     bad = (PetscBool)(out != 0);
   }
   if (bad) PetscCall(CheckRowRange(A, n, rows));
-  PetscCallCUDA(cudaMallocAsync((void **)drows, (size_t)n * sizeof(int), stream));
-  PetscCallCUDA(cudaMemcpyAsync(*drows, st->rows, (size_t)n * sizeof(int), cudaMemcpyHostToDevice, stream));
-  PetscCallCUDA(cudaEventRecord(st->done, stream));
+  PetscCall(MatBAIJKSPARSEMallocAsync_CUDA((void **)drows, (size_t)n * sizeof(int), stream));
+  PetscCall(MatBAIJKSPARSEMemcpyAsync_CUDA(*drows, st->rows, (size_t)n * sizeof(int), cudaMemcpyHostToDevice, stream));
+  PetscCall(MatBAIJKSPARSEEventRecord_CUDA(st->done, stream));
   st->pending = PETSC_TRUE;
   PetscCall(PetscLogCpuToGpu((PetscLogDouble)n * sizeof(int)));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 /* ---------------------------------------------------------------------------------------------- diagonal */
-PetscErrorCode MatSeqBAIJKSPARSEDiagonalOnDevice_Private(Mat A, PetscBool *ok)
-{
-  PetscFunctionBegin;
-  PetscCall(MatSeqBAIJKSPARSEValuesOnDevice_Private(A, ok));
-  /* the pattern of the device copy is current (ValuesOnDevice), and so is its count of missing diagonal blocks */
-  if (*ok) *ok = (PetscBool)(A->rmap->n == A->cmap->n && ((Mat_SeqBAIJKSPARSE *)A->spptr)->dev->ndiagmissing == 0);
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
 /* MatDiagonalSet() as PETSc does it for a type without its own: MatSetValues() of each local diagonal entry, assembled */
 PetscErrorCode MatBAIJKSPARSEDiagonalSetDefault_Private(Mat Y, Vec D, InsertMode is)
 {
@@ -457,14 +447,14 @@ PetscErrorCode MatGetDiagonal_SeqBAIJKSPARSE(Mat A, Vec v)
   PetscCall(PetscGetCurrentCUDAStream(&stream));
   PetscCall(PetscLogEventBegin(PBG_BAIJKValues, A, v, 0, 0));
   PetscCall(VecGetArrayWriteAndMemType(v, &p, &mt));
-  if (!PetscMemTypeDevice(mt) && n) PetscCallCUDA(cudaMallocAsync((void **)&tmp, (size_t)n * sizeof(PetscScalar), stream));
+  if (!PetscMemTypeDevice(mt) && n) PetscCall(MatBAIJKSPARSEMallocAsync_CUDA((void **)&tmp, (size_t)n * sizeof(PetscScalar), stream));
   PetscCall(PetscLogGpuTimeBegin());
   PetscCall(MatBAIJKSPARSEGetDiagonal_CUDA(d->bs, d->mbs, d->diagpos, val, tmp ? tmp : p, stream));
   PetscCall(PetscLogGpuTimeEnd());
   if (tmp) {
-    PetscCallCUDA(cudaMemcpyAsync(p, tmp, (size_t)n * sizeof(PetscScalar), cudaMemcpyDeviceToHost, stream));
-    PetscCallCUDA(cudaFreeAsync(tmp, stream));
-    PetscCallCUDA(cudaStreamSynchronize(stream));
+    PetscCall(MatBAIJKSPARSEMemcpyAsync_CUDA(p, tmp, (size_t)n * sizeof(PetscScalar), cudaMemcpyDeviceToHost, stream));
+    PetscCall(MatBAIJKSPARSEFreeAsync_CUDA(tmp, stream));
+    PetscCall(MatBAIJKSPARSEStreamSynchronize_CUDA(stream));
     PetscCall(PetscLogGpuToCpu((PetscLogDouble)n * sizeof(PetscScalar)));
   }
   PetscCall(VecRestoreArrayWriteAndMemType(v, &p));
@@ -543,20 +533,20 @@ PetscErrorCode MatSeqBAIJKSPARSEAXPYSubset_Private(Mat Y, PetscScalar a, Mat X, 
   PetscCall(PetscLogEventBegin(PBG_BAIJKValues, Y, X, 0, 0));
   if (xcolmap && nxcol) {
     for (PetscInt c = 0; c < nxcol; c++) PetscCheck(xcolmap[c] >= 0 && xcolmap[c] < dy->nbs, PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s: column map entry %" PetscInt_FMT " out of range", MATSEQBAIJKSPARSE, xcolmap[c]);
-    PetscCallCUDA(cudaMallocAsync((void **)&dmap, (size_t)nxcol * sizeof(int), stream));
-    PetscCallCUDA(cudaMemcpyAsync(dmap, xcolmap, (size_t)nxcol * sizeof(int), cudaMemcpyHostToDevice, stream));
+    PetscCall(MatBAIJKSPARSEMallocAsync_CUDA((void **)&dmap, (size_t)nxcol * sizeof(int), stream));
+    PetscCall(MatBAIJKSPARSEMemcpyAsync_CUDA(dmap, xcolmap, (size_t)nxcol * sizeof(int), cudaMemcpyHostToDevice, stream));
     PetscCall(PetscLogCpuToGpu((PetscLogDouble)nxcol * sizeof(int)));
   }
-  PetscCallCUDA(cudaMallocAsync((void **)&dmissing, sizeof(int), stream));
-  PetscCallCUDA(cudaMemsetAsync(dmissing, 0, sizeof(int), stream));
+  PetscCall(MatBAIJKSPARSEMallocAsync_CUDA((void **)&dmissing, sizeof(int), stream));
+  PetscCall(MatBAIJKSPARSEMemsetAsync_CUDA(dmissing, 0, sizeof(int), stream));
   PetscCall(PetscLogGpuTimeBegin());
   PetscCall(MatBAIJKSPARSEAXPYSubset_CUDA(dy->bs, dy->mbs, dx->nz, a, dx->rowptr, dx->colidx, dmap, dx->val, dy->rowptr, dy->colidx, yval, dmissing, stream));
   PetscCall(PetscLogGpuTimeEnd());
   /* the check of the promise that X's pattern is a subset of Y's: one int comes back */
-  PetscCallCUDA(cudaMemcpyAsync(&missing, dmissing, sizeof(int), cudaMemcpyDeviceToHost, stream));
-  PetscCallCUDA(cudaFreeAsync(dmissing, stream));
-  if (dmap) PetscCallCUDA(cudaFreeAsync(dmap, stream));
-  PetscCallCUDA(cudaStreamSynchronize(stream));
+  PetscCall(MatBAIJKSPARSEMemcpyAsync_CUDA(&missing, dmissing, sizeof(int), cudaMemcpyDeviceToHost, stream));
+  PetscCall(MatBAIJKSPARSEFreeAsync_CUDA(dmissing, stream));
+  if (dmap) PetscCall(MatBAIJKSPARSEFreeAsync_CUDA(dmap, stream));
+  PetscCall(MatBAIJKSPARSEStreamSynchronize_CUDA(stream));
   PetscCall(PetscLogGpuToCpuScalar(sizeof(int)));
   PetscCall(PetscLogGpuFlops(2.0 * (PetscLogDouble)dx->nz * dx->bs * dx->bs));
   PetscCall(PetscLogEventEnd(PBG_BAIJKValues, Y, X, 0, 0));
@@ -567,15 +557,6 @@ PetscErrorCode MatSeqBAIJKSPARSEAXPYSubset_Private(Mat Y, PetscScalar a, Mat X, 
 }
 
 /* ---------------------------------------------------------------------------------------------- zero rows (and columns) */
-/* Whether zeroing rows runs on the device: a diagonal value to place needs every diagonal block stored (a missing one is a
-   new nonzero, the host's to insert) */
-static PetscErrorCode ZeroRowsOnDevice(Mat A, PetscScalar diag, PetscBool *dev)
-{
-  PetscFunctionBegin;
-  if (diag != (PetscScalar)0.0) PetscCall(MatSeqBAIJKSPARSEDiagonalOnDevice_Private(A, dev));
-  else PetscCall(MatSeqBAIJKSPARSEValuesOnDevice_Private(A, dev));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
 
 /* b[rows] = diag x[rows]: on the device when both vectors are there, else on the host arrays as BAIJ does */
 static PetscErrorCode FixRHS(PetscInt n, const PetscInt rows[], const int *drows, PetscScalar diag, Vec x, Vec b, cudaStream_t stream)
@@ -621,7 +602,8 @@ PetscErrorCode MatZeroRows_SeqBAIJKSPARSE(Mat A, PetscInt n, const PetscInt rows
 
   PetscFunctionBegin;
   PetscCheck(n >= 0 && (!n || rows), PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "%s: MatZeroRows() with %" PetscInt_FMT " rows and no row array", MATSEQBAIJKSPARSE, n);
-  PetscCall(ZeroRowsOnDevice(A, diag, &dev));
+  /* a diagonal value to place needs every diagonal block stored (a missing one is a new nonzero, the host's to insert) */
+  PetscCall(diag != (PetscScalar)0.0 ? MatSeqBAIJKSPARSEDiagonalOnDevice_Private(A, &dev) : MatSeqBAIJKSPARSEValuesOnDevice_Private(A, &dev));
   if (!dev) {
     PetscCall(CheckRowRange(A, n, rows));
     PetscCall(MatSeqBAIJKSPARSEHostAccess_Private(A, PETSC_TRUE));
@@ -637,7 +619,7 @@ PetscErrorCode MatZeroRows_SeqBAIJKSPARSE(Mat A, PetscInt n, const PetscInt rows
   PetscCall(PetscLogGpuTimeBegin());
   PetscCall(MatBAIJKSPARSEZeroRows_CUDA(d->bs, d->mbs, d->nz, (int)n, drows, d->rowptr, d->diagpos, diag, val, stream));
   PetscCall(PetscLogGpuTimeEnd());
-  if (drows) PetscCallCUDA(cudaFreeAsync(drows, stream));
+  if (drows) PetscCall(MatBAIJKSPARSEFreeAsync_CUDA(drows, stream));
   PetscCall(PetscLogEventEnd(PBG_BAIJKValues, A, x, b, 0));
   A->offloadmask = PETSC_OFFLOAD_GPU;
   PetscCall(PetscObjectStateIncrease((PetscObject)A));
@@ -660,7 +642,8 @@ PetscErrorCode MatZeroRowsColumns_SeqBAIJKSPARSE(Mat A, PetscInt n, const PetscI
 
   PetscFunctionBegin;
   PetscCheck(n >= 0 && (!n || rows), PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "%s: MatZeroRowsColumns() with %" PetscInt_FMT " rows and no row array", MATSEQBAIJKSPARSE, n);
-  PetscCall(ZeroRowsOnDevice(A, diag, &dev));
+  /* a diagonal value to place needs every diagonal block stored (a missing one is a new nonzero, the host's to insert) */
+  PetscCall(diag != (PetscScalar)0.0 ? MatSeqBAIJKSPARSEDiagonalOnDevice_Private(A, &dev) : MatSeqBAIJKSPARSEValuesOnDevice_Private(A, &dev));
   dev = (PetscBool)(dev && A->rmap->n == A->cmap->n);
   if (dev && x && b) {
     PetscCall(VecGetArrayReadAndMemType(x, &xx, &mx));
@@ -683,8 +666,8 @@ PetscErrorCode MatZeroRowsColumns_SeqBAIJKSPARSE(Mat A, PetscInt n, const PetscI
   d = k->dev;
   PetscCall(PetscLogEventBegin(PBG_BAIJKValues, A, x, b, 0));
   if (A->rmap->n) {
-    PetscCallCUDA(cudaMallocAsync((void **)&mask, (size_t)A->rmap->n * sizeof(int), stream));
-    PetscCallCUDA(cudaMemsetAsync(mask, 0, (size_t)A->rmap->n * sizeof(int), stream));
+    PetscCall(MatBAIJKSPARSEMallocAsync_CUDA((void **)&mask, (size_t)A->rmap->n * sizeof(int), stream));
+    PetscCall(MatBAIJKSPARSEMemsetAsync_CUDA(mask, 0, (size_t)A->rmap->n * sizeof(int), stream));
   }
   PetscCall(PetscLogGpuTimeBegin());
   PetscCall(MatBAIJKSPARSEMarkRows_CUDA((int)n, drows, mask, stream));
@@ -696,8 +679,8 @@ PetscErrorCode MatZeroRowsColumns_SeqBAIJKSPARSE(Mat A, PetscInt n, const PetscI
     PetscCall(VecRestoreArrayReadAndMemType(x, &xx));
     PetscCall(VecRestoreArrayAndMemType(b, &bb));
   }
-  if (mask) PetscCallCUDA(cudaFreeAsync(mask, stream));
-  if (drows) PetscCallCUDA(cudaFreeAsync(drows, stream));
+  if (mask) PetscCall(MatBAIJKSPARSEFreeAsync_CUDA(mask, stream));
+  if (drows) PetscCall(MatBAIJKSPARSEFreeAsync_CUDA(drows, stream));
   PetscCall(PetscLogEventEnd(PBG_BAIJKValues, A, x, b, 0));
   A->offloadmask = PETSC_OFFLOAD_GPU;
   PetscCall(PetscObjectStateIncrease((PetscObject)A));
@@ -724,19 +707,19 @@ static PetscErrorCode DuplicateDevice(Mat A, Mat M, PetscBool copyvalues)
   d->cap_nz   = (size_t)PetscMax(s->nz, 1);
   d->cap_bs   = s->bs;
   d->cap_diag = (size_t)PetscMax(s->mbs, 1);
-  PetscCallCUDA(cudaMalloc((void **)&d->rowptr, d->cap_rows * sizeof(int)));
-  PetscCallCUDA(cudaMalloc((void **)&d->colidx, d->cap_nz * sizeof(int)));
-  PetscCallCUDA(cudaMalloc((void **)&d->val, d->cap_nz * s->bs * s->bs * sizeof(PetscScalar)));
-  PetscCallCUDA(cudaMalloc((void **)&d->diagpos, d->cap_diag * sizeof(int)));
+  PetscCall(MatBAIJKSPARSEMalloc_CUDA((void **)&d->rowptr, d->cap_rows * sizeof(int)));
+  PetscCall(MatBAIJKSPARSEMalloc_CUDA((void **)&d->colidx, d->cap_nz * sizeof(int)));
+  PetscCall(MatBAIJKSPARSEMalloc_CUDA((void **)&d->val, d->cap_nz * s->bs * s->bs * sizeof(PetscScalar)));
+  PetscCall(MatBAIJKSPARSEMalloc_CUDA((void **)&d->diagpos, d->cap_diag * sizeof(int)));
   PetscCall(PetscGetCurrentCUDAStream(&stream));
   PetscCall(PetscLogEventBegin(PBG_BAIJKValues, A, M, 0, 0));
   PetscCall(PetscLogGpuTimeBegin());
-  PetscCallCUDA(cudaMemcpyAsync(d->rowptr, s->rowptr, ((size_t)s->mbs + 1) * sizeof(int), cudaMemcpyDeviceToDevice, stream));
-  if (s->nz) PetscCallCUDA(cudaMemcpyAsync(d->colidx, s->colidx, (size_t)s->nz * sizeof(int), cudaMemcpyDeviceToDevice, stream));
-  if (s->mbs) PetscCallCUDA(cudaMemcpyAsync(d->diagpos, s->diagpos, (size_t)s->mbs * sizeof(int), cudaMemcpyDeviceToDevice, stream));
+  PetscCall(MatBAIJKSPARSEMemcpyAsync_CUDA(d->rowptr, s->rowptr, ((size_t)s->mbs + 1) * sizeof(int), cudaMemcpyDeviceToDevice, stream));
+  if (s->nz) PetscCall(MatBAIJKSPARSEMemcpyAsync_CUDA(d->colidx, s->colidx, (size_t)s->nz * sizeof(int), cudaMemcpyDeviceToDevice, stream));
+  if (s->mbs) PetscCall(MatBAIJKSPARSEMemcpyAsync_CUDA(d->diagpos, s->diagpos, (size_t)s->mbs * sizeof(int), cudaMemcpyDeviceToDevice, stream));
   if (nval) {
-    if (copyvalues) PetscCallCUDA(cudaMemcpyAsync(d->val, s->val, nval * sizeof(PetscScalar), cudaMemcpyDeviceToDevice, stream));
-    else PetscCallCUDA(cudaMemsetAsync(d->val, 0, nval * sizeof(PetscScalar), stream));
+    if (copyvalues) PetscCall(MatBAIJKSPARSEMemcpyAsync_CUDA(d->val, s->val, nval * sizeof(PetscScalar), cudaMemcpyDeviceToDevice, stream));
+    else PetscCall(MatBAIJKSPARSEMemsetAsync_CUDA(d->val, 0, nval * sizeof(PetscScalar), stream));
   }
   PetscCall(PetscLogGpuTimeEnd());
   PetscCall(PetscLogEventEnd(PBG_BAIJKValues, A, M, 0, 0));

@@ -21,29 +21,11 @@
    process takes MPIBAIJ's host method, which is collective. MatZeroRowsColumns() is MPIBAIJ's. Every other method is MPIBAIJ's, through a generated forwarder that
    first brings the host copies of both parts up to date (MPIBAIJ reaches into its parts' arrays directly) and, unless
    the method only reads, leaves them host-newer. */
-#include <petscblockgpu/private/baijksparseimpl.h> /*I "petscblockgpu.h" I*/
+#include "baijksparseimpl.h" /*I "petscblockgpu.h" I*/
 #include "baijksparse_ghost.h"
 #include <petscdevice_cuda.h>
 
 static const char *const MPIForwardedTargets[] = {MATMPIAIJ, MATMPISBAIJ};
-
-PetscErrorCode MatMPIBAIJKSPARSEGetSeqBAIJ_Private(Mat A, Mat *Ad, Mat *Ao, const PetscInt *garray[])
-{
-  PetscBool      isk;
-  char          *name = ((PetscObject)A)->type_name;
-  PetscErrorCode ierr;
-
-  PetscFunctionBegin;
-  /* MatMPIBAIJGetSeqBAIJ() checks for the exact type name MATMPIBAIJ; the data of the subclass is the same. Every
-     forwarded method of the mpi type comes here (MatSetValues() included): the name is lent for the call, not
-     reallocated (PetscObjectChangeTypeName() cost two allocations each way) */
-  PetscCall(PetscObjectTypeCompare((PetscObject)A, MATMPIBAIJKSPARSE, &isk));
-  if (isk) ((PetscObject)A)->type_name = (char *)MATMPIBAIJ;
-  ierr = MatMPIBAIJGetSeqBAIJ(A, Ad, Ao, garray);
-  ((PetscObject)A)->type_name = name;
-  PetscCall(ierr);
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
 
 /* Converts the existing parts (in place: the pointers held by MPIBAIJ stay valid). The parts are converted
    without MatConvert(), which refuses unassembled matrices; parts in hash-based assembly are left alone, they are
@@ -171,62 +153,7 @@ static PetscErrorCode MatDestroy_MPIBAIJKSPARSE(Mat A)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* Before a host method of MPIBAIJ: the host copies of both parts up to date; with write they are host-newer after it */
-PetscErrorCode MatMPIBAIJKSPARSEHostAccess_Private(Mat A, PetscBool write)
-{
-  Mat       parts[2];
-  PetscBool isk;
-
-  PetscFunctionBegin;
-  PetscCall(MatMPIBAIJKSPARSEGetSeqBAIJ_Private(A, &parts[0], &parts[1], NULL));
-  for (PetscInt i = 0; i < 2; i++) {
-    if (!parts[i]) continue;
-    PetscCall(PetscObjectTypeCompare((PetscObject)parts[i], MATSEQBAIJKSPARSE, &isk));
-    if (isk) PetscCall(MatSeqBAIJKSPARSEHostAccess_Private(parts[i], write));
-  }
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
 /* The value operations of the parts (each on the device where it lives there) */
-/* Whether both parts of A hold a device copy the value operations may use (local: a further condition of the caller), on
-   every process: MPIBAIJ's host methods are collective, so every process takes the same path. An off-diagonal part
-   without columns has nothing to change. */
-static PetscErrorCode MatMPIBAIJKSPARSEPartsOnDevice(Mat A, PetscBool local, PetscBool *all)
-{
-  Mat       parts[2];
-  PetscBool on = local, isk;
-
-  PetscFunctionBegin;
-  PetscCall(MatMPIBAIJKSPARSEGetSeqBAIJ_Private(A, &parts[0], &parts[1], NULL));
-  for (PetscInt i = 0; i < 2 && on; i++) {
-    if (!parts[i]) on = (PetscBool)(i == 1);
-    else if (i == 0 || parts[i]->cmap->n) {
-      PetscCall(PetscObjectTypeCompare((PetscObject)parts[i], MATSEQBAIJKSPARSE, &isk));
-      if (isk) PetscCall(MatSeqBAIJKSPARSEValuesOnDevice_Private(parts[i], &on));
-      else on = PETSC_FALSE;
-    }
-  }
-  PetscCallMPI(MPIU_Allreduce(&on, all, 1, MPI_C_BOOL, MPI_LAND, PetscObjectComm((PetscObject)A)));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-/* Whether the diagonal entries of A are those of the diagonal part, each stored, on every process */
-static PetscErrorCode MatMPIBAIJKSPARSEDiagonalOnDevice(Mat A, PetscBool *all)
-{
-  Mat       Ad;
-  PetscBool cong, ok = PETSC_FALSE;
-
-  PetscFunctionBegin;
-  PetscCall(MatHasCongruentLayouts(A, &cong));
-  PetscCall(MatMPIBAIJKSPARSEGetSeqBAIJ_Private(A, &Ad, NULL, NULL));
-  if (cong && Ad) {
-    PetscCall(PetscObjectTypeCompare((PetscObject)Ad, MATSEQBAIJKSPARSE, &ok));
-    if (ok) PetscCall(MatSeqBAIJKSPARSEDiagonalOnDevice_Private(Ad, &ok));
-  }
-  PetscCallMPI(MPIU_Allreduce(&ok, all, 1, MPI_C_BOOL, MPI_LAND, PetscObjectComm((PetscObject)A)));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
 static PetscErrorCode MatScale_MPIBAIJKSPARSE(Mat A, PetscScalar a)
 {
   Mat Ad, Ao;
@@ -313,8 +240,8 @@ static PetscErrorCode MatAXPY_MPIBAIJKSPARSE(Mat Y, PetscScalar a, Mat X, MatStr
           if (xcolmap[c] < 0) local = PETSC_FALSE; /* not a subset: MPIBAIJ's host method */
         }
       }
-      PetscCall(MatMPIBAIJKSPARSEPartsOnDevice(Y, local, &dev));
-      if (dev) PetscCall(MatMPIBAIJKSPARSEPartsOnDevice(X, PETSC_TRUE, &dev));
+      PetscCall(MatMPIBAIJKSPARSEValuesOnDevice_Private(Y, local, &dev));
+      if (dev) PetscCall(MatMPIBAIJKSPARSEValuesOnDevice_Private(X, PETSC_TRUE, &dev));
     }
     if (dev) {
       PetscCall(MatAXPY(Yd, a, Xd, str));
@@ -342,7 +269,7 @@ static PetscErrorCode MatShift_MPIBAIJKSPARSE(Mat A, PetscScalar a)
   PetscBool           dev;
 
   PetscFunctionBegin;
-  PetscCall(MatMPIBAIJKSPARSEDiagonalOnDevice(A, &dev));
+  PetscCall(MatMPIBAIJKSPARSEDiagonalOnDevice_Private(A, &dev));
   if (dev) {
     PetscCall(MatMPIBAIJKSPARSEGetSeqBAIJ_Private(A, &Ad, NULL, NULL));
     PetscCall(MatShift(Ad, a));
@@ -360,7 +287,7 @@ static PetscErrorCode MatDiagonalSet_MPIBAIJKSPARSE(Mat A, Vec D, InsertMode is)
   PetscBool dev;
 
   PetscFunctionBegin;
-  PetscCall(MatMPIBAIJKSPARSEDiagonalOnDevice(A, &dev));
+  PetscCall(MatMPIBAIJKSPARSEDiagonalOnDevice_Private(A, &dev));
   if (dev) {
     PetscCall(MatMPIBAIJKSPARSEGetSeqBAIJ_Private(A, &Ad, NULL, NULL));
     PetscUseTypeMethod(Ad, diagonalset, D, is); /* the local entries of D */
@@ -400,7 +327,7 @@ static PetscErrorCode MatDiagonalScale_MPIBAIJKSPARSE(Mat A, Vec l, Vec r)
   PetscFunctionBegin;
   PetscCall(MatBAIJKSPARSEUseDevice_Private(A, &dev));
   if (dev) PetscCall(MatMPIBAIJKSPARSESetUpScatter(A, PETSC_FALSE));
-  PetscCall(MatMPIBAIJKSPARSEPartsOnDevice(A, (PetscBool)(dev && (k->Mvctx || !r)), &dev));
+  PetscCall(MatMPIBAIJKSPARSEValuesOnDevice_Private(A, (PetscBool)(dev && (k->Mvctx || !r)), &dev));
   if (!dev) {
     PetscCall(MatMPIBAIJKSPARSEHostAccess_Private(A, PETSC_TRUE));
     PetscCall((*k->host.diagonalscale)(A, l, r));
@@ -425,8 +352,8 @@ static PetscErrorCode MatZeroRows_MPIBAIJKSPARSE(Mat A, PetscInt N, const PetscI
   PetscInt            len, *lrows;
 
   PetscFunctionBegin;
-  if (diag != (PetscScalar)0.0) PetscCall(MatMPIBAIJKSPARSEDiagonalOnDevice(A, &dev));
-  if (dev) PetscCall(MatMPIBAIJKSPARSEPartsOnDevice(A, PETSC_TRUE, &dev));
+  if (diag != (PetscScalar)0.0) PetscCall(MatMPIBAIJKSPARSEDiagonalOnDevice_Private(A, &dev));
+  if (dev) PetscCall(MatMPIBAIJKSPARSEValuesOnDevice_Private(A, PETSC_TRUE, &dev));
   if (!dev) {
     PetscCall(MatMPIBAIJKSPARSEHostAccess_Private(A, PETSC_TRUE));
     PetscCall((*k->host.zerorows)(A, N, rows, diag, x, b));

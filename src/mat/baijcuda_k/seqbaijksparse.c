@@ -1,18 +1,14 @@
 /* MATSEQBAIJKSPARSE: MATSEQBAIJ subclassed in place (the way PETSc's MATSEQBAIJMKL is).
 
-   Host logic of the GPU path: the lazy copy of the BSR arrays to the device (tracked with A->offloadmask and the
-   object state), the segments of balanced rows, and MatMult(), MatMultAdd(), MatMultTranspose(),
-   MatMultTransposeAdd() on device vectors (the kernel choice is in baijksparse_tuning.c). The kernels are in cuda/
+   The type: MatMult(), MatMultAdd(), MatMultTranspose(), MatMultTransposeAdd() on device vectors, assembly, binding,
+   destruction, view, the method table and the in-place conversions between MATSEQBAIJ and the subclass. The device copy
+   and where the values live are in baijksparse_device.c, the kernel choice in baijksparse_tuning.c, the kernels in cuda/
    (baijksparsecuda.h). Without a device, when bound to the CPU, or with host vectors, the products are BAIJ's own host
    kernels.
 
-   Offload state (A->offloadmask): the value operations of baijksparse_values.c (scale, shift, diagonal set/get/scale,
-   axpy, copy, duplicate, zero entries/rows/rows and columns) run on the device when the matrix already has a device
-   copy (and is not bound to the CPU), and leave the device copy newer (PETSC_OFFLOAD_GPU), as aijcusparse does. Every other method is BAIJ's, reached through a forwarder generated
-   from PETSc's list of methods (conf/gen_matops.py): it refreshes the host copy first when the device copy is newer
-   (one device-to-host copy of the values, logged as GpuToCpu) and, unless the method only reads, leaves the host
-   newer, so that the next device use uploads the values again. */
-#include <petscblockgpu/private/baijksparsecuda.h> /*I "petscblockgpu.h" I*/
+   Every method that is not ours is BAIJ's, reached through a forwarder generated from PETSc's list of methods
+   (conf/gen_matops.py) that calls MatSeqBAIJKSPARSEHostAccess_Private() first (see baijksparse_device.c). */
+#include "baijksparse_device.h" /*I "petscblockgpu.h" I*/
 #include <petscdevice_cuda.h>
 
 PetscErrorCode MatSeqBAIJKSPARSESetOptions_Private(Mat A, const MatBAIJKSPARSEOptions *o)
@@ -37,378 +33,7 @@ static PetscErrorCode MatSetFromOptions_SeqBAIJKSPARSE(Mat A, PetscOptionItems P
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* ---------------------------------------------------------------------------------------------- device copy */
-static PetscErrorCode DeviceRealloc(void **ptr, size_t *cap, size_t n, size_t size)
-{
-  PetscFunctionBegin;
-  if (n > *cap || !*ptr) {
-    if (*ptr) PetscCallCUDA(cudaFree(*ptr));
-    *ptr = NULL;
-    PetscCallCUDA(cudaMalloc(ptr, PetscMax(n, 1) * size));
-    *cap = PetscMax(n, 1);
-  }
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-static PetscErrorCode MatSeqBAIJKSPARSEDeviceDestroy(MatBAIJKSPARSEDevice **pd)
-{
-  MatBAIJKSPARSEDevice *d = *pd;
-
-  PetscFunctionBegin;
-  if (!d) PetscFunctionReturn(PETSC_SUCCESS);
-  PetscCallCUDA(cudaFree(d->rowptr));
-  PetscCallCUDA(cudaFree(d->colidx));
-  PetscCallCUDA(cudaFree(d->val));
-  PetscCallCUDA(cudaFree(d->diagpos));
-  PetscCallCUDA(cudaFree(d->segptr));
-  PetscCallCUDA(cudaFree(d->segrow));
-  PetscCallCUDA(cudaFree(d->splitrow));
-  PetscCallCUDA(cudaFree(d->splitslot));
-  PetscCallCUDA(cudaFree(d->work));
-  PetscCall(PetscFree(*pd));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-/* Uploads n PetscInt as int: the same width (pbgimpl.h refuses 64-bit indices), a plain copy; the caller synchronizes
-   before the host array changes */
-static PetscErrorCode UploadInt(int *dst, const PetscInt *src, PetscInt n, cudaStream_t stream)
-{
-  PetscFunctionBegin;
-  if (!n) PetscFunctionReturn(PETSC_SUCCESS);
-  PetscCallCUDA(cudaMemcpyAsync(dst, src, n * sizeof(int), cudaMemcpyHostToDevice, stream));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-/* Segments of balanced rows (see MatBAIJKSPARSEDevice), built on the host and uploaded */
-static PetscErrorCode BuildSegments(MatBAIJKSPARSEDevice *d, PetscInt mbs, const PetscInt *ia, PetscInt lambda, cudaStream_t stream, PetscInt64 *bytes)
-{
-  PetscInt nseg = 0, nsplit = 0, nslots = 0, s = 0, t = 0, q = 0;
-  int     *segptr, *segrow, *splitrow, *splitslot;
-
-  PetscFunctionBegin;
-  for (PetscInt r = 0; r < mbs; r++) {
-    PetscInt len = ia[r + 1] - ia[r], parts = len > lambda ? (len + lambda - 1) / lambda : 1;
-
-    nseg += parts;
-    if (parts > 1) {
-      nsplit++;
-      nslots += parts;
-    }
-  }
-  PetscCheck(nseg <= PETSC_INT32_MAX && (PetscInt64)nslots * d->bs <= PETSC_INT32_MAX, PETSC_COMM_SELF, PETSC_ERR_SUP, "%s: too many segments", MATSEQBAIJKSPARSE);
-  PetscCall(PetscMalloc4(nseg + 1, &segptr, nseg, &segrow, nsplit, &splitrow, nsplit + 1, &splitslot));
-  for (PetscInt r = 0; r < mbs; r++) {
-    PetscInt len = ia[r + 1] - ia[r], parts = len > lambda ? (len + lambda - 1) / lambda : 1;
-
-    if (parts == 1) {
-      segptr[s] = (int)ia[r];
-      segrow[s] = (int)r;
-      s++;
-    } else {
-      splitrow[t]  = (int)r;
-      splitslot[t] = (int)q;
-      t++;
-      for (PetscInt p = 0; p < parts; p++) { /* equal pieces of at most lambda blocks */
-        segptr[s] = (int)(ia[r] + (PetscInt)(((PetscInt64)len * p) / parts));
-        segrow[s] = (int)(-(q + 1));
-        s++;
-        q++;
-      }
-    }
-  }
-  segptr[nseg]      = (int)(mbs ? ia[mbs] : 0);
-  splitslot[nsplit] = (int)nslots;
-  d->nseg           = (int)nseg;
-  d->nsplit         = (int)nsplit;
-  d->nslots         = (int)nslots;
-  PetscCall(DeviceRealloc((void **)&d->segptr, &d->cap_seg, nseg + 1, sizeof(int)));
-  { /* segrow shares the capacity of segptr (one fewer) */
-    size_t cap = d->cap_seg;
-
-    if (d->segrow) PetscCallCUDA(cudaFree(d->segrow));
-    PetscCallCUDA(cudaMalloc((void **)&d->segrow, cap * sizeof(int)));
-  }
-  PetscCall(DeviceRealloc((void **)&d->splitrow, &d->cap_split, nsplit + 1, sizeof(int)));
-  {
-    size_t cap = d->cap_split;
-
-    if (d->splitslot) PetscCallCUDA(cudaFree(d->splitslot));
-    PetscCallCUDA(cudaMalloc((void **)&d->splitslot, cap * sizeof(int)));
-  }
-  PetscCall(DeviceRealloc((void **)&d->work, &d->cap_work, (size_t)nslots * d->bs, sizeof(PetscScalar)));
-  PetscCallCUDA(cudaMemcpyAsync(d->segptr, segptr, (nseg + 1) * sizeof(int), cudaMemcpyHostToDevice, stream));
-  if (nseg) PetscCallCUDA(cudaMemcpyAsync(d->segrow, segrow, nseg * sizeof(int), cudaMemcpyHostToDevice, stream));
-  if (nsplit) PetscCallCUDA(cudaMemcpyAsync(d->splitrow, splitrow, nsplit * sizeof(int), cudaMemcpyHostToDevice, stream));
-  PetscCallCUDA(cudaMemcpyAsync(d->splitslot, splitslot, (nsplit + 1) * sizeof(int), cudaMemcpyHostToDevice, stream));
-  PetscCallCUDA(cudaStreamSynchronize(stream)); /* before the host arrays go */
-  *bytes += (PetscInt64)(2 * nseg + 2 * nsplit + 2) * (PetscInt64)sizeof(int);
-  PetscCall(PetscFree4(segptr, segrow, splitrow, splitslot));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-static PetscBool ConfigChanged(const MatBAIJKSPARSEDevice *d, const MatBAIJKSPARSEOptions *o)
-{
-  return (PetscBool)(d->cfg_balance != (PetscInt)o->balance || d->cfg_lambda != o->lambda || d->cfg_kernel != (PetscInt)o->kernel || d->cfg_ept != o->ept || d->cfg_warps != o->warps || d->cfg_teams != o->teams || d->cfg_lanes != o->lanes);
-}
-
-/*
-  MatSeqBAIJKSPARSECopyToGPU - Brings the device copy of a `MATSEQBAIJKSPARSE` matrix up to date: the pattern (BSR
-  indices and the position of each diagonal block) when the nonzero state changed, the values when the host is newer
-  (`A->offloadmask` is `PETSC_OFFLOAD_CPU` or `PETSC_OFFLOAD_UNALLOCATED`, or the object state moved since the last
-  copy). Afterwards `A->offloadmask` is `PETSC_OFFLOAD_BOTH`, or still `PETSC_OFFLOAD_GPU`. The kernel choice of the
-  products is not made here (MatSeqBAIJKSPARSEPrepareMult()): a consumer of the arrays (the PC) needs none.
-  With pattern_only, the values are not sent and A->offloadmask is left as it is: the caller then writes every value on
-  the device (MatSeqBAIJKSPARSECopyPatternToGPU_Private()).
-*/
-static PetscErrorCode MatSeqBAIJKSPARSECopyToGPU_Internal(Mat A, PetscBool pattern_only)
-{
-  Mat_SeqBAIJKSPARSE   *k = (Mat_SeqBAIJKSPARSE *)A->spptr;
-  MatBAIJKSPARSEDevice *d;
-  const PetscInt       *ia, *ja;
-  PetscInt              mbs, nz, bs = A->rmap->bs, nbs;
-  PetscBool             done, pattern, values;
-  cudaStream_t          stream;
-  PetscInt64            bytes = 0;
-
-  PetscFunctionBegin;
-  PetscCheck(k, PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s matrix without its private data", MATSEQBAIJKSPARSE);
-  PetscCheck(A->assembled, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE, "%s: the matrix must be assembled before it goes to the GPU", MATSEQBAIJKSPARSE);
-  if (!k->opts.read) PetscCall(MatBAIJKSPARSEOptionsRead_Private(A, NULL, &k->opts));
-  d       = k->dev;
-  pattern = (PetscBool)(!d || !d->pattern_valid || d->nzstate != A->nonzerostate || d->bs != bs);
-  /* the device copy is newer after a device value operation (the object state moved after it): nothing to send */
-  values  = (PetscBool)(pattern || (A->offloadmask != PETSC_OFFLOAD_GPU && (A->offloadmask != PETSC_OFFLOAD_BOTH || d->state != ((PetscObject)A)->state)));
-  PetscCheck(!pattern || A->offloadmask != PETSC_OFFLOAD_GPU, PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s: the pattern changed while the device copy was newer", MATSEQBAIJKSPARSE);
-  if (pattern_only) values = pattern;
-  if (!values) PetscFunctionReturn(PETSC_SUCCESS);
-
-  PetscCall(PetscDeviceInitialize(PETSC_DEVICE_CUDA)); /* PETSc picks this rank's GPU before we allocate */
-  PetscCall(PetscGetCurrentCUDAStream(&stream));
-  PetscCall(PetscLogEventBegin(PBG_BAIJKCopyToGPU, A, 0, 0, 0));
-  if (!d) {
-    PetscCall(PetscNew(&k->dev));
-    d = k->dev;
-  }
-  PetscCall(MatGetRowIJ(A, 0, PETSC_FALSE, PETSC_TRUE, &mbs, &ia, &ja, &done));
-  PetscCheck(done, PETSC_COMM_SELF, PETSC_ERR_PLIB, "Cannot get the block rows of the %s matrix", MATSEQBAIJKSPARSE);
-  nz  = mbs ? ia[mbs] : 0;
-  nbs = A->cmap->n / bs;
-  PetscCheck(nz <= PETSC_INT32_MAX && mbs * bs <= PETSC_INT32_MAX && nbs * bs <= PETSC_INT32_MAX, PETSC_COMM_SELF, PETSC_ERR_SUP, "%s: %" PetscInt_FMT " blocks, %" PetscInt_FMT " rows or %" PetscInt_FMT " columns do not fit the 32-bit device indices", MATSEQBAIJKSPARSE, nz, mbs * bs, nbs * bs);
-  if (pattern) { /* the BSR indices and the diagonal blocks */
-    int *diag;
-
-    d->bs  = (int)bs;
-    d->mbs = (int)mbs;
-    d->nbs = (int)nbs;
-    d->nz  = (int)nz;
-    PetscCall(DeviceRealloc((void **)&d->rowptr, &d->cap_rows, mbs + 1, sizeof(int)));
-    if ((size_t)PetscMax(nz, 1) > d->cap_nz || !d->colidx || !d->val || d->cap_bs != (int)bs) {
-      PetscCallCUDA(cudaFree(d->colidx));
-      PetscCallCUDA(cudaFree(d->val));
-      d->colidx = NULL;
-      d->val    = NULL;
-      d->cap_nz = (size_t)PetscMax(nz, 1);
-      d->cap_bs = (int)bs;
-      PetscCallCUDA(cudaMalloc((void **)&d->colidx, d->cap_nz * sizeof(int)));
-      PetscCallCUDA(cudaMalloc((void **)&d->val, d->cap_nz * bs * bs * sizeof(PetscScalar)));
-    }
-    PetscCall(UploadInt(d->rowptr, ia, mbs + 1, stream));
-    PetscCall(UploadInt(d->colidx, ja, nz, stream));
-    /* the diagonal block of block row r is column r (BAIJ's columns are sorted): for shifts, diagonals and the block
-       diagonal on the device */
-    PetscCall(DeviceRealloc((void **)&d->diagpos, &d->cap_diag, PetscMax(mbs, 1), sizeof(int)));
-    PetscCall(PetscMalloc1(PetscMax(mbs, 1), &diag));
-    d->ndiagmissing = 0;
-    for (PetscInt r = 0; r < mbs; r++) {
-      PetscInt loc = -1;
-
-      if (r < nbs) {
-        PetscCall(PetscFindInt(r, ia[r + 1] - ia[r], ja + ia[r], &loc));
-        if (loc < 0) d->ndiagmissing++;
-      }
-      diag[r] = loc < 0 ? -1 : (int)(ia[r] + loc);
-    }
-    if (mbs) PetscCallCUDA(cudaMemcpyAsync(d->diagpos, diag, (size_t)mbs * sizeof(int), cudaMemcpyHostToDevice, stream));
-    PetscCallCUDA(cudaStreamSynchronize(stream)); /* one wait for the three index arrays, before diag goes */
-    PetscCall(PetscFree(diag));
-    bytes += (PetscInt64)(2 * mbs + 1 + nz) * (PetscInt64)sizeof(int);
-    d->nzstate       = A->nonzerostate;
-    d->pattern_valid = PETSC_TRUE;
-    d->choice_valid  = PETSC_FALSE;
-  }
-  if (values && nz && !pattern_only) {
-    PetscScalar *a = NULL;
-    PetscErrorCode (*getarray)(Mat, PetscScalar **) = NULL, (*restorearray)(Mat, PetscScalar **) = NULL;
-
-    /* BAIJ's own accessors: MatSeqBAIJRestoreArray() would advance the object state (and so make every PC think the
-       matrix changed) after a mere read */
-    getarray     = k->getarray;
-    restorearray = k->restorearray;
-    PetscCheck(getarray && restorearray, PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s matrix without MatSeqBAIJGetArray_C", MATSEQBAIJKSPARSE);
-    PetscCall((*getarray)(A, &a));
-    PetscCallCUDA(cudaMemcpyAsync(d->val, a, (size_t)nz * bs * bs * sizeof(PetscScalar), cudaMemcpyHostToDevice, stream));
-    PetscCallCUDA(cudaStreamSynchronize(stream));
-    PetscCall((*restorearray)(A, &a));
-    bytes += (PetscInt64)nz * bs * bs * (PetscInt64)sizeof(PetscScalar);
-  }
-  PetscCall(MatRestoreRowIJ(A, 0, PETSC_FALSE, PETSC_TRUE, &mbs, &ia, &ja, &done));
-  if (!pattern_only) d->ncopies++;
-  if (!pattern_only && A->offloadmask != PETSC_OFFLOAD_GPU) {
-    d->state       = ((PetscObject)A)->state;
-    A->offloadmask = PETSC_OFFLOAD_BOTH;
-  }
-  PetscCall(PetscLogCpuToGpu((PetscLogDouble)bytes));
-  PetscCall(PetscLogEventEnd(PBG_BAIJKCopyToGPU, A, 0, 0, 0));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-PetscErrorCode MatSeqBAIJKSPARSECopyToGPU(Mat A)
-{
-  PetscFunctionBegin;
-  PetscCall(MatSeqBAIJKSPARSECopyToGPU_Internal(A, PETSC_FALSE));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-PetscErrorCode MatSeqBAIJKSPARSECopyPatternToGPU_Private(Mat A)
-{
-  PetscFunctionBegin;
-  PetscCall(MatSeqBAIJKSPARSECopyToGPU_Internal(A, PETSC_TRUE));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-/* The host copy of the values from the device copy, when the device copy is newer; afterwards both are current */
-static PetscErrorCode MatSeqBAIJKSPARSECopyToHost(Mat A)
-{
-  Mat_SeqBAIJKSPARSE   *k = (Mat_SeqBAIJKSPARSE *)A->spptr;
-  MatBAIJKSPARSEDevice *d = k->dev;
-  PetscScalar          *a;
-  size_t                len;
-  cudaStream_t          stream;
-
-  PetscFunctionBegin;
-  if (A->offloadmask != PETSC_OFFLOAD_GPU) PetscFunctionReturn(PETSC_SUCCESS);
-  PetscCheck(d && d->pattern_valid && d->nzstate == A->nonzerostate, PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s: the device copy is newer but does not match the pattern", MATSEQBAIJKSPARSE);
-  len = (size_t)d->nz * d->bs * d->bs;
-  if (len) {
-    PetscCall(PetscGetCurrentCUDAStream(&stream));
-    PetscCall(PetscLogEventBegin(PBG_BAIJKCopyFromGPU, A, 0, 0, 0));
-    PetscCall((*k->getarray)(A, &a));
-    PetscCallCUDA(cudaMemcpyAsync(a, d->val, len * sizeof(PetscScalar), cudaMemcpyDeviceToHost, stream));
-    PetscCallCUDA(cudaStreamSynchronize(stream));
-    PetscCall((*k->restorearray)(A, &a));
-    PetscCall(PetscLogGpuToCpu((PetscLogDouble)(len * sizeof(PetscScalar))));
-    PetscCall(PetscLogEventEnd(PBG_BAIJKCopyFromGPU, A, 0, 0, 0));
-  }
-  d->state       = ((PetscObject)A)->state;
-  A->offloadmask = PETSC_OFFLOAD_BOTH;
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-PetscErrorCode MatSeqBAIJKSPARSEHostAccess_Private(Mat A, PetscBool write)
-{
-  PetscFunctionBegin;
-  PetscCall(MatSeqBAIJKSPARSECopyToHost(A));
-  if (write && A->offloadmask != PETSC_OFFLOAD_UNALLOCATED) A->offloadmask = PETSC_OFFLOAD_CPU;
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-/* Methods of BAIJ that neither read nor change values (sizes, pattern, options): forwarding them copies nothing, so that
-   a consumer asking for the pattern or MatGetInfo() of a matrix whose values live on the device (the PC's re-setup after
-   a device MatScale()) does not bring all of them to the host; MatAssemblyBegin() sends only the stash, not the
-   matrix's values. Methods that only read values keep the device copy
-   current; any other leaves the host newer, which costs at most an upload that was not needed */
-PBGValuesAccess MatBAIJKSPARSEMethodAccess_Private(const char name[])
-{
-  static const char *const untouched[] = {"assemblybegin", "getinfo", "setoption", "getrowij", "restorerowij", "getcolumnij", "restorecolumnij", "getdiagonalblock", "getownershiprange", "getsize", "getlocalsize", "isstructurallysymmetric", "getghosts", "getnonzerostate", "setblocksizes", "missingdiagonal"};
-  static const char *const readonly[]  = {"getrow", "restorerow", "mult", "multadd", "multtranspose", "multtransposeadd", "solve", "solveadd", "solvetranspose", "solvetransposeadd", "equal", "getdiagonal", "norm", "getvalues", "createsubmatrices", "createsubmatrix", "view", "duplicate", "getrowmaxabs", "getrowmax", "getrowmin", "getrowminabs", "getrowsum", "invertblockdiagonal", "invertvariableblockdiagonal", "getblockdiagonal", "getvblockdiagonal", "getlocalsubmatrix", "multdiagonalblock", "issymmetric", "ishermitian", "getrowuppertriangular", "restorerowuppertriangular", "getcolumnnorms", "getcolumnreductions", "viewnative", "fdcoloringcreate", "fdcoloringsetup", "productsetfromoptions", "productsymbolic", "productnumeric", "setfromoptions", "setup", "getlocalmatcondensed", "findzerodiagonals", "findoffblockdiagonalentries", "findnonzerorows"};
-
-  for (size_t i = 0; i < PETSC_STATIC_ARRAY_LENGTH(untouched); i++)
-    if (!strcmp(name, untouched[i])) return PBG_VALUES_UNTOUCHED;
-  for (size_t i = 0; i < PETSC_STATIC_ARRAY_LENGTH(readonly); i++)
-    if (!strcmp(name, readonly[i])) return PBG_VALUES_READ;
-  return PBG_VALUES_WRITTEN;
-}
-
-PetscErrorCode MatSeqBAIJKSPARSEValuesOnDevice_Private(Mat A, PetscBool *on)
-{
-  Mat_SeqBAIJKSPARSE *k = (Mat_SeqBAIJKSPARSE *)A->spptr;
-
-  PetscFunctionBegin;
-  *on = PETSC_FALSE;
-  /* a pattern changed since the device copy (new nonzeros, zeroed rows) is the host's to run: the next device use
-     uploads it all anyway, and a device copy made newer now would not match it */
-  if (!k || !k->dev || !k->dev->pattern_valid || k->dev->nzstate != A->nonzerostate || k->dev->bs != A->rmap->bs || !A->assembled || A->boundtocpu || A->offloadmask == PETSC_OFFLOAD_UNALLOCATED) PetscFunctionReturn(PETSC_SUCCESS);
-  PetscCall(MatBAIJKSPARSEUseDevice_Private(A, on));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-PetscErrorCode MatGetDeviceMatView_SeqBAIJKSPARSE(Mat A, PetscBlockGPUDeviceMatView *v)
-{
-  MatBAIJKSPARSEDevice *d;
-  PetscBool             use;
-
-  PetscFunctionBegin;
-  PetscCall(PetscMemzero(v, sizeof(*v)));
-  v->mtype = PETSC_MEMTYPE_HOST;
-  v->itype = PETSC_INT32;
-  v->bs    = A->rmap->bs;
-  v->mbs   = A->rmap->n / PetscMax(A->rmap->bs, 1);
-  PetscCall(MatBAIJKSPARSEUseDevice_Private(A, &use));
-  if (!use) PetscFunctionReturn(PETSC_SUCCESS);
-  PetscCall(MatSeqBAIJKSPARSECopyToGPU(A));
-  d         = ((Mat_SeqBAIJKSPARSE *)A->spptr)->dev;
-  v->mtype  = PETSC_MEMTYPE_CUDA;
-  v->bs     = d->bs;
-  v->mbs    = d->mbs;
-  v->nz     = d->nz;
-  v->rowptr = d->rowptr;
-  v->colidx = d->colidx;
-  v->values = d->val;
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
 /* ---------------------------------------------------------------------------------------------- products */
-/* The device copy, and the kernel, parameters and segments of the products for its pattern and the options: made again
-   after a change of the pattern or of the options */
-static PetscErrorCode MatSeqBAIJKSPARSEPrepareMult(Mat A)
-{
-  Mat_SeqBAIJKSPARSE  *k = (Mat_SeqBAIJKSPARSE *)A->spptr;
-  MatBAIJKSPARSEDevice *d;
-  MatBAIJKSPARSEChoice  c;
-  const PetscInt       *ia, *ja;
-  PetscInt              mbs;
-  PetscBool             done;
-  cudaStream_t          stream;
-  PetscInt64            bytes = 0;
-
-  PetscFunctionBegin;
-  PetscCall(MatSeqBAIJKSPARSECopyToGPU(A));
-  d = k->dev;
-  if (d->choice_valid && !ConfigChanged(d, &k->opts)) PetscFunctionReturn(PETSC_SUCCESS);
-  PetscCall(PetscGetCurrentCUDAStream(&stream));
-  PetscCall(MatGetRowIJ(A, 0, PETSC_FALSE, PETSC_TRUE, &mbs, &ia, &ja, &done));
-  PetscCheck(done, PETSC_COMM_SELF, PETSC_ERR_PLIB, "Cannot get the block rows of the %s matrix", MATSEQBAIJKSPARSE);
-  PetscCall(MatSeqBAIJKSPARSEChoose_Private(A, mbs, ia, &c));
-  if (!d->choice_valid || c.balanced != d->balanced || (c.balanced && c.lambda != d->lambda)) {
-    if (c.balanced) PetscCall(BuildSegments(d, mbs, ia, c.lambda, stream, &bytes));
-    else d->nseg = d->nsplit = d->nslots = 0;
-  }
-  PetscCall(MatRestoreRowIJ(A, 0, PETSC_FALSE, PETSC_TRUE, &mbs, &ia, &ja, &done));
-  d->params       = c.p;
-  d->maxlen       = (int)c.maxlen;
-  d->lambda       = (int)c.lambda;
-  d->balanced     = c.balanced;
-  d->cfg_balance  = (PetscInt)k->opts.balance;
-  d->cfg_lambda   = k->opts.lambda;
-  d->cfg_kernel   = (PetscInt)k->opts.kernel;
-  d->cfg_ept      = k->opts.ept;
-  d->cfg_warps    = k->opts.warps;
-  d->cfg_teams    = k->opts.teams;
-  d->cfg_lanes    = k->opts.lanes;
-  d->choice_valid = PETSC_TRUE;
-  if (bytes) PetscCall(PetscLogCpuToGpu((PetscLogDouble)bytes));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
 
 static PetscErrorCode MatSeqBAIJKSPARSEUseDevice(Mat A, PetscBool *use)
 {
@@ -470,7 +95,7 @@ static PetscErrorCode MatProduct_SeqBAIJKSPARSE(Mat A, Vec xx, Vec zz, Vec yy, P
     PetscFunctionReturn(PETSC_SUCCESS);
   }
 
-  PetscCall(MatSeqBAIJKSPARSEPrepareMult(A));
+  PetscCall(MatSeqBAIJKSPARSEPrepareMult_Private(A));
   d = k->dev;
   PetscCall(PetscGetCurrentCUDAStream(&stream));
   PetscCall(PetscLogEventBegin(PBG_BAIJKMult, A, xx, yy, 0));
@@ -494,8 +119,8 @@ static PetscErrorCode MatProduct_SeqBAIJKSPARSE(Mat A, Vec xx, Vec zz, Vec yy, P
     if (d->balanced && d->nsplit) PetscCall(MatBAIJKSPARSEReduce_CUDA(d->bs, d->nsplit, d->splitrow, d->splitslot, d->work, zz ? z : NULL, y, stream));
     k->kernel = d->params.kernel;
   } else {
-    if (!zz) PetscCallCUDA(cudaMemsetAsync(y, 0, (size_t)ny * sizeof(PetscScalar), stream));
-    else if (zz != yy) PetscCallCUDA(cudaMemcpyAsync(y, z, (size_t)ny * sizeof(PetscScalar), cudaMemcpyDeviceToDevice, stream));
+    if (!zz) PetscCall(MatBAIJKSPARSEMemsetAsync_CUDA(y, 0, (size_t)ny * sizeof(PetscScalar), stream));
+    else if (zz != yy) PetscCall(MatBAIJKSPARSEMemcpyAsync_CUDA(y, z, (size_t)ny * sizeof(PetscScalar), cudaMemcpyDeviceToDevice, stream));
     PetscCall(MatBAIJKSPARSEMultTransposeAtomic_CUDA(d->bs, d->mbs, d->rowptr, d->colidx, d->val, x, y, stream));
   }
   PetscCall(PetscLogGpuTimeEnd());
@@ -539,31 +164,6 @@ static PetscErrorCode MatMultTransposeAdd_SeqBAIJKSPARSE(Mat A, Vec x, Vec z, Ve
 }
 
 /* ---------------------------------------------------------------------------------------------- host changes */
-/* The kernel choice of the assembled pattern, made (and thrown away) on every path, so that an option or tuning table the
-   GPU path would refuse (-mat_baijksparse_ept 7, a malformed table line) is refused on a host run too, where the options
-   are read, rather than accepted silently until a GPU run */
-PetscErrorCode MatSeqBAIJKSPARSECheckOptions_Private(Mat A)
-{
-  const PetscInt *ia, *ja;
-  PetscInt        mbs;
-  PetscBool       done;
-  MatBAIJKSPARSEChoice c;
-
-  PetscFunctionBegin;
-  if (A->hash_active) PetscFunctionReturn(PETSC_SUCCESS); /* (called at the end of an assembly: A->assembled is set after it) */
-  PetscCall(MatGetRowIJ(A, 0, PETSC_FALSE, PETSC_TRUE, &mbs, &ia, &ja, &done));
-  PetscCheck(done, PETSC_COMM_SELF, PETSC_ERR_PLIB, "Cannot get the block rows of the %s matrix", MATSEQBAIJKSPARSE);
-  PetscCall(MatSeqBAIJKSPARSEChoose_Private(A, mbs, ia, &c));
-  PetscCall(MatRestoreRowIJ(A, 0, PETSC_FALSE, PETSC_TRUE, &mbs, &ia, &ja, &done));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-PetscBool MatSeqBAIJKSPARSEDeviceCurrent_Private(Mat A)
-{
-  Mat_SeqBAIJKSPARSE *k = (Mat_SeqBAIJKSPARSE *)A->spptr;
-
-  return (PetscBool)(k && k->dev && (A->offloadmask == PETSC_OFFLOAD_GPU || A->offloadmask == PETSC_OFFLOAD_BOTH) && k->dev->pattern_valid && k->dev->nzstate == A->nonzerostate && k->dev->bs == A->rmap->bs);
-}
 
 /* An assembly after changes made on the device only (a device value operation, MatSetValuesCOO(), which PETSc ends with
    an assembly): a host change (MatSetValues() and the like) would have made the host copy the newer one, so BAIJ's
@@ -618,6 +218,38 @@ static PetscErrorCode MatSeqBAIJRestoreArray_SeqBAIJKSPARSE(Mat A, PetscScalar *
 }
 
 /* ---------------------------------------------------------------------------------------------- the subclass */
+/* The start that the in-place conversions between BAIJ (base) and the subclass (sub), seq and mpi, share. A must be sub
+   (tosub: base or sub). MAT_REUSE_MATRIX copies the values into *newmat, of the target type, and is done (*B = NULL);
+   MAT_INITIAL_MATRIX converts a duplicate of A, MAT_INPLACE_MATRIX A itself (*B). */
+PetscErrorCode MatBAIJKSPARSEConvertStart_Private(Mat A, MatType base, MatType sub, PetscBool tosub, MatReuse reuse, Mat *newmat, Mat *B)
+{
+  MatType   target = tosub ? sub : base;
+  PetscBool flg;
+
+  PetscFunctionBegin;
+  *B = NULL;
+  if (tosub) {
+    PetscCall(PetscObjectTypeCompareAny((PetscObject)A, &flg, base, sub, ""));
+    PetscCheck(flg, PetscObjectComm((PetscObject)A), PETSC_ERR_ARG_WRONG, "Converts %s matrices, not %s; use MatConvert()", base, ((PetscObject)A)->type_name);
+  } else {
+    PetscCall(PetscObjectTypeCompare((PetscObject)A, sub, &flg));
+    PetscCheck(flg, PetscObjectComm((PetscObject)A), PETSC_ERR_ARG_WRONG, "Expected a %s matrix, not %s", sub, ((PetscObject)A)->type_name);
+  }
+  if (reuse == MAT_REUSE_MATRIX) {
+    PetscValidHeaderSpecific(*newmat, MAT_CLASSID, 4);
+    PetscCall(PetscObjectTypeCompare((PetscObject)*newmat, target, &flg));
+    PetscCheck(flg, PetscObjectComm((PetscObject)A), PETSC_ERR_ARG_WRONG, "MAT_REUSE_MATRIX: the matrix to reuse must be %s, not %s", target, ((PetscObject)*newmat)->type_name);
+    PetscCall(MatCopy(A, *newmat, SAME_NONZERO_PATTERN));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  if (reuse == MAT_INITIAL_MATRIX) PetscCall(MatDuplicate(A, MAT_COPY_VALUES, B));
+  else {
+    PetscCheck(*newmat == A, PetscObjectComm((PetscObject)A), PETSC_ERR_ARG_WRONG, "MAT_INPLACE_MATRIX requires the same input and output matrix");
+    *B = A;
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* BAIJ conversions that keep working on the subclass (they only read A->data) and are re-exported under the
    subclass name, so that MatConvert(A, MATAIJ, ...) does not fall back to MatConvert_Basic(); through
    MatConvert_BAIJKSPARSE_HostForward(), which brings the host values up to date first */
@@ -738,7 +370,7 @@ static PetscErrorCode MatSeqBAIJKSPARSEFreePrivate(Mat A)
   Mat_SeqBAIJKSPARSE *k = (Mat_SeqBAIJKSPARSE *)A->spptr;
 
   PetscFunctionBegin;
-  PetscCall(MatSeqBAIJKSPARSEDeviceDestroy(&k->dev));
+  PetscCall(MatSeqBAIJKSPARSEDeviceDestroy_Private(&k->dev));
   PetscCall(MatBAIJKSPARSECOODestroy_Private(&k->coo));
   PetscCall(MatBAIJKSPARSEBlockDiagDestroy_Private(&k->bdiag));
   PetscCall(PetscFree(A->spptr));
@@ -795,7 +427,7 @@ PetscErrorCode MatConvert_SeqBAIJKSPARSE_SeqBAIJ(Mat A, MatType type, MatReuse r
   PetscCheck(!B->hash_active, PetscObjectComm((PetscObject)A), PETSC_ERR_ARG_WRONGSTATE, "Cannot convert a matrix during hash-based assembly; assemble it first");
   k = (Mat_SeqBAIJKSPARSE *)B->spptr;
   PetscCheck(k, PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s matrix without its private data", MATSEQBAIJKSPARSE);
-  PetscCall(MatSeqBAIJKSPARSECopyToHost(B)); /* the host copy becomes the only one */
+  PetscCall(MatSeqBAIJKSPARSECopyToHost_Private(B)); /* the host copy becomes the only one */
   *B->ops = k->host;
   PetscCall(MatSeqBAIJKSPARSEComposeFunctions(B, PETSC_FALSE, PETSC_TRUE));
   PetscCall(MatSeqBAIJKSPARSEFreePrivate(B));
@@ -848,7 +480,6 @@ PetscErrorCode MatConvert_SeqBAIJ_SeqBAIJKSPARSE(Mat A, MatType type, MatReuse r
   *newmat = B;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
-
 
 /*MC
    MATSEQBAIJKSPARSE - "seqbaijksparse" - A sequential block sparse (BSR) matrix, `MATSEQBAIJ` subclassed so that

@@ -1,7 +1,7 @@
 /* Block diagonals of MATSEQBAIJKSPARSE on the device (host logic in ../baijksparse_blockdiag.c): the extraction of the
    diagonal blocks from the device BSR copy into a dense batch that PetscBlockGPUInvertBatched() inverts in place, and the
    scan of its info for the first failure. */
-#include <petscblockgpu/private/baijksparsecuda.h>
+#include "../baijksparsecuda.h"
 #include <petscdevice_cuda.h>
 #include <math_constants.h>
 #include <type_traits>

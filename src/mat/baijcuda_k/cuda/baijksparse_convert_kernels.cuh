@@ -5,7 +5,7 @@
    write per value). Included by baijksparse_convert.cu and by the host warp emulator test (tests/test_emu_convert.cxx). */
 #pragma once
 
-#include <petscblockgpu/private/baijksparsecuda.h>
+#include "../baijksparsecuda.h"
 #ifndef PBG_CUDA_EMULATOR
   #include <petscdevice_cuda.h>
 #endif

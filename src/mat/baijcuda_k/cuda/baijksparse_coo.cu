@@ -2,7 +2,7 @@
    three uses (the local entries of a part with or without summation, the entries received from other ranks, the
    packing of the entries sent to them). A thread per output slot: the slots, jmap and the output are read and written
    in order (coalesced); only v is read through the permutation. No atomics: the summation order is fixed. */
-#include <petscblockgpu/private/baijksparsecuda.h>
+#include "../baijksparsecuda.h"
 #include <petscdevice_cuda.h>
 
 /* ADD: val[s] += sum, else val[s] = sum; SUM: sum over jmap[t]..jmap[t+1] (else one entry perm[t]); IMAP: s = imap[t] */

@@ -12,7 +12,7 @@
    __syncwarp, __syncthreads) are reached by every thread of the warp or thread block. */
 #pragma once
 
-#include <petscblockgpu/private/baijksparsecuda.h>
+#include "../baijksparsecuda.h"
 #ifndef PBG_CUDA_EMULATOR /* the host warp emulator of the tests (tests/emu/cuda_emu.h) compiles the kernels only */
   #include <petscdevice_cuda.h>
 #endif

@@ -12,7 +12,7 @@
      arithmetic folded at compile time (their rows are flattened across blocks), larger bs take the generic instance
      (the lanes stride within one block at a time: bs^2 >= 81 entries keep the group busy).
    Offsets into the values are 64-bit (nz*bs*bs can exceed 2^31). */
-#include <petscblockgpu/private/baijksparsecuda.h>
+#include "../baijksparsecuda.h"
 #include <petscdevice_cuda.h>
 
 namespace pbg

@@ -1,9 +1,10 @@
-/* What the host logic of MATSEQBAIJKSPARSE (src/mat/baijcuda_k/baijksparse.c) asks of its kernels
-   (the .cu files of src/mat/baijcuda_k/cuda). Every launcher runs on the stream it is given (PETSc's current CUDA stream)
-   and returns without synchronising; they check their launch with cudaGetLastError(). */
+/* What the host logic of MATBAIJKSPARSE (the .c files beside this header) asks of the kernels in cuda/ (the CUDA runtime
+   calls are in baijksparse_device.h; the emulator tests include this header with a stub runtime). Every launcher runs on the
+   stream it is given (PETSc's current CUDA stream) and returns without synchronising; they check their launch with
+   cudaGetLastError(). */
 #pragma once
 
-#include <petscblockgpu/private/baijksparseimpl.h>
+#include "baijksparseimpl.h"
 #include <cuda_runtime_api.h>
 
 /* One product y = A x (+ z) of a MATSEQBAIJKSPARSE matrix. Work items are block rows (segptr == NULL) or segments

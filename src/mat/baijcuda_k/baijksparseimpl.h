@@ -1,7 +1,7 @@
-/* Private declarations of MATBAIJKSPARSE (MATSEQBAIJKSPARSE, MATMPIBAIJKSPARSE), shared between the host
-   files src/mat/baijcuda_k/{baijksparse.c (the shared type), seqbaijksparse.c, mpibaijksparse.c,
-   baijksparse_tuning.c}, and the kernel launchers in src/mat/baijcuda_k/cuda/ (through baijksparsecuda.h). Nothing outside the matrix
-   includes it: PCVBJACOBI reaches the device arrays through the composed PBG_GET_DEVICE_MAT_VIEW (pbgimpl.h).
+/* Private declarations of MATBAIJKSPARSE (MATSEQBAIJKSPARSE, MATMPIBAIJKSPARSE), shared between the host files beside
+   it and the kernel launchers in cuda/ (through baijksparsecuda.h). The floors of those files, and who may call whom, are
+   in doc/design.md. Nothing outside the matrix includes it: PCVBJACOBI reaches the device arrays through the composed
+   PBG_GET_DEVICE_MAT_VIEW (pbgimpl.h).
 
    MATSEQBAIJKSPARSE is MATSEQBAIJ subclassed in place (as MATSEQBAIJMKL does): A->data stays the
    Mat_SeqBAIJ of PETSc, A->ops stay BAIJ's except for the methods saved in Mat_SeqBAIJKSPARSE, and our own
@@ -190,6 +190,7 @@ typedef struct {
   if ((B)->ops->name != (OURS).name && (B)->ops->name != PREFIX##name) (k)->host.name = (B)->ops->name; \
   (B)->ops->name = (OURS).name ? (OURS).name : ((k)->host.name ? PREFIX##name : NULL);
 
+/* ------------------------------------------------------------------ the device floor (baijksparse_device.c) */
 /* What BAIJ's method `name` does with the values: nothing (it reads the pattern or sizes only: the forwarder copies
    nothing), reads them (a current device copy stays current), or may change them (the host is newer afterwards) */
 typedef enum {
@@ -203,10 +204,38 @@ PETSC_INTERN PBGValuesAccess MatBAIJKSPARSEMethodAccess_Private(const char[]);
 PETSC_INTERN PetscErrorCode MatSeqBAIJKSPARSEHostAccess_Private(Mat, PetscBool);
 /* The same for MATMPIBAIJKSPARSE: both parts */
 PETSC_INTERN PetscErrorCode MatMPIBAIJKSPARSEHostAccess_Private(Mat, PetscBool);
-/* Whether the value operations of A run on the device: its device copy exists and it is not bound to the CPU */
+
+/* Host -> device copy of a MATSEQBAIJKSPARSE matrix when the host is newer (A->offloadmask, object state) */
+PETSC_INTERN PetscErrorCode MatSeqBAIJKSPARSECopyToGPU(Mat);
+/* The device pattern of a MATSEQBAIJKSPARSE matrix and room for its values, without sending them: the caller writes every
+   value on the device, then sets A->offloadmask = PETSC_OFFLOAD_GPU (a conversion whose values are already there) */
+PETSC_INTERN PetscErrorCode MatSeqBAIJKSPARSECopyPatternToGPU_Private(Mat);
+/* Device -> host copy of the values of a MATSEQBAIJKSPARSE matrix when the device copy is newer; both current afterwards */
+PETSC_INTERN PetscErrorCode MatSeqBAIJKSPARSECopyToHost_Private(Mat);
+/* Device arrays of the device copy: *ptr grown to n elements of size bytes when shorter; the copy freed */
+PETSC_INTERN PetscErrorCode MatBAIJKSPARSEDeviceRealloc_Private(void **, size_t *, size_t, size_t);
+PETSC_INTERN PetscErrorCode MatSeqBAIJKSPARSEDeviceDestroy_Private(MatBAIJKSPARSEDevice **);
+/* The device view of a MATSEQBAIJKSPARSE matrix (the diagonal part of an MPI one), composed as PBG_GET_DEVICE_MAT_VIEW */
+PETSC_INTERN PetscErrorCode MatGetDeviceMatView_SeqBAIJKSPARSE(Mat, PetscBlockGPUDeviceMatView *);
+/* The diagonal and off-diagonal parts of a MATMPIBAIJ or MATMPIBAIJKSPARSE matrix (either may be NULL before
+   preallocation). PETSc's MatMPIBAIJGetSeqBAIJ() accepts only the exact type name MATMPIBAIJ. */
+PETSC_INTERN PetscErrorCode MatMPIBAIJKSPARSEGetSeqBAIJ_Private(Mat, Mat *, Mat *, const PetscInt *[]);
+/* The residency predicates, the one answer to "where does this run":
+   UseDevice: a device is present and A is not bound to the CPU (products, COO, block diagonals, the device view);
+   ValuesOnDevice: the value operations of A run on its device copy (it exists and matches the pattern, A is assembled
+   and not bound); DiagonalOnDevice: that, and A is square with every diagonal block stored; DeviceCurrent: the device
+   copy holds the current values for the current pattern (offload GPU or BOTH). The MPI ones ask both parts (local: a
+   further condition of the caller; an off-diagonal part without columns counts as on the device) and agree on every
+   process. */
+PETSC_INTERN PetscErrorCode MatBAIJKSPARSEUseDevice_Private(Mat, PetscBool *);
 PETSC_INTERN PetscErrorCode MatSeqBAIJKSPARSEValuesOnDevice_Private(Mat, PetscBool *);
-/* Whether the device copy of A holds its current values for its current pattern (offload GPU or BOTH) */
-PETSC_INTERN PetscBool MatSeqBAIJKSPARSEDeviceCurrent_Private(Mat);
+PETSC_INTERN PetscErrorCode MatSeqBAIJKSPARSEDiagonalOnDevice_Private(Mat, PetscBool *);
+PETSC_INTERN PetscBool      MatSeqBAIJKSPARSEDeviceCurrent_Private(Mat);
+PETSC_INTERN PetscErrorCode MatMPIBAIJKSPARSEValuesOnDevice_Private(Mat, PetscBool, PetscBool *);
+PETSC_INTERN PetscErrorCode MatMPIBAIJKSPARSEDiagonalOnDevice_Private(Mat, PetscBool *);
+/* The kernel, parameters and segments of the products for the pattern of the device copy (uploaded by the caller) and
+   the options: made again after a change of either (baijksparse_tuning.c) */
+PETSC_INTERN PetscErrorCode MatSeqBAIJKSPARSEPrepareMult_Private(Mat);
 
 /* Value operations of MATSEQBAIJKSPARSE (baijksparse_values.c): on the device copy when the values may live there */
 PETSC_INTERN PetscErrorCode MatScale_SeqBAIJKSPARSE(Mat, PetscScalar);
@@ -220,11 +249,10 @@ PETSC_INTERN PetscErrorCode MatDiagonalScale_SeqBAIJKSPARSE(Mat, Vec, Vec);
 PETSC_INTERN PetscErrorCode MatZeroRows_SeqBAIJKSPARSE(Mat, PetscInt, const PetscInt[], PetscScalar, Vec, Vec);
 PETSC_INTERN PetscErrorCode MatZeroRowsColumns_SeqBAIJKSPARSE(Mat, PetscInt, const PetscInt[], PetscScalar, Vec, Vec);
 PETSC_INTERN PetscErrorCode MatDuplicate_SeqBAIJKSPARSE(Mat, MatDuplicateOption, Mat *);
-/* For the MPI type: whether the values of A may change on the device with every diagonal entry stored (values on the
-   device, square, no block row without its diagonal block); Y += a X on the device for X's pattern a subset of Y's
+
+/* For the MPI type: Y += a X on the device for X's pattern a subset of Y's
    (xcolmap[nxcol]: Y's block column of each of X's, NULL: the same numbering), else on the host; MatDiagonalSet() by
    MatSetValues() and assembly, as PETSc's default does */
-PETSC_INTERN PetscErrorCode MatSeqBAIJKSPARSEDiagonalOnDevice_Private(Mat, PetscBool *);
 PETSC_INTERN PetscErrorCode MatSeqBAIJKSPARSEAXPYSubset_Private(Mat, PetscScalar, Mat, const PetscInt[], PetscInt);
 PETSC_INTERN PetscErrorCode MatBAIJKSPARSEDiagonalSetDefault_Private(Mat, Vec, InsertMode);
 
@@ -272,9 +300,6 @@ PETSC_INTERN PetscErrorCode MatCreateGraph_BAIJKSPARSE(Mat, PetscBool, PetscBool
    nothing left to do, else the matrix to convert in place */
 PETSC_INTERN PetscErrorCode MatBAIJKSPARSEConvertStart_Private(Mat, MatType, MatType, PetscBool, MatReuse, Mat *, Mat *);
 
-/* The diagonal and off-diagonal parts of a MATMPIBAIJ or MATMPIBAIJKSPARSE matrix (either may be NULL before
-   preallocation). PETSc's MatMPIBAIJGetSeqBAIJ() accepts only the exact type name MATMPIBAIJ. */
-PETSC_INTERN PetscErrorCode MatMPIBAIJKSPARSEGetSeqBAIJ_Private(Mat, Mat *, Mat *, const PetscInt *[]);
 
 /* Statistics of the block rows of the local part: Ad (seq BAIJ) plus, if not NULL, Ao (same block rows) */
 PETSC_INTERN PetscErrorCode MatBAIJKSPARSEGetStats_Private(Mat, Mat, MatBAIJKSPARSEStats *);
@@ -288,16 +313,6 @@ PETSC_INTERN PetscErrorCode MatSeqBAIJKSPARSEViewKernel_Private(Mat, PetscViewer
 PETSC_INTERN PetscErrorCode MatBAIJKSPARSEOptionsRead_Private(Mat, PetscOptionItems, MatBAIJKSPARSEOptions *);
 /* Gives the MATSEQBAIJKSPARSE matrix A the options opts (the MPI type pushes its own into its parts) */
 PETSC_INTERN PetscErrorCode MatSeqBAIJKSPARSESetOptions_Private(Mat, const MatBAIJKSPARSEOptions *);
-/* Whether products of A run on the device: a device is present and A is not bound to the CPU */
-PETSC_INTERN PetscErrorCode MatBAIJKSPARSEUseDevice_Private(Mat, PetscBool *);
-/* Host -> device copy of a MATSEQBAIJKSPARSE matrix when the host is newer (A->offloadmask, object state) */
-PETSC_INTERN PetscErrorCode MatSeqBAIJKSPARSECopyToGPU(Mat);
-/* The device pattern of a MATSEQBAIJKSPARSE matrix and room for its values, without sending them: the caller writes every
-   value on the device, then sets A->offloadmask = PETSC_OFFLOAD_GPU (a conversion whose values are already there) */
-PETSC_INTERN PetscErrorCode MatSeqBAIJKSPARSECopyPatternToGPU_Private(Mat);
-
-/* The device view of a MATSEQBAIJKSPARSE matrix (the diagonal part of an MPI one), composed as PBG_GET_DEVICE_MAT_VIEW */
-PETSC_INTERN PetscErrorCode MatGetDeviceMatView_SeqBAIJKSPARSE(Mat, PetscBlockGPUDeviceMatView *);
 /* The kernel choice of a pattern (baijksparse_tuning.c): the kernel and parameters, whether rows are balanced, and where
    the parameters came from (the table: its file and line class) */
 typedef struct {
