@@ -73,7 +73,7 @@ PBG_CUFLAGS  := $(CUDAC_FLAGS) $(CUDAFLAGS) $(CUDACPPFLAGS) $(MPICXX_INCLUDES) $
 PBG_CUDA_LIBS := -lcublas -lcusparse -lcudart
 PBG_LINK_LIB := -L$(CURDIR)/lib -lpetscblockgpu $(CC_LINKER_SLFLAG)$(CURDIR)/lib $(PETSC_LIB) $(PBG_CUDA_LIBS)
 
-.PHONY: all lib examples tests bench demo check memcheck bundle install uninstall petsc4py clean distclean help matrices
+.PHONY: all lib examples tests bench demo check memcheck bundle install uninstall petsc4py clean distclean help matrices format
 all: lib examples tests bench
 lib: $(LIBNAME)
 examples: $(EXAMPLES)
@@ -185,6 +185,10 @@ bundle: all matrices
 
 # Real matrices (Debian/PyPI package data, PETSc tutorial Jacobians) for the end-to-end cases: fetched once into the
 # cache outside the checkout, installed in tests/data/matrices.
+# Formats the C, C++ and CUDA sources in place with .clang-format (PETSc's style; clang-format 14 or newer)
+format:
+	@git ls-files '*.c' '*.h' '*.cu' '*.cuh' '*.cxx' | xargs clang-format -i
+
 matrices:
 	@bash conf/fetch-matrices.sh
 
@@ -225,6 +229,6 @@ distclean: clean
 	rm -f conf/petsc.mk
 
 help:
-	@echo "targets: all demo check bench bundle install uninstall petsc4py clean distclean; PETSC_DIR/PETSC_ARCH select an existing PETSc with CUDA; PREFIX, DESTDIR, PBG_RUNPATH=absolute|origin (doc/install.md)"
+	@echo "targets: all demo check bench bundle install uninstall petsc4py format clean distclean; PETSC_DIR/PETSC_ARCH select an existing PETSc with CUDA; PREFIX, DESTDIR, PBG_RUNPATH=absolute|origin (doc/install.md)"
 
 -include $(LIB_OBJ:.o=.d) $(wildcard $(OBJDIR)/tests/*.d $(OBJDIR)/examples/*.d $(OBJDIR)/bench/*/*.d)

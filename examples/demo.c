@@ -121,7 +121,7 @@ static void State(const AppCtx *ctx, const PetscReal x[3], PetscScalar c[])
 /* reaction rates R(c) and Jacobian J[r*K+s] = dR_r/dc_s in one cell; sumk = sum of the first-order rates */
 static void Reaction(const AppCtx *ctx, PetscReal theta, const PetscScalar c[], PetscScalar R[], PetscScalar J[], PetscReal *sumk)
 {
-  const PetscInt K = ctx->K;
+  const PetscInt K   = ctx->K;
   PetscReal      tot = 0;
 
   for (PetscInt i = 0; i < K * K; i++) J[i] = 0;
@@ -144,7 +144,7 @@ static void Reaction(const AppCtx *ctx, PetscReal theta, const PetscScalar c[], 
     PetscReal q = ctx->q0 * PetscExpReal(3.0 * (1.0 - 1.0 / theta));
     for (PetscInt s = 0; s < K; s++) {
       PetscInt    s1 = (s + 1) % K, s2 = (s + 2) % K;
-      PetscScalar w  = q * c[s] * c[s1];
+      PetscScalar w = q * c[s] * c[s1];
       R[s] -= w;
       R[s1] -= w;
       R[s2] += w;
@@ -180,10 +180,10 @@ static PetscErrorCode Assemble(DM da, const AppCtx *ctx, Mat A, Vec b, PetscReal
     for (PetscInt j = ys; j < ys + ym; j++) {
       for (PetscInt i = xs; i < xs + xm; i++) {
         const PetscInt idx[3] = {i, j, k}, n[3] = {M, N, P};
-        PetscReal      x[3]   = {(i + 0.5) * h[0], (j + 0.5) * h[1], (k + 0.5) * h[2]};
+        PetscReal      x[3]  = {(i + 0.5) * h[0], (j + 0.5) * h[1], (k + 0.5) * h[2]};
         PetscReal      theta = Temperature(ctx, x), sumk, Dc[MAX_SPECIES], diag[MAX_SPECIES];
-        PetscInt       ncol = 1, nc;
-        PetscScalar   *bc   = barr + ((((k - zs) * ym + (j - ys)) * xm + (i - xs)) * K);
+        PetscInt       ncol  = 1, nc;
+        PetscScalar   *bc    = barr + ((((k - zs) * ym + (j - ys)) * xm + (i - xs)) * K);
 
         if (dim == 2) x[2] = 0.5;
         State(ctx, x, c0);
@@ -194,10 +194,10 @@ static PetscErrorCode Assemble(DM da, const AppCtx *ctx, Mat A, Vec b, PetscReal
           Dc[s]   = Diffusion(ctx, s, theta);
           diag[s] = 1.0 / ctx->dt;
         }
-        row.i = i;
-        row.j = j;
-        row.k = k;
-        row.c = 0;
+        row.i  = i;
+        row.j  = j;
+        row.k  = k;
+        row.c  = 0;
         col[0] = row;
         /* neighbours: zero-flux walls, so faces on the boundary carry no flux */
         for (PetscInt d = 0; d < dim; d++) {
@@ -383,7 +383,8 @@ int main(int argc, char **argv)
   else PetscCall(PetscPrintf(PETSC_COMM_WORLD, "  grid                  %" PetscInt_FMT " x %" PetscInt_FMT " x %" PetscInt_FMT " cells (3-D), %" PetscInt_FMT " unknowns, %d MPI rank%s\n", M, N, P, Nglobal, size, size > 1 ? "s" : ""));
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "  time step             dt = %g\n", (double)ctx.dt));
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "  diffusion             D_s = %g .. %g (species- and temperature-dependent)\n", (double)Dmin, (double)Dmax));
-  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "  reactions             dense nonsymmetric %" PetscInt_FMT "x%" PetscInt_FMT " Jacobian per cell; total conversion rate %.3g .. %.3g (dt*rate %.3g .. %.3g)\n", ctx.K, ctx.K, (double)kmin, (double)kmax, (double)(ctx.dt * kmin), (double)(ctx.dt * kmax)));
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "  reactions             dense nonsymmetric %" PetscInt_FMT "x%" PetscInt_FMT " Jacobian per cell; total conversion rate %.3g .. %.3g (dt*rate %.3g .. %.3g)\n", ctx.K, ctx.K, (double)kmin, (double)kmax,
+                        (double)(ctx.dt * kmin), (double)(ctx.dt * kmax)));
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "  matrix                %s, block size %" PetscInt_FMT ", assembled in %.4f s\n", mattype, bs, t_asm));
   PetscCall(PetscStrstr(vectype, "cuda", &cudavec));
   if (cudavec && ndev > 0) gpu = PETSC_TRUE; /* for the device synchronisation around the timings */

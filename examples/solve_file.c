@@ -260,7 +260,7 @@ int main(int argc, char **argv)
   PetscCheck(repeat >= 1, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-repeat must be >= 1");
 
   if (use_gpu) {
-    int ndev = 0;
+    int      ndev = 0;
     PetscInt mine, all;
     if (cudaGetDeviceCount(&ndev) != cudaSuccess) {
       ndev = 0;
@@ -361,8 +361,7 @@ int main(int argc, char **argv)
     PetscCall(SolveOnHost(file, A, b, pc, &hits, &hreason, &hres, htype, sizeof(htype), &bdiff));
     if (bdiff >= 0) PetscCall(PetscPrintf(PETSC_COMM_WORLD, "  compare with host     vbjacobi blocks: %s\n", bdiff ? "DIFFER" : "identical"));
     PetscCall(PetscPrintf(PETSC_COMM_WORLD, "  host path             %s matrix, host vectors: iterations %" PetscInt_FMT ", %s, true residual %.3e\n", htype, hits, KSPConvergedReasons[hreason], (double)hres));
-    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "  compare with host     iterations %" PetscInt_FMT " here, %" PetscInt_FMT " on the host, difference %" PetscInt_FMT " (tolerance %" PetscInt_FMT "): %s\n", its, hits, PetscAbsInt(its - hits), cmp_tol,
-                          (PetscAbsInt(its - hits) <= cmp_tol && (reason > 0) == (hreason > 0) && bdiff <= 0) ? "MATCH" : "MISMATCH"));
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "  compare with host     iterations %" PetscInt_FMT " here, %" PetscInt_FMT " on the host, difference %" PetscInt_FMT " (tolerance %" PetscInt_FMT "): %s\n", its, hits, PetscAbsInt(its - hits), cmp_tol, (PetscAbsInt(its - hits) <= cmp_tol && (reason > 0) == (hreason > 0) && bdiff <= 0) ? "MATCH" : "MISMATCH"));
     PetscCheck(bdiff <= 0, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "vbjacobi found other blocks on %" PetscInt_FMT " rank(s) than its host path", bdiff);
     PetscCheck((reason > 0) == (hreason > 0), PETSC_COMM_WORLD, PETSC_ERR_NOT_CONVERGED, "this solve %s (%s) but the host solve %s (%s)", reason > 0 ? "converged" : "did not converge", KSPConvergedReasons[reason], hreason > 0 ? "converged" : "did not converge", KSPConvergedReasons[hreason]);
     PetscCheck(PetscAbsInt(its - hits) <= cmp_tol, PETSC_COMM_WORLD, PETSC_ERR_NOT_CONVERGED, "iterations %" PetscInt_FMT " differ from the host path's %" PetscInt_FMT " by more than %" PetscInt_FMT, its, hits, cmp_tol);

@@ -442,9 +442,9 @@ static PetscErrorCode CheckProducts(Mat A, Mat Aref, PetscRandom rnd, const char
    reference, outputs poisoned (NaN / 1e300) on the host side first so that the device copy holds the poison */
 static PetscErrorCode CheckProductsDevice(Mat A, Mat Aref, PetscRandom rnd, const char *what)
 {
-  Vec       x, y, z, xt, yt, zt, hx, hy, hyref, hz, hxt, hyt, hytref, hzt;
-  VecType   vt;
-  char     *iscuda;
+  Vec     x, y, z, xt, yt, zt, hx, hy, hyref, hz, hxt, hyt, hytref, hzt;
+  VecType vt;
+  char   *iscuda;
 
   PetscFunctionBegin;
   PetscCall(MatCreateVecs(A, &x, &y));
@@ -655,8 +655,8 @@ static PetscErrorCode CheckView(Mat A, const Pattern *P)
 
     fflush(fp);
     rewind(fp);
-    n      = fread(buf, 1, sizeof(buf) - 1, fp);
-    buf[n] = 0;
+    n        = fread(buf, 1, sizeof(buf) - 1, fp);
+    buf[n]   = 0;
     found[0] = strstr(buf, line1) ? PETSC_TRUE : PETSC_FALSE;
     found[1] = strstr(buf, line2) ? PETSC_TRUE : PETSC_FALSE;
     found[2] = (strstr(buf, "MatMult: host BAIJ kernels") || strstr(buf, "MatMult: GPU kernel")) ? PETSC_TRUE : PETSC_FALSE;

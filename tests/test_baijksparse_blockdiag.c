@@ -101,7 +101,7 @@ static PetscErrorCode Compare(const Ctx *c, const char *what, PetscInt nblocks, 
   *maxrel = 0;
   *nbad   = 0;
   for (PetscInt b = 0; b < nblocks; b++) {
-    const PetscInt k = sizes ? sizes[b] : c->bs;
+    const PetscInt k  = sizes ? sizes[b] : c->bs;
     PetscReal      dn = 0, rn = 0;
     PetscBool      finite = PETSC_TRUE, allnan = PETSC_TRUE, xfinite = PETSC_TRUE;
 
@@ -198,7 +198,7 @@ int main(int argc, char **argv)
 
   /* the variable blocks: random sizes 1..vmax covering the local rows (the last one cut to fit) */
   {
-    PetscInt64 s = c.seed * 977 + c.rank + 1;
+    PetscInt64 s    = c.seed * 977 + c.rank + 1;
     PetscInt   left = nlocal;
 
     NextRand(&s);
@@ -224,7 +224,7 @@ int main(int argc, char **argv)
     }
   }
   if (c.eif) PetscCall(MatSetErrorIfFailure(c.A, PETSC_TRUE));
-  if (c.singular) { /* a zero row in the second block row of rank 0: its diagonal block (and the variable block there) singular */
+  if (c.singular) {                                       /* a zero row in the second block row of rank 0: its diagonal block (and the variable block there) singular */
     PetscInt row = PetscMin(c.bs + c.bs / 2, nlocal - 1); /* rank 0's rows start at 0 */
 
     /* kept in the pattern: at bs 1 BAIJ would drop the block row, and then read another block for its diagonal */
@@ -238,10 +238,10 @@ int main(int argc, char **argv)
   }
 
   if (!strcmp(test, "ksp")) {
-    KSP      ksp[2];
-    Mat      M[2];
-    Vec      b[2], u[2];
-    PetscInt its[2];
+    KSP       ksp[2];
+    Mat       M[2];
+    Vec       b[2], u[2];
+    PetscInt  its[2];
     PetscBool vp;
 
     PetscCall(PetscStrcmp(pcname, "vpbjacobi", &vp));
@@ -327,7 +327,7 @@ int main(int argc, char **argv)
         PetscCall(MatFactorGetError(c.Aref, &errref));
       }
       /* ours, on poisoned outputs */
-      if (c.gpu && round == 1 && variable) { /* the sizes go to the device once: a first call before the counted one */
+      if (c.gpu && round == 1 && variable) {                                   /* the sizes go to the device once: a first call before the counted one */
         PetscCall(MatInvertVariableBlockDiagonal(c.A, c.nvar, c.vsizes, inv)); /* (reads only: the values stay device-newer) */
       }
       m0    = Ad->offloadmask;

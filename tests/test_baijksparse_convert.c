@@ -16,12 +16,12 @@ static char help[] = "MatConvert() between AIJ (aij, or aijcusparse with -mat_ty
 #include "test_rng.h" /* NextRand, RandInt, RandReal */
 
 typedef struct {
-  PetscInt       bs, mb, nbc, m, n, nblocks; /* nblocks: the blocks holding an entry */
-  PetscBool      partial, expect_device, source_on_host;
-  Mat            R;                          /* the original, host MATSEQAIJ */
-  PetscLogEvent  ev;
-  PetscInt       nfail;
-  PetscInt       seed;
+  PetscInt      bs, mb, nbc, m, n, nblocks; /* nblocks: the blocks holding an entry */
+  PetscBool     partial, expect_device, source_on_host;
+  Mat           R; /* the original, host MATSEQAIJ */
+  PetscLogEvent ev;
+  PetscInt      nfail;
+  PetscInt      seed;
 } Ctx;
 
 /* The random AIJ: block row r empty when r % 5 == 4, block row 1 holds every block column, others 1..4 random block columns
@@ -29,7 +29,7 @@ typedef struct {
    them, at least one, with -partial 1). Values in [-1, 1), never 0. Into R (MATSEQAIJ) and A (type from the options). */
 static PetscErrorCode BuildAIJ(Ctx *c, PetscInt cbs, Mat *A)
 {
-  PetscInt64 s  = (PetscInt64)c->seed * 7919 + 17;
+  PetscInt64 s = (PetscInt64)c->seed * 7919 + 17;
   PetscInt  *cols, *mark, nb = 0;
   Mat        M[2];
 
@@ -260,7 +260,7 @@ int main(int argc, char **argv)
   MatType        atype;
   const char    *agen, *aseq;
   char           err[32] = "none";
-  PetscScalar    fA = 1, fK, fK2, fB, fD;
+  PetscScalar    fA      = 1, fK, fK2, fB, fD;
   PetscBool      cuda;
   PetscInt       nz, cbs;
   PetscLogDouble ibsr, icsr, izero; /* bytes of index uploads: baijksparse's BSR arrays, aijcusparse's row offsets */

@@ -20,18 +20,18 @@ static char help[] = "COO assembly of MATBAIJKSPARSE (seq and MPI) against PETSc
 #include "test_rng.h" /* NextRand, RandInt, RandReal */
 
 typedef struct {
-  PetscMPIInt rank, size;
-  PetscInt    bs, nbl, rstartb, Mbs; /* local block rows, first local block row, global block rows */
-  PetscInt    longrow;               /* the block row with many blocks */
-  PetscCount  n;                     /* this rank's entries */
-  PetscInt   *ci, *cj;
-  PetscBool   gpu, device_values, bound;
-  PetscBool   assemble_between, between_setvalues, duplicate;
-  PetscBool   host_changed;                                /* by MatSetValues(): the next device gather uploads the values */
-  PetscScalar *dv;                   /* device copy of the values (-device_values) */
+  PetscMPIInt    rank, size;
+  PetscInt       bs, nbl, rstartb, Mbs; /* local block rows, first local block row, global block rows */
+  PetscInt       longrow;               /* the block row with many blocks */
+  PetscCount     n;                     /* this rank's entries */
+  PetscInt      *ci, *cj;
+  PetscBool      gpu, device_values, bound;
+  PetscBool      assemble_between, between_setvalues, duplicate;
+  PetscBool      host_changed;                             /* by MatSetValues(): the next device gather uploads the values */
+  PetscScalar   *dv;                                       /* device copy of the values (-device_values) */
   PetscLogDouble ctog, gtoc, ctog_expected, gtoc_expected; /* bytes counted during our MatSetValuesCOO() calls */
-  PetscRandom rnd;
-  PetscInt    nfail;
+  PetscRandom    rnd;
+  PetscInt       nfail;
 } Ctx;
 
 static PetscInt64 MixSeed(PetscInt64 a, PetscInt64 b, PetscInt64 c)
@@ -141,7 +141,7 @@ static PetscErrorCode Preallocate(Ctx *c, Mat A)
    count is false (after a host change of the values, which the device gather uploads first) */
 static PetscErrorCode SetValuesCounted(Ctx *c, Mat A, const PetscScalar *v, InsertMode mode, PetscBool count)
 {
-  PetscLogDouble ctog0 = petsc_ctog_sz, gtoc0 = petsc_gtoc_sz;
+  PetscLogDouble     ctog0 = petsc_ctog_sz, gtoc0 = petsc_gtoc_sz;
   const PetscScalar *w = v;
 
   PetscFunctionBeginUser;
@@ -455,12 +455,11 @@ int main(int argc, char **argv)
   if (!eq) PetscCall(PetscStrcmp(err, "negative", &eq));
   if (eq) { /* range: an entry one past the last row on the last rank; negative: a count of -1 */
     PetscInt   i[2] = {0, c.Mbs * c.bs - (c.rank == c.size - 1 ? 0 : 1)}, j[2] = {0, 0};
-    PetscCount n    = err[0] == 'n' ? -1 : 2;
+    PetscCount n = err[0] == 'n' ? -1 : 2;
 
     if (!err_continue) PetscCall(MatSetPreallocationCOO(A, n, i, j));
-    else { /* the error caught, the matrix then used: nothing of the refused preallocation may stay behind (-malloc_dump) */
-      PetscErrorCode ierr;
-      const char    *text = NULL, *specific = NULL;
+    else { /* the error caught, the matrix then used: nothing of the refused preallocation may stay behind (-malloc_dump) */ PetscErrorCode ierr;
+      const char                                                                                                                           *text = NULL, *specific = NULL;
 
       PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
       ierr = MatSetPreallocationCOO(A, n, i, j);
@@ -499,7 +498,7 @@ int main(int argc, char **argv)
   PetscCall(PetscStrcmp(err, "mode", &eq));
   if (eq) {
     PetscInt    i[1] = {0}, j[1] = {0};
-    PetscScalar one  = 1;
+    PetscScalar one = 1;
 
     PetscCall(MatSetPreallocationCOO(A, 1, i, j));
     PetscCall(MatSetValuesCOO(A, &one, MAX_VALUES));
@@ -536,7 +535,10 @@ int main(int argc, char **argv)
 
     PetscCallMPI(MPIU_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_C_BOOL, MPI_LAND, PETSC_COMM_WORLD));
     PetscCallMPI(MPIU_Allreduce(MPI_IN_PLACE, t, 4, MPIU_PETSCLOGDOUBLE, MPI_SUM, PETSC_COMM_WORLD));
-    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "MatSetValuesCOO transfers: host->device %.0f bytes (expected %.0f), device->host %.0f bytes (expected %.0f): %s\n", t[0], t[1], t[2], t[3], !check_transfers ? "not checked (-check_transfers 0)" : ok ? "ok" : "FAILED"));
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "MatSetValuesCOO transfers: host->device %.0f bytes (expected %.0f), device->host %.0f bytes (expected %.0f): %s\n", t[0], t[1], t[2], t[3],
+                          !check_transfers ? "not checked (-check_transfers 0)"
+                          : ok             ? "ok"
+                                           : "FAILED"));
     if (!ok) c.nfail++;
   }
   if (c.dv) PetscCallCUDA(cudaFree(c.dv));

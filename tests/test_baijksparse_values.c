@@ -22,7 +22,8 @@ static char help[] = "Value operations of MATBAIJKSPARSE (seq and MPI) against P
 #include <petscblockgpu.h>
 
 #define NSTEPS 16
-static const char *const StepNames[NSTEPS] = {"scale", "shift", "axpy_same", "axpy_subset", "copy", "diagonalscale", "diagonalset_add", "diagonalset_insert", "getdiagonal", "zeroentries_setvalues", "zerorows", "zerorowscolumns", "duplicate", "convert", "multtranspose", "grow_zeroentries"};
+static const char *const StepNames[NSTEPS] = {"scale",    "shift",           "axpy_same", "axpy_subset", "copy",          "diagonalscale",   "diagonalset_add", "diagonalset_insert", "getdiagonal", "zeroentries_setvalues",
+                                              "zerorows", "zerorowscolumns", "duplicate", "convert",     "multtranspose", "grow_zeroentries"};
 enum {
   S_SCALE,
   S_SHIFT,
@@ -53,22 +54,22 @@ static PetscInt64 MixSeed(PetscInt64 a, PetscInt64 b, PetscInt64 c)
 }
 
 typedef struct {
-  PetscMPIInt rank, size;
-  PetscInt    bs, nbl, rstartb, Mbs, maxlen; /* local block rows, first local block row, global block rows, longest block row */
-  PetscInt   *ptr, *col;                     /* the block pattern of Y and X: local block rows, global block columns */
-  PetscInt   *zptr, *zcol;                   /* Z's, a strict subset */
-  PetscInt64  seed, gs, ls;                  /* -seed; the stream shared by all ranks (scalars); this rank's stream */
-  PetscReal   tolp, tolv;
-  Mat         Y, Yref, X, Xref, Z, Zref;
-  Vec         x, y, yref, u, w, wref;        /* x, w, wref: column layout; y, yref, u: row layout */
-  PetscRandom rnd;
-  PetscScalar nan;
-  PetscBool   missingdiag;                   /* -missing_diag */
-  PetscBool   rowsunsorted;                  /* -rows_unsorted */
-  PetscBool   check, xferok;                 /* -check_transfers; the last checked step moved no matrix values */
-  PetscInt    nghost, zghost;                /* ghost block columns of Y's and Z's local rows */
-  PetscLogEvent  evup, evdown;               /* BAIJKCopyToGPU, BAIJKCopyFromGPU */
-  PetscLogDouble ctog0, gtoc0;               /* the counters when the check began */
+  PetscMPIInt    rank, size;
+  PetscInt       bs, nbl, rstartb, Mbs, maxlen; /* local block rows, first local block row, global block rows, longest block row */
+  PetscInt      *ptr, *col;                     /* the block pattern of Y and X: local block rows, global block columns */
+  PetscInt      *zptr, *zcol;                   /* Z's, a strict subset */
+  PetscInt64     seed, gs, ls;                  /* -seed; the stream shared by all ranks (scalars); this rank's stream */
+  PetscReal      tolp, tolv;
+  Mat            Y, Yref, X, Xref, Z, Zref;
+  Vec            x, y, yref, u, w, wref; /* x, w, wref: column layout; y, yref, u: row layout */
+  PetscRandom    rnd;
+  PetscScalar    nan;
+  PetscBool      missingdiag;    /* -missing_diag */
+  PetscBool      rowsunsorted;   /* -rows_unsorted */
+  PetscBool      check, xferok;  /* -check_transfers; the last checked step moved no matrix values */
+  PetscInt       nghost, zghost; /* ghost block columns of Y's and Z's local rows */
+  PetscLogEvent  evup, evdown;   /* BAIJKCopyToGPU, BAIJKCopyFromGPU */
+  PetscLogDouble ctog0, gtoc0;   /* the counters when the check began */
   int            nup0, ndown0;
 } Ctx;
 
@@ -93,20 +94,20 @@ static PetscErrorCode BuildPattern(Ctx *c, PetscInt nb)
   c->ptr[0] = 0;
   for (PetscInt i = 0; i < c->nbl; i++) {
     const PetscInt row = c->rstartb + i, kind = RandInt(&s, 8);
-    PetscInt       n   = 0;
+    PetscInt       n = 0;
 
     for (PetscInt j = 0; j < c->Mbs; j++) tmp[j] = 0;
     tmp[row] = 1; /* every block row has its diagonal block */
     if (kind == 1) {
       for (PetscInt j = 0; j < c->Mbs; j++)
         if (RandInt(&s, 4)) tmp[j] = 1; /* a long row */
-    } else if (kind != 0 || i == 0) {    /* kind 0: the diagonal only (never the first row, so Z can lose a block) */
+    } else if (kind != 0 || i == 0) {   /* kind 0: the diagonal only (never the first row, so Z can lose a block) */
       const PetscInt extra = 1 + RandInt(&s, 4);
       for (PetscInt e = 0; e < extra; e++) tmp[RandInt(&s, c->Mbs)] = 1; /* couplings anywhere: across ranks under MPI */
       if (i == 0 && c->Mbs > 1) tmp[(row + 1) % c->Mbs] = 1;
     }
     if (c->missingdiag && i % 3 == 1) { /* no diagonal block in this row, but not an empty row */
-      tmp[row] = 0;
+      tmp[row]                = 0;
       tmp[(row + 1) % c->Mbs] = 1;
       if (c->Mbs == 1) tmp[row] = 1;
     }
@@ -258,10 +259,10 @@ static PetscErrorCode ValuesDiff(Ctx *c, Mat A, Mat Aref, PetscReal *dv)
     PetscInt       cl;
     PetscScalar    v, vr;
 
-    if (kind == 0) cl = r;                                                                   /* the diagonal */
-    else if (kind <= 2) cl = (c->rstartb + ib) * bs + RandInt(&c->ls, bs);                   /* the diagonal block */
+    if (kind == 0) cl = r;                                                                                                 /* the diagonal */
+    else if (kind <= 2) cl = (c->rstartb + ib) * bs + RandInt(&c->ls, bs);                                                 /* the diagonal block */
     else if (kind <= 4) cl = c->col[c->ptr[ib] + RandInt(&c->ls, c->ptr[ib + 1] - c->ptr[ib])] * bs + RandInt(&c->ls, bs); /* a block of the pattern */
-    else cl = RandInt(&c->ls, c->Mbs * bs);                                                  /* anywhere (mostly zero) */
+    else cl = RandInt(&c->ls, c->Mbs * bs);                                                                                /* anywhere (mostly zero) */
     PetscCall(MatGetValues(A, 1, &r, 1, &cl, &v));
     PetscCall(MatGetValues(Aref, 1, &r, 1, &cl, &vr));
     sum[0] += PetscRealPart((v - vr) * PetscConj(v - vr));
@@ -397,7 +398,7 @@ static PetscErrorCode CheckEnd(Ctx *c, PetscInt s, PetscBool active)
   d[2] = up - c->nup0;
   d[3] = down - c->ndown0;
   if (s == S_ZEROROWS || s == S_ZEROROWSCOLUMNS) allow[0] = sizeof(PetscInt) * (2 * m + 2); /* the local rows */
-  if (s == S_DIAGONALSCALE && c->size > 1) {                                                 /* the ghost values of r */
+  if (s == S_DIAGONALSCALE && c->size > 1) {                                                /* the ghost values of r */
     allow[0] = sizeof(PetscScalar) * (PetscLogDouble)c->nghost * c->bs;
     allow[1] = sizeof(PetscScalar) * m * (c->size - 1);
   }
@@ -772,14 +773,14 @@ int main(int argc, char **argv)
     PetscCheck(!n || petsc_ctog_sz - before >= (PetscLogDouble)n * sizeof(PetscScalar), PETSC_COMM_SELF, PETSC_ERR_LIB, "-check_transfers: petsc_ctog_sz moved by %g bytes for an upload of %" PetscInt_FMT " entries: the counters do not count", petsc_ctog_sz - before, n);
   }
   {
-    VecType vt;
+    VecType  vt;
     PetscInt M;
 
     PetscCall(VecGetType(c.x, &vt));
     PetscCall(MatGetSize(c.Y, &M, NULL));
     PetscCall(MatGetType(c.Y, &ytype));
-    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%s, bs %" PetscInt_FMT ", %" PetscInt_FMT " block rows (%" PetscInt_FMT " rows) on %d ranks, longest block row %" PetscInt_FMT ", vectors %s, seed %" PetscInt_FMT ", tolerances %.1e (products) %.1e (values)\n",
-                          ytype, c.bs, c.Mbs, M, c.size, c.maxlen, vt, seed, (double)c.tolp, (double)c.tolv));
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%s, bs %" PetscInt_FMT ", %" PetscInt_FMT " block rows (%" PetscInt_FMT " rows) on %d ranks, longest block row %" PetscInt_FMT ", vectors %s, seed %" PetscInt_FMT ", tolerances %.1e (products) %.1e (values)\n", ytype, c.bs, c.Mbs, M, c.size, c.maxlen, vt, seed,
+                          (double)c.tolp, (double)c.tolv));
   }
 
   for (PetscInt round = 0; round < rounds; round++) {

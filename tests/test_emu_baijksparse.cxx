@@ -23,7 +23,6 @@ double smem[1 << 16]; /* the kernels' `extern __shared__ Scalar smem[]`, declare
 }
 } // namespace pbg
 
-
 struct Bsr {
   int                 bs, mbs, nbs;
   std::vector<int>    rowptr, colidx;
@@ -66,7 +65,7 @@ static void Check(const Bsr &A, bool withz, const char *what, const std::functio
         for (int i = 0; i < bs; i++) ref[r * bs + i] += A.val[(size_t)k * bs * bs + j * bs + i] * x[A.colidx[k] * bs + j];
   if (withz)
     for (int i = 0; i < n; i++) ref[i] += z[i];
-  MatBAIJKSPARSEMultArgs a = {bs, A.mbs, A.mbs, A.rowptr.data(), A.colidx.data(), nullptr, nullptr, A.val.data(), x.data(), withz ? z.data() : nullptr, y.data(), nullptr};
+  MatBAIJKSPARSEMultArgs a    = {bs, A.mbs, A.mbs, A.rowptr.data(), A.colidx.data(), nullptr, nullptr, A.val.data(), x.data(), withz ? z.data() : nullptr, y.data(), nullptr};
   const long             errs = launch(a);
   double                 num = 0, den = 0;
   for (int i = 0; i < n; i++) {
@@ -110,7 +109,7 @@ static void CheckSegments(const Bsr &A, int lambda, const char *what, const std:
   for (size_t w = 0; w < segrow.size(); w++)
     if (segrow[w] >= 0) product(segptr[w], segptr[w + 1], &ref[segrow[w] * bs]);
   for (size_t q = 0; q < slotbeg.size(); q++) product(slotbeg[q], slotend[q], &wref[q * bs]);
-  MatBAIJKSPARSEMultArgs a = {bs, A.mbs, (int)segrow.size(), A.rowptr.data(), A.colidx.data(), segptr.data(), segrow.data(), A.val.data(), x.data(), nullptr, y.data(), work.data()};
+  MatBAIJKSPARSEMultArgs a    = {bs, A.mbs, (int)segrow.size(), A.rowptr.data(), A.colidx.data(), segptr.data(), segrow.data(), A.val.data(), x.data(), nullptr, y.data(), work.data()};
   const long             errs = launch(a);
   double                 num = 0, den = 0;
   for (size_t w = 0; w < segrow.size(); w++)

@@ -35,7 +35,7 @@ static std::vector<int> EmulatedMerge(const std::vector<int> &units, int maxbs, 
 {
   const int        U = (int)units.size() - 1, n = units[U], cta = 32;
   const int        limit = U + 70 < n ? U + 70 : n; /* the device launches over n >= U threads; here fewer, some past U */
-  const unsigned   grid = (unsigned)((limit + 1 + cta - 1) / cta);
+  const unsigned   grid  = (unsigned)((limit + 1 + cta - 1) / cta);
   std::vector<int> next(n + 1, -7), ja(n + 1, -7), jb(n + 1, -7), mark(n + 1, -7), nunits(1, U);
   AgglomerateWork  w;
   std::vector<int> starts;
@@ -69,7 +69,7 @@ static std::vector<int> EmulatedMerge(const std::vector<int> &units, int maxbs, 
 
 int main(int argc, char **argv)
 {
-  long long seed = 1;
+  long long seed   = 1;
   int       failed = 0, cases = 0;
 
   for (int i = 1; i < argc; i++) {

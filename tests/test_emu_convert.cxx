@@ -18,9 +18,9 @@ static int nfail = 0;
 
 static void Case(int bs, int mbs, int nbs)
 {
-  const int                 m = mbs * bs, bs2 = bs * bs;
-  std::vector<int>          ci(1, 0), cj, rowptr(1, 0), colidx;
-  std::vector<double>       ca;
+  const int                  m = mbs * bs, bs2 = bs * bs;
+  std::vector<int>           ci(1, 0), cj, rowptr(1, 0), colidx;
+  std::vector<double>        ca;
   std::vector<std::set<int>> blocks(mbs);
 
   /* the CSR: empty block rows (r % 4 == 3), a long block row (every block column), else 1..3 blocks, half their entries */
@@ -60,7 +60,7 @@ static void Case(int bs, int mbs, int nbs)
   for (int i = 0; i < m; i++)
     for (int q = ci[i]; q < ci[i + 1]; q++) {
       const int r = i / bs, c = cj[q] / bs;
-      const int pos = (int)(std::find(colidx.begin() + rowptr[r], colidx.begin() + rowptr[r + 1], c) - colidx.begin());
+      const int pos                                               = (int)(std::find(colidx.begin() + rowptr[r], colidx.begin() + rowptr[r + 1], c) - colidx.begin());
       ref[(size_t)pos * bs2 + i % bs + (size_t)(cj[q] % bs) * bs] = ca[q];
     }
   const long long nnz = (long long)cj.size();

@@ -135,8 +135,8 @@ static void Dots(int n, int grid, int np, bool shared_y)
   bool           ok = true;
 
   for (int p = 0; p < np; p++) {
-    x[p] = Random(n);
-    y[p] = shared_y && p ? y[0] : Random(n);
+    x[p]   = Random(n);
+    y[p]   = shared_y && p ? y[0] : Random(n);
     a.x[p] = x[p].data();
     a.y[p] = y[p].data();
   }
@@ -178,7 +178,7 @@ static void StepUpdate(int n, int grid, int k, bool wtrue)
     a.Z[j]     = wtrue ? Z[j].data() : nullptr;
   }
   /* references */
-  V gk = G[k], uk = U[k], zk = Z[k], rr = r, xr = x, rtr = rt;
+  V      gk = G[k], uk = U[k], zk = Z[k], rr = r, xr = x, rtr = rt;
   double nrm = 0, scale = 0;
   for (int i = 0; i < n; i++) {
     for (int j = 0; j < k; j++) {
@@ -193,18 +193,18 @@ static void StepUpdate(int n, int grid, int k, bool wtrue)
     nrm += t * t;
     scale += t * t;
   }
-  a.gk        = G[k].data();
-  a.uk        = U[k].data();
-  a.zk        = wtrue ? Z[k].data() : nullptr;
-  a.r         = r.data();
-  a.x         = x.data();
-  a.rt        = wtrue ? rt.data() : nullptr;
-  V    rt0    = rt;
-  Reduction *pr = &red;
+  a.gk           = G[k].data();
+  a.uk           = U[k].data();
+  a.zk           = wtrue ? Z[k].data() : nullptr;
+  a.r            = r.data();
+  a.x            = x.data();
+  a.rt           = wtrue ? rt.data() : nullptr;
+  V          rt0 = rt;
+  Reduction *pr  = &red;
   pr->tg.slot[0] = KSPIDRS_SLOT_NORM;
-  long err = EmuLaunch(grid, ThreadsPerBlock, [&] { StepUpdateKernel(n, a, pr->tg); });
-  bool ok  = CloseV(G[k], gk, 10) && CloseV(U[k], uk, 10) && CloseV(r, rr, 10) && CloseV(x, xr, 10) && (wtrue ? CloseV(Z[k], zk, 10) && CloseV(rt, rtr, 10) : rt == rt0);
-  ok = ok && Close(red.results[KSPIDRS_SLOT_NORM], nrm, scale) && red.done == 0;
+  long err       = EmuLaunch(grid, ThreadsPerBlock, [&] { StepUpdateKernel(n, a, pr->tg); });
+  bool ok        = CloseV(G[k], gk, 10) && CloseV(U[k], uk, 10) && CloseV(r, rr, 10) && CloseV(x, xr, 10) && (wtrue ? CloseV(Z[k], zk, 10) && CloseV(rt, rtr, 10) : rt == rt0);
+  ok             = ok && Close(red.results[KSPIDRS_SLOT_NORM], nrm, scale) && red.done == 0;
   for (int p = 0; p < KSPIDRS_SLOT_NORM; p++) ok = ok && std::isnan(red.results[p]);
   char what[64];
   snprintf(what, sizeof(what), "step update k = %2d%s", k, wtrue ? ", with Z and rt" : "");
@@ -229,7 +229,7 @@ static void OmegaUpdate(int n, int grid, int s, bool wtrue, bool w_is_r = false)
     rr[i] -= a.omega * t[i];
     rtr[i] -= a.omega * zt[i];
   }
-  double nrm = 0;
+  double              nrm = 0;
   std::vector<double> f(s, 0.0), fs(s, 0.0);
   for (int i = 0; i < n; i++) {
     const double q = wtrue ? rtr[i] : rr[i];
@@ -250,7 +250,7 @@ static void OmegaUpdate(int n, int grid, int s, bool wtrue, bool w_is_r = false)
   for (int j = 0; j < s; j++) red.tg.slot[j + 1] = j;
   long err = EmuLaunch(grid, ThreadsPerBlock, [&] { OmegaUpdateKernel<NP>(n, a, red.tg); });
   bool ok  = CloseV(x, xr, 10) && CloseV(r, rr, 10) && (wtrue ? CloseV(rt, rtr, 10) : rt == rt0);
-  ok = ok && Close(red.results[KSPIDRS_SLOT_NORM], nrm, nrm) && red.done == 0;
+  ok       = ok && Close(red.results[KSPIDRS_SLOT_NORM], nrm, nrm) && red.done == 0;
   for (int j = 0; j < s; j++) ok = ok && Close(red.results[j], f[j], fs[j]);
   for (int p = s; p < KSPIDRS_SLOT_NORM; p++) ok = ok && std::isnan(red.results[p]);
   char what[64];

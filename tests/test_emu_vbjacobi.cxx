@@ -31,7 +31,6 @@ double smem[1 << 16]; /* the kernels' `extern __shared__ double smem[]`, declare
 #include <string>
 #include <vector>
 
-
 /* A k x k column-major block whose largest entries sit on a random permutation, so that implicit pivoting must
    leave the diagonal; well conditioned */
 static void RandomBlock(int k, double *a)
@@ -106,7 +105,13 @@ static void Report(bool ok, const char *what)
 }
 
 /* Kinds of dense test blocks */
-enum { GOOD, ZEROCOL, NANENTRY, INFENTRY, BADSIZE };
+enum {
+  GOOD,
+  ZEROCOL,
+  NANENTRY,
+  INFENTRY,
+  BADSIZE
+};
 
 /* SetupKernel<P, SOURCE_DENSE> on nb blocks; sizes from mode: 0 all P, 1 random 1..P, 2 all P/2+1 (fewer rows than
    lanes), 3 random with special blocks, 4 all P packed and passed as NULL sizes and NULL offsets (the uniform call of
@@ -148,8 +153,8 @@ static void DenseCase(int nb, int mode, int identity)
   const unsigned        grid    = (unsigned)((nb + SetupBlocksPerCta(P) - 1) / SetupBlocksPerCta(P));
   const long            errs    = EmuLaunch(grid, PBG_CTA, [&] { SetupKernel<P, SOURCE_DENSE>(none, nb, P, nullptr, nullptr, mode >= 4 ? nullptr : sizes.data(), mode == 4 ? nullptr : off.data(), x.data(), identity, info.data(), &outcome); });
 
-  bool   ok = errs == 0;
-  double worst = 0;
+  bool   ok        = errs == 0;
+  double worst     = 0;
   int    first_bad = INT_MAX, nsing = 0;
   char   what[256];
   for (int b = 0; b < nb; b++) {
@@ -166,7 +171,7 @@ static void DenseCase(int nb, int mode, int identity)
       nsing++;
       for (int e = 0; e < k * k; e++) ok = ok && x[off[b] + e] == ((e % (k + 1)) == 0 ? 1.0 : 0.0);
     } else if (want) {
-      first_bad = std::min(first_bad, b);
+      first_bad      = std::min(first_bad, b);
       const int room = kind[b] == BADSIZE ? 1 : k * k;
       for (int e = 0; e < room; e++) ok = ok && (std::memcmp(&x[off[b] + e], &a[off[b] + e], sizeof(double)) == 0);
     } else {
@@ -178,8 +183,13 @@ static void DenseCase(int nb, int mode, int identity)
   }
   ok = ok && worst <= tol && outcome.first_bad == first_bad && outcome.nsingular == nsing;
   snprintf(what, sizeof(what), "dense    P %2d, %3d blocks, sizes %s%s: max rel diff %.1e, first failure %d (expected %d), identity %d/%d, protocol errors %ld", P, nb,
-           mode == 0 ? "all P" : mode == 2 ? "all P/2+1" : mode == 1 ? "1..P" : mode == 4 ? "all P, no sizes, no offsets" : mode == 5 ? "all P, no sizes" : "1..P with zero columns, NaN, Inf, bad sizes", identity ? ", identity policy" : "", worst, outcome.first_bad == INT_MAX ? -1 : outcome.first_bad,
-           first_bad == INT_MAX ? -1 : first_bad, outcome.nsingular, nsing, errs);
+           mode == 0   ? "all P"
+           : mode == 2 ? "all P/2+1"
+           : mode == 1 ? "1..P"
+           : mode == 4 ? "all P, no sizes, no offsets"
+           : mode == 5 ? "all P, no sizes"
+                       : "1..P with zero columns, NaN, Inf, bad sizes",
+           identity ? ", identity policy" : "", worst, outcome.first_bad == INT_MAX ? -1 : outcome.first_bad, first_bad == INT_MAX ? -1 : first_bad, outcome.nsingular, nsing, errs);
   Report(ok, what);
 }
 
@@ -242,7 +252,7 @@ static void SparseCase(int nb, int bs)
   std::vector<int> starts(1, 0);
   for (int b = 0; b < nb; b++) starts.push_back(starts.back() + 1 + RandInt(P));
   while (starts.back() % bs) starts.push_back(starts.back() + 1 + RandInt(std::min(P, bs - starts.back() % bs))); /* whole block rows */
-  nb = (int)starts.size() - 1;
+  nb                        = (int)starts.size() - 1;
   const Sparse            S = RandomSparse(bs, starts);
   std::vector<PetscInt64> off(nb + 1, 0);
   for (int b = 0; b < nb; b++) off[b + 1] = off[b] + (PetscInt64)(starts[b + 1] - starts[b]) * (starts[b + 1] - starts[b]);
@@ -261,7 +271,7 @@ static void SparseCase(int nb, int bs)
     std::vector<double> blk(k * k), ref(k * k);
     for (int i = 0; i < k; i++)
       for (int j = 0; j < k; j++) blk[i + j * k] = Entry(S, s + i, s + j);
-    ok = ok && info[b] == 0 && ReferenceInverse(k, blk.data(), ref.data());
+    ok    = ok && info[b] == 0 && ReferenceInverse(k, blk.data(), ref.data());
     worst = std::max(worst, RelDiff(k * k, &x[off[b]], ref.data()));
   }
   ok = ok && worst <= tol;
@@ -290,8 +300,8 @@ static int HostInvert(int n, double *A)
         p    = i;
       }
     if (!(best > tiny)) return k + 1;
-    used[p] = 1;
-    ipiv[k] = p;
+    used[p]        = 1;
+    ipiv[k]        = p;
     const double d = 1.0 / A[p + k * n];
     for (int j = 0; j < n; j++) A[p + j * n] *= d;
     A[p + k * n] = d;
@@ -316,7 +326,21 @@ static int HostInvert(int n, double *A)
    pivot when it is column 0), TIE |a00| = |a10| (the lower row pivots), NANENTRY, INFENTRY, HUGE / SMALL (entries
    scaled by 1e250 / 1e-250: the tiny rule is relative), OVERFLOW (entries scaled by 1e-310: pivots pass the relative
    rule, the inverse overflows: info InfoInverseNotFinite), BADSIZE (dense only: a size outside 0..kmax) */
-enum { C_GOOD, C_ZEROBLK, C_ZEROCOL, C_RANK1, C_TINYCOL, C_TIE, C_NAN, C_INF, C_HUGE, C_SMALL, C_OVERFLOW, C_BADSIZE, C_NKINDS };
+enum {
+  C_GOOD,
+  C_ZEROBLK,
+  C_ZEROCOL,
+  C_RANK1,
+  C_TINYCOL,
+  C_TIE,
+  C_NAN,
+  C_INF,
+  C_HUGE,
+  C_SMALL,
+  C_OVERFLOW,
+  C_BADSIZE,
+  C_NKINDS
+};
 
 static void SpecialBlock(int kind, int k, double *a)
 {
@@ -369,7 +393,7 @@ static long EmuSetup(const SparseRows &M, int nwork, int kmax, const int *perm, 
 template <SourceKind SRC>
 static long EmuSetupByClass(const int count[], const int *perm, const SparseRows &M, int kmax, const int *starts, const int *sizes, const PetscInt64 *off, double *x, int identity, PetscInt *info, SetupOutcome *outcome, std::string &launches)
 {
-  long errs = 0;
+  long errs  = 0;
   int  begin = count[0] + count[1];
   if (begin) {
     errs += count[1] ? EmuSetup<2, SRC>(M, begin, kmax, perm, starts, sizes, off, x, identity, info, outcome) : EmuSetup<1, SRC>(M, begin, kmax, perm, starts, sizes, off, x, identity, info, outcome);
@@ -495,18 +519,18 @@ static void ClassCase(int nb, int kmax, int bs, bool device_perm, int identity)
     }
     x.assign(off[nb] + 1, NAN); /* poisoned output */
   }
-  int              count[NumWidthClasses], nruns = 0;
-  long             errs = 0;
-  std::vector<int> perm;
-  bool             ok     = ClassPerm(device_perm, nb, kmax, dense ? nullptr : starts.data(), dense ? sizes.data() : nullptr, count, perm, errs, nruns);
-  const int        nlaunch = (count[0] + count[1] > 0) + (count[2] > 0) + (count[3] > 0) + (count[4] > 0) + (count[5] > 0);
+  int                   count[NumWidthClasses], nruns = 0;
+  long                  errs = 0;
+  std::vector<int>      perm;
+  bool                  ok      = ClassPerm(device_perm, nb, kmax, dense ? nullptr : starts.data(), dense ? sizes.data() : nullptr, count, perm, errs, nruns);
+  const int             nlaunch = (count[0] + count[1] > 0) + (count[2] > 0) + (count[3] > 0) + (count[4] > 0) + (count[5] > 0);
   std::vector<PetscInt> info(nb, -99);
   SetupOutcome          outcome = {INT_MAX, 0};
   SparseRows            M       = dense ? SparseRows{0, 1, nullptr, nullptr, nullptr} : SparseRows{S.n, bs, S.rowptr.data(), S.colidx.data(), S.values.data()};
   std::string           launches;
   errs += EmuSetupByClass<SRC>(count, nlaunch > 1 ? perm.data() : nullptr, M, kmax, dense ? nullptr : starts.data(), dense ? sizes.data() : nullptr, off.data(), x.data(), identity, info.data(), &outcome, launches);
 
-  double worst = 0;
+  double worst     = 0;
   int    first_bad = INT_MAX, nsing = 0, nfailed = 0;
   char   what[320];
   for (int b = 0; b < nb; b++) {
@@ -549,8 +573,18 @@ static void ClassCase(int nb, int kmax, int bs, bool device_perm, int identity)
       for (PetscInt64 e = off[b] + (kind[b] == C_BADSIZE ? 1 : k * k); e < off[b + 1]; e++) ok = ok && x[e] == -7.25;
   }
   ok = ok && errs == 0 && worst <= tol && outcome.first_bad == first_bad && outcome.nsingular == nsing;
-  snprintf(what, sizeof(what), "class    %-6s%s %4d blocks of 1..%d in random order, %d failing, perm %s, launches %s%s: max rel diff %.1e, protocol errors %ld", dense ? "dense" : SRC == SOURCE_CACHED ? "cached" : "shared",
-           dense ? "    " : bs == 1 ? " CSR" : (" BSR" + std::to_string(bs)).c_str(), nb, kmax, nfailed, nlaunch == 1 ? "none (one launch)" : device_perm ? ("device, " + std::to_string(nruns) + " ascending runs").c_str() : "host, shuffled", launches.c_str(), identity ? ", identity policy" : "", worst, errs);
+  snprintf(what, sizeof(what), "class    %-6s%s %4d blocks of 1..%d in random order, %d failing, perm %s, launches %s%s: max rel diff %.1e, protocol errors %ld",
+           dense                  ? "dense"
+           : SRC == SOURCE_CACHED ? "cached"
+                                  : "shared",
+           dense     ? "    "
+           : bs == 1 ? " CSR"
+                     : (" BSR" + std::to_string(bs)).c_str(),
+           nb, kmax, nfailed,
+           nlaunch == 1  ? "none (one launch)"
+           : device_perm ? ("device, " + std::to_string(nruns) + " ascending runs").c_str()
+                         : "host, shuffled",
+           launches.c_str(), identity ? ", identity policy" : "", worst, errs);
   Report(ok, what);
 }
 

@@ -48,13 +48,13 @@ static uint16_t F16Bits(double d)
 
 static void ConversionCases()
 {
-  std::vector<double> v = {0.0, -0.0, 1.0, -1.0, 65504.0, 65519.99999, 65520.0, -65520.0, 65536.0, 1e300, ldexp(1.0, -24), ldexp(1.0, -25), ldexp(1.0, -25) * (1 + DBL_EPSILON), ldexp(1.0, -25) * (1 - DBL_EPSILON / 2), ldexp(1.5, -24), ldexp(1.0, -14), ldexp(1.0, -14) * (1 - DBL_EPSILON / 2), 4.9e-324, INFINITY, -INFINITY, NAN};
-  long   bad = 0, n;
-  char   what[200];
+  std::vector<double> v   = {0.0, -0.0, 1.0, -1.0, 65504.0, 65519.99999, 65520.0, -65520.0, 65536.0, 1e300, ldexp(1.0, -24), ldexp(1.0, -25), ldexp(1.0, -25) * (1 + DBL_EPSILON), ldexp(1.0, -25) * (1 - DBL_EPSILON / 2), ldexp(1.5, -24), ldexp(1.0, -14), ldexp(1.0, -14) * (1 - DBL_EPSILON / 2), 4.9e-324, INFINITY, -INFINITY, NAN};
+  long                bad = 0, n;
+  char                what[200];
 
   for (int i = 0; i < 200000; i++) v.push_back(ldexp(Uniform(), RandInt(52) - 30)); /* |v| in [0, 2^22): subnormal, normal, overflow */
-  for (int i = 0; i < 20000; i++) {                                                   /* exact ties between adjacent halfs */
-    const int e = RandInt(30) - 24, m = 1024 + RandInt(1024);                          /* normal: m 2^(e-10) and its neighbour */
+  for (int i = 0; i < 20000; i++) {                                                 /* exact ties between adjacent halfs */
+    const int e = RandInt(30) - 24, m = 1024 + RandInt(1024);                       /* normal: m 2^(e-10) and its neighbour */
     v.push_back((Uniform() > 0 ? 1 : -1) * ldexp(2.0 * m + 1.0, e - 11));
     v.push_back(ldexp(2.0 * RandInt(1024) + 1.0, -25)); /* subnormal ties: odd multiples of 2^-25 */
   }
@@ -70,7 +70,7 @@ static void ConversionCases()
   Report(!bad, what);
   bad = 0;
   for (uint32_t h = 0; h < 65536; h++) {
-    _Float16     f;
+    _Float16       f;
     const uint16_t hb = (uint16_t)h;
     memcpy(&f, &hb, sizeof(f));
     const double a = PCVBJacobiHalfBitsToDouble(hb), b = (double)f;
@@ -112,8 +112,8 @@ static double Decode(const void *base, int t, int x, int e)
 template <int P, SourceKind SRC>
 static void StoreCase(int mode, int layout, int nb)
 {
-  const double     tol = 0.1, targets[3] = {1.5, 2e4, 1e10};
-  std::vector<int> starts(1, 0), rowptr(1, 0), colidx;
+  const double        tol = 0.1, targets[3] = {1.5, 2e4, 1e10};
+  std::vector<int>    starts(1, 0), rowptr(1, 0), colidx;
   std::vector<double> values;
   for (int b = 0; b < nb; b++) starts.push_back(starts.back() + (b % 3 && P > 1 ? std::max(2, 1 + RandInt(P)) : 1 + RandInt(P)));
   std::vector<PetscInt64> off(nb + 1, 0);
@@ -131,28 +131,28 @@ static void StoreCase(int mode, int layout, int nb)
       rowptr.push_back((int)colidx.size());
     }
   }
-  SparseRows            M       = {starts[nb], 1, rowptr.data(), colidx.data(), values.data()};
-  const unsigned        grid    = (unsigned)((nb + SetupBlocksPerCta(P) - 1) / SetupBlocksPerCta(P));
-  std::vector<double>   inv64(off[nb], NAN), stored(off[nb], NAN);
-  std::vector<PetscInt> info(nb, -99);
+  SparseRows                 M    = {starts[nb], 1, rowptr.data(), colidx.data(), values.data()};
+  const unsigned             grid = (unsigned)((nb + SetupBlocksPerCta(P) - 1) / SetupBlocksPerCta(P));
+  std::vector<double>        inv64(off[nb], NAN), stored(off[nb], NAN);
+  std::vector<PetscInt>      info(nb, -99);
   std::vector<unsigned char> prec(nb, 99);
-  std::vector<short>    sexp(nb, -999);
-  SetupOutcome          o1 = {INT_MAX, 0, 0}, o2 = {INT_MAX, 0, 0};
-  StoreSpec             spec;
+  std::vector<short>         sexp(nb, -999);
+  SetupOutcome               o1 = {INT_MAX, 0, 0}, o2 = {INT_MAX, 0, 0};
+  StoreSpec                  spec;
   spec.mode   = mode;
   spec.layout = layout;
   spec.tol    = tol;
   spec.prec   = layout == PBG_STORE_ADAPTIVE ? prec.data() : nullptr;
   spec.sexp   = sexp.data();
   spec.nwider = layout != PBG_STORE_ADAPTIVE ? &o2.nwider : nullptr;
-  long errs = EmuLaunch(grid, PBG_CTA, [&] { SetupKernel<P, SRC>(M, nb, P, nullptr, starts.data(), nullptr, off.data(), inv64.data(), 1, info.data(), &o1); });
+  long errs   = EmuLaunch(grid, PBG_CTA, [&] { SetupKernel<P, SRC>(M, nb, P, nullptr, starts.data(), nullptr, off.data(), inv64.data(), 1, info.data(), &o1); });
   errs += EmuLaunch(grid, PBG_CTA, [&] { SetupKernel<P, SRC>(M, nb, P, nullptr, starts.data(), nullptr, off.data(), stored.data(), 1, info.data(), &o2, spec); });
 
   long nbits = 0, ntype = 0, nscale = 0, nrule = 0, nsing = 0, cnt[3] = {0, 0, 0}, nwider = 0;
   for (int b = 0; b < nb; b++) {
-    const int     k = starts[b + 1] - starts[b];
-    const double *I = &inv64[off[b]];
-    const void   *base = (const char *)stored.data() + (size_t)PCVBJacobiSlotBytes(layout) * off[b];
+    const int     k        = starts[b + 1] - starts[b];
+    const double *I        = &inv64[off[b]];
+    const void   *base     = (const char *)stored.data() + (size_t)PCVBJacobiSlotBytes(layout) * off[b];
     const bool    singular = b % 13 == 12;
     double        anorm = 0.0, ainv = 0.0, maxabs = 0.0;
     for (int c = 0; c < k; c++) { /* the host rule: column sums in row order */
@@ -166,9 +166,9 @@ static void StoreCase(int mode, int layout, int nb)
       ainv  = std::max(ainv, si);
     }
     if (singular) nsing++;
-    const int rule = singular ? PCVBJacobiChooseType(mode, tol, 1.0) : PCVBJacobiChooseType(mode, tol, anorm * ainv);
-    const int t    = layout == PBG_STORE_ADAPTIVE ? rule : layout; /* a compact layout stores its own type */
-    const int x    = PCVBJacobiScaleExponent(t, singular ? 1.0 : maxabs);
+    const int rule  = singular ? PCVBJacobiChooseType(mode, tol, 1.0) : PCVBJacobiChooseType(mode, tol, anorm * ainv);
+    const int t     = layout == PBG_STORE_ADAPTIVE ? rule : layout; /* a compact layout stores its own type */
+    const int x     = PCVBJacobiScaleExponent(t, singular ? 1.0 : maxabs);
     const int got_t = layout == PBG_STORE_ADAPTIVE ? prec[b] : layout;
     if (rule != t) nwider++;
     if (got_t != t) ntype++;
@@ -193,7 +193,10 @@ static void StoreCase(int mode, int layout, int nb)
   }
   char what[360];
   snprintf(what, sizeof(what), "store %-8s %s %s P %2d, %3d blocks (%ld singular -> identity): double/single/half %ld/%ld/%ld; types %ld, scales %ld, entries %ld differ from the host rule; %ld against the built condition; wider %d (want %ld); protocol errors %ld",
-           mode == PBG_STORE_SINGLE ? "single" : mode == PBG_STORE_HALF ? "half" : "adaptive", layout == PBG_STORE_ADAPTIVE ? "slots  " : "compact", SRC == SOURCE_CACHED ? "cached" : "shared", P, nb, nsing, cnt[0], cnt[1], cnt[2], ntype, nscale, nbits, nrule, o2.nwider, nwider, errs);
+           mode == PBG_STORE_SINGLE ? "single"
+           : mode == PBG_STORE_HALF ? "half"
+                                    : "adaptive",
+           layout == PBG_STORE_ADAPTIVE ? "slots  " : "compact", SRC == SOURCE_CACHED ? "cached" : "shared", P, nb, nsing, cnt[0], cnt[1], cnt[2], ntype, nscale, nbits, nrule, o2.nwider, nwider, errs);
   Report(!errs && !ntype && !nscale && !nbits && !nrule && o2.nsingular == nsing && o2.first_bad == INT_MAX && o2.nwider == nwider, what);
 }
 
@@ -280,7 +283,12 @@ static void ApplyCase(int nb)
     for (int i = 0; i < k; i++) worst = std::max(worst, (double)(fabsl(y[starts[b] + i] - ref[starts[b] + i]) / (m > 0 ? m : 1.0L)));
   }
   char what[200];
-  snprintf(what, sizeof(what), "apply%s %-8s P %2d, %3d blocks: max rel diff %.1e, protocol errors %ld", TRANS ? "^T" : "  ", S == PBG_STORE_DOUBLE ? "double" : S == PBG_STORE_SINGLE ? "single" : S == PBG_STORE_HALF ? "half" : "adaptive", P, nb, worst, errs);
+  snprintf(what, sizeof(what), "apply%s %-8s P %2d, %3d blocks: max rel diff %.1e, protocol errors %ld", TRANS ? "^T" : "  ",
+           S == PBG_STORE_DOUBLE   ? "double"
+           : S == PBG_STORE_SINGLE ? "single"
+           : S == PBG_STORE_HALF   ? "half"
+                                   : "adaptive",
+           P, nb, worst, errs);
   Report(!errs && worst <= 1e-13, what);
 }
 

@@ -57,12 +57,12 @@ typedef struct {
 
 /* ---------------------------------------------------------------------------------------------- random numbers */
 static uint64_t rng_state;
-static double      Unif(void) /* in [0, 1) (splitmix64) */
+static double   Unif(void) /* in [0, 1) (splitmix64) */
 {
   uint64_t z = (rng_state += 0x9E3779B97F4A7C15ULL);
-  z             = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
-  z             = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
-  z             = z ^ (z >> 31);
+  z          = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+  z          = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+  z          = z ^ (z >> 31);
   return (double)(z >> 11) * (1.0 / 9007199254740992.0);
 }
 static PetscInt RandInt(PetscInt lo, PetscInt hi) /* in [lo, hi] */
@@ -75,8 +75,8 @@ static void RandPerm(PetscInt k, PetscInt *perm)
   for (PetscInt i = 0; i < k; i++) perm[i] = i;
   for (PetscInt i = k - 1; i > 0; i--) {
     PetscInt j = RandInt(0, i), t = perm[i];
-    perm[i]    = perm[j];
-    perm[j]    = t;
+    perm[i] = perm[j];
+    perm[j] = t;
   }
 }
 
@@ -194,7 +194,7 @@ static PetscErrorCode BatchFill(Batch *B, PetscBool gaps)
     case KIND_INF:
       GenDominant(k, a, PETSC_TRUE);
       a[RandInt(0, k * k - 1)] = B->kind[b] == KIND_NAN ? (PetscScalar)NAN : (PetscScalar)(RandInt(0, 1) ? INFINITY : -INFINITY);
-      B->expect[b] = -1;
+      B->expect[b]             = -1;
       break;
     case KIND_BADSIZE:
       for (PetscInt64 e = 0; e < B->room[b]; e++) a[e] = 2.0 * Unif() - 1.0;
@@ -338,7 +338,7 @@ static PetscErrorCode RunBatch(const char *batch, Batch *B, PetscInt *nfail_tota
 {
   PetscInt    *d_sizes = NULL, *d_info = NULL, *info;
   PetscInt64  *d_offsets = NULL;
-  PetscScalar *d_blocks = NULL, *X;
+  PetscScalar *d_blocks  = NULL, *X;
   Stats        S;
   PetscInt     kmin = PETSC_INT_MAX, kmax = 0;
 
@@ -377,8 +377,8 @@ static PetscErrorCode RunBatch(const char *batch, Batch *B, PetscInt *nfail_tota
     kmin = PetscMin(kmin, B->sizes[b]);
     kmax = PetscMax(kmax, B->sizes[b]);
   }
-  PetscCall(PetscPrintf(PETSC_COMM_SELF, "%-10s maxk %2" PetscInt_FMT ": %6" PetscInt_FMT " blocks of sizes %" PetscInt_FMT "..%" PetscInt_FMT "; info 0/>0/-1/-2: %" PetscInt_FMT "/%" PetscInt_FMT "/%" PetscInt_FMT "/%" PetscInt_FMT "; max rel err vs LAPACK %.2e (%.2e of its bound), max residual %.2e: %s\n", batch,
-                        B->maxk, B->nb, B->nb ? kmin : 0, kmax, S.ninfo[0], S.ninfo[1], S.ninfo[2], S.ninfo[3], (double)S.maxerr, (double)S.maxerr_over_bound, (double)S.maxres, S.nfail ? "FAILED" : "ok"));
+  PetscCall(PetscPrintf(PETSC_COMM_SELF, "%-10s maxk %2" PetscInt_FMT ": %6" PetscInt_FMT " blocks of sizes %" PetscInt_FMT "..%" PetscInt_FMT "; info 0/>0/-1/-2: %" PetscInt_FMT "/%" PetscInt_FMT "/%" PetscInt_FMT "/%" PetscInt_FMT "; max rel err vs LAPACK %.2e (%.2e of its bound), max residual %.2e: %s\n", batch, B->maxk, B->nb, B->nb ? kmin : 0, kmax, S.ninfo[0], S.ninfo[1], S.ninfo[2], S.ninfo[3],
+                        (double)S.maxerr, (double)S.maxerr_over_bound, (double)S.maxres, S.nfail ? "FAILED" : "ok"));
   *nfail_total += S.nfail;
   PetscCallCUDA(cudaFree(d_sizes));
   PetscCallCUDA(cudaFree(d_offsets));
@@ -501,7 +501,7 @@ static PetscErrorCode ErrorCase(const char *which)
 {
   PetscInt    *d_sizes, *d_info, one = 1;
   PetscInt64  *d_offsets, zero = 0;
-  PetscScalar *d_blocks, v = 2.0;
+  PetscScalar *d_blocks, v     = 2.0;
   PetscBool    large, negative, nbneg, nulloff;
 
   PetscFunctionBegin;
@@ -529,15 +529,15 @@ static PetscErrorCode ErrorCase(const char *which)
 
 int main(int argc, char **argv)
 {
-  char         batch[32] = "all", errcase[64] = "";
-  PetscInt     sizes[PC_VBJACOBI_MAX_BLOCK_SIZE], nsizes = PC_VBJACOBI_MAX_BLOCK_SIZE, nb = 300, maxk = 32, n = 3, seed = 0, nfail = 0, ndev_int;
-  PetscBool    all, flg, errflg;
-  int          ndev = 0;
-  cudaError_t  cerr;
-  const Kind   good[]     = {KIND_RANDOM, KIND_PIVOT};
-  const Kind   ill[]      = {KIND_ILLCOND};
-  const Kind   singular[] = {KIND_PIVOT, KIND_ZEROCOL, KIND_RANDOM, KIND_ZEROBLOCK, KIND_PIVOT, KIND_ZEROROW};
-  const Kind   nans[]     = {KIND_PIVOT, KIND_NAN, KIND_RANDOM, KIND_INF};
+  char        batch[32] = "all", errcase[64]            = "";
+  PetscInt    sizes[PC_VBJACOBI_MAX_BLOCK_SIZE], nsizes = PC_VBJACOBI_MAX_BLOCK_SIZE, nb = 300, maxk = 32, n = 3, seed = 0, nfail = 0, ndev_int;
+  PetscBool   all, flg, errflg;
+  int         ndev = 0;
+  cudaError_t cerr;
+  const Kind  good[]     = {KIND_RANDOM, KIND_PIVOT};
+  const Kind  ill[]      = {KIND_ILLCOND};
+  const Kind  singular[] = {KIND_PIVOT, KIND_ZEROCOL, KIND_RANDOM, KIND_ZEROBLOCK, KIND_PIVOT, KIND_ZEROROW};
+  const Kind  nans[]     = {KIND_PIVOT, KIND_NAN, KIND_RANDOM, KIND_INF};
 
   PetscFunctionBeginUser;
   PetscCall(PetscInitialize(&argc, &argv, NULL, help));

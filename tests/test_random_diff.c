@@ -29,19 +29,19 @@ static PetscErrorCode RelDiff(Vec a, Vec b, PetscReal *d)
 
 static PetscErrorCode RunCase(PetscInt64 seed, PetscInt c, PetscInt *nchecks)
 {
-  PetscMPIInt        rank, size;
-  PetscInt64         s = seed * 1000003 + c * 7919 + 12345, sv;
-  PetscInt           bs, mbs = 0, Mbs = 0, rstartbs = 0, maxbs, blocking;
-  Mat                K, A, B;
-  Vec                x, y, z, yr, w, xr;
-  PetscReal          d, tol = 1e-11;
-  const char        *kernels[] = {"auto", "auto", "k3", "k2"}, *balances[] = {"auto", "on", "off"};
-  const char        *blockings[] = {"auto", "supervariable", "natural", "matrix"};
-  char               kern[16], bal[16], lam[16];
-  PC                 pc, pv;
-  PetscInt           nb;
-  const PetscInt    *st;
-  PetscInt          *sizes;
+  PetscMPIInt     rank, size;
+  PetscInt64      s = seed * 1000003 + c * 7919 + 12345, sv;
+  PetscInt        bs, mbs = 0, Mbs = 0, rstartbs = 0, maxbs, blocking;
+  Mat             K, A, B;
+  Vec             x, y, z, yr, w, xr;
+  PetscReal       d, tol = 1e-11;
+  const char     *kernels[] = {"auto", "auto", "k3", "k2"}, *balances[] = {"auto", "on", "off"};
+  const char     *blockings[] = {"auto", "supervariable", "natural", "matrix"};
+  char            kern[16], bal[16], lam[16];
+  PC              pc, pv;
+  PetscInt        nb;
+  const PetscInt *st;
+  PetscInt       *sizes;
 
   PetscFunctionBeginUser;
   PetscCallMPI(MPI_Comm_rank(PETSC_COMM_WORLD, &rank));
@@ -77,10 +77,10 @@ static PetscErrorCode RunCase(PetscInt64 seed, PetscInt c, PetscInt *nchecks)
     PetscCall(PetscMalloc2(bs * bs * Mbs, &v, Mbs, &cols));
     for (PetscInt i = 0; i < mbs; i++) {
       const PetscInt row = rstartbs + i, kind = RandInt(&sv, 20);
-      PetscInt       nc  = 0;
+      PetscInt       nc = 0;
 
       if (kind == 0) continue; /* an empty block row */
-      cols[nc++] = row;
+      cols[nc++]           = row;
       const PetscInt extra = kind == 1 ? Mbs : RandInt(&sv, 5); /* a long block row, else up to 4 couplings */
       for (PetscInt e = 0; e < extra; e++) {
         const PetscInt col = kind == 1 ? e : RandInt(&sv, Mbs);
@@ -167,7 +167,7 @@ static PetscErrorCode RunCase(PetscInt64 seed, PetscInt c, PetscInt *nchecks)
 int main(int argc, char **argv)
 {
   PetscInt ncases = 250, first = 0, nchecks = 0;
-  PetscInt seed   = 1;
+  PetscInt seed = 1;
 
   PetscFunctionBeginUser;
   PetscCall(PetscInitialize(&argc, &argv, NULL, help));

@@ -89,18 +89,18 @@ static PetscErrorCode CheckClose(Vec y, Vec yref, PetscReal tol, const char *wha
 
 int main(int argc, char **argv)
 {
-  Mode         mode = MODE_UNIFORM;
-  PetscInt     nbl = 50, bs = 3, maxgen = 8, maxbs = PC_VBJACOBI_MAX_BLOCK_SIZE, noff = 3, singular_block = -1, nan_block = -1, overflow_block = -1;
-  PetscBool    pivot = PETSC_FALSE, empty_rows = PETSC_FALSE, compare = PETSC_FALSE, compare_host = PETSC_FALSE;
-  PetscInt     seed = 7, *runs, nruns, n = 0, rstart, N, *exp_starts, nexp = 0;
-  PetscBool   *exp_empty;
-  PetscMPIInt  rank, size;
-  PetscRandom  rnd;
-  Mat          A;
-  PC           pc;
-  KSP          ksp;
-  Vec          x, y, yref;
-  PetscBool   *empty;
+  Mode                     mode = MODE_UNIFORM;
+  PetscInt                 nbl = 50, bs = 3, maxgen = 8, maxbs = PC_VBJACOBI_MAX_BLOCK_SIZE, noff = 3, singular_block = -1, nan_block = -1, overflow_block = -1;
+  PetscBool                pivot = PETSC_FALSE, empty_rows = PETSC_FALSE, compare = PETSC_FALSE, compare_host = PETSC_FALSE;
+  PetscInt                 seed = 7, *runs, nruns, n = 0, rstart, N, *exp_starts, nexp = 0;
+  PetscBool               *exp_empty;
+  PetscMPIInt              rank, size;
+  PetscRandom              rnd;
+  Mat                      A;
+  PC                       pc;
+  KSP                      ksp;
+  Vec                      x, y, yref;
+  PetscBool               *empty;
   PCVBJacobiSingularPolicy policy;
   PCVBJacobiBlocking       blocking = PC_VBJACOBI_BLOCKING_AUTO;
 
@@ -152,7 +152,7 @@ int main(int argc, char **argv)
      chunks while the merged block has at most maxbs rows (an empty chunk makes its merged block empty) */
   PetscCall(PetscMalloc2(n + 1, &exp_starts, n + 1, &exp_empty));
   {
-    PetscInt  s = 0;
+    PetscInt  s  = 0;
     PetscBool sv = (PetscBool)(blocking == PC_VBJACOBI_BLOCKING_SUPERVARIABLE || blocking == PC_VBJACOBI_BLOCKING_NATURAL);
     for (PetscInt r = 0; r < nruns;) {
       PetscInt len = runs[r], r1 = r + 1;
@@ -196,7 +196,7 @@ int main(int argc, char **argv)
   /* values: a dense, diagonally dominant (after an optional row permutation) block per run, plus off-block columns
      shared by the rows of a run */
   {
-    PetscInt s = 0, *cols, *perm;
+    PetscInt     s = 0, *cols, *perm;
     PetscScalar *vals;
 
     PetscCall(PetscMalloc3(maxgen + bs + noff, &cols, (maxgen + bs + noff), &vals, maxgen + bs, &perm));
@@ -328,9 +328,9 @@ int main(int argc, char **argv)
     for (PetscInt b = 0; b < nb; b++) mb += (st[b + 1] - st[b]) * (st[b + 1] - st[b]);
     PetscCall(PetscMalloc1(mb, &ref_all));
     for (PetscInt b = 0; b < nb; b++) {
-      PetscInt     s = st[b], k = st[b + 1] - s, idx[PC_VBJACOBI_MAX_BLOCK_SIZE];
-      PetscScalar  rowmajor[PC_VBJACOBI_MAX_BLOCK_SIZE * PC_VBJACOBI_MAX_BLOCK_SIZE], *ref = ref_all + off;
-      PetscReal    rmax = 0.0, emax = 0.0;
+      PetscInt    s = st[b], k                                                            = st[b + 1] - s, idx[PC_VBJACOBI_MAX_BLOCK_SIZE];
+      PetscScalar rowmajor[PC_VBJACOBI_MAX_BLOCK_SIZE * PC_VBJACOBI_MAX_BLOCK_SIZE], *ref = ref_all + off;
+      PetscReal   rmax = 0.0, emax = 0.0;
 
       for (PetscInt i = 0; i < k; i++) idx[i] = rstart + s + i;
       if (exp_empty[b]) { /* an empty block is singular: the identity policy must have put the identity there */

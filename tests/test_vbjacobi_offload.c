@@ -114,7 +114,7 @@ static PetscErrorCode CheckApply(PC pc, Vec x, Vec y, PetscBool transpose, const
   const PetscInt    *st;
   const PetscScalar *inv, *xa, *ya;
   PetscInt           nb;
-  PetscInt64         off = 0;
+  PetscInt64         off  = 0;
   PetscReal          emax = 0.0, rmax = 0.0, gmax[2], lmax[2];
 
   PetscFunctionBeginUser;
@@ -150,7 +150,7 @@ static PetscErrorCode CheckInverses(PC pc, Mat A, const char *when)
   const PetscInt    *st;
   const PetscScalar *inv;
   PetscInt           nb, rstart, idx[32];
-  PetscInt64         off = 0;
+  PetscInt64         off  = 0;
   PetscReal          emax = 0.0, gmax;
   PetscScalar        a[32 * 32];
 
@@ -212,22 +212,22 @@ static PetscErrorCode SettleHostValues(Mat A)
 
 int main(int argc, char **argv)
 {
-  const char *const Places[] = {"host", "gpu"};
-  PetscInt          nruns = 3000, maxgen = 3, seed = 3, place = 0, nb, nb2, nloc;
-  PetscBool         view_first = PETSC_FALSE, switch_place = PETSC_FALSE, gpu_setup, devvec;
-  PetscMPIInt       rank;
-  PetscRandom       rnd;
-  Mat               A;
-  PC                pc;
-  Vec               xd, yd, ytd, xh, yh, yth;
-  Mark              m;
-  const PetscInt   *st, *st2;
+  const char *const  Places[] = {"host", "gpu"};
+  PetscInt           nruns = 3000, maxgen = 3, seed = 3, place = 0, nb, nb2, nloc;
+  PetscBool          view_first = PETSC_FALSE, switch_place = PETSC_FALSE, gpu_setup, devvec;
+  PetscMPIInt        rank;
+  PetscRandom        rnd;
+  Mat                A;
+  PC                 pc;
+  Vec                xd, yd, ytd, xh, yh, yth;
+  Mark               m;
+  const PetscInt    *st, *st2;
   const PetscScalar *inv;
-  PetscInt64        ninv = 0;
-  PetscLogDouble    Sb, Ib; /* bytes of the local starts, of the local inverses */
-  MatType           mtype;
-  VecType           vtype;
-  PetscMemType      mt;
+  PetscInt64         ninv = 0;
+  PetscLogDouble     Sb, Ib; /* bytes of the local starts, of the local inverses */
+  MatType            mtype;
+  VecType            vtype;
+  PetscMemType       mt;
 
   PetscFunctionBeginUser;
   PetscCall(PetscInitialize(&argc, &argv, NULL, help));

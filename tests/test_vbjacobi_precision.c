@@ -192,7 +192,7 @@ int main(int argc, char **argv)
     for (PetscInt i = 0; i < k; i++) idx[i] = rstart + starts[b] + i;
     for (PetscInt i = 0; i < k; i++)
       for (PetscInt j = 0; j < k; j++) at[i * k + j] = Ablk[off[b] + i + j * k]; /* row-major for MatSetValues */
-    PetscCall(MatSetValues(A, k, idx, k, idx, at, ADD_VALUES)); /* (each entry once; ADD for the couplings) */
+    PetscCall(MatSetValues(A, k, idx, k, idx, at, ADD_VALUES));                  /* (each entry once; ADD for the couplings) */
     if (couple)
       for (PetscInt i = 0; i < k; i++) {
         const PetscInt    col = (rstart + starts[b] + k + i) % N;
@@ -226,22 +226,23 @@ int main(int argc, char **argv)
 
   /* 1. the type of every block, against the rule on the test's own estimate (blocks near a threshold are not judged) */
   {
-    PetscInt   nb, wrong = 0, near = 0, lc[4], gc[4];
-    const int  mode_i = (int)precision;
+    PetscInt  nb, wrong = 0, near = 0, lc[4], gc[4];
+    const int mode_i = (int)precision;
 
     PetscCall(PCVBJacobiGetBlocks(pc, &nb, NULL));
     PetscCheck(nb == nbl, PETSC_COMM_SELF, PETSC_ERR_PLIB, "[%d] %" PetscInt_FMT " blocks found, %" PetscInt_FMT " built", rank, nb, nbl);
     PetscCall(PCVBJacobiGetBlockPrecisions(pc, counts, &prec, &bytes));
     for (PetscInt b = 0; b < nbl; b++) {
-      const int       want = PCVBJacobiChooseType(mode_i, (double)tol, cond[b]);
+      const int want = PCVBJacobiChooseType(mode_i, (double)tol, cond[b]);
       /* the thresholds of the rule: u cond < tol (adaptive) and < PBG_HOLD_LIMIT (every reduced mode) */
-      const PetscReal lim  = mode_i == PBG_STORE_ADAPTIVE ? PetscMin(tol, PBG_HOLD_LIMIT) : PBG_HOLD_LIMIT;
-      const PetscReal q[2] = {cond[b] * PBG_UNIT_ROUNDOFF_HALF / lim, cond[b] * PBG_UNIT_ROUNDOFF_SINGLE / lim};
+      const PetscReal lim   = mode_i == PBG_STORE_ADAPTIVE ? PetscMin(tol, PBG_HOLD_LIMIT) : PBG_HOLD_LIMIT;
+      const PetscReal q[2]  = {cond[b] * PBG_UNIT_ROUNDOFF_HALF / lim, cond[b] * PBG_UNIT_ROUNDOFF_SINGLE / lim};
       const PetscBool close = (PetscBool)(mode_i != PBG_STORE_DOUBLE && (((q[0] > 0.5 && q[0] < 2.0) && mode_i != PBG_STORE_SINGLE) || (q[1] > 0.5 && q[1] < 2.0)));
 
       if (close) near++;
       else if (prec[b] != want) {
-        if (wrong < 5) PetscCall(PetscPrintf(PETSC_COMM_SELF, "[%d] block %" PetscInt_FMT " (k %" PetscInt_FMT ", cond_1 %.3e) stored as %s, expected %s\n", rank, b, sizes[b], (double)cond[b], PCVBJacobiPrecisions[prec[b]], PCVBJacobiPrecisions[want]));
+        if (wrong < 5)
+          PetscCall(PetscPrintf(PETSC_COMM_SELF, "[%d] block %" PetscInt_FMT " (k %" PetscInt_FMT ", cond_1 %.3e) stored as %s, expected %s\n", rank, b, sizes[b], (double)cond[b], PCVBJacobiPrecisions[prec[b]], PCVBJacobiPrecisions[want]));
         wrong++;
       }
     }
@@ -278,7 +279,7 @@ int main(int argc, char **argv)
     for (PetscInt b = 0; b < nbl; b++) {
       const PetscInt     k = sizes[b], s = starts[b];
       const PetscScalar *D = Ds + off[b], *R = Ainv + off[b];
-      const int          ty = prec[b];
+      const int          ty     = prec[b];
       PetscReal          maxabs = 0.0, e_s = 0.0, e_r = 0.0, mag = 0.0, u = ty == PBG_STORE_HALF ? PBG_UNIT_ROUNDOFF_HALF : ty == PBG_STORE_SINGLE ? PBG_UNIT_ROUNDOFF_SINGLE : 0.0;
 
       for (PetscInt e = 0; e < k * k; e++) maxabs = PetscMax(maxabs, PetscAbsScalar(R[e]));
@@ -297,8 +298,7 @@ int main(int argc, char **argv)
       }
       PetscCheck(e_s <= 1e-13 * k * mag, PETSC_COMM_SELF, PETSC_ERR_PLIB, "[%d] %s of block %" PetscInt_FMT " (k %" PetscInt_FMT ", %s) differs from its stored inverse by %g (scale %g)", rank, t ? "PCApplyTranspose" : "PCApply", b, k, PCVBJacobiPrecisions[ty], (double)e_s, (double)mag);
       /* rounding of the two inverses to the type can differ by one unit (their FP64 values differ by ~cond eps) */
-      PetscCheck(e_r <= (2.0 * u + 8.0 * k * cond[b] * PETSC_MACHINE_EPSILON) * mag, PETSC_COMM_SELF, PETSC_ERR_PLIB, "[%d] %s of block %" PetscInt_FMT " (k %" PetscInt_FMT ", %s, cond_1 %.2e) differs from the rounded LAPACK inverse by %g (scale %g)", rank, t ? "PCApplyTranspose" : "PCApply", b, k,
-                 PCVBJacobiPrecisions[ty], (double)cond[b], (double)e_r, (double)mag);
+      PetscCheck(e_r <= (2.0 * u + 8.0 * k * cond[b] * PETSC_MACHINE_EPSILON) * mag, PETSC_COMM_SELF, PETSC_ERR_PLIB, "[%d] %s of block %" PetscInt_FMT " (k %" PetscInt_FMT ", %s, cond_1 %.2e) differs from the rounded LAPACK inverse by %g (scale %g)", rank, t ? "PCApplyTranspose" : "PCApply", b, k, PCVBJacobiPrecisions[ty], (double)cond[b], (double)e_r, (double)mag);
       worst_s = PetscMax(worst_s, mag > 0 ? e_s / mag : 0.0);
       worst_r = PetscMax(worst_r, mag > 0 ? e_r / mag : 0.0);
     }

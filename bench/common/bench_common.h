@@ -90,5 +90,6 @@ static PetscErrorCode TimeMedianWithReset(Timer &T, int warmup, int runs, R rese
 template <class F>
 static PetscErrorCode TimeMedian(Timer &T, int warmup, int runs, F f, double *us)
 {
-  return TimeMedianWithReset(T, warmup, runs, []() { return PETSC_SUCCESS; }, f, us);
+  return TimeMedianWithReset(
+    T, warmup, runs, []() { return PETSC_SUCCESS; }, f, us);
 }

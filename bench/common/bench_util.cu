@@ -166,7 +166,7 @@ extern "C" PetscErrorCode BenchCSVOpen(const char *path, const char *header, Pet
 
     if (f) {
       char   first[4096] = "", prog[256] = "", *base;
-      size_t hl          = strlen(header);
+      size_t hl = strlen(header);
 
       newfile = (PetscBool)(!fgets(first, sizeof(first), f) || !first[0]);
       fclose(f);

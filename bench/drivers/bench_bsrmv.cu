@@ -31,10 +31,10 @@ static const char help[] = "BSR SpMV on the GPU: MATBAIJKSPARSE against cuSPARSE
 /* Matrix Market coordinate file: the pattern (symmetric files expanded), values ignored */
 static PetscErrorCode MatrixMarketPattern(const char *file, Pattern &P)
 {
-  FILE *fp = fopen(file, "r");
-  char  line[1024];
-  bool  sym = false, header = true;
-  long  m = 0, n = 0, nnz = 0;
+  FILE                         *fp = fopen(file, "r");
+  char                          line[1024];
+  bool                          sym = false, header = true;
+  long                          m = 0, n = 0, nnz = 0;
   std::vector<std::vector<int>> rows;
 
   PetscFunctionBegin;
@@ -99,15 +99,15 @@ static PetscErrorCode PetscBinaryPattern(const char *file, Pattern &P)
 /* Mostly short rows (3..7 blocks), and a few rows holding about half of all blocks */
 static void SkewedPattern(int mbs, int nlong, long longblocks, Pattern &P)
 {
-  std::mt19937 gen(7);
+  std::mt19937                       gen(7);
   std::uniform_int_distribution<int> len(3, 7), col(0, mbs - 1);
 
   P.mbs = P.nbs = mbs;
   P.rowptr.assign(1, 0);
   P.colidx.clear();
   for (int r = 0; r < mbs; r++) {
-    const bool islong = nlong && (r % (mbs / nlong) == 0);
-    long       L      = islong ? std::min<long>(longblocks, mbs) : len(gen);
+    const bool       islong = nlong && (r % (mbs / nlong) == 0);
+    long             L      = islong ? std::min<long>(longblocks, mbs) : len(gen);
     std::vector<int> c;
     if (islong) {
       const long stride = std::max<long>(1, mbs / L);
@@ -187,14 +187,14 @@ static PetscErrorCode KernelLine(Mat A, char *buf, size_t len)
    cuSPARSE variants (when others) */
 static PetscErrorCode RunMatrix(const Pattern &P, int bs, Timer &T, cusparseHandle_t sp, int warmup, int runs, bool others, Result *R)
 {
-  const int      mbs = P.mbs, nbs = P.nbs, nz = P.rowptr[mbs];
-  const size_t   bs2 = (size_t)bs * bs, nvals = (size_t)nz * bs2;
-  PetscInt      *ia, *ja;
-  PetscScalar   *va;
-  Mat            A;
-  Vec            x, y;
-  const double  *dx;
-  double        *dy, *dy2;
+  const int       mbs = P.mbs, nbs = P.nbs, nz = P.rowptr[mbs];
+  const size_t    bs2 = (size_t)bs * bs, nvals = (size_t)nz * bs2;
+  PetscInt       *ia, *ja;
+  PetscScalar    *va;
+  Mat             A;
+  Vec             x, y;
+  const double   *dx;
+  double         *dy, *dy2;
   std::mt19937_64 gen(bs);
 
   PetscFunctionBegin;
@@ -222,20 +222,21 @@ static PetscErrorCode RunMatrix(const Pattern &P, int bs, Timer &T, cusparseHand
   PetscCall(VecCUDARestoreArrayRead(x, &dx));
   PetscCall(MatMult(A, x, y)); /* the copy to the device, outside the timing */
   R->bytes = (double)nvals * 8 + (double)nz * 4 + (double)(mbs + 1) * 4 + (double)nbs * bs * 8 + (double)mbs * bs * 8;
-  PetscCall(TimeMedian(T, warmup, runs, [&]() { return MatMult(A, x, y); }, &R->us_ours));
+  PetscCall(TimeMedian(
+    T, warmup, runs, [&]() { return MatMult(A, x, y); }, &R->us_ours));
   PetscCall(KernelLine(A, R->kernel, sizeof(R->kernel)));
 
   if (others) {
-    int          *drow, *dcol, *dbrow, *csrrow, *csrcol;
-    double       *dval, *drowmajor, *csrval;
-    const double  one = 1.0, zero = 0.0;
-    std::vector<int> brow(nz);
-    size_t        bufsize = 0;
-    void         *buf     = NULL;
-    cusparseMatDescr_t descr;
+    int                 *drow, *dcol, *dbrow, *csrrow, *csrcol;
+    double              *dval, *drowmajor, *csrval;
+    const double         one = 1.0, zero = 0.0;
+    std::vector<int>     brow(nz);
+    size_t               bufsize = 0;
+    void                *buf     = NULL;
+    cusparseMatDescr_t   descr;
     cusparseDnVecDescr_t vx, vy;
-    const double *hy;
-    std::vector<double> href(mbs * (size_t)bs), hcmp(mbs * (size_t)bs);
+    const double        *hy;
+    std::vector<double>  href(mbs * (size_t)bs), hcmp(mbs * (size_t)bs);
 
     for (int r = 0; r < mbs; r++)
       for (int k = P.rowptr[r]; k < P.rowptr[r + 1]; k++) brow[k] = r;
@@ -253,10 +254,14 @@ static PetscErrorCode RunMatrix(const Pattern &P, int bs, Timer &T, cusparseHand
 
     /* legacy bsrmv, column-major blocks (BAIJ's layout) */
     PetscCallCUSPARSE(cusparseCreateMatDescr(&descr));
-    PetscCall(TimeMedian(T, warmup, runs, [&]() -> PetscErrorCode {
-      PetscFunctionBegin;
-      PetscCallCUSPARSE(cusparseDbsrmv(sp, CUSPARSE_DIRECTION_COLUMN, CUSPARSE_OPERATION_NON_TRANSPOSE, mbs, nbs, nz, &one, descr, dval, drow, dcol, bs, dx, &zero, dy2));
-      PetscFunctionReturn(PETSC_SUCCESS); }, &R->us_bsrmv));
+    PetscCall(TimeMedian(
+      T, warmup, runs,
+      [&]() -> PetscErrorCode {
+        PetscFunctionBegin;
+        PetscCallCUSPARSE(cusparseDbsrmv(sp, CUSPARSE_DIRECTION_COLUMN, CUSPARSE_OPERATION_NON_TRANSPOSE, mbs, nbs, nz, &one, descr, dval, drow, dcol, bs, dx, &zero, dy2));
+        PetscFunctionReturn(PETSC_SUCCESS);
+      },
+      &R->us_bsrmv));
     /* the check: ours against bsrmv */
     PetscCall(VecGetArrayRead(y, &hy));
     memcpy(hcmp.data(), hy, hcmp.size() * sizeof(double));
@@ -296,10 +301,14 @@ static PetscErrorCode RunMatrix(const Pattern &P, int bs, Timer &T, cusparseHand
         st = cusparseSpMV(sp, CUSPARSE_OPERATION_NON_TRANSPOSE, &one, M, vx, &zero, vy, CUDA_R_64F, CUSPARSE_SPMV_ALG_DEFAULT, buf);
       }
       if (st == CUSPARSE_STATUS_SUCCESS)
-        PetscCall(TimeMedian(T, warmup, runs, [&]() -> PetscErrorCode {
-          PetscFunctionBegin;
-          PetscCallCUSPARSE(cusparseSpMV(sp, CUSPARSE_OPERATION_NON_TRANSPOSE, &one, M, vx, &zero, vy, CUDA_R_64F, CUSPARSE_SPMV_ALG_DEFAULT, buf));
-          PetscFunctionReturn(PETSC_SUCCESS); }, order == 0 ? &R->us_spmv_col : &R->us_spmv_row));
+        PetscCall(TimeMedian(
+          T, warmup, runs,
+          [&]() -> PetscErrorCode {
+            PetscFunctionBegin;
+            PetscCallCUSPARSE(cusparseSpMV(sp, CUSPARSE_OPERATION_NON_TRANSPOSE, &one, M, vx, &zero, vy, CUDA_R_64F, CUSPARSE_SPMV_ALG_DEFAULT, buf));
+            PetscFunctionReturn(PETSC_SUCCESS);
+          },
+          order == 0 ? &R->us_spmv_col : &R->us_spmv_row));
       else PetscCall(PetscInfo(NULL, "cuSPARSE SpMV with BSR, %s block order: status %d (not supported)\n", order == 0 ? "column" : "row", (int)st));
       (void)cusparseDestroySpMat(M);
     }
@@ -310,10 +319,14 @@ static PetscErrorCode RunMatrix(const Pattern &P, int bs, Timer &T, cusparseHand
       PetscCallCUSPARSE(cusparseSpMV_bufferSize(sp, CUSPARSE_OPERATION_NON_TRANSPOSE, &one, M, vx, &zero, vy, CUDA_R_64F, CUSPARSE_SPMV_ALG_DEFAULT, &bufsize));
       PetscCallCUDA(cudaFree(buf));
       PetscCallCUDA(cudaMalloc(&buf, std::max<size_t>(bufsize, 1)));
-      PetscCall(TimeMedian(T, warmup, runs, [&]() -> PetscErrorCode {
-        PetscFunctionBegin;
-        PetscCallCUSPARSE(cusparseSpMV(sp, CUSPARSE_OPERATION_NON_TRANSPOSE, &one, M, vx, &zero, vy, CUDA_R_64F, CUSPARSE_SPMV_ALG_DEFAULT, buf));
-        PetscFunctionReturn(PETSC_SUCCESS); }, &R->us_csr));
+      PetscCall(TimeMedian(
+        T, warmup, runs,
+        [&]() -> PetscErrorCode {
+          PetscFunctionBegin;
+          PetscCallCUSPARSE(cusparseSpMV(sp, CUSPARSE_OPERATION_NON_TRANSPOSE, &one, M, vx, &zero, vy, CUDA_R_64F, CUSPARSE_SPMV_ALG_DEFAULT, buf));
+          PetscFunctionReturn(PETSC_SUCCESS);
+        },
+        &R->us_csr));
       PetscCallCUSPARSE(cusparseDestroySpMat(M));
     }
     PetscCallCUSPARSE(cusparseDestroyDnVec(vx));
@@ -339,19 +352,22 @@ static PetscErrorCode RunMatrix(const Pattern &P, int bs, Timer &T, cusparseHand
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static double GBs(double bytes, double us) { return bytes / (us * 1e3); }
+static double GBs(double bytes, double us)
+{
+  return bytes / (us * 1e3);
+}
 
 int main(int argc, char **argv)
 {
-  char             patterns[PETSC_MAX_PATH_LEN] = "2d5,3d27", out[PETSC_MAX_PATH_LEN] = "";
-  PetscInt         bslist[64], nbs = 64, skewbs[16], nskew = 16, runs = 25, warmup = 3;
-  PetscReal        scale = 1.0;
-  PetscBool        flg, skew = PETSC_TRUE;
-  Timer            T;
-  cusparseHandle_t sp;
-  cudaDeviceProp   prop;
-  double           triad_GBs, median_ratio = 0;
-  FILE            *csv = NULL;
+  char                patterns[PETSC_MAX_PATH_LEN] = "2d5,3d27", out[PETSC_MAX_PATH_LEN] = "";
+  PetscInt            bslist[64], nbs = 64, skewbs[16], nskew = 16, runs = 25, warmup = 3;
+  PetscReal           scale = 1.0;
+  PetscBool           flg, skew = PETSC_TRUE;
+  Timer               T;
+  cusparseHandle_t    sp;
+  cudaDeviceProp      prop;
+  double              triad_GBs, median_ratio = 0;
+  FILE               *csv = NULL;
   std::vector<double> ratios;
 
   PetscFunctionBeginUser;
@@ -416,11 +432,9 @@ int main(int argc, char **argv)
         PetscCall(RunMatrix(P, bs, T, sp, (int)warmup, (int)runs, true, &R));
         best = std::min(R.us_bsrmv, std::min(std::isnan(R.us_spmv_col) ? INFINITY : R.us_spmv_col, std::isnan(R.us_spmv_row) ? INFINITY : R.us_spmv_row));
         ratios.push_back(best / R.us_ours);
-        PetscCall(PetscPrintf(PETSC_COMM_SELF, "%-8s %3d %9d %10d | %8.1f %7.0f %4.0f%% | %8.1f %8.1f %8.1f %8.1f | %6.2f %6.2f | %s%s\n", pname.c_str(), bs, P.mbs, P.rowptr[P.mbs], R.us_ours, GBs(R.bytes, R.us_ours), 100 * GBs(R.bytes, R.us_ours) / triad_GBs, R.us_bsrmv, R.us_spmv_col,
-                              R.us_spmv_row, R.us_csr, best / R.us_ours, R.us_csr / R.us_ours, R.kernel, R.maxrel > 1e-10 ? "  MISMATCH" : ""));
+        PetscCall(PetscPrintf(PETSC_COMM_SELF, "%-8s %3d %9d %10d | %8.1f %7.0f %4.0f%% | %8.1f %8.1f %8.1f %8.1f | %6.2f %6.2f | %s%s\n", pname.c_str(), bs, P.mbs, P.rowptr[P.mbs], R.us_ours, GBs(R.bytes, R.us_ours), 100 * GBs(R.bytes, R.us_ours) / triad_GBs, R.us_bsrmv, R.us_spmv_col, R.us_spmv_row, R.us_csr, best / R.us_ours, R.us_csr / R.us_ours, R.kernel, R.maxrel > 1e-10 ? "  MISMATCH" : ""));
         if (csv)
-          fprintf(csv, "%s,%s,%d,%d,%d,%.0f,%s,%.2f,%.1f,%.1f,%.2f,%.2f,%.2f,%.2f,%.1f,%.3f,%.3f,%.1f,%.3g\n", prop.name, pname.c_str(), bs, P.mbs, P.rowptr[P.mbs], (double)P.rowptr[P.mbs] * bs * bs * 8, R.kernel, R.us_ours, GBs(R.bytes, R.us_ours), 100 * GBs(R.bytes, R.us_ours) / triad_GBs, R.us_bsrmv,
-                  R.us_spmv_col, R.us_spmv_row, R.us_csr, GBs(R.bytes, best), best / R.us_ours, R.us_csr / R.us_ours, triad_GBs, R.maxrel);
+          fprintf(csv, "%s,%s,%d,%d,%d,%.0f,%s,%.2f,%.1f,%.1f,%.2f,%.2f,%.2f,%.2f,%.1f,%.3f,%.3f,%.1f,%.3g\n", prop.name, pname.c_str(), bs, P.mbs, P.rowptr[P.mbs], (double)P.rowptr[P.mbs] * bs * bs * 8, R.kernel, R.us_ours, GBs(R.bytes, R.us_ours), 100 * GBs(R.bytes, R.us_ours) / triad_GBs, R.us_bsrmv, R.us_spmv_col, R.us_spmv_row, R.us_csr, GBs(R.bytes, best), best / R.us_ours, R.us_csr / R.us_ours, triad_GBs, R.maxrel);
       }
       tok = strtok(NULL, ",");
     }
@@ -437,7 +451,7 @@ int main(int argc, char **argv)
     PetscCall(PetscPrintf(PETSC_COMM_SELF, "%3s %9s %10s %7s | %10s %10s %10s | %8s %8s | %s\n", "bs", "brows", "blocks", "longest", "off us", "on us", "auto us", "on/off", "auto/best", "auto kernel"));
     if (csv) fprintf(csv, "\ndevice,skewed,bs,block_rows,nonzero_blocks,longest_row,us_unbalanced,us_balanced,us_auto,speedup_balanced,auto_vs_best\n");
     for (PetscInt b = 0; b < nskew; b++) {
-      const int bs     = (int)skewbs[b];
+      const int    bs  = (int)skewbs[b];
       const double tgt = 0.25 * scale * 1073741824.0 / (8.0 * bs * bs); /* blocks */
       const int    mbs = std::max(1024, (int)(tgt / 10));
       Pattern      P;

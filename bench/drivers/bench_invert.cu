@@ -88,15 +88,15 @@ struct Result {
   PetscInt    nb;
   double      flops, bytes; /* useful flops (2 k^3) and the floor's bytes (16 k^2), summed over the blocks */
   double      us_ours, us_getrf_getri, us_matinv;
-  double      maxdiff;      /* max over the sampled blocks of max|ours - cuBLAS| / max|cuBLAS| */
-  int         nbad;         /* blocks with info != 0 in any variant */
+  double      maxdiff; /* max over the sampled blocks of max|ours - cuBLAS| / max|cuBLAS| */
+  int         nbad;    /* blocks with info != 0 in any variant */
 };
 
 struct Work {
-  double    *P, *W, *C;    /* pristine batch, work copy (inverted in place by ours, LU'd by getrf), cuBLAS output */
-  double   **pW, **pC;     /* pointer arrays for cuBLAS */
-  int       *piv, *cinfo;  /* cuBLAS pivots and info */
-  PetscInt  *sizes, *info; /* ours */
+  double     *P, *W, *C;    /* pristine batch, work copy (inverted in place by ours, LU'd by getrf), cuBLAS output */
+  double    **pW, **pC;     /* pointer arrays for cuBLAS */
+  int        *piv, *cinfo;  /* cuBLAS pivots and info */
+  PetscInt   *sizes, *info; /* ours */
   PetscInt64 *offsets;
 };
 
@@ -136,16 +136,19 @@ static PetscErrorCode RunBatch(Timer &T, cublasHandle_t cb, Work &Wk, const char
     const size_t len = sizeof(double) * offsets[nb];
 
     PetscCall(TimeMedianWithReset(
-      T, warmup, runs, [&]() -> PetscErrorCode {
+      T, warmup, runs,
+      [&]() -> PetscErrorCode {
         PetscFunctionBegin;
         PetscCallCUDA(cudaMemcpyAsync(Wk.W, Wk.P, len, cudaMemcpyDeviceToDevice, T.stream));
-        PetscFunctionReturn(PETSC_SUCCESS); },
+        PetscFunctionReturn(PETSC_SUCCESS);
+      },
       [&]() -> PetscErrorCode {
         PetscFunctionBegin;
         /* a uniform batch is the packed layout: the call without sizes and offsets, as cuBLAS's takes one n */
         const bool listed = mixed || !uniform_call;
         PetscCall(PetscBlockGPUInvertBatched(nb, m, listed ? Wk.sizes : NULL, listed ? Wk.offsets : NULL, Wk.W, Wk.info));
-        PetscFunctionReturn(PETSC_SUCCESS); },
+        PetscFunctionReturn(PETSC_SUCCESS);
+      },
       &R.us_ours));
     ours.resize(offsets[nsample]);
     hinfo_ours.resize(nb);
@@ -181,7 +184,8 @@ static PetscErrorCode RunBatch(Timer &T, cublasHandle_t cb, Work &Wk, const char
         PetscFunctionBegin;
         PetscCallCUBLAS(cublasDgetrfBatched(cb, m, Wk.pW, m, Wk.piv, Wk.cinfo, (int)nb));
         PetscCallCUBLAS(cublasDgetriBatched(cb, m, (const double *const *)Wk.pW, m, Wk.piv, Wk.pC, m, Wk.cinfo, (int)nb));
-        PetscFunctionReturn(PETSC_SUCCESS); },
+        PetscFunctionReturn(PETSC_SUCCESS);
+      },
       &R.us_getrf_getri));
     hinfo.resize(nb);
     PetscCallCUDA(cudaMemcpyAsync(hinfo.data(), Wk.cinfo, sizeof(int) * nb, cudaMemcpyDeviceToHost, T.stream));
@@ -192,7 +196,8 @@ static PetscErrorCode RunBatch(Timer &T, cublasHandle_t cb, Work &Wk, const char
       [&]() -> PetscErrorCode {
         PetscFunctionBegin;
         PetscCallCUBLAS(cublasDmatinvBatched(cb, m, (const double *const *)Wk.pW, m, Wk.pC, m, Wk.cinfo, (int)nb));
-        PetscFunctionReturn(PETSC_SUCCESS); },
+        PetscFunctionReturn(PETSC_SUCCESS);
+      },
       &R.us_matinv));
     theirs.resize((size_t)nsample * m * m);
     PetscCallCUDA(cudaMemcpyAsync(hinfo.data(), Wk.cinfo, sizeof(int) * nb, cudaMemcpyDeviceToHost, T.stream));
@@ -204,7 +209,7 @@ static PetscErrorCode RunBatch(Timer &T, cublasHandle_t cb, Work &Wk, const char
   /* ours against matinv on the first blocks */
   R.maxdiff = 0;
   for (int64_t b = 0; b < nsample; b++) {
-    const int k = (int)sizes[b];
+    const int k    = (int)sizes[b];
     double    dmax = 0, ymax = 0;
 
     for (int j = 0; j < k; j++)
@@ -306,8 +311,7 @@ int main(int argc, char **argv)
     results.push_back(R);
     {
       const double floor_us = R.bytes / (triad_GBs * 1e3);
-      PetscCall(PetscPrintf(PETSC_COMM_SELF, "%-9s %3d %8" PetscInt_FMT " | %9.1f %8.1f %5.1f%% | %9.1f %8.1f %7.2f | %9.1f %8.1f %7.2f | %8.1e%s\n", name, R.n, R.nb, R.us_ours, R.flops / R.us_ours * 1e-3, 100.0 * floor_us / R.us_ours, R.us_getrf_getri, R.flops / R.us_getrf_getri * 1e-3,
-                            R.us_getrf_getri / R.us_ours, R.us_matinv, R.flops / R.us_matinv * 1e-3, R.us_matinv / R.us_ours, R.maxdiff, R.nbad ? "  (some info != 0!)" : ""));
+      PetscCall(PetscPrintf(PETSC_COMM_SELF, "%-9s %3d %8" PetscInt_FMT " | %9.1f %8.1f %5.1f%% | %9.1f %8.1f %7.2f | %9.1f %8.1f %7.2f | %8.1e%s\n", name, R.n, R.nb, R.us_ours, R.flops / R.us_ours * 1e-3, 100.0 * floor_us / R.us_ours, R.us_getrf_getri, R.flops / R.us_getrf_getri * 1e-3, R.us_getrf_getri / R.us_ours, R.us_matinv, R.flops / R.us_matinv * 1e-3, R.us_matinv / R.us_ours, R.maxdiff, R.nbad ? "  (some info != 0!)" : ""));
     }
   }
 
@@ -317,8 +321,7 @@ int main(int argc, char **argv)
     csv = "device,batch,n,nblocks,us_ours,GFs_ours,GBs_ours,pct_floor,floor_us,us_getrf_getri,GFs_getrf_getri,speedup_vs_getrf_getri,us_matinv,GFs_matinv,speedup_vs_matinv,triad_GBs,max_rel_diff,failed_blocks\n";
     for (auto &R : results) {
       const double floor_us = R.bytes / (triad_GBs * 1e3);
-      snprintf(line, sizeof(line), "%s,%s,%d,%lld,%.2f,%.1f,%.1f,%.1f,%.2f,%.2f,%.1f,%.3f,%.2f,%.1f,%.3f,%.0f,%.3g,%d\n", prop.name, R.batch.c_str(), R.n, (long long)R.nb, R.us_ours, R.flops / R.us_ours * 1e-3, R.bytes / R.us_ours * 1e-3, 100.0 * floor_us / R.us_ours, floor_us, R.us_getrf_getri,
-               R.flops / R.us_getrf_getri * 1e-3, R.us_getrf_getri / R.us_ours, R.us_matinv, R.flops / R.us_matinv * 1e-3, R.us_matinv / R.us_ours, triad_GBs, R.maxdiff, R.nbad);
+      snprintf(line, sizeof(line), "%s,%s,%d,%lld,%.2f,%.1f,%.1f,%.1f,%.2f,%.2f,%.1f,%.3f,%.2f,%.1f,%.3f,%.0f,%.3g,%d\n", prop.name, R.batch.c_str(), R.n, (long long)R.nb, R.us_ours, R.flops / R.us_ours * 1e-3, R.bytes / R.us_ours * 1e-3, 100.0 * floor_us / R.us_ours, floor_us, R.us_getrf_getri, R.flops / R.us_getrf_getri * 1e-3, R.us_getrf_getri / R.us_ours, R.us_matinv, R.flops / R.us_matinv * 1e-3, R.us_matinv / R.us_ours, triad_GBs, R.maxdiff, R.nbad);
       csv += line;
     }
     PetscCall(PetscPrintf(PETSC_COMM_SELF, "\nCSV:\n%s", csv.c_str()));

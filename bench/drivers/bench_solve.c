@@ -134,7 +134,8 @@ static char help[] = "Time to solution of KSPIDR(4)/KSPIDRS(4)/GMRES(30)/BiCGSta
 
 /* the CSV columns (tests/cases/bench_solve.sh and bench/plots/plot_solve.py read them by name) */
 #define IDR_S 4 /* s of IDR(s), as the paper's Table 1 */
-static const char CSV_HEADER[] = "device,matrix,rows,nnz,bs,mat_type,ksp,pc_side,norm,pc,bound,blocking,options,iterations,cycles,reason,recurrence_rel_residual,true_rel_residual,setup_s,pc_setup_s,solve_s,total_s,time_per_it_s,floor_bytes_per_it,floor_frac,nblocks,mean_block,note,rerun,file";
+static const char CSV_HEADER[] = "device,matrix,rows,nnz,bs,mat_type,ksp,pc_side,norm,pc,bound,blocking,options,iterations,cycles,reason,recurrence_rel_residual,true_rel_residual,setup_s,pc_setup_s,solve_s,total_s,time_per_it_s,floor_bytes_per_it,"
+                                 "floor_frac,nblocks,mean_block,note,rerun,file";
 
 /* What PETSc 3.26's KSPIDR means by KSP_DIVERGED_DTOL (read in src/ksp/ksp/impls/idr/idr.c and
    src/ksp/ksp/interface/iterativ.c), and how KSPIDRS (src/ksp/idrs/idrs.c) stops. */
@@ -166,9 +167,9 @@ static const char *const PCKindNames[] = {"jacobi", "pbjacobi", "vpbjacobi", "vb
 
 typedef struct {
   PCKind    kind;
-  PetscInt  bound;         /* -1: none */
-  char      blocking[32];  /* "-", "auto", "supervariable", "natural", "matrix" */
-  PetscBool baij;          /* on the baij/baijksparse matrix */
+  PetscInt  bound;        /* -1: none */
+  char      blocking[32]; /* "-", "auto", "supervariable", "natural", "matrix" */
+  PetscBool baij;         /* on the baij/baijksparse matrix */
 } Config;
 
 /* one matrix to solve */
@@ -181,7 +182,7 @@ typedef struct {
   char       name[128], path[PETSC_MAX_PATH_LEN];
   PetscInt   bs, n;
   PetscInt64 nnz, nbblocks; /* nonzeros of A; stored bs x bs blocks of Ab */
-  Mat        A, Ab, Avp; /* aij(cusparse); baij(ksparse) when bs > 1; a copy of A for vpbjacobi's variable blocks */
+  Mat        A, Ab, Avp;    /* aij(cusparse); baij(ksparse) when bs > 1; a copy of A for vpbjacobi's variable blocks */
   Vec        b, x, r;
   PetscReal  bnorm;
 } Problem;
@@ -214,7 +215,7 @@ typedef struct {
   char           device[256];
   FILE          *csv;
   PetscReal      rtol, divtol, time_cap, budget;
-  PCSide         side;          /* PC_LEFT (PETSc's default) or PC_RIGHT with the unpreconditioned norm */
+  PCSide         side; /* PC_LEFT (PETSc's default) or PC_RIGHT with the unpreconditioned norm */
   PetscInt       max_it, seed, stag_its;
   char          *ksps[MAXLIST], *pcs[MAXLIST], *blockings[MAXLIST], *mattypes[MAXLIST];
   PetscInt       nksp, npc, nblocking, nmattype, bounds[MAXLIST], nbound;
@@ -222,7 +223,7 @@ typedef struct {
   PetscInt       nruns, nconv, ncapped, nstag, nerror, nskipped;
   char           skipped[4096];
   PetscBool      natural_known; /* this build's PCVBJacobiBlocking has "natural" */
-  double         triad_Bps; /* bytes/s of the triad (bench_util.h); 0 on the host */
+  double         triad_Bps;     /* bytes/s of the triad (bench_util.h); 0 on the host */
   PetscInt       triad_n;
 } Bench;
 
@@ -273,7 +274,7 @@ static PetscErrorCode CapTest(KSP ksp, PetscInt it, PetscReal rnorm, KSPConverge
   if (it == 0 || it != c->itlast) c->rrec = rnorm;
   if (it == 0) {
     c->r0 = c->rmin = c->rprev = c->ref = rnorm;
-    c->growth = 1.0;
+    c->growth                           = 1.0;
     c->itmin = c->itgrowth = c->itref = 0;
   } else if (!PetscIsInfOrNanReal(rnorm)) {
     if (rnorm < 0.9 * c->ref) {
@@ -317,7 +318,7 @@ static PetscBool EndsWith(const char *s, const char *suffix)
 
 static void BaseName(const char *path, char *name, size_t len)
 {
-  const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+  const char *base  = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
   const char *ext[] = {".mtx.gz", ".mtx", ".petsc", ".dat", ".bin"};
 
   snprintf(name, len, "%s", base);
@@ -408,9 +409,7 @@ static PetscErrorCode ProblemLoad(Bench *b, const Entry *e, Problem *p)
   p->n = m;
   PetscCall(MatGetInfo(H, MAT_LOCAL, &info));
   p->nnz = (PetscInt64)info.nz_used;
-  if (p->bs > 1 && InList(b->mattypes, b->nmattype, "baij")) {
-    PetscCall(BlockMatrix(b, H, &p->Ab, &p->nbblocks));
-  }
+  if (p->bs > 1 && InList(b->mattypes, b->nmattype, "baij")) { PetscCall(BlockMatrix(b, H, &p->Ab, &p->nbblocks)); }
   if (b->gpu) {
     PetscCall(MatConvert(H, MATSEQAIJCUSPARSE, MAT_INITIAL_MATRIX, &p->A));
     PetscCall(MatSetVecType(p->A, VECCUDA));
@@ -474,7 +473,7 @@ static PetscErrorCode WarmupProblem(Bench *b, PetscInt d, Problem *p)
         for (PetscInt r = 0; r < d; r++)
           for (PetscInt c = 0; c < d; c++) {
             PetscInt    row = node * d + r, col = nb[q] * d + c;
-            PetscScalar v   = q == 0 ? (r == c ? 4.0 + d : 0.3 / (1 + r + 2 * c)) : (r == c ? -1.0 : 0.05 / (1 + c));
+            PetscScalar v = q == 0 ? (r == c ? 4.0 + d : 0.3 / (1 + r + 2 * c)) : (r == c ? -1.0 : 0.05 / (1 + c));
 
             PetscCall(MatSetValue(H, row, col, v, INSERT_VALUES));
           }
@@ -505,7 +504,7 @@ static PetscErrorCode WarmupProblem(Bench *b, PetscInt d, Problem *p)
 /* ---------------------------------------------------------------------------------------- configurations */
 static PetscErrorCode Configs(Bench *b, PetscInt bs, PetscBool withbaij, Config *cf, PetscInt *ncf)
 {
-  PetscInt  n = 0;
+  PetscInt  n   = 0;
   PetscBool aij = InList(b->mattypes, b->nmattype, "aij"), baij = (PetscBool)(withbaij && bs > 1 && InList(b->mattypes, b->nmattype, "baij"));
 
   PetscFunctionBegin;
@@ -583,7 +582,8 @@ static PetscErrorCode OptionsString(Bench *b, const Problem *p, const char *kspt
     PetscCall(PetscStrncpy(pco, "-pc_type vbjacobi", sizeof(pco)));
     break;
   }
-  PetscCall(PetscSNPrintf(s, len, "%s -ksp_type %s%s%s -ksp_rtol %g -ksp_atol 0 -ksp_divtol %g -ksp_max_it %" PetscInt_FMT " %s", mato, ksptype, kspo, b->side == PC_RIGHT ? " -ksp_pc_side right -ksp_norm_type unpreconditioned" : "", (double)b->rtol, (double)b->divtol, b->max_it, pco));
+  PetscCall(PetscSNPrintf(s, len, "%s -ksp_type %s%s%s -ksp_rtol %g -ksp_atol 0 -ksp_divtol %g -ksp_max_it %" PetscInt_FMT " %s", mato, ksptype, kspo, b->side == PC_RIGHT ? " -ksp_pc_side right -ksp_norm_type unpreconditioned" : "", (double)b->rtol,
+                          (double)b->divtol, b->max_it, pco));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -736,7 +736,7 @@ static PetscErrorCode RunInner(Bench *b, Problem *p, const char *ksptype, const 
 
   res->setup    = t1 - t0;
   res->pc_setup = tp - t0;
-  res->solve = t2 - t1;
+  res->solve    = t2 - t1;
   PetscCall(KSPGetIterationNumber(ksp, &res->its));
   PetscCall(KSPGetConvergedReason(ksp, &reason));
   res->cycles = (!strcmp(ksptype, "idr") || !strcmp(ksptype, "idrs")) ? (res->its + IDR_S) / (IDR_S + 1) : -1;
@@ -747,7 +747,7 @@ static PetscErrorCode RunInner(Bench *b, Problem *p, const char *ksptype, const 
   PetscCall(MatMult(M, p->x, p->r));
   PetscCall(VecAYPX(p->r, -1.0, p->b));
   PetscCall(VecNorm(p->r, NORM_2, &rn));
-  res->relres = p->bnorm > 0 ? rn / p->bnorm : rn;
+  res->relres    = p->bnorm > 0 ? rn / p->bnorm : rn;
   res->converged = (PetscBool)(reason > 0 && !cap->capped && !cap->stagnated && res->relres <= 10 * b->rtol); /* by the true residual only */
   switch (c->kind) {
   case PCK_JACOBI:
@@ -778,17 +778,24 @@ static PetscErrorCode RunInner(Bench *b, Problem *p, const char *ksptype, const 
 
   /* the note */
   if (reason == KSP_DIVERGED_DTOL) {
-    PetscCall(PetscSNPrintf(res->note, sizeof(res->note), "DTOL (KSPConvergedDefault): ||r||/||r0|| = %.1e >= divtol at it %" PetscInt_FMT " (%s norm); largest one-step growth %.1e x at it %" PetscInt_FMT "; best %.1e at it %" PetscInt_FMT "%s", (double)(cap->rprev / cap->r0), cap->itlast,
-                            KSPNormTypes[normtype], (double)cap->growth, cap->itgrowth, (double)(cap->rmin / cap->r0), cap->itmin,
-                            cap->growth > 1e10 ? " (one-step blow-up: a near-breakdown)" : " (gradual divergence after stagnation)"));
+    PetscCall(PetscSNPrintf(res->note, sizeof(res->note), "DTOL (KSPConvergedDefault): ||r||/||r0|| = %.1e >= divtol at it %" PetscInt_FMT " (%s norm); largest one-step growth %.1e x at it %" PetscInt_FMT "; best %.1e at it %" PetscInt_FMT "%s",
+                            (double)(cap->rprev / cap->r0), cap->itlast, KSPNormTypes[normtype], (double)cap->growth, cap->itgrowth, (double)(cap->rmin / cap->r0), cap->itmin, cap->growth > 1e10 ? " (one-step blow-up: a near-breakdown)" : " (gradual divergence after stagnation)"));
   } else if (reason == KSP_DIVERGED_NANORINF) {
-    PetscCall(PetscSNPrintf(res->note, sizeof(res->note), "NaN/Inf residual norm or inner product at it %" PetscInt_FMT "; largest one-step growth %.1e x at it %" PetscInt_FMT "; best ||r||/||r0|| %.1e at it %" PetscInt_FMT, cap->itlast, (double)cap->growth, cap->itgrowth, (double)(cap->rmin / cap->r0), cap->itmin));
+    PetscCall(PetscSNPrintf(res->note, sizeof(res->note), "NaN/Inf residual norm or inner product at it %" PetscInt_FMT "; largest one-step growth %.1e x at it %" PetscInt_FMT "; best ||r||/||r0|| %.1e at it %" PetscInt_FMT, cap->itlast, (double)cap->growth,
+                            cap->itgrowth, (double)(cap->rmin / cap->r0), cap->itmin));
   } else if (reason == KSP_DIVERGED_BREAKDOWN) {
-    PetscCall(PetscSNPrintf(res->note, sizeof(res->note), "breakdown at it %" PetscInt_FMT "%s; best ||r||/||r0|| %.1e at it %" PetscInt_FMT, cap->itlast, !strcmp(ksptype, "idr") ? " (IDR: |M[k][k]| < 10 eps ||r|| or ||A'r|| = 0)" : !strcmp(ksptype, "idrs") ? " (IDRS: M(k,k) = p_k^H g_k = 0, or ||A'r||, ||r|| or (A'r, r) = 0 in the omega step, or a restart that did not halve the drift: the tolerance below the attainable accuracy; -ksp_view and -info say which)" : "", (double)(cap->rmin / cap->r0), cap->itmin));
+    PetscCall(PetscSNPrintf(res->note, sizeof(res->note), "breakdown at it %" PetscInt_FMT "%s; best ||r||/||r0|| %.1e at it %" PetscInt_FMT, cap->itlast,
+                            !strcmp(ksptype, "idr") ? " (IDR: |M[k][k]| < 10 eps ||r|| or ||A'r|| = 0)"
+                            : !strcmp(ksptype, "idrs")
+                              ? " (IDRS: M(k,k) = p_k^H g_k = 0, or ||A'r||, ||r|| or (A'r, r) = 0 in the omega step, or a restart that did not halve the drift: the tolerance below the attainable accuracy; -ksp_view and -info say which)"
+                              : "",
+                            (double)(cap->rmin / cap->r0), cap->itmin));
   } else if (cap->stagnated) {
-    PetscCall(PetscSNPrintf(res->note, sizeof(res->note), "stopped by -stagnation_its %" PetscInt_FMT ": no 10%% drop of ||r|| since it %" PetscInt_FMT "; ||r||/||r0|| %.1e at it %" PetscInt_FMT " (best %.1e at it %" PetscInt_FMT ")", b->stag_its, cap->itref, (double)(cap->rprev / cap->r0), cap->itlast, (double)(cap->rmin / cap->r0), cap->itmin));
+    PetscCall(PetscSNPrintf(res->note, sizeof(res->note), "stopped by -stagnation_its %" PetscInt_FMT ": no 10%% drop of ||r|| since it %" PetscInt_FMT "; ||r||/||r0|| %.1e at it %" PetscInt_FMT " (best %.1e at it %" PetscInt_FMT ")", b->stag_its,
+                            cap->itref, (double)(cap->rprev / cap->r0), cap->itlast, (double)(cap->rmin / cap->r0), cap->itmin));
   } else if (cap->capped) {
-    PetscCall(PetscSNPrintf(res->note, sizeof(res->note), "stopped by -time_cap %g s at it %" PetscInt_FMT "; ||r||/||r0|| %.1e (best %.1e at it %" PetscInt_FMT ")", (double)b->time_cap, cap->itlast, (double)(cap->rprev / cap->r0), (double)(cap->rmin / cap->r0), cap->itmin));
+    PetscCall(PetscSNPrintf(res->note, sizeof(res->note), "stopped by -time_cap %g s at it %" PetscInt_FMT "; ||r||/||r0|| %.1e (best %.1e at it %" PetscInt_FMT ")", (double)b->time_cap, cap->itlast, (double)(cap->rprev / cap->r0),
+                            (double)(cap->rmin / cap->r0), cap->itmin));
   } else if (reason == KSP_DIVERGED_ITS) {
     PetscCall(PetscSNPrintf(res->note, sizeof(res->note), "iteration limit; ||r||/||r0|| %.1e (best %.1e at it %" PetscInt_FMT ")", (double)(cap->rprev / cap->r0), (double)(cap->rmin / cap->r0), cap->itmin));
   } else if (reason == KSP_DIVERGED_PC_FAILED) {
@@ -829,11 +836,9 @@ static PetscErrorCode Report(Bench *b, const Problem *p, const char *ksptype, co
   }
   if (r->cycles >= 0) PetscCall(PetscSNPrintf(cyc, sizeof(cyc), "%" PetscInt_FMT, r->cycles));
   else PetscCall(PetscStrncpy(cyc, "-", sizeof(cyc)));
-  PetscCall(PetscPrintf(PETSC_COMM_SELF, "%-16s %8" PetscInt_FMT " %9" PetscInt64_FMT " %2" PetscInt_FMT " %-11s %-5s %-16s %5s %-13s %6" PetscInt_FMT " %6s %-20s %8.1e %8.1e %9.3e %9.3e %9.3e %9.3e %9s %5s %8" PetscInt_FMT " %5s  %s\n", p->name, p->n, p->nnz, p->bs, MatTypeName(b, c->baij), ksptype,
-                        PCKindNames[c->kind], bound, c->blocking, r->its, cyc, r->reason, r->recres, r->relres, r->setup, r->pc_setup, r->solve, total, tpi, fshort, r->nblocks, mean, r->note));
+  PetscCall(PetscPrintf(PETSC_COMM_SELF, "%-16s %8" PetscInt_FMT " %9" PetscInt64_FMT " %2" PetscInt_FMT " %-11s %-5s %-16s %5s %-13s %6" PetscInt_FMT " %6s %-20s %8.1e %8.1e %9.3e %9.3e %9.3e %9.3e %9s %5s %8" PetscInt_FMT " %5s  %s\n", p->name, p->n, p->nnz, p->bs, MatTypeName(b, c->baij), ksptype, PCKindNames[c->kind], bound, c->blocking, r->its, cyc, r->reason, r->recres, r->relres, r->setup, r->pc_setup, r->solve, total, tpi, fshort, r->nblocks, mean, r->note));
   if (b->csv) {
-    PetscCall(PetscFPrintf(PETSC_COMM_SELF, b->csv, "\"%s\",\"%s\",%" PetscInt_FMT ",%" PetscInt64_FMT ",%" PetscInt_FMT ",%s,%s,%s,%s,%s,%s,%s,\"%s\",%" PetscInt_FMT ",%s,%s,%.6e,%.6e,%.6e,%.6e,%.6e,%.6e,%s,%s,%s,%" PetscInt_FMT ",%.4f,\"%s\",\"%s\",\"%s\"\n", b->device, p->name, p->n, p->nnz, p->bs, MatTypeName(b, c->baij), ksptype,
-                           r->side[0] ? r->side : (b->side == PC_RIGHT ? "right" : "left"), r->norm, PCKindNames[c->kind], bound, c->blocking, r->options, r->its, cyc, r->reason, r->recres, r->relres, r->setup, r->pc_setup, r->solve, total, tpi, fbytes, ffrac, r->nblocks, r->meanblock, r->note, r->rerun, p->path));
+    PetscCall(PetscFPrintf(PETSC_COMM_SELF, b->csv, "\"%s\",\"%s\",%" PetscInt_FMT ",%" PetscInt64_FMT ",%" PetscInt_FMT ",%s,%s,%s,%s,%s,%s,%s,\"%s\",%" PetscInt_FMT ",%s,%s,%.6e,%.6e,%.6e,%.6e,%.6e,%.6e,%s,%s,%s,%" PetscInt_FMT ",%.4f,\"%s\",\"%s\",\"%s\"\n", b->device, p->name, p->n, p->nnz, p->bs, MatTypeName(b, c->baij), ksptype, r->side[0] ? r->side : (b->side == PC_RIGHT ? "right" : "left"), r->norm, PCKindNames[c->kind], bound, c->blocking, r->options, r->its, cyc, r->reason, r->recres, r->relres, r->setup, r->pc_setup, r->solve, total, tpi, fbytes, ffrac, r->nblocks, r->meanblock, r->note, r->rerun, p->path));
     PetscCall(PetscFFlush(b->csv));
   }
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -854,9 +859,7 @@ static PetscErrorCode RunOne(Bench *b, Problem *p, const char *ksptype, const Co
     if (t - b->tstart > b->budget) {
       size_t l = strlen(b->skipped);
 
-      if (l < sizeof(b->skipped) - 200) {
-        PetscCall(PetscSNPrintf(b->skipped + l, sizeof(b->skipped) - l, "  %s %s %s %s bound %" PetscInt_FMT " %s\n", p->name, MatTypeName(b, c->baij), ksptype, PCKindNames[c->kind], c->bound, c->blocking));
-      }
+      if (l < sizeof(b->skipped) - 200) { PetscCall(PetscSNPrintf(b->skipped + l, sizeof(b->skipped) - l, "  %s %s %s %s bound %" PetscInt_FMT " %s\n", p->name, MatTypeName(b, c->baij), ksptype, PCKindNames[c->kind], c->bound, c->blocking)); }
       b->nskipped++;
       PetscFunctionReturn(PETSC_SUCCESS);
     }
@@ -869,8 +872,8 @@ static PetscErrorCode RunOne(Bench *b, Problem *p, const char *ksptype, const Co
 
     if (c->bound > 0) PetscCall(PetscSNPrintf(bnd, sizeof(bnd), " -bounds %" PetscInt_FMT, c->bound));
     if (b->stag_its > 0) PetscCall(PetscSNPrintf(stag, sizeof(stag), " -stagnation_its %" PetscInt_FMT, b->stag_its));
-    PetscCall(PetscSNPrintf(res.rerun, sizeof(res.rerun), "bench_solve -f %s:%" PetscInt_FMT " -ksp_types %s -pcs %s%s%s%s -mat_types %s -seed %" PetscInt_FMT " -rtol %g -divtol %g -max_it %" PetscInt_FMT " -time_cap %g%s%s%s", p->path, p->bs, ksptype, PCKindNames[c->kind], bnd,
-                            c->kind == PCK_VBJACOBI ? " -blockings " : "", c->kind == PCK_VBJACOBI ? c->blocking : "", c->baij ? "baij" : "aij", b->seed, (double)b->rtol, (double)b->divtol, b->max_it, (double)b->time_cap, stag, b->side == PC_RIGHT ? " -pc_side right" : "", b->gpu ? "" : " -host"));
+    PetscCall(PetscSNPrintf(res.rerun, sizeof(res.rerun), "bench_solve -f %s:%" PetscInt_FMT " -ksp_types %s -pcs %s%s%s%s -mat_types %s -seed %" PetscInt_FMT " -rtol %g -divtol %g -max_it %" PetscInt_FMT " -time_cap %g%s%s%s", p->path, p->bs, ksptype, PCKindNames[c->kind], bnd, c->kind == PCK_VBJACOBI ? " -blockings " : "", c->kind == PCK_VBJACOBI ? c->blocking : "", c->baij ? "baij" : "aij", b->seed,
+                            (double)b->rtol, (double)b->divtol, b->max_it, (double)b->time_cap, stag, b->side == PC_RIGHT ? " -pc_side right" : "", b->gpu ? "" : " -host"));
   }
   PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
   ierr = RunInner(b, p, ksptype, c, b->quiet ? 3 : b->max_it, &ksp, &cap, &res);
@@ -1051,7 +1054,7 @@ static PetscErrorCode ListOption(PetscOptionItems PetscOptionsObject, const char
 int main(int argc, char **argv)
 {
   Bench          b;
-  Entry         *list = NULL;
+  Entry         *list  = NULL;
   PetscInt       nlist = 0, caplist = 0, nfiles = MAXLIST;
   char          *files[MAXLIST], csvname[PETSC_MAX_PATH_LEN] = "", ssdir[PETSC_MAX_PATH_LEN] = "", mdir[PETSC_MAX_PATH_LEN] = "";
   PetscBool      fflg, host = PETSC_FALSE, warmup = PETSC_TRUE, flg;
@@ -1065,13 +1068,13 @@ int main(int argc, char **argv)
   PetscCall(PetscBlockGPUInitializePackage());
   PetscCall(PetscMemzero(&b, sizeof(b)));
   PetscCall(PetscTime(&b.tstart));
-  b.rtol     = 1e-9;
-  b.divtol   = 1e30;
-  b.max_it   = 50000;
-  b.time_cap = 20;
-  b.seed     = 1;
-  b.side     = PC_LEFT;
-  b.nbound   = 5;
+  b.rtol      = 1e-9;
+  b.divtol    = 1e30;
+  b.max_it    = 50000;
+  b.time_cap  = 20;
+  b.seed      = 1;
+  b.side      = PC_LEFT;
+  b.nbound    = 5;
   b.bounds[0] = 8, b.bounds[1] = 12, b.bounds[2] = 16, b.bounds[3] = 24, b.bounds[4] = 32;
   for (PetscInt k = 0; k < 4; k++) PetscCall(PetscStrallocpy(kspall[k], &b.ksps[k]));
   b.nksp = 4;
@@ -1163,13 +1166,16 @@ int main(int argc, char **argv)
 
   if (b.stag_its > 0) PetscCall(PetscSNPrintf(stagline, sizeof(stagline), ", or when ||r|| has not dropped by 10%% in %" PetscInt_FMT " iterations ('stagnation')", b.stag_its));
   PetscCall(PetscPrintf(PETSC_COMM_SELF, "bench_solve: device %s\n", b.device));
-  PetscCall(PetscPrintf(PETSC_COMM_SELF, "  protocol: x0 = 0, b uniform random in [0,1) (seed %" PetscInt_FMT "), %s, stop at rtol %g of %s (abstol 0, divtol %g), at most %" PetscInt_FMT " iterations, %.1f s per solve (-time_cap; 'time cap' in reason)%s\n", b.seed, b.side == PC_RIGHT ? "right preconditioning" : "left preconditioning (PETSc's default)", (double)b.rtol, b.side == PC_RIGHT ? "the unpreconditioned residual norm" : "each KSP's default norm (idr, gmres, bcgs: preconditioned; idrs: unpreconditioned)", (double)b.divtol, b.max_it,
-                        (double)b.time_cap, stagline));
-  PetscCall(PetscPrintf(PETSC_COMM_SELF, "  KSPs: idr = KSPIDR(s = 4), idrs = KSPIDRS(s = 4, this package's), gmres = GMRES(30), bcgs = BiCGStab; relres = true ||b - A x|| / ||b|| after the solve, recres = the relative norm the KSP tested last (IDR: its recurrence residual), cycles = the paper's IDR(s) iterations (ceil(its / (s + 1))); a run counts as converged only with relres <= 10 rtol\n"));
+  PetscCall(PetscPrintf(PETSC_COMM_SELF, "  protocol: x0 = 0, b uniform random in [0,1) (seed %" PetscInt_FMT "), %s, stop at rtol %g of %s (abstol 0, divtol %g), at most %" PetscInt_FMT " iterations, %.1f s per solve (-time_cap; 'time cap' in reason)%s\n", b.seed, b.side == PC_RIGHT ? "right preconditioning" : "left preconditioning (PETSc's default)",
+                        (double)b.rtol, b.side == PC_RIGHT ? "the unpreconditioned residual norm" : "each KSP's default norm (idr, gmres, bcgs: preconditioned; idrs: unpreconditioned)", (double)b.divtol, b.max_it, (double)b.time_cap, stagline));
+  PetscCall(PetscPrintf(PETSC_COMM_SELF, "  KSPs: idr = KSPIDR(s = 4), idrs = KSPIDRS(s = 4, this package's), gmres = GMRES(30), bcgs = BiCGStab; relres = true ||b - A x|| / ||b|| after the solve, recres = the relative norm the KSP tested last "
+                                         "(IDR: its recurrence residual), cycles = the paper's IDR(s) iterations (ceil(its / (s + 1))); a run counts as converged only with relres <= 10 rtol\n"));
   PetscCall(PetscPrintf(PETSC_COMM_SELF, "  bytes floor per iteration (floor_bytes_per_it; manual page): matmult + pc + 8 n passes, passes = %.1f (IDR(4), right or preconditioned norm) or %.1f (left, true norm); bcgs: 2 matmult + 2 pc + 12 passes; gmres: -\n", IDRPasses(4, PETSC_FALSE), IDRPasses(4, PETSC_TRUE)));
-  if (b.gpu) PetscCall(PetscPrintf(PETSC_COMM_SELF, "  triad_Bps %.4g GB/s (a = b + s c on raw device arrays, %d bytes per entry, %" PetscInt_FMT " entries, median of 5); floor = floor_bytes_per_it / (s/it) / triad_Bps\n", b.triad_Bps / 1e9, BENCH_TRIAD_BYTES_PER_ENTRY, b.triad_n));
+  if (b.gpu)
+    PetscCall(PetscPrintf(PETSC_COMM_SELF, "  triad_Bps %.4g GB/s (a = b + s c on raw device arrays, %d bytes per entry, %" PetscInt_FMT " entries, median of 5); floor = floor_bytes_per_it / (s/it) / triad_Bps\n", b.triad_Bps / 1e9, BENCH_TRIAD_BYTES_PER_ENTRY, b.triad_n));
   else PetscCall(PetscPrintf(PETSC_COMM_SELF, "  triad_Bps - (host run: floor_frac is -)\n"));
-  PetscCall(PetscPrintf(PETSC_COMM_SELF, "  times: wall clock between device synchronisations; setup = PCSetUp + KSPSetUp (pcsetup = PCSetUp alone; KSPIDR's KSPSetUp makes 3s+4 work vectors and a random shadow space), solve = KSPSolve, total = setup + solve; a fresh KSP per run\n"));
+  PetscCall(PetscPrintf(PETSC_COMM_SELF, "  times: wall clock between device synchronisations; setup = PCSetUp + KSPSetUp (pcsetup = PCSetUp alone; KSPIDR's KSPSetUp makes 3s+4 work vectors and a random shadow space), solve = KSPSolve, total = "
+                                         "setup + solve; a fresh KSP per run\n"));
   PetscCall(PetscPrintf(PETSC_COMM_SELF, "  vpbjacobi: PETSc's PCVPBJACOBI (host inversion) with the blocks of vbjacobi -pc_vbjacobi_blocking supervariable at the same bound\n"));
   PetscCall(PetscPrintf(PETSC_COMM_SELF, "  %s", IDR_NOTE));
   if (!nlist) {

@@ -148,33 +148,33 @@ typedef enum {
 } Prep;
 
 typedef struct {
-  PetscBool    gpu;
-  char         device[256];
-  PetscInt     reps, warmup;
-  Prep         prep;
-  BenchTimer   timer;
-  double       triad_gbs;
-  PetscInt64   triad_n;
-  FILE        *csv;
-  PetscInt     nbad;
+  PetscBool  gpu;
+  char       device[256];
+  PetscInt   reps, warmup;
+  Prep       prep;
+  BenchTimer timer;
+  double     triad_gbs;
+  PetscInt64 triad_n;
+  FILE      *csv;
+  PetscInt   nbad;
   /* the problem */
-  PetscInt     bs, mbs, bpr, nrand, zr_every;
-  PetscInt64   nz, nzs;   /* values of the matrix, of its band (Xs) */
-  PetscInt     nzrows;    /* rows zeroed by zerorows, and the values in them */
-  PetscInt64   nzrowvals;
-  PetscInt    *zrows;
-  PetscInt    *ia, *ja, *sia, *sja; /* the block patterns of A and of Xs (for the sector counts) */
-  PetscInt64   secbytes[OP_N][2];   /* the sector bytes of each op measured: ours, the reference (-1: not measured) */
+  PetscInt   bs, mbs, bpr, nrand, zr_every;
+  PetscInt64 nz, nzs; /* values of the matrix, of its band (Xs) */
+  PetscInt   nzrows;  /* rows zeroed by zerorows, and the values in them */
+  PetscInt64 nzrowvals;
+  PetscInt  *zrows;
+  PetscInt  *ia, *ja, *sia, *sja; /* the block patterns of A and of Xs (for the sector counts) */
+  PetscInt64 secbytes[OP_N][2];   /* the sector bytes of each op measured: ours, the reference (-1: not measured) */
   /* coo */
-  PetscReal    coo_repeat_frac, coo_max_seconds;
-  PetscBool    coo_shuffle; /* false: the entries in the order of the blocks (an assembly loop's order), repeats last */
-  PetscInt     coo_probe_mbs;
+  PetscReal coo_repeat_frac, coo_max_seconds;
+  PetscBool coo_shuffle; /* false: the entries in the order of the blocks (an assembly loop's order), repeats last */
+  PetscInt  coo_probe_mbs;
 } Bench;
 
 /* one matrix type with its operands */
 typedef struct {
   char name[64];
-  Mat  A, X, Xs;             /* A: operated on; X: a copy of A (never changed); Xs: the band of A (a subset pattern) */
+  Mat  A, X, Xs; /* A: operated on; X: a copy of A (never changed); Xs: the band of A (a subset pattern) */
   Vec  x, y, d, dpos, dneg, l, r;
 } Side;
 
@@ -876,11 +876,9 @@ static PetscErrorCode Report(Bench *b, const char op[], const char formula[], co
   }
   if (ref && ref->ev > 0 && m->ev > 0) speed = ref->ev / m->ev;
   PetscCall(PetscStrncpy(st, "-", sizeof(st))); /* the offload state: no public getter (see the manual page) */
-  PetscCall(PetscPrintf(PETSC_COMM_SELF, "  %-18s %-16s %10.1f %10.1f %9.1f %8.1f %6s %6s %9s %6s %8s %9.2f %9.2f %9.2f %-15s %9s  %s\n", op, matrix, 1e6 * m->ev, 1e6 * m->wall, m->bytes / 1e6, gbs, Fmt(100 * frac, c1, sizeof(c1), "%.0f%%"), Fmt(100 * frac_same, c2, sizeof(c2), "%.0f%%"), Fmt(m->sbytes / 1e6, c5, sizeof(c5), "%.1f"), Fmt(100 * frac_sec, c6, sizeof(c6), "%.0f%%"), Fmt(speed, c3, sizeof(c3), "%.2fx"), m->h2d / 1e6, m->d2h / 1e6, m->next / 1e6, st,
-                        diff >= 0 ? Fmt(diff, c4, sizeof(c4), "%.1e") : "-", path ? path : ""));
+  PetscCall(PetscPrintf(PETSC_COMM_SELF, "  %-18s %-16s %10.1f %10.1f %9.1f %8.1f %6s %6s %9s %6s %8s %9.2f %9.2f %9.2f %-15s %9s  %s\n", op, matrix, 1e6 * m->ev, 1e6 * m->wall, m->bytes / 1e6, gbs, Fmt(100 * frac, c1, sizeof(c1), "%.0f%%"), Fmt(100 * frac_same, c2, sizeof(c2), "%.0f%%"), Fmt(m->sbytes / 1e6, c5, sizeof(c5), "%.1f"), Fmt(100 * frac_sec, c6, sizeof(c6), "%.0f%%"), Fmt(speed, c3, sizeof(c3), "%.2fx"), m->h2d / 1e6, m->d2h / 1e6, m->next / 1e6, st, diff >= 0 ? Fmt(diff, c4, sizeof(c4), "%.1e") : "-", path ? path : ""));
   if (b->csv) {
-    PetscCall(PetscFPrintf(PETSC_COMM_SELF, b->csv, "\"%s\",%s,%s,%" PetscInt_FMT ",%" PetscInt_FMT ",%" PetscInt_FMT ",%" PetscInt64_FMT ",%" PetscInt64_FMT ",\"%s\",%.6e,%.6e,%.3f,%.4f,%.4f,%.4f,%.0f,%.0f,%.0f,%.0f,%.0f,%s,%s,%.3e,%.1f,%.1f,%" PetscInt_FMT ",\"%s\",%" PetscInt64_FMT ",%.4f\n", b->device, op, matrix, b->bs, mbs, b->bpr, nz, m->bytes, formula, m->ev, m->wall, gbs, frac, frac_same, speed, m->h2d, m->d2h, m->h2d_max, m->d2h_max, m->next,
-                           "-", "-", diff, b->triad_gbs, same, m->nmeas, path ? path : "", m->sbytes, frac_sec));
+    PetscCall(PetscFPrintf(PETSC_COMM_SELF, b->csv, "\"%s\",%s,%s,%" PetscInt_FMT ",%" PetscInt_FMT ",%" PetscInt_FMT ",%" PetscInt64_FMT ",%" PetscInt64_FMT ",\"%s\",%.6e,%.6e,%.3f,%.4f,%.4f,%.4f,%.0f,%.0f,%.0f,%.0f,%.0f,%s,%s,%.3e,%.1f,%.1f,%" PetscInt_FMT ",\"%s\",%" PetscInt64_FMT ",%.4f\n", b->device, op, matrix, b->bs, mbs, b->bpr, nz, m->bytes, formula, m->ev, m->wall, gbs, frac, frac_same, speed, m->h2d, m->d2h, m->h2d_max, m->d2h_max, m->next, "-", "-", diff, b->triad_gbs, same, m->nmeas, path ? path : "", m->sbytes, frac_sec));
     fflush(b->csv);
   }
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -973,7 +971,7 @@ typedef struct {
   PetscBool own;      /* the type composes its own MatSetValuesCOO */
   PetscBool failed;
   char      error[256], name[64]; /* name: the matrix's type */
-  Vec       y;        /* the product after the last call */
+  Vec       y;                    /* the product after the last call */
 } COOResult;
 
 static PetscErrorCode COOInner(Bench *b, const char type[], COOProblem *c, double budget, COOResult *res, Mat *M, Vec *x)
@@ -1031,7 +1029,7 @@ static PetscErrorCode COOInner(Bench *b, const char type[], COOProblem *c, doubl
     twall[ncall] = wall;
     th[ncall]    = petsc_ctog_sz - h0;
     td[ncall]    = petsc_gtoc_sz - d0;
-    n0 = petsc_ctog_sz;
+    n0           = petsc_ctog_sz;
     PetscCall(MatMult(*M, *x, res->y));
     PetscCall(Sync(b));
     tn[ncall++] = petsc_ctog_sz - n0;
@@ -1086,18 +1084,18 @@ static PetscErrorCode COORun(Bench *b, const char type[], COOProblem *c, double 
 
 static PetscErrorCode RunCOO(Bench *b, const char ours[], const char ref[], char verdicts[], size_t vlen)
 {
-  COOProblem c;
-  COOResult  ro, rr;
-  PetscInt   mbs = b->mbs, mbs_p = PetscMin(b->mbs, b->coo_probe_mbs);
-  double     diff = -1, est = 0;
-  char       path_o[160], path_r[160];
+  COOProblem  c;
+  COOResult   ro, rr;
+  PetscInt    mbs = b->mbs, mbs_p = PetscMin(b->mbs, b->coo_probe_mbs);
+  double      diff = -1, est = 0;
+  char        path_o[160], path_r[160];
   const char *generic = "PETSc's generic MatSetValuesCOO (entry by entry on the host)";
 
   PetscFunctionBegin;
   /* probe: preallocation + calls at mbs_p / 2 and mbs_p block rows; the marginal cost (the fixed costs of a small
      problem left out) extrapolated to mbs, per type; the run shrinks to what the slower type does within the budget */
   if (mbs_p < mbs && mbs_p / 2 >= 2 * b->bpr) {
-    const PetscInt m[2] = {mbs_p / 2, mbs_p};
+    const PetscInt m[2]    = {mbs_p / 2, mbs_p};
     double         t[2][2] = {{0, 0}, {0, 0}}; /* [probe][type] */
     PetscInt       fit     = mbs;
 
@@ -1117,7 +1115,8 @@ static PetscErrorCode RunCOO(Bench *b, const char ours[], const char ref[], char
       if (e > b->coo_max_seconds) fit = PetscMin(fit, slope > 0 ? PetscMax(m[1], m[1] + (PetscInt)((b->coo_max_seconds - t[1][ty]) / slope)) : m[1]);
     }
     if (fit < mbs) {
-      PetscCall(PetscPrintf(PETSC_COMM_SELF, "  coo: the probes at %" PetscInt_FMT " and %" PetscInt_FMT " block rows estimate %.2f s for preallocation + %" PetscInt_FMT " calls at %" PetscInt_FMT "; run at %" PetscInt_FMT " block rows (-coo_max_seconds %.3f)\n", m[0], m[1], est, b->warmup + b->reps, mbs, fit, (double)b->coo_max_seconds));
+      PetscCall(PetscPrintf(PETSC_COMM_SELF, "  coo: the probes at %" PetscInt_FMT " and %" PetscInt_FMT " block rows estimate %.2f s for preallocation + %" PetscInt_FMT " calls at %" PetscInt_FMT "; run at %" PetscInt_FMT " block rows (-coo_max_seconds %.3f)\n", m[0], m[1], est, b->warmup + b->reps, mbs, fit,
+                            (double)b->coo_max_seconds));
       mbs = fit;
     }
   }
@@ -1255,7 +1254,8 @@ int main(int argc, char **argv)
     PetscCall(PetscPrintf(PETSC_COMM_SELF, "  triad on %" PetscInt64_FMT " entries (a = b + s c on raw %s arrays, %d bytes an entry): 'triad' = %.1f GB/s; 'same': the same on as many bytes as the operation\n", tn, b.gpu ? "device" : "host", BENCH_TRIAD_BYTES_PER_ENTRY, b.triad_gbs));
   }
   PetscCall(PetscPrintf(PETSC_COMM_SELF, "  time: CUDA events on PETSc's stream around the call; wall: PetscTime after a device sync; MB: bytes counted (formulas below); vs ref: ref time / ours (> 1: ours faster)\n"));
-  PetscCall(PetscPrintf(PETSC_COMM_SELF, "  h2d/d2h MB: PETSc's counters (petsc_ctog_sz/petsc_gtoc_sz) during the call; next: uploaded by the MatMult after it; state: - (no public getter of the offload mask); diff: ours vs ref after the last call\n"));
+  PetscCall(
+    PetscPrintf(PETSC_COMM_SELF, "  h2d/d2h MB: PETSc's counters (petsc_ctog_sz/petsc_gtoc_sz) during the call; next: uploaded by the MatMult after it; state: - (no public getter of the offload mask); diff: ours vs ref after the last call\n"));
   if (csvname[0]) {
     PetscCall(BenchCSVOpen(csvname, "device,op,matrix,bs,mbs,blocks_per_row,nz,bytes,formula,time_s,wall_s,GBs,frac_triad,frac_triad_same,speed_vs_ref,h2d_bytes,d2h_bytes,h2d_bytes_max,d2h_bytes_max,next_h2d_bytes,state_before,state_after,maxdiff_vs_ref,triad_GBs,triad_same_GBs,calls,path,sector_bytes,frac_triad_sector", PETSC_FALSE, &b.csv));
   }
@@ -1303,12 +1303,16 @@ int main(int argc, char **argv)
   PetscCall(PetscPrintf(PETSC_COMM_SELF, "\n  bytes counted (nz values, n rows, per call):\n"));
   for (PetscInt o = 0; o < OP_N; o++)
     if (want[o]) PetscCall(PetscPrintf(PETSC_COMM_SELF, "    %-18s %s\n", OpNames[o], OpFormula((OpId)o)));
-  PetscCall(PetscPrintf(PETSC_COMM_SELF, "\n  sector bytes (32 x the 32-byte DRAM sectors the kernel reads + those it writes; sec(B): the sectors of an array of B bytes;\n"
-                                         "  D: those holding the diagonal entries, didx: the diagonal positions, ours 4 mbs, %s 4 n; layouts: see the manual page):\n", ref));
+  PetscCall(PetscPrintf(PETSC_COMM_SELF,
+                        "\n  sector bytes (32 x the 32-byte DRAM sectors the kernel reads + those it writes; sec(B): the sectors of an array of B bytes;\n"
+                        "  D: those holding the diagonal entries, didx: the diagonal positions, ours 4 mbs, %s 4 n; layouts: see the manual page):\n",
+                        ref));
   for (PetscInt o = 0; o < OP_N; o++)
     if (want[o]) PetscCall(PetscPrintf(PETSC_COMM_SELF, "    %-18s %s: %" PetscInt64_FMT " bytes (%s), %" PetscInt64_FMT " (%s)\n", OpNames[o], OpSectorFormula((OpId)o), b.secbytes[o][0], ours, b.secbytes[o][1], ref));
-  PetscCall(PetscPrintf(PETSC_COMM_SELF, "\n  issue 11 criteria for %s (>= 70%% of the triad, >= 1.0x %s, 0 bytes host<->device in every timed call), the triad fraction\n"
-                                         "  read with the useful bytes (the issue's reading) and with the sector bytes:\n%s", ours, ref, verdicts));
+  PetscCall(PetscPrintf(PETSC_COMM_SELF,
+                        "\n  issue 11 criteria for %s (>= 70%% of the triad, >= 1.0x %s, 0 bytes host<->device in every timed call), the triad fraction\n"
+                        "  read with the useful bytes (the issue's reading) and with the sector bytes:\n%s",
+                        ours, ref, verdicts));
   PetscCall(BenchCSVClose(&b.csv));
   PetscCall(PetscTime(&tend));
   PetscCall(PetscPrintf(PETSC_COMM_SELF, "\nbench_values: done in %.1f s%s%s; %" PetscInt_FMT " comparison(s) of ours against %s differ by more than 1e-10\n", tend - tstart, csvname[0] ? ", CSV in " : "", csvname, b.nbad, ref));

@@ -94,13 +94,13 @@ static char help[] = "Benchmark of PCVBJACOBI (GPU) against PETSc's vpbjacobi, p
 
 typedef struct {
   /* what is measured */
-  char      pattern[64];
-  PetscInt  maxbs;
-  char      matrix[32];
-  char      pc[32];
+  char     pattern[64];
+  PetscInt maxbs;
+  char     matrix[32];
+  char     pc[32];
   /* the problem */
-  PetscInt  n, nblocks, nblocks_found;
-  PetscInt64 nnz, inv_bytes;
+  PetscInt            n, nblocks, nblocks_found;
+  PetscInt64          nnz, inv_bytes;
   PCVBJacobiPrecision prec;         /* vbjacobi: the storage of the inverses */
   PetscInt64          stored_bytes; /* vbjacobi: the bytes an apply reads of the inverses, scales and types; -1 otherwise */
   /* results */
@@ -110,19 +110,19 @@ typedef struct {
 } Row;
 
 typedef struct {
-  PetscBool  gpu;
-  char       device[256];
-  PetscInt   reps, warmup, resetup_reps;
-  double     triad_gbs, triad_small_gbs, waxpy_gbs, pmult_gbs;
-  PetscInt64 triad_n;
-  Vec        flush; /* 256 MB read before each cold apply, so that the L2 cache holds none of the apply's data */
-  FILE      *csv;
-  BenchTimer timer;
-  Row        rows[12];
-  PetscInt   nrows;
-  PetscInt   nbad;  /* -check: vbjacobi rows with other blocks or outputs than the reference */
-  PetscBool  quiet; /* the warm-up pass: nothing reported */
-  PCVBJacobiPrecision prec;   /* the storage RunPC gives a vbjacobi */
+  PetscBool           gpu;
+  char                device[256];
+  PetscInt            reps, warmup, resetup_reps;
+  double              triad_gbs, triad_small_gbs, waxpy_gbs, pmult_gbs;
+  PetscInt64          triad_n;
+  Vec                 flush; /* 256 MB read before each cold apply, so that the L2 cache holds none of the apply's data */
+  FILE               *csv;
+  BenchTimer          timer;
+  Row                 rows[12];
+  PetscInt            nrows;
+  PetscInt            nbad;  /* -check: vbjacobi rows with other blocks or outputs than the reference */
+  PetscBool           quiet; /* the warm-up pass: nothing reported */
+  PCVBJacobiPrecision prec;  /* the storage RunPC gives a vbjacobi */
   PCVBJacobiPrecision precs[4];
   PetscInt            nprecs; /* the precision axis: the storages besides double */
 } Bench;
@@ -245,7 +245,7 @@ static PetscErrorCode ProblemCreate(const char pattern[], PetscInt ntarget, Pets
     while (rows < ntarget) {
       PetscInt k = p->uniform ? m : 1 + (PetscInt)(Hash01(seed * 1000003 + nb, 17) * m);
 
-      k               = PetscMin(PetscMin(k, m), ntarget - rows);
+      k              = PetscMin(PetscMin(k, m), ntarget - rows);
       p->sizes[nb++] = k;
       rows += k;
     }
@@ -320,7 +320,7 @@ static PetscErrorCode ProblemCSR(Problem *p, PetscInt **ia, PetscInt **ja, Petsc
 /* the same matrix as block CSR (uniform patterns): blocks row-major, as MatSeqBAIJSetPreallocationCSR() takes them */
 static PetscErrorCode ProblemBSR(Problem *p, PetscInt **ia, PetscInt **ja, PetscScalar **va)
 {
-  PetscInt  m = p->m, *i, *j, nbr[5];
+  PetscInt   m    = p->m, *i, *j, nbr[5];
   PetscInt64 nnzb = 0, k = 0;
 
   PetscFunctionBegin;
@@ -505,7 +505,7 @@ static PetscErrorCode RelDiff(Vec a, Vec ref, Vec work, double *d)
 /* fills in the derived columns of the rows measured on one problem and prints them */
 static PetscErrorCode Report(Bench *b, const char pattern[], PetscInt maxbs, PetscInt n, PetscInt nblocks, PetscInt64 nnz, PetscInt64 inv_bytes, PetscBool built)
 {
-  Row *vp = NULL;
+  Row   *vp = NULL;
   char   a[32], c[32], c2[32], c3[32], d[32], e[32], f[32], g[32], h[64];
   double same_gbs = 0;
 
@@ -514,9 +514,7 @@ static PetscErrorCode Report(Bench *b, const char pattern[], PetscInt maxbs, Pet
     if (!strcmp(b->rows[r].pc, PCVPBJACOBI)) vp = &b->rows[r];
   /* the triad moving as many bytes as the block-Jacobi apply: the bandwidth a streaming kernel of this size gets,
      launch and ramp included (a 50 MB kernel cannot reach the bandwidth of a 768 MB one) */
-  if (b->gpu) {
-    PetscCall(Triad(b, PetscMax((inv_bytes + 16 * (PetscInt64)n) / BENCH_TRIAD_BYTES_PER_ENTRY, 1), &same_gbs));
-  }
+  if (b->gpu) { PetscCall(Triad(b, PetscMax((inv_bytes + 16 * (PetscInt64)n) / BENCH_TRIAD_BYTES_PER_ENTRY, 1), &same_gbs)); }
   PetscCall(PetscPrintf(PETSC_COMM_SELF, "\n%s, max block size %" PetscInt_FMT ": %" PetscInt_FMT " rows, %" PetscInt_FMT " blocks, %" PetscInt64_FMT " nonzeros, inverses %.1f MB\n", pattern, maxbs, n, nblocks, nnz, inv_bytes / 1e6));
   PetscCall(PetscPrintf(PETSC_COMM_SELF, "  %-10s %-14s %10s %10s %10s %10s %8s %7s %6s %8s %6s %8s %8s %7s %9s  %s\n", "pc", "matrix", "setup ms", "resetup ms", "apply us", "batched us", "GB/s", "triad", "same", "cold us", "cold", "setup x", "resetup x", "apply x", "diff", "blocks"));
   for (PetscInt r = 0; r < b->nrows; r++) {
@@ -544,18 +542,19 @@ static PetscErrorCode Report(Bench *b, const char pattern[], PetscInt maxbs, Pet
     if (vp) ax = w->apply > 0 ? vp->apply / w->apply : -1;
     h[0] = 0;
     if (!strcmp(w->pc, PCVBJACOBI)) PetscCall(PetscSNPrintf(h, sizeof(h), "%" PetscInt_FMT "%s", w->nblocks_found, !built ? "" : w->blocks_ok ? " (as built)" : " (DIFFER from those built)"));
-    PetscCall(PetscPrintf(PETSC_COMM_SELF, "  %-10s %-14s %10.3f %10s %10.2f %10.2f %8.1f %7s %6s %8.2f %6s %8s %8s %7s %9s  %s\n", w->pc, w->matrix, 1e3 * w->setup, Fmt(1e3 * w->resetup, a, sizeof(a), "%.3f"), 1e6 * w->apply, 1e6 * w->apply_batched, w->gbs, Fmt(100 * w->frac, c, sizeof(c), "%.0f%%"), Fmt(100 * w->frac_same, c2, sizeof(c2), "%.0f%%"), 1e6 * w->apply_cold, Fmt(100 * w->frac_cold, c3, sizeof(c3), "%.0f%%"),
-                          Fmt(sx, d, sizeof(d), "%.1f"), Fmt(rx, e, sizeof(e), "%.1f"), Fmt(ax, f, sizeof(f), "%.2f"), w->has_diff ? Fmt(w->maxdiff, g, sizeof(g), "%.1e") : "-", h));
+    PetscCall(PetscPrintf(PETSC_COMM_SELF, "  %-10s %-14s %10.3f %10s %10.2f %10.2f %8.1f %7s %6s %8.2f %6s %8s %8s %7s %9s  %s\n", w->pc, w->matrix, 1e3 * w->setup, Fmt(1e3 * w->resetup, a, sizeof(a), "%.3f"), 1e6 * w->apply, 1e6 * w->apply_batched, w->gbs, Fmt(100 * w->frac, c, sizeof(c), "%.0f%%"), Fmt(100 * w->frac_same, c2, sizeof(c2), "%.0f%%"), 1e6 * w->apply_cold, Fmt(100 * w->frac_cold, c3, sizeof(c3), "%.0f%%"), Fmt(sx, d, sizeof(d), "%.1f"), Fmt(rx, e, sizeof(e), "%.1f"), Fmt(ax, f, sizeof(f), "%.2f"), w->has_diff ? Fmt(w->maxdiff, g, sizeof(g), "%.1e") : "-", h));
     if (b->csv)
-      PetscCall(PetscFPrintf(PETSC_COMM_SELF, b->csv, "\"%s\",%s,%" PetscInt_FMT ",%" PetscInt_FMT ",%" PetscInt_FMT ",%" PetscInt64_FMT ",%" PetscInt64_FMT ",%s,%s,%.6e,%.6e,%.6e,%.6e,%.3f,%.4f,%.3f,%.3f,%.4f,%" PetscInt_FMT ",%d,%.3e,%.1f,%.1f,%.1f,%.1f,%.1f,%.4f,%.6e,%.4f", b->device, w->pattern, w->maxbs, w->n, w->nblocks, w->nnz, w->inv_bytes, w->matrix, w->pc,
-                             w->setup, w->resetup, w->apply, w->apply_batched, w->gbs, w->frac, sx, rx, ax, w->nblocks_found, (int)w->blocks_ok, w->has_diff ? w->maxdiff : -1.0, b->triad_gbs, b->triad_small_gbs, b->waxpy_gbs, b->pmult_gbs, row_same, w->frac_same, w->apply_cold, w->frac_cold));
-    if (b->csv) PetscCall(PetscFPrintf(PETSC_COMM_SELF, b->csv, ",%s,%" PetscInt64_FMT ",%.4f\n", !strcmp(w->pc, PCVBJACOBI) ? PCVBJacobiPrecisions[w->prec] : "-", w->stored_bytes, !strcmp(w->pc, PCVBJACOBI) && b->rows[0].apply > 0 && w->apply > 0 && !strstr(w->matrix, "baij") ? b->rows[0].apply / w->apply : -1.0));
+      PetscCall(PetscFPrintf(PETSC_COMM_SELF, b->csv, "\"%s\",%s,%" PetscInt_FMT ",%" PetscInt_FMT ",%" PetscInt_FMT ",%" PetscInt64_FMT ",%" PetscInt64_FMT ",%s,%s,%.6e,%.6e,%.6e,%.6e,%.3f,%.4f,%.3f,%.3f,%.4f,%" PetscInt_FMT ",%d,%.3e,%.1f,%.1f,%.1f,%.1f,%.1f,%.4f,%.6e,%.4f", b->device, w->pattern, w->maxbs, w->n, w->nblocks, w->nnz, w->inv_bytes, w->matrix, w->pc, w->setup, w->resetup, w->apply, w->apply_batched, w->gbs, w->frac, sx, rx, ax, w->nblocks_found,
+                             (int)w->blocks_ok, w->has_diff ? w->maxdiff : -1.0, b->triad_gbs, b->triad_small_gbs, b->waxpy_gbs, b->pmult_gbs, row_same, w->frac_same, w->apply_cold, w->frac_cold));
+    if (b->csv)
+      PetscCall(PetscFPrintf(PETSC_COMM_SELF, b->csv, ",%s,%" PetscInt64_FMT ",%.4f\n", !strcmp(w->pc, PCVBJACOBI) ? PCVBJacobiPrecisions[w->prec] : "-", w->stored_bytes,
+                             !strcmp(w->pc, PCVBJACOBI) && b->rows[0].apply > 0 && w->apply > 0 && !strstr(w->matrix, "baij") ? b->rows[0].apply / w->apply : -1.0));
   }
   { /* issue 14: the precision axis against double (rows[0]: vbjacobi, double, aij) */
     const Row *d = &b->rows[0];
 
     for (PetscInt r = 1; r < b->nrows; r++) {
-      const Row *w = &b->rows[r];
+      const Row  *w       = &b->rows[r];
       const char *verdict = "";
 
       if (strcmp(w->pc, PCVBJACOBI) || w->prec == PC_VBJACOBI_PRECISION_DOUBLE || !(w->apply > 0 && d->apply > 0)) continue;
@@ -576,8 +575,7 @@ static PetscErrorCode Report(Bench *b, const char pattern[], PetscInt maxbs, Pet
       else if (strstr(b->rows[r].matrix, "aij")) va = &b->rows[r];
     }
     if (va && vk && va->resetup > 0 && vk->resetup > 0)
-      PetscCall(PetscPrintf(PETSC_COMM_SELF, "  vbjacobi re-setup after MatScale: %s %.3f ms / %s %.3f ms = %.2fx (issue 11: <= 1.2x %s); host<->device in MatScale + re-setup: %.2f MB / %.2f MB\n", vk->matrix, 1e3 * vk->resetup, va->matrix, 1e3 * va->resetup, vk->resetup / va->resetup,
-                            vk->resetup <= 1.2 * va->resetup ? "met" : "MISSED", vk->resetup_moved / 1e6, va->resetup_moved / 1e6));
+      PetscCall(PetscPrintf(PETSC_COMM_SELF, "  vbjacobi re-setup after MatScale: %s %.3f ms / %s %.3f ms = %.2fx (issue 11: <= 1.2x %s); host<->device in MatScale + re-setup: %.2f MB / %.2f MB\n", vk->matrix, 1e3 * vk->resetup, va->matrix, 1e3 * va->resetup, vk->resetup / va->resetup, vk->resetup <= 1.2 * va->resetup ? "met" : "MISSED", vk->resetup_moved / 1e6, va->resetup_moved / 1e6));
   }
   for (PetscInt r = 0; r < b->nrows; r++) {
     Row *w = &b->rows[r];
@@ -715,8 +713,7 @@ static PetscErrorCode RunPattern(Bench *b, const char pattern[], PetscInt ntarge
   /* natural supervariables are exactly the blocks as built (merging would join neighbouring built blocks) */
   PetscCall(RunAll(b, A, Ab, m, p.uniform, PC_VBJACOBI_BLOCKING_NATURAL, p.nblocks, p.starts, &found));
   if (!b->quiet) PetscCall(Report(b, pattern, m, p.n, p.nblocks, p.nnz, p.inv_bytes, PETSC_TRUE));
-  else
-    PetscCall(PetscPrintf(PETSC_COMM_SELF, "  warm-up %s, max block size %" PetscInt_FMT ", %" PetscInt_FMT " rows: first setups vbjacobi %.3f ms, vpbjacobi %.3f ms\n", pattern, m, p.n, 1e3 * b->rows[0].setup, 1e3 * b->rows[1].setup));
+  else PetscCall(PetscPrintf(PETSC_COMM_SELF, "  warm-up %s, max block size %" PetscInt_FMT ", %" PetscInt_FMT " rows: first setups vbjacobi %.3f ms, vpbjacobi %.3f ms\n", pattern, m, p.n, 1e3 * b->rows[0].setup, 1e3 * b->rows[1].setup));
   PetscCall(PetscFree(found));
   PetscCall(MatDestroy(&Ab));
   PetscCall(MatDestroy(&A));
@@ -744,7 +741,7 @@ static PetscErrorCode RunFile(Bench *b, const char file[], PetscInt bs, PetscBoo
   Mat         A, Ab = NULL;
   PetscInt    n, nfound, *found = NULL;
   MatInfo     info;
-  PetscInt64  inv = 0;
+  PetscInt64  inv  = 0;
   const char *base = strrchr(file, '/') ? strrchr(file, '/') + 1 : file;
   char        name[128];
 
@@ -824,7 +821,8 @@ static PetscErrorCode RunDetection(Bench *b, PetscInt ntarget, PetscInt nbounds,
       PetscCall(DetectTime(A, bounds[k], PC_VBJACOBI_BLOCKING_NATURAL, 5, &t_nat, &nb_nat));
       PetscCall(DetectTime(A, bounds[k], PC_VBJACOBI_BLOCKING_SUPERVARIABLE, 5, &t_mrg, &nb_mrg));
       PetscCall(PetscPrintf(PETSC_COMM_SELF, "  %-10s %5" PetscInt_FMT " %9" PetscInt_FMT " %12.3f %12.3f %10.2f %10.2f %8.2f\n", pats[q], bounds[k], p.n, 1e3 * t_nat, 1e3 * t_mrg, (double)p.n / nb_nat, (double)p.n / nb_mrg, t_mrg / t_nat));
-      if (b->csv) PetscCall(PetscFPrintf(PETSC_COMM_SELF, b->csv, "%s,detect_%s,%" PetscInt_FMT ",%" PetscInt_FMT ",%" PetscInt_FMT ",,,,natural_vs_merged,%.9f,%.9f,,,,,,,%" PetscInt_FMT ",,,,,,,,,,\n", b->device, pats[q], bounds[k], p.n, nb_nat, t_nat, t_mrg, nb_mrg));
+      if (b->csv)
+        PetscCall(PetscFPrintf(PETSC_COMM_SELF, b->csv, "%s,detect_%s,%" PetscInt_FMT ",%" PetscInt_FMT ",%" PetscInt_FMT ",,,,natural_vs_merged,%.9f,%.9f,,,,,,,%" PetscInt_FMT ",,,,,,,,,,\n", b->device, pats[q], bounds[k], p.n, nb_nat, t_nat, t_mrg, nb_mrg));
       PetscCall(MatDestroy(&A));
       PetscCall(ProblemDestroy(&p));
     }
@@ -886,7 +884,7 @@ int main(int argc, char **argv)
     char    *given[4];
     PetscInt ng = 4;
 
-    b.nprecs = 3;
+    b.nprecs   = 3;
     b.precs[0] = PC_VBJACOBI_PRECISION_SINGLE, b.precs[1] = PC_VBJACOBI_PRECISION_HALF, b.precs[2] = PC_VBJACOBI_PRECISION_ADAPTIVE;
     PetscCall(PetscOptionsStringArray("-precisions", "storage precisions of the vbjacobi inverses: double,single,half,adaptive", "bench_vbjacobi", given, &ng, &flg));
     if (flg) {

@@ -128,12 +128,12 @@ static int MMCompare_(const void *a, const void *b)
 */
 static PetscErrorCode MatCreateFromMatrixMarket(const char path[], PetscInt bs, Mat *A)
 {
-  MMReader_   r;
-  PetscBool   eof, gz, pattern = PETSC_FALSE, symmetric = PETSC_FALSE, skew = PETSC_FALSE;
-  char        banner[5][64] = {{0}};
-  PetscInt64  M, N, nz, k, nent = 0, cap;
-  MMEntry_   *e   = NULL;
-  PetscInt   *ia  = NULL, *ja = NULL;
+  MMReader_    r;
+  PetscBool    eof, gz, pattern = PETSC_FALSE, symmetric = PETSC_FALSE, skew = PETSC_FALSE;
+  char         banner[5][64] = {{0}};
+  PetscInt64   M, N, nz, k, nent = 0, cap;
+  MMEntry_    *e  = NULL;
+  PetscInt    *ia = NULL, *ja = NULL;
   PetscScalar *va = NULL;
   int          status;
   size_t       plen;
@@ -163,8 +163,8 @@ static PetscErrorCode MatCreateFromMatrixMarket(const char path[], PetscInt bs, 
         q += 4;
       } else *q++ = *p;
     }
-    *q++ = '\'';
-    *q   = 0;
+    *q++    = '\'';
+    *q      = 0;
     r.fp    = popen(cmd, "r");
     r.piped = PETSC_TRUE;
     PetscCall(PetscFree(cmd));
@@ -182,8 +182,7 @@ static PetscErrorCode MatCreateFromMatrixMarket(const char path[], PetscInt bs, 
 
     for (int f = 0; f < 5; f++)
       for (char *c = banner[f]; *c; c++) *c = (char)tolower((unsigned char)*c);
-    PetscCheck(nf == 5 && !strcmp(banner[0], "%%matrixmarket") && !strcmp(banner[1], "matrix"), PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED,
-               "Matrix Market file %s, line 1: not a Matrix Market header (want \"%%%%MatrixMarket matrix coordinate real general\" or similar), got \"%.80s\"", path, r.buf);
+    PetscCheck(nf == 5 && !strcmp(banner[0], "%%matrixmarket") && !strcmp(banner[1], "matrix"), PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "Matrix Market file %s, line 1: not a Matrix Market header (want \"%%%%MatrixMarket matrix coordinate real general\" or similar), got \"%.80s\"", path, r.buf);
   }
   PetscCheck(!strcmp(banner[2], "coordinate"), PETSC_COMM_SELF, PETSC_ERR_SUP, "Matrix Market file %s, line 1: format \"%s\" is not supported (only coordinate)", path, banner[2]);
   if (!strcmp(banner[3], "pattern")) pattern = PETSC_TRUE;

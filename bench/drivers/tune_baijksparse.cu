@@ -42,7 +42,7 @@ static void Add(CandidateList &c, const char *kernel, int ept, int warps, int te
 /* The parameter sets worth trying for block size bs (the limits of MatBAIJKSPARSEParamsValid()) */
 static void Candidates(int bs, CandidateList &c)
 {
-  const int              lanes[] = {2, 4, 8, 16, 32}, w3[] = {2, 4, 8}, w5[] = {1, 2, 4, 8, 16}, w2[] = {1, 2, 3, 4}, t4[] = {1, 2, 4, 8};
+  const int lanes[] = {2, 4, 8, 16, 32}, w3[] = {2, 4, 8}, w5[] = {1, 2, 4, 8, 16}, w2[] = {1, 2, 3, 4}, t4[] = {1, 2, 4, 8};
 
   if (bs == 1)
     for (int l : lanes)
@@ -150,7 +150,8 @@ static PetscErrorCode TimeProblems(Timer &T, int np, Mat *A, Vec *x, Vec *y, int
   for (int p = 0; p < np; p++) {
     PetscCall(MatSetFromOptions(A[p]));
     PetscCall(MatMult(A[p], x[p], y[p]));
-    PetscCall(TimeMedian(T, warmup, runs, [&]() { return MatMult(A[p], x[p], y[p]); }, &us[p]));
+    PetscCall(TimeMedian(
+      T, warmup, runs, [&]() { return MatMult(A[p], x[p], y[p]); }, &us[p]));
     *sum += us[p];
   }
   PetscFunctionReturn(PETSC_SUCCESS);

@@ -74,8 +74,7 @@ PetscErrorCode PetscBlockGPUInitializePackage(void)
 
   PetscCall(PetscOptionsHasHelp(NULL, &help));
   if (help) {
-    PetscCall((*PetscHelpPrintf)(PETSC_COMM_WORLD, "petscblockgpu %d.%d: registered -pc_type %s, -mat_type %s (%s, %s) and -ksp_type %s; see their -pc_vbjacobi_*, -mat_baijksparse_* and -ksp_idrs_* options\n", PETSCBLOCKGPU_VERSION_MAJOR,
-                                 PETSCBLOCKGPU_VERSION_MINOR, PCVBJACOBI, MATBAIJKSPARSE, MATSEQBAIJKSPARSE, MATMPIBAIJKSPARSE, KSPIDRS));
+    PetscCall((*PetscHelpPrintf)(PETSC_COMM_WORLD, "petscblockgpu %d.%d: registered -pc_type %s, -mat_type %s (%s, %s) and -ksp_type %s; see their -pc_vbjacobi_*, -mat_baijksparse_* and -ksp_idrs_* options\n", PETSCBLOCKGPU_VERSION_MAJOR, PETSCBLOCKGPU_VERSION_MINOR, PCVBJACOBI, MATBAIJKSPARSE, MATSEQBAIJKSPARSE, MATMPIBAIJKSPARSE, KSPIDRS));
   }
   PetscCall(PetscRegisterFinalize(PetscBlockGPUFinalizePackage));
   PetscFunctionReturn(PETSC_SUCCESS);

@@ -40,7 +40,7 @@ class EmuRendezvous {
 public:
   void reset(int n)
   {
-    live = n;
+    live    = n;
     arrived = 0;
   }
   void wait()
@@ -102,8 +102,8 @@ inline EmuWarp &EmuMyWarp()
 template <class R, class F>
 inline R EmuExchange(unsigned mask, uint64_t mine, F read, const std::source_location &at)
 {
-  EmuWarp &w = EmuMyWarp();
-  bool     bad = mask == 0xffffffffu && w.rv.lives() < 32;
+  EmuWarp &w        = EmuMyWarp();
+  bool     bad      = mask == 0xffffffffu && w.rv.lives() < 32;
   w.slot[EmuLane()] = mine;
   w.site[EmuLane()] = at.line();
   w.rv.wait();
@@ -138,56 +138,71 @@ template <class T>
 inline T __shfl_sync(unsigned mask, T v, int src, int width = 32, const std::source_location at = std::source_location::current())
 {
   const int lane = EmuLane(), from = (lane & ~(width - 1)) + (src & (width - 1));
-  return EmuExchange<T>(mask, EmuBits(v), [&](const uint64_t *s) { return EmuFromBits<T>(s[from]); }, at);
+  return EmuExchange<T>(
+    mask, EmuBits(v), [&](const uint64_t *s) { return EmuFromBits<T>(s[from]); }, at);
 }
 template <class T>
 inline T __shfl_down_sync(unsigned mask, T v, unsigned d, int width = 32, const std::source_location at = std::source_location::current())
 {
   const int lane = EmuLane(), seg = lane & ~(width - 1), from = (lane - seg) + (int)d < width ? lane + (int)d : lane;
-  return EmuExchange<T>(mask, EmuBits(v), [&](const uint64_t *s) { return EmuFromBits<T>(s[from]); }, at);
+  return EmuExchange<T>(
+    mask, EmuBits(v), [&](const uint64_t *s) { return EmuFromBits<T>(s[from]); }, at);
 }
 template <class T>
 inline T __shfl_xor_sync(unsigned mask, T v, int m, int width = 32, const std::source_location at = std::source_location::current())
 {
   const int lane = EmuLane(), x = lane ^ m, from = (x & ~(width - 1)) == (lane & ~(width - 1)) ? x : lane;
-  return EmuExchange<T>(mask, EmuBits(v), [&](const uint64_t *s) { return EmuFromBits<T>(s[from]); }, at);
+  return EmuExchange<T>(
+    mask, EmuBits(v), [&](const uint64_t *s) { return EmuFromBits<T>(s[from]); }, at);
 }
 inline unsigned __reduce_max_sync(unsigned mask, unsigned v, const std::source_location at = std::source_location::current())
 {
-  return EmuExchange<unsigned>(mask, v, [&](const uint64_t *s) {
-    unsigned r = 0;
-    for (int l = 0; l < 32; l++)
-      if (mask >> l & 1u) r = r > (unsigned)s[l] ? r : (unsigned)s[l];
-    return r;
-  }, at);
+  return EmuExchange<unsigned>(
+    mask, v,
+    [&](const uint64_t *s) {
+      unsigned r = 0;
+      for (int l = 0; l < 32; l++)
+        if (mask >> l & 1u) r = r > (unsigned)s[l] ? r : (unsigned)s[l];
+      return r;
+    },
+    at);
 }
 inline int __reduce_max_sync(unsigned mask, int v, const std::source_location at = std::source_location::current())
 {
-  return EmuExchange<int>(mask, (uint64_t)(uint32_t)v, [&](const uint64_t *s) {
-    int r = INT32_MIN;
-    for (int l = 0; l < 32; l++)
-      if (mask >> l & 1u) r = r > (int)(uint32_t)s[l] ? r : (int)(uint32_t)s[l];
-    return r;
-  }, at);
+  return EmuExchange<int>(
+    mask, (uint64_t)(uint32_t)v,
+    [&](const uint64_t *s) {
+      int r = INT32_MIN;
+      for (int l = 0; l < 32; l++)
+        if (mask >> l & 1u) r = r > (int)(uint32_t)s[l] ? r : (int)(uint32_t)s[l];
+      return r;
+    },
+    at);
 }
 inline unsigned __ballot_sync(unsigned mask, int pred, const std::source_location at = std::source_location::current())
 {
-  return EmuExchange<unsigned>(mask, pred ? 1u : 0u, [&](const uint64_t *s) {
-    unsigned r = 0;
-    for (int l = 0; l < 32; l++)
-      if ((mask >> l & 1u) && s[l]) r |= 1u << l;
-    return r;
-  }, at);
+  return EmuExchange<unsigned>(
+    mask, pred ? 1u : 0u,
+    [&](const uint64_t *s) {
+      unsigned r = 0;
+      for (int l = 0; l < 32; l++)
+        if ((mask >> l & 1u) && s[l]) r |= 1u << l;
+      return r;
+    },
+    at);
 }
 inline unsigned __match_any_sync(unsigned mask, int v, const std::source_location at = std::source_location::current())
 {
   const int lane = EmuLane();
-  return EmuExchange<unsigned>(mask, (uint64_t)(uint32_t)v, [&](const uint64_t *s) {
-    unsigned r = 0;
-    for (int l = 0; l < 32; l++)
-      if ((mask >> l & 1u) && s[l] == s[lane]) r |= 1u << l;
-    return r;
-  }, at);
+  return EmuExchange<unsigned>(
+    mask, (uint64_t)(uint32_t)v,
+    [&](const uint64_t *s) {
+      unsigned r = 0;
+      for (int l = 0; l < 32; l++)
+        if ((mask >> l & 1u) && s[l] == s[lane]) r |= 1u << l;
+      return r;
+    },
+    at);
 }
 inline int __any_sync(unsigned mask, int pred, const std::source_location at = std::source_location::current())
 {
@@ -195,18 +210,34 @@ inline int __any_sync(unsigned mask, int pred, const std::source_location at = s
 }
 inline void __syncwarp(unsigned mask = 0xffffffffu, const std::source_location at = std::source_location::current())
 {
-  (void)EmuExchange<int>(mask, 0, [](const uint64_t *) { return 0; }, at);
+  (void)EmuExchange<int>(
+    mask, 0, [](const uint64_t *) { return 0; }, at);
 }
 inline void __syncthreads()
 {
   emu.block.wait();
 }
 
-inline int    __ffs(unsigned x) { return __builtin_ffs((int)x); }
-inline int    __popc(unsigned x) { return __builtin_popcount(x); }
-inline int    __double2hiint(double d) { return (int)(uint32_t)(EmuBits(d) >> 32); }
-inline int    __double2loint(double d) { return (int)(uint32_t)EmuBits(d); }
-inline double __hiloint2double(int hi, int lo) { return EmuFromBits<double>(((uint64_t)(uint32_t)hi << 32) | (uint32_t)lo); }
+inline int __ffs(unsigned x)
+{
+  return __builtin_ffs((int)x);
+}
+inline int __popc(unsigned x)
+{
+  return __builtin_popcount(x);
+}
+inline int __double2hiint(double d)
+{
+  return (int)(uint32_t)(EmuBits(d) >> 32);
+}
+inline int __double2loint(double d)
+{
+  return (int)(uint32_t)EmuBits(d);
+}
+inline double __hiloint2double(int hi, int lo)
+{
+  return EmuFromBits<double>(((uint64_t)(uint32_t)hi << 32) | (uint32_t)lo);
+}
 template <class T>
 inline T __ldg(const T *p)
 {
@@ -232,9 +263,9 @@ inline unsigned atomicAdd(unsigned *p, unsigned v)
   return o;
 }
 /* the thread blocks run one after the other: every write is visible to the next one */
-inline void __threadfence() {}
-inline void __threadfence_system() {}
-inline int atomicMin(int *p, int v)
+inline void __threadfence() { }
+inline void __threadfence_system() { }
+inline int  atomicMin(int *p, int v)
 {
   std::lock_guard<std::mutex> g(emu.atomics);
   const int                   o = *p;

@@ -18,10 +18,10 @@
 /* Log events (registered in PetscBlockGPUInitializePackage()) */
 PETSC_INTERN PetscLogEvent PBG_VBJacobiDetect, PBG_VBJacobiInvert, PBG_VBJacobiApply;
 PETSC_INTERN PetscLogEvent PBG_BAIJKMult, PBG_BAIJKCopyToGPU, PBG_BAIJKCopyFromGPU, PBG_BAIJKValues;
-PETSC_INTERN PetscLogEvent PBG_BAIJKCOO; /* MatSetValuesCOO() of baijksparse: the gather of the values */
-PETSC_INTERN PetscLogEvent PBG_BAIJKInvertDiag; /* MatInvertBlockDiagonal(), MatInvertVariableBlockDiagonal() of baijksparse */
-PETSC_INTERN PetscLogEvent PBG_BAIJKConvert; /* MatConvert() between aijcusparse and baijksparse on the device: the value kernels */
-PETSC_INTERN PetscLogEvent PBG_BAIJKGhost;   /* the ghost exchange of the device products of mpibaijksparse (the host's part: launches, or the VecScatter) */
+PETSC_INTERN PetscLogEvent PBG_BAIJKCOO;                   /* MatSetValuesCOO() of baijksparse: the gather of the values */
+PETSC_INTERN PetscLogEvent PBG_BAIJKInvertDiag;            /* MatInvertBlockDiagonal(), MatInvertVariableBlockDiagonal() of baijksparse */
+PETSC_INTERN PetscLogEvent PBG_BAIJKConvert;               /* MatConvert() between aijcusparse and baijksparse on the device: the value kernels */
+PETSC_INTERN PetscLogEvent PBG_BAIJKGhost;                 /* the ghost exchange of the device products of mpibaijksparse (the host's part: launches, or the VecScatter) */
 PETSC_INTERN PetscLogEvent PBG_IDRSUpdate, PBG_IDRSReduce; /* KSPIDRS's fused kernels: the updates (with their norm), the reductions */
 
 /* Constructors registered by the package */
@@ -42,15 +42,14 @@ PETSC_INTERN const char PetscBlockGPUInstallPrefix[];
    date (values and pattern); it chooses no product kernel. The arrays stay valid until the matrix changes its nonzero
    pattern or is destroyed; the values until they change. */
 typedef struct {
-  PetscMemType       mtype;              /* where the arrays are: PETSC_MEMTYPE_CUDA, or PETSC_MEMTYPE_HOST when the matrix
+  PetscMemType       mtype;               /* where the arrays are: PETSC_MEMTYPE_CUDA, or PETSC_MEMTYPE_HOST when the matrix
                                             cannot give a device view (bound to the CPU, no device): arrays NULL */
-  PetscDataType      itype;              /* the type of the entries of rowptr and colidx (PETSC_INT32) */
-  PetscInt           bs;                 /* block size: bs x bs blocks, column-major (1: CSR) */
-  PetscInt           mbs;                /* local block rows (local rows / bs) */
-  PetscInt           nz;                 /* stored blocks of the local diagonal part */
-  const void        *rowptr, *colidx;    /* local diagonal part: [mbs + 1], [nz] (local block columns) */
-  const PetscScalar *values;             /* [nz * bs * bs] */
+  PetscDataType      itype;               /* the type of the entries of rowptr and colidx (PETSC_INT32) */
+  PetscInt           bs;                  /* block size: bs x bs blocks, column-major (1: CSR) */
+  PetscInt           mbs;                 /* local block rows (local rows / bs) */
+  PetscInt           nz;                  /* stored blocks of the local diagonal part */
+  const void        *rowptr, *colidx;     /* local diagonal part: [mbs + 1], [nz] (local block columns) */
+  const PetscScalar *values;              /* [nz * bs * bs] */
   const void        *o_rowptr, *o_colidx; /* pattern of the off-process columns (MPI): NULL when there are none */
 } PetscBlockGPUDeviceMatView;
 #define PBG_GET_DEVICE_MAT_VIEW "PetscBlockGPUGetDeviceMatView_C" /* PetscErrorCode f(Mat, PetscBlockGPUDeviceMatView *) */
-

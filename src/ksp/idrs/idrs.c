@@ -46,7 +46,8 @@ static PetscErrorCode KSPIDRSShadowSpace_Private(KSP ksp)
       PetscCall(VecAXPY(idrs->P[k], -d, idrs->P[j]));
     }
     PetscCall(VecNormalize(idrs->P[k], &nrm));
-    PetscCheck(nrm > PETSC_SQRT_MACHINE_EPSILON, PetscObjectComm((PetscObject)ksp), PETSC_ERR_PLIB, "KSPIDRS: shadow vector %" PetscInt_FMT " of %" PetscInt_FMT " is (numerically) dependent on the others (norm %g before normalisation); global size %" PetscInt_FMT, k, idrs->ws, (double)nrm, N);
+    PetscCheck(nrm > PETSC_SQRT_MACHINE_EPSILON, PetscObjectComm((PetscObject)ksp), PETSC_ERR_PLIB, "KSPIDRS: shadow vector %" PetscInt_FMT " of %" PetscInt_FMT " is (numerically) dependent on the others (norm %g before normalisation); global size %" PetscInt_FMT, k,
+               idrs->ws, (double)nrm, N);
   }
   idrs->pvalid = PETSC_TRUE;
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -82,7 +83,7 @@ PetscErrorCode KSPIDRSWork_Private(KSP ksp)
   if (idrs->work && idrs->ws == s && idrs->wtrue == wtrue && idrs->wsmooth == idrs->smoothing && idrs->pvalid) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(KSPIDRSFreeWork_Private(idrs));
   idrs->wN = N;
-  n = 3 * s + 3 + (wtrue ? s + 2 : 0) + (idrs->smoothing ? 2 : 0);
+  n        = 3 * s + 3 + (wtrue ? s + 2 : 0) + (idrs->smoothing ? 2 : 0);
   PetscCall(KSPCreateVecs(ksp, n, &idrs->work, 0, NULL));
   idrs->nwork = n;
   idrs->P     = idrs->work;
@@ -93,8 +94,8 @@ PetscErrorCode KSPIDRSWork_Private(KSP ksp)
   idrs->v     = idrs->work[q++];
   idrs->t     = idrs->work[q++];
   if (wtrue) {
-    idrs->Z  = idrs->work + q;
-    q       += s;
+    idrs->Z = idrs->work + q;
+    q += s;
     idrs->rt = idrs->work[q++];
     idrs->zt = idrs->work[q++];
   }
@@ -196,11 +197,14 @@ static PetscErrorCode KSPView_IDRS(KSP ksp, PetscViewer viewer)
     if (idrs->check_true) PetscCall(PetscViewerASCIIPrintf(viewer, "  a convergence is confirmed on the residual of the iterate (-ksp_idrs_true_residual_check); restarts in the last solve: %" PetscInt_FMT "\n", idrs->nrestarts));
     else PetscCall(PetscViewerASCIIPrintf(viewer, "  convergence not confirmed on the residual of the iterate (-ksp_idrs_true_residual_check 0)\n"));
     PetscCall(PetscViewerASCIIPrintf(viewer, "  divergence test (dtol) at the end of each cycle: inner steps above it in the last solve: %" PetscInt_FMT "\n", idrs->npeaks));
-    if (idrs->stagnated) PetscCall(PetscViewerASCIIPrintf(viewer, "  the last solve stopped at the attainable accuracy: the residual of the iterate stayed at %g (best %g) over %" PetscInt_FMT " restarts; the tolerance is below what this precision attains\n", (double)ksp->rnorm, (double)idrs->best_true, idrs->nrestarts));
+    if (idrs->stagnated)
+      PetscCall(PetscViewerASCIIPrintf(viewer, "  the last solve stopped at the attainable accuracy: the residual of the iterate stayed at %g (best %g) over %" PetscInt_FMT " restarts; the tolerance is below what this precision attains\n",
+                                       (double)ksp->rnorm, (double)idrs->best_true, idrs->nrestarts));
     if (!idrs->path[0]) PetscCall(PetscViewerASCIIPrintf(viewer, "  vector work: fused CUDA kernels on CUDA vectors (-ksp_idrs_fused %s), else PETSc Vec operations; not solved yet\n", idrs->fused ? "1" : "0"));
     else if (!idrs->fused_used || !idrs->dev) PetscCall(PetscViewerASCIIPrintf(viewer, "  vector work in the last solve: %s\n", idrs->path));
     else
-      PetscCall(PetscViewerASCIIPrintf(viewer, "  vector work in the last solve: %s: %" PetscInt_FMT " kernels (events KSPIDRSUpdate, KSPIDRSReduce), %" PetscInt_FMT " host synchronisations for %" PetscInt_FMT " iterations, %.3g GB of vectors moved\n", idrs->path, idrs->dev->launches, idrs->dev->waits, ksp->its, 1e-9 * idrs->dev->bytes));
+      PetscCall(PetscViewerASCIIPrintf(viewer, "  vector work in the last solve: %s: %" PetscInt_FMT " kernels (events KSPIDRSUpdate, KSPIDRSReduce), %" PetscInt_FMT " host synchronisations for %" PetscInt_FMT " iterations, %.3g GB of vectors moved\n",
+                                       idrs->path, idrs->dev->launches, idrs->dev->waits, ksp->its, 1e-9 * idrs->dev->bytes));
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -662,8 +666,8 @@ PETSC_INTERN PetscErrorCode KSPCreate_IDRS(KSP ksp)
 
   PetscFunctionBegin;
   PetscCall(PetscNew(&idrs));
-  idrs->s     = 4;
-  idrs->angle = 0.7;
+  idrs->s          = 4;
+  idrs->angle      = 0.7;
   idrs->fused      = PETSC_TRUE;
   idrs->check_true = PETSC_TRUE;
   ksp->data        = (void *)idrs;

@@ -116,7 +116,6 @@ static PetscErrorCode KSPIDRSFusedResults_Private(KSP ksp, PetscInt ndots, Petsc
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-
 /* f = P^H r on the device (one reduction, waited for) */
 static PetscErrorCode KSPIDRSFusedPR_Private(KSP ksp, KSPIDRSGroup *g, PetscInt n, PetscScalar f[])
 {
@@ -176,24 +175,24 @@ PetscErrorCode KSPSolve_IDRS_Fused(KSP ksp)
   idrs->dev->launches = 0;
   idrs->dev->waits    = 0;
   PetscCall(PCGetOperators(ksp->pc, &A, NULL));
-  s     = idrs->ws;
-  M     = idrs->M;
-  f     = idrs->f;
-  c     = idrs->c;
-  m     = idrs->m;
-  alpha = idrs->alpha;
-  P     = idrs->P;
-  G     = idrs->G;
-  U     = idrs->U;
-  Z     = idrs->Z;
-  X     = ksp->vec_sol;
-  R     = idrs->r;
-  V     = idrs->v;
-  T     = idrs->t;
-  RT    = idrs->rt;
-  ZT    = idrs->zt;
-  left  = (PetscBool)(ksp->pc_side == PC_LEFT);
-  wtrue = idrs->wtrue;
+  s               = idrs->ws;
+  M               = idrs->M;
+  f               = idrs->f;
+  c               = idrs->c;
+  m               = idrs->m;
+  alpha           = idrs->alpha;
+  P               = idrs->P;
+  G               = idrs->G;
+  U               = idrs->U;
+  Z               = idrs->Z;
+  X               = ksp->vec_sol;
+  R               = idrs->r;
+  V               = idrs->v;
+  T               = idrs->t;
+  RT              = idrs->rt;
+  ZT              = idrs->zt;
+  left            = (PetscBool)(ksp->pc_side == PC_LEFT);
+  wtrue           = idrs->wtrue;
   idrs->nreplaced = 0;
   PetscCall(VecGetLocalSize(R, &n));
 

@@ -7,9 +7,9 @@
    residual norm also rt = b - A x. x == NULL: x is zero. tmp is a work vector. */
 PetscErrorCode KSPIDRSResidual_Private(KSP ksp, Vec x, Vec r, Vec rt, Vec tmp)
 {
-  Mat  A;
-  Vec  b = ksp->vec_rhs;
-  Vec  w = ksp->pc_side == PC_LEFT ? (rt ? rt : tmp) : r; /* where b - A x goes */
+  Mat A;
+  Vec b = ksp->vec_rhs;
+  Vec w = ksp->pc_side == PC_LEFT ? (rt ? rt : tmp) : r; /* where b - A x goes */
 
   PetscFunctionBegin;
   PetscCall(PCGetOperators(ksp->pc, &A, NULL));
@@ -73,7 +73,8 @@ PetscErrorCode KSPIDRSIterationDone_Private(KSP ksp, PetscReal dp, PetscBool cyc
         char msg[320];
 
         idrs->stagnated = PETSC_TRUE;
-        PetscCall(PetscSNPrintf(msg, sizeof(msg), "KSPIDRS: the residual of the iterate stays at %g (%g at the best of %" PetscInt_FMT " restarts) while the recurrence residual (%g) converged: the tolerance is below the accuracy attainable in this precision", (double)dt, (double)idrs->best_true, idrs->nrestarts, (double)dp));
+        PetscCall(PetscSNPrintf(msg, sizeof(msg), "KSPIDRS: the residual of the iterate stays at %g (%g at the best of %" PetscInt_FMT " restarts) while the recurrence residual (%g) converged: the tolerance is below the accuracy attainable in this precision", (double)dt,
+                                (double)idrs->best_true, idrs->nrestarts, (double)dp));
         PetscCheck(!ksp->errorifnotconverged, PetscObjectComm((PetscObject)ksp), PETSC_ERR_NOT_CONVERGED, "%s", msg);
         ksp->reason = KSP_DIVERGED_BREAKDOWN;
         PetscCall(PetscInfo(ksp, "%s\n", msg));
@@ -166,7 +167,8 @@ PetscErrorCode KSPIDRSNewColumn_Private(KSP ksp, PetscInt k)
     M[i + k * s] = sum;
   }
   for (PetscInt i = 0; i < k; i++) alpha[i] = -alpha[i];
-  if (M[k + k * s] == 0.0 || PetscIsInfOrNanScalar(M[k + k * s])) KSPIDRSBreakdown(ksp, "KSPIDRS breakdown: p_%" PetscInt_FMT "^H g_%" PetscInt_FMT " = %g (M(k,k), a divisor) in step %" PetscInt_FMT " of a cycle", k, k, (double)PetscAbsScalar(M[k + k * s]), k);
+  if (M[k + k * s] == 0.0 || PetscIsInfOrNanScalar(M[k + k * s]))
+    KSPIDRSBreakdown(ksp, "KSPIDRS breakdown: p_%" PetscInt_FMT "^H g_%" PetscInt_FMT " = %g (M(k,k), a divisor) in step %" PetscInt_FMT " of a cycle", k, k, (double)PetscAbsScalar(M[k + k * s]), k);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

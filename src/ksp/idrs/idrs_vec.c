@@ -48,27 +48,27 @@ PetscErrorCode KSPSolve_IDRS_Vec(KSP ksp)
   PetscFunctionBegin;
   PetscCall(KSPIDRSWork_Private(ksp));
   PetscCall(PCGetOperators(ksp->pc, &A, NULL));
-  s     = idrs->ws;
-  M     = idrs->M;
-  f     = idrs->f;
-  c     = idrs->c;
-  nc    = idrs->nc;
-  m     = idrs->m;
-  alpha = idrs->alpha;
-  P     = idrs->P;
-  G     = idrs->G;
-  U     = idrs->U;
-  Z     = idrs->Z;
-  X     = ksp->vec_sol;
-  R     = idrs->r;
-  V     = idrs->v;
-  T     = idrs->t;
-  RT    = idrs->rt;
-  ZT    = idrs->zt;
-  left  = (PetscBool)(ksp->pc_side == PC_LEFT);
-  wtrue = idrs->wtrue;
-  XK    = idrs->smoothing ? idrs->xr : X; /* the recurrence iterate */
-  RN    = wtrue ? RT : R;                 /* the residual whose norm is tested */
+  s               = idrs->ws;
+  M               = idrs->M;
+  f               = idrs->f;
+  c               = idrs->c;
+  nc              = idrs->nc;
+  m               = idrs->m;
+  alpha           = idrs->alpha;
+  P               = idrs->P;
+  G               = idrs->G;
+  U               = idrs->U;
+  Z               = idrs->Z;
+  X               = ksp->vec_sol;
+  R               = idrs->r;
+  V               = idrs->v;
+  T               = idrs->t;
+  RT              = idrs->rt;
+  ZT              = idrs->zt;
+  left            = (PetscBool)(ksp->pc_side == PC_LEFT);
+  wtrue           = idrs->wtrue;
+  XK              = idrs->smoothing ? idrs->xr : X; /* the recurrence iterate */
+  RN              = wtrue ? RT : R;                 /* the residual whose norm is tested */
   idrs->nreplaced = 0;
 
   if (idrs->smoothing) PetscCall(VecCopy(X, XK));

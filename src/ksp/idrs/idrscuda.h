@@ -13,16 +13,16 @@
 #define KSPIDRS_FUSED_MAX_DOTS (KSPIDRS_FUSED_MAX_S + 3)
 /* Slots of the results buffer: the dot products of the last KSPIDRSDots_CUDA()/KSPIDRSOmegaUpdate_CUDA() from 0, and the
    squared norm left by the last update at KSPIDRS_SLOT_NORM */
-#define KSPIDRS_SLOT_NORM  (KSPIDRS_FUSED_MAX_DOTS + 1)
-#define KSPIDRS_NUM_SLOTS  (KSPIDRS_SLOT_NORM + 1)
+#define KSPIDRS_SLOT_NORM (KSPIDRS_FUSED_MAX_DOTS + 1)
+#define KSPIDRS_NUM_SLOTS (KSPIDRS_SLOT_NORM + 1)
 
 typedef struct {
-  double       *results;    /* [KSPIDRS_NUM_SLOTS], host memory mapped into the device: the reductions' answers */
-  double       *d_partials; /* per-block partial sums of a reduction */
-  unsigned int *d_done;     /* blocks of the running reduction that have finished (the last one reduces the partials) */
-  int           max_blocks; /* of a reduction: 4 per multiprocessor (32 warps each: enough loads in flight to stream), so the partials stay few */
-  PetscLogDouble bytes;     /* bytes the fused kernels moved since the last reset, for -ksp_view */
-  PetscInt      launches, waits;
+  double        *results;    /* [KSPIDRS_NUM_SLOTS], host memory mapped into the device: the reductions' answers */
+  double        *d_partials; /* per-block partial sums of a reduction */
+  unsigned int  *d_done;     /* blocks of the running reduction that have finished (the last one reduces the partials) */
+  int            max_blocks; /* of a reduction: 4 per multiprocessor (32 warps each: enough loads in flight to stream), so the partials stay few */
+  PetscLogDouble bytes;      /* bytes the fused kernels moved since the last reset, for -ksp_view */
+  PetscInt       launches, waits;
 } KSPIDRSDevice;
 
 PETSC_INTERN PetscErrorCode KSPIDRSDeviceCreate_CUDA(KSPIDRSDevice **);

@@ -19,7 +19,7 @@
    that the recurrences attain in this precision (about eps ||A|| ||x||), and the solve stops there instead of
    restarting until max_it. A restart near the tolerance runs a few iterations only (the recurrence starts just above
    it), so a rule asking for a large gain there stopped solves that the next restart finished (s2rmq4m1 + vbjacobi). */
-#define KSPIDRS_RESTART_GAIN 1.0
+#define KSPIDRS_RESTART_GAIN     1.0
 #define KSPIDRS_RESTARTS_NO_GAIN 3 /* consecutive restarts without a new best before the stop: near the floor it jitters */
 
 typedef struct {
@@ -30,16 +30,16 @@ typedef struct {
   PetscInt  seed;        /* seed of the shadow space */
 
   /* work, made by KSPIDRSWork_Private for the layout below */
-  PetscInt     nwork;                 /* vectors in work */
-  Vec         *work;                  /* one array holding all below */
-  Vec         *P, *G, *U, *Z;         /* shadow space, G = A' U, U, Z = A U (left preconditioning, true residual only) */
+  PetscInt     nwork;                   /* vectors in work */
+  Vec         *work;                    /* one array holding all below */
+  Vec         *P, *G, *U, *Z;           /* shadow space, G = A' U, U, Z = A U (left preconditioning, true residual only) */
   Vec          r, v, t, rt, zt, xr, rs; /* residual of the recurrence, work, true residual + A r (as Z), recurrence iterate and
                                            smoothed residual (smoothing: ksp->vec_sol is the smoothed iterate) */
-  PetscInt     ws;                    /* s (capped at the system size wN), true-residual recurrence and smoothing the work was made for */
+  PetscInt     ws;                      /* s (capped at the system size wN), true-residual recurrence and smoothing the work was made for */
   PetscInt     wN;
   PetscBool    wtrue, wsmooth, pvalid;
   PetscScalar *M, *f, *c, *nc, *m, *alpha;
-  PetscInt     nreplaced; /* residual replacements in the last solve */
+  PetscInt     nreplaced;  /* residual replacements in the last solve */
   PetscBool    check_true; /* -ksp_idrs_true_residual_check: a convergence on a recurrence residual is confirmed on b - A x */
   PetscBool    restart;    /* that check failed: the solve restarts from the current iterate */
   PetscInt     nrestarts;  /* such restarts in the last solve */

@@ -104,4 +104,3 @@ PetscErrorCode MatCreateBAIJKSPARSE(MPI_Comm comm, PetscInt bs, PetscInt m, Pets
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
-

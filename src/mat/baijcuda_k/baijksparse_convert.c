@@ -13,7 +13,7 @@
 static PetscErrorCode BlockPatternOfCSR(PetscInt m, PetscInt n, PetscInt bs, const PetscInt *ai, const PetscInt *aj, PetscInt **bi, PetscInt **bj)
 {
   const PetscInt mbs = m / bs, nbs = n / bs;
-  PetscInt      *mark, cnt = 0;
+  PetscInt      *mark, cnt         = 0;
 
   PetscFunctionBegin;
   PetscCall(PetscMalloc1(mbs + 1, bi));
@@ -91,8 +91,7 @@ static PetscErrorCode CheckReuseTarget(Mat A, Mat B, MatType type, PetscInt bs)
   PetscFunctionBegin;
   PetscCall(PetscObjectTypeCompare((PetscObject)B, type, &flg));
   PetscCheck(flg, comm, PETSC_ERR_ARG_WRONG, "MAT_REUSE_MATRIX: the matrix to reuse must be %s, not %s", type, ((PetscObject)B)->type_name);
-  PetscCheck(A->rmap->N == B->rmap->N && A->cmap->N == B->cmap->N && A->rmap->n == B->rmap->n && A->cmap->n == B->cmap->n, comm, PETSC_ERR_ARG_SIZ,
-             "MAT_REUSE_MATRIX: the matrix to reuse is %" PetscInt_FMT " x %" PetscInt_FMT " (local %" PetscInt_FMT " x %" PetscInt_FMT "), the input %" PetscInt_FMT " x %" PetscInt_FMT " (local %" PetscInt_FMT " x %" PetscInt_FMT ")",
+  PetscCheck(A->rmap->N == B->rmap->N && A->cmap->N == B->cmap->N && A->rmap->n == B->rmap->n && A->cmap->n == B->cmap->n, comm, PETSC_ERR_ARG_SIZ, "MAT_REUSE_MATRIX: the matrix to reuse is %" PetscInt_FMT " x %" PetscInt_FMT " (local %" PetscInt_FMT " x %" PetscInt_FMT "), the input %" PetscInt_FMT " x %" PetscInt_FMT " (local %" PetscInt_FMT " x %" PetscInt_FMT ")",
              B->rmap->N, B->cmap->N, B->rmap->n, B->cmap->n, A->rmap->N, A->cmap->N, A->rmap->n, A->cmap->n);
   PetscCheck(bs == B->rmap->bs, comm, PETSC_ERR_ARG_SIZ, "MAT_REUSE_MATRIX: the matrix to reuse has block size %" PetscInt_FMT ", the input %" PetscInt_FMT, B->rmap->bs, bs);
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -174,7 +173,7 @@ PetscErrorCode MatConvert_SeqAIJCUSPARSE_SeqBAIJKSPARSE(Mat A, MatType type, Mat
   const PetscInt *ai, *aj;
   PetscInt       *bi, *bj, mm, nnz;
   PetscBool       on = PETSC_FALSE, flg, done;
-  Mat             B = NULL;
+  Mat             B  = NULL;
 
   PetscFunctionBegin;
   PetscCall(PetscObjectTypeCompare((PetscObject)A, MATSEQAIJCUSPARSE, &flg));
@@ -287,7 +286,7 @@ PetscErrorCode MatConvert_SeqBAIJKSPARSE_SeqAIJCUSPARSE(Mat A, MatType type, Mat
     PetscValidHeaderSpecific(*newmat, MAT_CLASSID, 4);
     PetscCall(PetscObjectTypeCompare((PetscObject)*newmat, MATSEQAIJCUSPARSE, &flg));
     PetscCheck(flg, comm, PETSC_ERR_ARG_WRONG, "MAT_REUSE_MATRIX: the matrix to reuse must be %s, not %s", MATSEQAIJCUSPARSE, ((PetscObject)*newmat)->type_name);
-    on = (PetscBool)!(*newmat)->boundtocpu;
+    on = (PetscBool) !(*newmat)->boundtocpu;
   }
   if (!on) {
     PetscCall(ConvertToAIJCUSPARSEOnHost(A, reuse, newmat));
@@ -379,7 +378,8 @@ PetscErrorCode MatCreateGraph_BAIJKSPARSE(Mat A, PetscBool sym, PetscBool scale,
 {
   PetscFunctionBegin;
   (void)sym, (void)scale, (void)filter, (void)num_idx, (void)index, (void)graph;
-  SETERRQ(PetscObjectComm((PetscObject)A), PETSC_ERR_SUP, "PCGAMG needs an AIJ operator (it builds its prolongators with the operator's type and multiplies them with it, which %s, like BAIJ, cannot): use -dm_mat_type aijcusparse (or -mat_type aijcusparse) with PCGAMG; -mg_levels_pc_type vbjacobi works as its smoother there", ((PetscObject)A)->type_name);
+  SETERRQ(PetscObjectComm((PetscObject)A), PETSC_ERR_SUP, "PCGAMG needs an AIJ operator (it builds its prolongators with the operator's type and multiplies them with it, which %s, like BAIJ, cannot): use -dm_mat_type aijcusparse (or -mat_type aijcusparse) with PCGAMG; -mg_levels_pc_type vbjacobi works as its smoother there",
+          ((PetscObject)A)->type_name);
 }
 
 /* ---------------------------------------------------------------------------------------------- any type -> baijksparse */
@@ -408,8 +408,7 @@ PetscErrorCode MatConvert_Any_BAIJKSPARSE(Mat A, MatType type, MatReuse reuse, M
     PetscValidHeaderSpecific(B, MAT_CLASSID, 4);
     PetscCall(PetscObjectTypeCompare((PetscObject)B, ktype, &flg));
     PetscCheck(flg, comm, PETSC_ERR_ARG_WRONG, "MAT_REUSE_MATRIX: the matrix to reuse must be %s, not %s", ktype, ((PetscObject)B)->type_name);
-    PetscCheck(A->rmap->N == B->rmap->N && A->cmap->N == B->cmap->N && A->rmap->n == B->rmap->n && A->cmap->n == B->cmap->n, comm, PETSC_ERR_ARG_SIZ,
-               "MAT_REUSE_MATRIX: the matrix to reuse is %" PetscInt_FMT " x %" PetscInt_FMT " (local %" PetscInt_FMT " x %" PetscInt_FMT "), the input %" PetscInt_FMT " x %" PetscInt_FMT " (local %" PetscInt_FMT " x %" PetscInt_FMT ")",
+    PetscCheck(A->rmap->N == B->rmap->N && A->cmap->N == B->cmap->N && A->rmap->n == B->rmap->n && A->cmap->n == B->cmap->n, comm, PETSC_ERR_ARG_SIZ, "MAT_REUSE_MATRIX: the matrix to reuse is %" PetscInt_FMT " x %" PetscInt_FMT " (local %" PetscInt_FMT " x %" PetscInt_FMT "), the input %" PetscInt_FMT " x %" PetscInt_FMT " (local %" PetscInt_FMT " x %" PetscInt_FMT ")",
                B->rmap->N, B->cmap->N, B->rmap->n, B->cmap->n, A->rmap->N, A->cmap->N, A->rmap->n, A->cmap->n);
     PetscCheck(A->rmap->bs == B->rmap->bs, comm, PETSC_ERR_ARG_SIZ, "MAT_REUSE_MATRIX: the matrix to reuse has block size %" PetscInt_FMT ", the input %" PetscInt_FMT, B->rmap->bs, A->rmap->bs);
     if (isk || isbase) PetscCall(MatCopy(A, B, SAME_NONZERO_PATTERN));
@@ -446,4 +445,3 @@ PetscErrorCode MatConvert_Any_BAIJKSPARSE(Mat A, MatType type, MatReuse reuse, M
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
-

@@ -33,16 +33,16 @@
 
 /* The maps of one seqbaijksparse matrix or MPI part */
 typedef struct {
-  PetscInt   bs, nz;                   /* the pattern they were made for */
+  PetscInt   bs, nz; /* the pattern they were made for */
   PetscInt   mbs;
-  PetscInt64 hash;                     /* of its block rows and columns (BAIJ's ia, ja) */
-  PetscCount nslots;                   /* nz * bs^2 */
-  PetscCount n1;                       /* this rank's own entries that fall in the part */
-  int       *jmap1, *perm1;            /* slot s = sum of v[perm1[p]], p in [jmap1[s], jmap1[s+1]); jmap1 NULL: v[perm1[s]] */
-  PetscCount nimap2, n2;               /* slots that receive entries from other ranks, and those entries */
-  int       *imap2, *jmap2, *perm2;    /* slot imap2[t] += sum of recv[perm2[p]], p in [jmap2[t], jmap2[t+1]) */
+  PetscInt64 hash;                                            /* of its block rows and columns (BAIJ's ia, ja) */
+  PetscCount nslots;                                          /* nz * bs^2 */
+  PetscCount n1;                                              /* this rank's own entries that fall in the part */
+  int       *jmap1, *perm1;                                   /* slot s = sum of v[perm1[p]], p in [jmap1[s], jmap1[s+1]); jmap1 NULL: v[perm1[s]] */
+  PetscCount nimap2, n2;                                      /* slots that receive entries from other ranks, and those entries */
+  int       *imap2, *jmap2, *perm2;                           /* slot imap2[t] += sum of recv[perm2[p]], p in [jmap2[t], jmap2[t+1]) */
   int       *d_jmap1, *d_perm1, *d_imap2, *d_jmap2, *d_perm2; /* device copies */
-  PetscBool  on_device;                /* the device copies exist */
+  PetscBool  on_device;                                       /* the device copies exist */
 } COOPart;
 
 /* The maps of one preallocation and the buffers of MatSetValuesCOO(): shared by the matrix and its duplicates (MatDuplicate()
@@ -52,15 +52,15 @@ typedef struct {
   PetscCount   ncoo, nignored; /* entries given on this rank; those with a negative index */
   PetscInt     nparts;         /* 1 (seq) or 2 (Ad, Ao) */
   COOPart      part[2];
-  PetscBool    comm;           /* some rank sends entries: the star forest runs */
-  PetscSF      sf;             /* leaves: the entries this rank sends; roots: those it receives */
+  PetscBool    comm; /* some rank sends entries: the star forest runs */
+  PetscSF      sf;   /* leaves: the entries this rank sends; roots: those it receives */
   PetscCount   nsend, nrecv;
-  int         *sendperm;       /* [nsend] the index in v of each sent entry, in leaf order */
+  int         *sendperm; /* [nsend] the index in v of each sent entry, in leaf order */
   PetscScalar *sendbuf, *recvbuf;
   int         *d_sendperm;
   PetscScalar *d_sendbuf, *d_recvbuf;
-  PetscScalar *d_v, *h_v;      /* host v uploaded, device v downloaded (allocated at first need) */
-  PetscBool    on_device;      /* d_sendperm, d_sendbuf, d_recvbuf exist */
+  PetscScalar *d_v, *h_v; /* host v uploaded, device v downloaded (allocated at first need) */
+  PetscBool    on_device; /* d_sendperm, d_sendbuf, d_recvbuf exist */
 } COOMaps;
 
 /* What one matrix holds: the shared maps and its own state */
@@ -288,7 +288,8 @@ static PetscErrorCode COOPartCheckPattern(Mat P, MatBAIJKSPARSECOO c, PetscInt t
   nz = n ? ia[n] : 0;
   if (n == p->mbs && nz == p->nz && P->rmap->bs == p->bs) hash = PatternHash(n, ia, ja);
   PetscCall((*kp->host.restorerowij)(P, 0, PETSC_FALSE, PETSC_TRUE, &n, &ia, &ja, &done));
-  PetscCheck(n == p->mbs && nz == p->nz && P->rmap->bs == p->bs, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE, "MatSetValuesCOO(): the nonzero pattern changed since MatSetPreallocationCOO() (%" PetscInt_FMT " blocks of %" PetscInt_FMT ", now %" PetscInt_FMT " of %" PetscInt_FMT "); call MatSetPreallocationCOO() again", p->nz, p->bs, nz, P->rmap->bs);
+  PetscCheck(n == p->mbs && nz == p->nz && P->rmap->bs == p->bs, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE, "MatSetValuesCOO(): the nonzero pattern changed since MatSetPreallocationCOO() (%" PetscInt_FMT " blocks of %" PetscInt_FMT ", now %" PetscInt_FMT " of %" PetscInt_FMT "); call MatSetPreallocationCOO() again", p->nz, p->bs, nz,
+             P->rmap->bs);
   PetscCheck(hash == p->hash, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE, "MatSetValuesCOO(): the nonzero pattern changed since MatSetPreallocationCOO() (as many blocks, %" PetscInt_FMT ", other ones); call MatSetPreallocationCOO() again", nz);
   c->id[t] = ((PetscObject)P)->id;
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -658,7 +659,7 @@ PetscErrorCode MatSetPreallocationCOO_MPIBAIJKSPARSE(Mat A, PetscCount ncoo, Pet
   PetscCallMPI(MPI_Reduce_scatter_block(sendcount, &nrecv, 1, MPIU_INT64, MPI_SUM, comm));
   PetscCheck(nrecv <= PETSC_INT32_MAX - ncoo, PETSC_COMM_SELF, PETSC_ERR_SUP, "COO: %" PetscInt64_FMT " entries received from other ranks exceed the 32-bit maps", nrecv);
   cm->nrecv = (PetscCount)nrecv;
-  any      = (PetscBool)(nsend > 0);
+  any       = (PetscBool)(nsend > 0);
   PetscCallMPI(MPIU_Allreduce(MPI_IN_PLACE, &any, 1, MPI_C_BOOL, MPI_LOR, comm));
   cm->comm = any;
   PetscCall(PetscMalloc3(PetscMax(nsend, 1), &cm->sendperm, PetscMax(nsend, 1), &cm->sendbuf, PetscMax(cm->nrecv, 1), &cm->recvbuf));

@@ -31,7 +31,7 @@ PetscErrorCode MatMPIBAIJKSPARSEGetSeqBAIJ_Private(Mat A, Mat *Ad, Mat *Ao, cons
      reallocated (PetscObjectChangeTypeName() cost two allocations each way) */
   PetscCall(PetscObjectTypeCompare((PetscObject)A, MATMPIBAIJKSPARSE, &isk));
   if (isk) ((PetscObject)A)->type_name = (char *)MATMPIBAIJ;
-  ierr = MatMPIBAIJGetSeqBAIJ(A, Ad, Ao, garray);
+  ierr                        = MatMPIBAIJGetSeqBAIJ(A, Ad, Ao, garray);
   ((PetscObject)A)->type_name = name;
   PetscCall(ierr);
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -104,7 +104,7 @@ static PetscErrorCode MatSeqBAIJKSPARSECopyToGPU_Internal(Mat A, PetscBool patte
   d       = k->dev;
   pattern = (PetscBool)(!d || !d->pattern_valid || d->nzstate != A->nonzerostate || d->bs != bs);
   /* the device copy is newer after a device value operation (the object state moved after it): nothing to send */
-  values  = (PetscBool)(pattern || (A->offloadmask != PETSC_OFFLOAD_GPU && (A->offloadmask != PETSC_OFFLOAD_BOTH || d->state != ((PetscObject)A)->state)));
+  values = (PetscBool)(pattern || (A->offloadmask != PETSC_OFFLOAD_GPU && (A->offloadmask != PETSC_OFFLOAD_BOTH || d->state != ((PetscObject)A)->state)));
   PetscCheck(!pattern || A->offloadmask != PETSC_OFFLOAD_GPU, PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s: the pattern changed while the device copy was newer", MATSEQBAIJKSPARSE);
   if (pattern_only) values = pattern;
   if (!values) PetscFunctionReturn(PETSC_SUCCESS);
@@ -164,7 +164,7 @@ static PetscErrorCode MatSeqBAIJKSPARSECopyToGPU_Internal(Mat A, PetscBool patte
     d->choice_valid  = PETSC_FALSE;
   }
   if (values && nz && !pattern_only) {
-    PetscScalar *a = NULL;
+    PetscScalar *a                                  = NULL;
     PetscErrorCode (*getarray)(Mat, PetscScalar **) = NULL, (*restorearray)(Mat, PetscScalar **) = NULL;
 
     /* BAIJ's own accessors: MatSeqBAIJRestoreArray() would advance the object state (and so make every PC think the
@@ -246,7 +246,8 @@ PetscErrorCode MatSeqBAIJKSPARSEHostAccess_Private(Mat A, PetscBool write)
    current; any other leaves the host newer, which costs at most an upload that was not needed */
 PBGValuesAccess MatBAIJKSPARSEMethodAccess_Private(const char name[])
 {
-  static const char *const untouched[] = {"assemblybegin", "getinfo", "setoption", "getrowij", "restorerowij", "getcolumnij", "restorecolumnij", "getdiagonalblock", "getownershiprange", "getsize", "getlocalsize", "isstructurallysymmetric", "getghosts", "getnonzerostate", "setblocksizes", "missingdiagonal"};
+  static const char *const untouched[] = {"assemblybegin",           "getinfo",   "setoption",       "getrowij",      "restorerowij",   "getcolumnij", "restorecolumnij", "getdiagonalblock", "getownershiprange", "getsize", "getlocalsize",
+                                          "isstructurallysymmetric", "getghosts", "getnonzerostate", "setblocksizes", "missingdiagonal"};
   static const char *const readonly[]  = {"getrow", "restorerow", "mult", "multadd", "multtranspose", "multtransposeadd", "solve", "solveadd", "solvetranspose", "solvetransposeadd", "equal", "getdiagonal", "norm", "getvalues", "createsubmatrices", "createsubmatrix", "view", "duplicate", "getrowmaxabs", "getrowmax", "getrowmin", "getrowminabs", "getrowsum", "invertblockdiagonal", "invertvariableblockdiagonal", "getblockdiagonal", "getvblockdiagonal", "getlocalsubmatrix", "multdiagonalblock", "issymmetric", "ishermitian", "getrowuppertriangular", "restorerowuppertriangular", "getcolumnnorms", "getcolumnreductions", "viewnative", "fdcoloringcreate", "fdcoloringsetup", "productsetfromoptions", "productsymbolic", "productnumeric", "setfromoptions", "setup", "getlocalmatcondensed", "findzerodiagonals", "findoffblockdiagonalentries", "findnonzerorows"};
 
   for (size_t i = 0; i < PETSC_STATIC_ARRAY_LENGTH(untouched); i++)
@@ -376,4 +377,3 @@ PetscErrorCode MatGetDeviceMatView_SeqBAIJKSPARSE(Mat A, PetscBlockGPUDeviceMatV
   v->values = d->val;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
-

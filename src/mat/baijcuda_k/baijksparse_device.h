@@ -21,4 +21,3 @@ PETSC_INTERN PetscErrorCode MatBAIJKSPARSEEventSynchronize_CUDA(cudaEvent_t);
 /* The compute capability and the PCI bus id of the current device */
 PETSC_INTERN PetscErrorCode MatBAIJKSPARSEComputeCapability_CUDA(int *major, int *minor);
 PETSC_INTERN PetscErrorCode MatBAIJKSPARSEPCIBusId_CUDA(char *id, int len);
-

@@ -59,7 +59,7 @@ PetscErrorCode MatMPIBAIJKSPARSEGhostSetUp_Private(Mat A, MatBAIJKSPARSEGhostExc
   MatBAIJKSPARSEGhostPlan *g;
 
   PetscFunctionBegin;
-  *plan = NULL;
+  *plan  = NULL;
   why[0] = 0;
   if (want == MAT_BAIJKSPARSE_GHOST_SF) {
     PetscCall(PetscStrncpy(why, "-mat_baijksparse_ghost_exchange sf", len));
@@ -141,7 +141,8 @@ PetscErrorCode MatMPIBAIJKSPARSEGhostView_Private(const MatBAIJKSPARSEGhostPlan 
 {
   PetscFunctionBegin;
   if (g)
-    PetscCall(PetscViewerASCIIPrintf(viewer, "ghost exchange: %s point-to-point on a stream of its own, device to device, overlapped with the diagonal part's product (rank 0: %d peers to send %" PetscInt_FMT " blocks to, %d to receive from; %" PetscInt_FMT " forward, %" PetscInt_FMT " reverse exchanges)\n", why, (int)g->nsend, g->nsendblocks, (int)g->nrecv, g->nforward, g->nreverse));
+    PetscCall(PetscViewerASCIIPrintf(viewer, "ghost exchange: %s point-to-point on a stream of its own, device to device, overlapped with the diagonal part's product (rank 0: %d peers to send %" PetscInt_FMT " blocks to, %d to receive from; %" PetscInt_FMT " forward, %" PetscInt_FMT " reverse exchanges)\n", why,
+                                     (int)g->nsend, g->nsendblocks, (int)g->nrecv, g->nforward, g->nreverse));
   else PetscCall(PetscViewerASCIIPrintf(viewer, "ghost exchange: VecScatter (PetscSF over MPI; staged through the host unless the MPI is CUDA-aware)%s%s%s\n", why && why[0] ? " (" : "", why && why[0] ? why : "", why && why[0] ? ")" : ""));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -15,10 +15,10 @@ const char *const MatBAIJKSPARSEBalances[]      = {"auto", "on", "off"};
 
 /* ---------------------------------------------------------------------------------------------- tuning table */
 #define PBG_TABLE_MAX_BS 256
-static PetscBool            PBGTableLoaded = PETSC_FALSE;
-static char                 PBGTableFile[PETSC_MAX_PATH_LEN] = ""; /* -mat_baijksparse_tuning_file, or "" */
-static char                 PBGTableUsed[PETSC_MAX_PATH_LEN] = ""; /* the file read, or "" */
-static char                 PBGTableStatus[6 * PETSC_MAX_PATH_LEN] = ""; /* for MatView(): the file read, or why none */
+static PetscBool PBGTableLoaded                         = PETSC_FALSE;
+static char      PBGTableFile[PETSC_MAX_PATH_LEN]       = ""; /* -mat_baijksparse_tuning_file, or "" */
+static char      PBGTableUsed[PETSC_MAX_PATH_LEN]       = ""; /* the file read, or "" */
+static char      PBGTableStatus[6 * PETSC_MAX_PATH_LEN] = ""; /* for MatView(): the file read, or why none */
 /* per bs, up to PBG_TABLE_CLASSES lines, each for the matrices whose mean block-row length is at most its maxlen (0: any) */
 #define PBG_TABLE_CLASSES 4
 typedef struct {
@@ -181,7 +181,7 @@ static PetscErrorCode MatBAIJKSPARSETableLoad(void)
 
   PetscFunctionBegin;
   if (PBGTableLoaded) PetscFunctionReturn(PETSC_SUCCESS);
-  PBGTableLoaded = PETSC_TRUE;
+  PBGTableLoaded    = PETSC_TRUE;
   PBGTableStatus[0] = 0;
   PetscCall(PetscArrayzero(PBGTableCount, PBG_TABLE_MAX_BS + 1));
   PetscCall(PetscBlockGPUDeviceAvailable(&avail));
@@ -205,7 +205,7 @@ static PetscErrorCode MatBAIJKSPARSETableLoad(void)
   while (fgets(line, sizeof(line), fp)) {
     char                 kname[32];
     int                  bs, ept, warps, teams, lanes = 0, maxlen = 0, n;
-    char                *hash = strchr(line, '#');
+    char                *hash   = strchr(line, '#');
     MatBAIJKSPARSEKernel kernel = MAT_BAIJKSPARSE_KERNEL_AUTO;
     PetscBool            ok;
 
@@ -301,7 +301,7 @@ PetscErrorCode MatBAIJKSPARSEOptionsRead_Private(Mat A, PetscOptionItems PetscOp
 {
   PetscInt    kidx = o->kernel == MAT_BAIJKSPARSE_KERNEL_AUTO ? 0 : (PetscInt)o->kernel - 1, bidx = (PetscInt)o->balance;
   char        file[PETSC_MAX_PATH_LEN] = "";
-  PetscBool   fset                      = PETSC_FALSE;
+  PetscBool   fset                     = PETSC_FALSE;
   const char *prefix;
 
   PetscFunctionBegin;
@@ -348,8 +348,8 @@ PetscErrorCode MatBAIJKSPARSEOptionsRead_Private(Mat A, PetscOptionItems PetscOp
 /* Kernel, parameters and balancing of A for its current pattern (ia: BAIJ's block row pointers) */
 PetscErrorCode MatSeqBAIJKSPARSEChoose_Private(Mat A, PetscInt mbs, const PetscInt *ia, MatBAIJKSPARSEChoice *c)
 {
-  Mat_SeqBAIJKSPARSE          *k = (Mat_SeqBAIJKSPARSE *)A->spptr;
-  const MatBAIJKSPARSEOptions *o = &k->opts;
+  Mat_SeqBAIJKSPARSE          *k  = (Mat_SeqBAIJKSPARSE *)A->spptr;
+  const MatBAIJKSPARSEOptions *o  = &k->opts;
   const int                    bs = (int)A->rmap->bs;
   PetscReal                    mean;
   char                         msg[256];
@@ -443,12 +443,12 @@ static void DescribeParams(const MatBAIJKSPARSEParams *p, int bs, char *buf, siz
 
 PetscErrorCode MatSeqBAIJKSPARSEViewKernel_Private(Mat A, PetscViewer viewer, const char *what)
 {
-  Mat_SeqBAIJKSPARSE *k = (Mat_SeqBAIJKSPARSE *)A->spptr;
-  PetscBool           avail, done;
-  const PetscInt     *ia, *ja;
-  PetscInt            mbs;
+  Mat_SeqBAIJKSPARSE  *k = (Mat_SeqBAIJKSPARSE *)A->spptr;
+  PetscBool            avail, done;
+  const PetscInt      *ia, *ja;
+  PetscInt             mbs;
   MatBAIJKSPARSEChoice c;
-  char                buf[256];
+  char                 buf[256];
 
   PetscFunctionBegin;
   PetscCall(PetscBlockGPUDeviceAvailable(&avail));
@@ -481,10 +481,13 @@ PetscErrorCode MatSeqBAIJKSPARSEViewKernel_Private(Mat A, PetscViewer viewer, co
     PetscCall(PetscViewerASCIIPrintf(viewer, "baijksparse: %srows balanced: yes (lambda %" PetscInt_FMT " blocks; %" PetscInt_FMT " block rows split, %" PetscInt_FMT " segments)\n", what, c.lambda, nsplit, nseg));
   } else PetscCall(PetscViewerASCIIPrintf(viewer, "baijksparse: %srows balanced: no (longest block row %" PetscInt_FMT " blocks, lambda %" PetscInt_FMT ")\n", what, c.maxlen, c.lambda));
   PetscCall(MatRestoreRowIJ(A, 0, PETSC_FALSE, PETSC_TRUE, &mbs, &ia, &ja, &done));
-  if (k->dev) PetscCall(PetscViewerASCIIPrintf(viewer, "baijksparse: %scopies to the GPU: %" PetscInt_FMT ", device copy %s\n", what, k->dev->ncopies, A->offloadmask == PETSC_OFFLOAD_BOTH ? "current" : A->offloadmask == PETSC_OFFLOAD_GPU ? "newer than the host copy" : "stale (host newer)"));
+  if (k->dev)
+    PetscCall(PetscViewerASCIIPrintf(viewer, "baijksparse: %scopies to the GPU: %" PetscInt_FMT ", device copy %s\n", what, k->dev->ncopies,
+                                     A->offloadmask == PETSC_OFFLOAD_BOTH  ? "current"
+                                     : A->offloadmask == PETSC_OFFLOAD_GPU ? "newer than the host copy"
+                                                                           : "stale (host newer)"));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
-
 
 /* ---------------------------------------------------------------------------------------------- the choice on the device copy */
 /* Segments of balanced rows (see MatBAIJKSPARSEDevice), built on the host and uploaded */
@@ -563,7 +566,7 @@ static PetscBool ConfigChanged(const MatBAIJKSPARSEDevice *d, const MatBAIJKSPAR
    after a change of the pattern or of the options */
 PetscErrorCode MatSeqBAIJKSPARSEPrepareMult_Private(Mat A)
 {
-  Mat_SeqBAIJKSPARSE  *k = (Mat_SeqBAIJKSPARSE *)A->spptr;
+  Mat_SeqBAIJKSPARSE   *k = (Mat_SeqBAIJKSPARSE *)A->spptr;
   MatBAIJKSPARSEDevice *d;
   MatBAIJKSPARSEChoice  c;
   const PetscInt       *ia, *ja;
@@ -601,7 +604,6 @@ PetscErrorCode MatSeqBAIJKSPARSEPrepareMult_Private(Mat A)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-
 /* ---------------------------------------------------------------------------------------------- block-row statistics */
 PetscErrorCode MatBAIJKSPARSEGetStats_Private(Mat Ad, Mat Ao, MatBAIJKSPARSEStats *s)
 {
@@ -638,8 +640,7 @@ PetscErrorCode MatBAIJKSPARSEViewStats_Private(PetscViewer viewer, const MatBAIJ
 {
   PetscFunctionBegin;
   PetscCall(PetscViewerASCIIPrintf(viewer, "baijksparse: bs %" PetscInt_FMT ", block rows %" PetscInt_FMT ", nonzero blocks %" PetscInt_FMT "\n", s->bs, s->mbs, s->nblocks));
-  PetscCall(PetscViewerASCIIPrintf(viewer, "baijksparse: blocks per block row: min %" PetscInt_FMT ", mean %.2f, max %" PetscInt_FMT "; empty block rows %" PetscInt_FMT "\n", s->mbs ? s->minblocks : 0,
-                                   s->mbs ? (double)s->nblocks / (double)s->mbs : 0.0, s->maxblocks, s->nempty));
+  PetscCall(PetscViewerASCIIPrintf(viewer, "baijksparse: blocks per block row: min %" PetscInt_FMT ", mean %.2f, max %" PetscInt_FMT "; empty block rows %" PetscInt_FMT "\n", s->mbs ? s->minblocks : 0, s->mbs ? (double)s->nblocks / (double)s->mbs : 0.0, s->maxblocks, s->nempty));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -648,9 +649,9 @@ PetscErrorCode MatBAIJKSPARSEViewStats_Private(PetscViewer viewer, const MatBAIJ
    are read, rather than accepted silently until a GPU run */
 PetscErrorCode MatSeqBAIJKSPARSECheckOptions_Private(Mat A)
 {
-  const PetscInt *ia, *ja;
-  PetscInt        mbs;
-  PetscBool       done;
+  const PetscInt      *ia, *ja;
+  PetscInt             mbs;
+  PetscBool            done;
   MatBAIJKSPARSEChoice c;
 
   PetscFunctionBegin;
@@ -661,4 +662,3 @@ PetscErrorCode MatSeqBAIJKSPARSECheckOptions_Private(Mat A)
   PetscCall(MatRestoreRowIJ(A, 0, PETSC_FALSE, PETSC_TRUE, &mbs, &ia, &ja, &done));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
-

@@ -30,7 +30,7 @@ static PetscErrorCode DeviceValues(Mat A, PetscScalar **val, PetscInt64 *len, cu
 #define PBG_CHUNKS(len, f) \
   do { \
     for (PetscInt64 off_ = 0; off_ < (len); off_ += ((PetscInt64)1 << 30)) { \
-      const int cnt_ = (int)PetscMin((len) - off_, ((PetscInt64)1 << 30)); \
+      const int cnt_ = (int)PetscMin((len)-off_, ((PetscInt64)1 << 30)); \
       f(off_, cnt_); \
     } \
   } while (0)
@@ -114,7 +114,7 @@ static PetscErrorCode SameDevicePattern(Mat X, Mat Y, PetscBool *same)
    BAIJ's direct update of the host values. */
 PetscErrorCode MatAXPY_SeqBAIJKSPARSE(Mat Y, PetscScalar a, Mat X, MatStructure str)
 {
-  Mat_SeqBAIJKSPARSE *k = (Mat_SeqBAIJKSPARSE *)Y->spptr;
+  Mat_SeqBAIJKSPARSE *k   = (Mat_SeqBAIJKSPARSE *)Y->spptr;
   PetscBool           dev = PETSC_FALSE;
 
   PetscFunctionBegin;
@@ -182,9 +182,9 @@ PetscErrorCode MatCopy_SeqBAIJKSPARSE(Mat A, Mat B, MatStructure str)
     }
   }
   if (dev) {
-    PetscScalar  *b, *a;
-    PetscInt64    len;
-    cudaStream_t  stream;
+    PetscScalar *b, *a;
+    PetscInt64   len;
+    cudaStream_t stream;
 
     if (B->offloadmask == PETSC_OFFLOAD_CPU) B->offloadmask = PETSC_OFFLOAD_GPU; /* every value is overwritten */
     PetscCall(DeviceValues(B, &b, &len, NULL));
@@ -230,8 +230,7 @@ static PetscErrorCode DeviceVecReadBegin(Vec v, PetscInt n, const char *what, cu
   r->v = v;
   PetscCall(VecGetArrayReadAndMemType(v, &r->a, &mt));
   if (PetscMemTypeDevice(mt)) r->dev = r->a;
-  else if (n) { /* a host vector: its entries go up (from pageable memory the copy has left the array when it returns) */
-    PetscCall(MatBAIJKSPARSEMallocAsync_CUDA((void **)&r->tmp, (size_t)n * sizeof(PetscScalar), stream));
+  else if (n) { /* a host vector: its entries go up (from pageable memory the copy has left the array when it returns) */ PetscCall(MatBAIJKSPARSEMallocAsync_CUDA((void **)&r->tmp, (size_t)n * sizeof(PetscScalar), stream));
     PetscCall(MatBAIJKSPARSEMemcpyAsync_CUDA(r->tmp, r->a, (size_t)n * sizeof(PetscScalar), cudaMemcpyHostToDevice, stream));
     PetscCall(PetscLogCpuToGpu((PetscLogDouble)n * sizeof(PetscScalar)));
     r->dev = r->tmp;
@@ -313,8 +312,8 @@ static PetscErrorCode CheckRowRange(Mat A, PetscInt n, const PetscInt rows[])
    nothing else on the host is O(n), and a bad row is refused before anything is sent or changed. */
 static PetscErrorCode UploadRows(Mat A, PetscInt n, const PetscInt rows[], cudaStream_t stream, int **drows)
 {
-  const PetscInt m = A->rmap->n;
-  RowStaging    *st = NULL;
+  const PetscInt m   = A->rmap->n;
+  RowStaging    *st  = NULL;
   PetscBool      bad = PETSC_FALSE;
 
   PetscFunctionBegin;
@@ -396,8 +395,7 @@ PetscErrorCode MatShift_SeqBAIJKSPARSE(Mat A, PetscScalar a)
   PetscFunctionBegin;
   PetscCall(MatSeqBAIJKSPARSEDiagonalOnDevice_Private(A, &dev));
   if (dev) PetscCall(DiagonalUpdateDevice(A, NULL, a, PETSC_FALSE));
-  else { /* a missing diagonal block is a new nonzero: BAIJ inserts it */
-    PetscCall(MatSeqBAIJKSPARSEHostAccess_Private(A, PETSC_TRUE));
+  else { /* a missing diagonal block is a new nonzero: BAIJ inserts it */ PetscCall(MatSeqBAIJKSPARSEHostAccess_Private(A, PETSC_TRUE));
     PetscCall((*k->host.shift)(A, a));
   }
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -692,21 +690,21 @@ PetscErrorCode MatZeroRowsColumns_SeqBAIJKSPARSE(Mat A, PetscInt n, const PetscI
    device traffic. The kernel choice is made again at M's first product. */
 static PetscErrorCode DuplicateDevice(Mat A, Mat M, PetscBool copyvalues)
 {
-  MatBAIJKSPARSEDevice *s = ((Mat_SeqBAIJKSPARSE *)A->spptr)->dev, *d;
+  MatBAIJKSPARSEDevice *s    = ((Mat_SeqBAIJKSPARSE *)A->spptr)->dev, *d;
   const size_t          nval = (size_t)s->nz * s->bs * s->bs;
   cudaStream_t          stream;
 
   PetscFunctionBegin;
   PetscCall(PetscNew(&d));
   ((Mat_SeqBAIJKSPARSE *)M->spptr)->dev = d;
-  d->bs       = s->bs;
-  d->mbs      = s->mbs;
-  d->nbs      = s->nbs;
-  d->nz       = s->nz;
-  d->cap_rows = (size_t)s->mbs + 1;
-  d->cap_nz   = (size_t)PetscMax(s->nz, 1);
-  d->cap_bs   = s->bs;
-  d->cap_diag = (size_t)PetscMax(s->mbs, 1);
+  d->bs                                 = s->bs;
+  d->mbs                                = s->mbs;
+  d->nbs                                = s->nbs;
+  d->nz                                 = s->nz;
+  d->cap_rows                           = (size_t)s->mbs + 1;
+  d->cap_nz                             = (size_t)PetscMax(s->nz, 1);
+  d->cap_bs                             = s->bs;
+  d->cap_diag                           = (size_t)PetscMax(s->mbs, 1);
   PetscCall(MatBAIJKSPARSEMalloc_CUDA((void **)&d->rowptr, d->cap_rows * sizeof(int)));
   PetscCall(MatBAIJKSPARSEMalloc_CUDA((void **)&d->colidx, d->cap_nz * sizeof(int)));
   PetscCall(MatBAIJKSPARSEMalloc_CUDA((void **)&d->val, d->cap_nz * s->bs * s->bs * sizeof(PetscScalar)));
@@ -762,9 +760,8 @@ PetscErrorCode MatDuplicate_SeqBAIJKSPARSE(Mat A, MatDuplicateOption op, Mat *M)
 
     PetscCall(DuplicateDevice(A, *M, copyvalues));
     if (copyvalues && A->offloadmask == PETSC_OFFLOAD_GPU) (*M)->offloadmask = PETSC_OFFLOAD_GPU;
-    else { /* both copies hold A's values, or zeros */
-      kn->dev->state     = ((PetscObject)*M)->state;
-      (*M)->offloadmask = PETSC_OFFLOAD_BOTH;
+    else { /* both copies hold A's values, or zeros */ kn->dev->state = ((PetscObject)*M)->state;
+      (*M)->offloadmask                                               = PETSC_OFFLOAD_BOTH;
     }
   }
   PetscFunctionReturn(PETSC_SUCCESS);

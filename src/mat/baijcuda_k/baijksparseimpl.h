@@ -25,7 +25,7 @@ typedef enum {
   MAT_BAIJKSPARSE_KERNEL_K2,     /* bs 2..45: thread arrays nb x N_tg, ept rows per thread, double buffering */
   MAT_BAIJKSPARSE_KERNEL_K3      /* any bs (meant for bs > 45): 2-D grid, several thread blocks per block row */
 } MatBAIJKSPARSEKernel;
-PETSC_INTERN const char *const MatBAIJKSPARSEKernels[];      /* names, indexed by MatBAIJKSPARSEKernel */
+PETSC_INTERN const char *const MatBAIJKSPARSEKernels[];       /* names, indexed by MatBAIJKSPARSEKernel */
 PETSC_INTERN const char *const MatBAIJKSPARSEKernelOptions[]; /* option values: auto scalar k1 k2 k3 */
 
 typedef enum {
@@ -36,9 +36,9 @@ typedef enum {
 PETSC_INTERN const char *const MatBAIJKSPARSEBalances[];
 
 /* Largest block size of K2 (its templates are instantiated for bs 2..45) and of K1 (32 / bs^2 >= 1) */
-#define MAT_BAIJKSPARSE_K2_MAX_BS  45
-#define MAT_BAIJKSPARSE_K1_MAX_BS  5
-#define MAT_BAIJKSPARSE_MAX_EPT    4
+#define MAT_BAIJKSPARSE_K2_MAX_BS    45
+#define MAT_BAIJKSPARSE_K1_MAX_BS    5
+#define MAT_BAIJKSPARSE_MAX_EPT      4
 #define MAT_BAIJKSPARSE_K2_MAX_TEAMS 15 /* block rows (teams) of one K2 thread block, at most */
 
 /* Launch parameters of one kernel; which fields count depends on the kernel:
@@ -90,33 +90,33 @@ typedef struct {
   PetscScalar *work;
   size_t       cap_seg, cap_split, cap_work;
   /* what the copy holds */
-  PetscObjectState     state, nzstate;   /* of the Mat when copied */
-  PetscBool            pattern_valid;    /* rowptr/colidx/diagpos match nzstate */
-  PetscBool            choice_valid;     /* params and segments were chosen for this pattern (and the cfg_ options) */
-  MatBAIJKSPARSEParams params;           /* kernel chosen for this pattern */
+  PetscObjectState     state, nzstate; /* of the Mat when copied */
+  PetscBool            pattern_valid;  /* rowptr/colidx/diagpos match nzstate */
+  PetscBool            choice_valid;   /* params and segments were chosen for this pattern (and the cfg_ options) */
+  MatBAIJKSPARSEParams params;         /* kernel chosen for this pattern */
   PetscInt             cfg_balance, cfg_lambda, cfg_kernel, cfg_ept, cfg_warps, cfg_teams, cfg_lanes;
-  PetscInt             ncopies;          /* value uploads, for -mat_view */
+  PetscInt             ncopies; /* value uploads, for -mat_view */
 } MatBAIJKSPARSEDevice;
 
 /* The state of MatSetPreallocationCOO()/MatSetValuesCOO() on a baijksparse matrix (baijksparse_coo.c): the gather maps
    of the parts, the star forest of entries owned by other ranks, buffers */
 typedef struct _n_MatBAIJKSPARSECOO *MatBAIJKSPARSECOO;
-PETSC_INTERN PetscErrorCode MatBAIJKSPARSECOODestroy_Private(MatBAIJKSPARSECOO *);
-PETSC_INTERN PetscErrorCode MatBAIJKSPARSECOODuplicate_Private(MatBAIJKSPARSECOO, MatBAIJKSPARSECOO *); /* for MatDuplicate(): the maps shared */
-PETSC_INTERN PetscErrorCode MatBAIJKSPARSECOOView_Private(MatBAIJKSPARSECOO, PetscViewer); /* -mat_view ::ascii_info lines */
-PETSC_INTERN PetscErrorCode MatSetPreallocationCOO_SeqBAIJKSPARSE(Mat, PetscCount, PetscInt[], PetscInt[]);
-PETSC_INTERN PetscErrorCode MatSetValuesCOO_SeqBAIJKSPARSE(Mat, const PetscScalar[], InsertMode);
-PETSC_INTERN PetscErrorCode MatSetPreallocationCOO_MPIBAIJKSPARSE(Mat, PetscCount, PetscInt[], PetscInt[]);
-PETSC_INTERN PetscErrorCode MatSetValuesCOO_MPIBAIJKSPARSE(Mat, const PetscScalar[], InsertMode);
+PETSC_INTERN PetscErrorCode          MatBAIJKSPARSECOODestroy_Private(MatBAIJKSPARSECOO *);
+PETSC_INTERN PetscErrorCode          MatBAIJKSPARSECOODuplicate_Private(MatBAIJKSPARSECOO, MatBAIJKSPARSECOO *); /* for MatDuplicate(): the maps shared */
+PETSC_INTERN PetscErrorCode          MatBAIJKSPARSECOOView_Private(MatBAIJKSPARSECOO, PetscViewer);              /* -mat_view ::ascii_info lines */
+PETSC_INTERN PetscErrorCode          MatSetPreallocationCOO_SeqBAIJKSPARSE(Mat, PetscCount, PetscInt[], PetscInt[]);
+PETSC_INTERN PetscErrorCode          MatSetValuesCOO_SeqBAIJKSPARSE(Mat, const PetscScalar[], InsertMode);
+PETSC_INTERN PetscErrorCode          MatSetPreallocationCOO_MPIBAIJKSPARSE(Mat, PetscCount, PetscInt[], PetscInt[]);
+PETSC_INTERN PetscErrorCode          MatSetValuesCOO_MPIBAIJKSPARSE(Mat, const PetscScalar[], InsertMode);
 
 /* MatInvertBlockDiagonal() and MatInvertVariableBlockDiagonal() of baijksparse (baijksparse_blockdiag.c): the host array
    of inverses handed out, the device scratch and the uploaded block sizes, kept for the next call */
 typedef struct _n_MatBAIJKSPARSEBlockDiag *MatBAIJKSPARSEBlockDiag;
-PETSC_INTERN PetscErrorCode MatBAIJKSPARSEBlockDiagDestroy_Private(MatBAIJKSPARSEBlockDiag *);
-PETSC_INTERN PetscErrorCode MatInvertBlockDiagonal_SeqBAIJKSPARSE(Mat, const PetscScalar **);
-PETSC_INTERN PetscErrorCode MatInvertVariableBlockDiagonal_SeqBAIJKSPARSE(Mat, PetscInt, const PetscInt *, PetscScalar *);
-PETSC_INTERN PetscErrorCode MatInvertBlockDiagonal_MPIBAIJKSPARSE(Mat, const PetscScalar **);
-PETSC_INTERN PetscErrorCode MatInvertVariableBlockDiagonal_MPIBAIJKSPARSE(Mat, PetscInt, const PetscInt *, PetscScalar *);
+PETSC_INTERN PetscErrorCode                MatBAIJKSPARSEBlockDiagDestroy_Private(MatBAIJKSPARSEBlockDiag *);
+PETSC_INTERN PetscErrorCode                MatInvertBlockDiagonal_SeqBAIJKSPARSE(Mat, const PetscScalar **);
+PETSC_INTERN PetscErrorCode                MatInvertVariableBlockDiagonal_SeqBAIJKSPARSE(Mat, PetscInt, const PetscInt *, PetscScalar *);
+PETSC_INTERN PetscErrorCode                MatInvertBlockDiagonal_MPIBAIJKSPARSE(Mat, const PetscScalar **);
+PETSC_INTERN PetscErrorCode                MatInvertVariableBlockDiagonal_MPIBAIJKSPARSE(Mat, PetscInt, const PetscInt *, PetscScalar *);
 
 /* State of a MATSEQBAIJKSPARSE matrix (A->spptr). host holds BAIJ's methods, taken when the matrix was converted (and
    again when BAIJ's preallocation picks block-size-specific ones); every method is replaced, by our own where the
@@ -129,10 +129,10 @@ typedef struct {
   PetscErrorCode (*setpreallocation)(Mat, PetscInt, PetscInt, const PetscInt[]);
   PetscErrorCode (*getarray)(Mat, PetscScalar **);
   PetscErrorCode (*restorearray)(Mat, PetscScalar **);
-  MatBAIJKSPARSEKernel  kernel; /* what MatMult() ran last (HOST before the first product) */
-  MatBAIJKSPARSEOptions opts;
-  MatBAIJKSPARSEDevice *dev;    /* NULL until the first device use */
-  MatBAIJKSPARSECOO     coo;    /* COO assembly (baijksparse_coo.c), NULL before MatSetPreallocationCOO() */
+  MatBAIJKSPARSEKernel    kernel; /* what MatMult() ran last (HOST before the first product) */
+  MatBAIJKSPARSEOptions   opts;
+  MatBAIJKSPARSEDevice   *dev;   /* NULL until the first device use */
+  MatBAIJKSPARSECOO       coo;   /* COO assembly (baijksparse_coo.c), NULL before MatSetPreallocationCOO() */
   MatBAIJKSPARSEBlockDiag bdiag; /* inverted block diagonals (baijksparse_blockdiag.c), NULL before the first */
 } Mat_SeqBAIJKSPARSE;
 
@@ -155,18 +155,18 @@ typedef struct {
   struct _MatOps host;
   /* MATMPIBAIJ's "MatMPIBAIJSetPreallocation_C", which ours wraps */
   PetscErrorCode (*setpreallocation)(Mat, PetscInt, PetscInt, const PetscInt[], PetscInt, const PetscInt[]);
-  MatBAIJKSPARSEOptions opts;     /* pushed into the parts */
-  Vec                   lvec;     /* ghost values (VECSEQCUDA) */
-  VecScatter            Mvctx;    /* x -> lvec */
-  PetscObjectState      nzstate;  /* of the Mat when lvec/Mvctx were built */
-  PetscInt              nghost;   /* ghost block columns */
-  PetscInt             *garray;   /* their global block columns, when lvec/Mvctx were built */
-  MatBAIJKSPARSECOO     coo;      /* COO assembly of both parts (baijksparse_coo.c), NULL before MatSetPreallocationCOO() */
-  MatBAIJKSPARSEGhostExchange ghost_want; /* -mat_baijksparse_ghost_exchange */
-  PetscBool                   ghost_set;  /* ghost_want read from the options or set */
-  MatBAIJKSPARSEGhostPlan    *ghost;      /* the NCCL exchange, built with Mvctx; NULL: Mvctx moves the ghosts */
+  MatBAIJKSPARSEOptions       opts;           /* pushed into the parts */
+  Vec                         lvec;           /* ghost values (VECSEQCUDA) */
+  VecScatter                  Mvctx;          /* x -> lvec */
+  PetscObjectState            nzstate;        /* of the Mat when lvec/Mvctx were built */
+  PetscInt                    nghost;         /* ghost block columns */
+  PetscInt                   *garray;         /* their global block columns, when lvec/Mvctx were built */
+  MatBAIJKSPARSECOO           coo;            /* COO assembly of both parts (baijksparse_coo.c), NULL before MatSetPreallocationCOO() */
+  MatBAIJKSPARSEGhostExchange ghost_want;     /* -mat_baijksparse_ghost_exchange */
+  PetscBool                   ghost_set;      /* ghost_want read from the options or set */
+  MatBAIJKSPARSEGhostPlan    *ghost;          /* the NCCL exchange, built with Mvctx; NULL: Mvctx moves the ghosts */
   char                        ghost_why[192]; /* the engine's name, or why not NCCL */
-  PetscBool                   viewing;    /* in MPIBAIJ's MatView(): its sub-matrices stay MATMPIBAIJ (baijksparse_submat.c) */
+  PetscBool                   viewing;        /* in MPIBAIJ's MatView(): its sub-matrices stay MATMPIBAIJ (baijksparse_submat.c) */
 } Mat_MPIBAIJKSPARSE;
 
 /* The generated method tables of the seq and mpi types (PBG_MATOPS: every method of PETSc's struct _MatOps).
@@ -177,13 +177,13 @@ typedef struct {
 #define PBG_DEFINE_FORWARDER(T, ACCESS, PREFIX, name, params, args, M) \
   static PETSC_UNUSED PetscErrorCode PREFIX##name params \
   { \
-    static int access = -1; \
-    PetscErrorCode (*f) params = ((T *)(M)->spptr)->host.name; \
+    static int access         = -1; \
+    PetscErrorCode(*f) params = ((T *)(M)->spptr)->host.name; \
 \
     PetscFunctionBegin; \
     if (access < 0) access = (int)MatBAIJKSPARSEMethodAccess_Private(#name); \
     if (access != PBG_VALUES_UNTOUCHED) PetscCall(ACCESS(M, (PetscBool)(access == PBG_VALUES_WRITTEN))); \
-    PetscCall((*f) args); \
+    PetscCall((*f)args); \
     PetscFunctionReturn(PETSC_SUCCESS); \
   }
 #define PBG_INSTALL_METHOD(B, k, OURS, PREFIX, name) \
@@ -299,7 +299,6 @@ PETSC_INTERN PetscErrorCode MatCreateGraph_BAIJKSPARSE(Mat, PetscBool, PetscBool
    MAT_INITIAL_MATRIX duplicated): MatBAIJKSPARSEConvertStart_Private(A, base, sub, tosub, reuse, newmat, &B); B NULL:
    nothing left to do, else the matrix to convert in place */
 PETSC_INTERN PetscErrorCode MatBAIJKSPARSEConvertStart_Private(Mat, MatType, MatType, PetscBool, MatReuse, Mat *, Mat *);
-
 
 /* Statistics of the block rows of the local part: Ad (seq BAIJ) plus, if not NULL, Ao (same block rows) */
 PETSC_INTERN PetscErrorCode MatBAIJKSPARSEGetStats_Private(Mat, Mat, MatBAIJKSPARSEStats *);

@@ -88,7 +88,7 @@ static PetscErrorCode MatGetDeviceMatView_MPIBAIJKSPARSE(Mat A, PetscBlockGPUDev
     if (ov.mtype != PETSC_MEMTYPE_CUDA) { /* a part bound to the CPU on its own: no device view of the whole */
       v->mtype  = PETSC_MEMTYPE_HOST;
       v->rowptr = v->colidx = NULL;
-      v->values = NULL;
+      v->values             = NULL;
       PetscFunctionReturn(PETSC_SUCCESS);
     }
     v->o_rowptr = ov.rowptr;
@@ -206,7 +206,7 @@ static PetscErrorCode MatAXPY_MPIBAIJKSPARSE(Mat Y, PetscScalar a, Mat X, MatStr
 {
   Mat_MPIBAIJKSPARSE *k = (Mat_MPIBAIJKSPARSE *)Y->spptr;
 
-  PetscBool           isk;
+  PetscBool isk;
 
   PetscFunctionBegin;
   PetscCall(PetscObjectTypeCompare((PetscObject)X, MATMPIBAIJKSPARSE, &isk));
@@ -219,7 +219,7 @@ static PetscErrorCode MatAXPY_MPIBAIJKSPARSE(Mat Y, PetscScalar a, Mat X, MatStr
     PetscCall(MatAXPY(Yo, a, Xo, str));
     PetscCall(PetscObjectStateIncrease((PetscObject)Y));
   } else if (str == SAME_NONZERO_PATTERN || str == SUBSET_NONZERO_PATTERN) {
-    PetscBool dev = PETSC_FALSE;
+    PetscBool dev     = PETSC_FALSE;
     PetscInt *xcolmap = NULL, nxo = 0;
     Mat       Yd = NULL, Yo = NULL, Xd = NULL, Xo = NULL;
 
@@ -711,32 +711,32 @@ static PetscErrorCode MPIOursInitialize(void)
 
   PetscFunctionBegin;
   if (done) PetscFunctionReturn(PETSC_SUCCESS);
-  MPIOurs.destroy          = MatDestroy_MPIBAIJKSPARSE;
-  MPIOurs.axpy             = MatAXPY_MPIBAIJKSPARSE;
-  MPIOurs.view             = MatView_MPIBAIJKSPARSE;
-  MPIOurs.assemblyend      = MatAssemblyEnd_MPIBAIJKSPARSE;
-  MPIOurs.convertfrom      = MatConvert_Any_BAIJKSPARSE;
-  MPIOurs.creategraph      = MatCreateGraph_BAIJKSPARSE;
-  MPIOurs.mult             = MatMult_MPIBAIJKSPARSE;
-  MPIOurs.multadd          = MatMultAdd_MPIBAIJKSPARSE;
-  MPIOurs.multtranspose    = MatMultTranspose_MPIBAIJKSPARSE;
-  MPIOurs.multtransposeadd = MatMultTransposeAdd_MPIBAIJKSPARSE;
-  MPIOurs.setfromoptions   = MatSetFromOptions_MPIBAIJKSPARSE;
-  MPIOurs.bindtocpu        = MatBindToCPU_MPIBAIJKSPARSE;
-  MPIOurs.scale            = MatScale_MPIBAIJKSPARSE;
-  MPIOurs.zeroentries      = MatZeroEntries_MPIBAIJKSPARSE;
-  MPIOurs.copy             = MatCopy_MPIBAIJKSPARSE;
-  MPIOurs.shift            = MatShift_MPIBAIJKSPARSE;
-  MPIOurs.diagonalset      = MatDiagonalSet_MPIBAIJKSPARSE;
-  MPIOurs.getdiagonal      = MatGetDiagonal_MPIBAIJKSPARSE;
-  MPIOurs.diagonalscale    = MatDiagonalScale_MPIBAIJKSPARSE;
-  MPIOurs.zerorows         = MatZeroRows_MPIBAIJKSPARSE;
-  MPIOurs.duplicate        = MatDuplicate_MPIBAIJKSPARSE;
+  MPIOurs.destroy                     = MatDestroy_MPIBAIJKSPARSE;
+  MPIOurs.axpy                        = MatAXPY_MPIBAIJKSPARSE;
+  MPIOurs.view                        = MatView_MPIBAIJKSPARSE;
+  MPIOurs.assemblyend                 = MatAssemblyEnd_MPIBAIJKSPARSE;
+  MPIOurs.convertfrom                 = MatConvert_Any_BAIJKSPARSE;
+  MPIOurs.creategraph                 = MatCreateGraph_BAIJKSPARSE;
+  MPIOurs.mult                        = MatMult_MPIBAIJKSPARSE;
+  MPIOurs.multadd                     = MatMultAdd_MPIBAIJKSPARSE;
+  MPIOurs.multtranspose               = MatMultTranspose_MPIBAIJKSPARSE;
+  MPIOurs.multtransposeadd            = MatMultTransposeAdd_MPIBAIJKSPARSE;
+  MPIOurs.setfromoptions              = MatSetFromOptions_MPIBAIJKSPARSE;
+  MPIOurs.bindtocpu                   = MatBindToCPU_MPIBAIJKSPARSE;
+  MPIOurs.scale                       = MatScale_MPIBAIJKSPARSE;
+  MPIOurs.zeroentries                 = MatZeroEntries_MPIBAIJKSPARSE;
+  MPIOurs.copy                        = MatCopy_MPIBAIJKSPARSE;
+  MPIOurs.shift                       = MatShift_MPIBAIJKSPARSE;
+  MPIOurs.diagonalset                 = MatDiagonalSet_MPIBAIJKSPARSE;
+  MPIOurs.getdiagonal                 = MatGetDiagonal_MPIBAIJKSPARSE;
+  MPIOurs.diagonalscale               = MatDiagonalScale_MPIBAIJKSPARSE;
+  MPIOurs.zerorows                    = MatZeroRows_MPIBAIJKSPARSE;
+  MPIOurs.duplicate                   = MatDuplicate_MPIBAIJKSPARSE;
   MPIOurs.invertblockdiagonal         = MatInvertBlockDiagonal_MPIBAIJKSPARSE;
   MPIOurs.invertvariableblockdiagonal = MatInvertVariableBlockDiagonal_MPIBAIJKSPARSE;
   MPIOurs.createsubmatrix             = MatCreateSubMatrix_MPIBAIJKSPARSE;
   MPIOurs.createsubmatrices           = MatCreateSubMatrices_MPIBAIJKSPARSE;
-  done                     = PETSC_TRUE;
+  done                                = PETSC_TRUE;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -791,10 +791,10 @@ PetscErrorCode MatConvert_MPIBAIJ_MPIBAIJKSPARSE(Mat A, MatType type, MatReuse r
     PetscCall(PetscNew(&k));
     PetscCall(PetscObjectQueryFunction((PetscObject)B, "MatMPIBAIJSetPreallocation_C", &k->setpreallocation));
     PetscCheck(k->setpreallocation, PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s matrix without MatMPIBAIJSetPreallocation_C", MATMPIBAIJ);
-    k->host             = *B->ops;
-    k->opts.kernel      = MAT_BAIJKSPARSE_KERNEL_AUTO;
-    k->opts.balance     = MAT_BAIJKSPARSE_BALANCE_AUTO;
-    B->spptr            = k;
+    k->host         = *B->ops;
+    k->opts.kernel  = MAT_BAIJKSPARSE_KERNEL_AUTO;
+    k->opts.balance = MAT_BAIJKSPARSE_BALANCE_AUTO;
+    B->spptr        = k;
     PetscCall(PetscBlockGPUDeviceAvailable(&avail));
     if (avail) { /* a device: vectors from MatCreateVecs() live there, and the matrix is not bound to the CPU */
       PetscCall(PetscFree(B->defaultvectype));

@@ -140,7 +140,7 @@ PetscErrorCode PCVBJacobiResolveBlocking(PC pc, PCVBJacobiBlocking *how)
   Mat          A   = pc->pmat;
 
   PetscFunctionBegin;
-  *how               = jac->blocking;
+  *how                 = jac->blocking;
   jac->blocking_why[0] = 0;
   if (*how == PC_VBJACOBI_BLOCKING_AUTO) {
     PetscInt        nb, usable, gusable, bs;

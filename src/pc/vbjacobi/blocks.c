@@ -158,8 +158,8 @@ PetscErrorCode PCVBJacobiBlocksGetHostInversesDouble(PCVBJacobiBlocks *blocks, c
       blocks->cap_inv_double = blocks->inv_len;
     }
     for (PetscInt b = 0; b < blocks->nblocks; b++) {
-      const PetscInt k = starts[b + 1] - starts[b];
-      const int      t = prec ? prec[b] : (int)blocks->precision;
+      const PetscInt k    = starts[b + 1] - starts[b];
+      const int      t    = prec ? prec[b] : (int)blocks->precision;
       const void    *base = (const char *)stored + (size_t)slot * (size_t)offsets[b];
 
       for (PetscInt e = 0; e < k * k; e++) blocks->inv_double[offsets[b] + e] = StoredEntry(base, t, sexp[b], e);

@@ -40,7 +40,7 @@ PetscErrorCode PCVBJacobiInvertBlock_Host(PetscInt n, PetscScalar *A, PetscInt *
   tiny = (PetscReal)n * PETSC_MACHINE_EPSILON * amax;
   for (PetscInt i = 0; i < n; i++) used[i] = 0;
   for (PetscInt k = 0; k < n; k++) {
-    PetscInt    p = -1;
+    PetscInt    p    = -1;
     PetscReal   best = -1.0;
     PetscScalar d;
 
@@ -124,7 +124,7 @@ static PetscErrorCode ExtractBlock(Mat Ad, PetscInt s, PetscInt k, PetscScalar *
 static PetscErrorCode GetDeviceMat(PC pc, PCVBJacobiDeviceMat *dm, PetscBool *usable)
 {
   PC_VBJacobi *jac = (PC_VBJacobi *)pc->data;
-  Mat          A   = pc->pmat, Ad = NULL, Ao = NULL;
+  Mat          A = pc->pmat, Ad = NULL, Ao = NULL;
   PetscBool    isaij, ismpi, avail, bound;
   MatInfo      info;
   PetscErrorCode (*getview)(Mat, PetscBlockGPUDeviceMatView *) = NULL;
@@ -328,8 +328,8 @@ static PetscErrorCode SetUp_Device(PC pc, const PCVBJacobiDeviceMat *dm, PetscBo
 
 static PetscErrorCode PCSetUp_VBJacobi(PC pc)
 {
-  PC_VBJacobi        *jac = (PC_VBJacobi *)pc->data;
-  Mat                 A   = pc->pmat;
+  PC_VBJacobi        *jac  = (PC_VBJacobi *)pc->data;
+  Mat                 A    = pc->pmat;
   MPI_Comm            comm = PetscObjectComm((PetscObject)pc);
   PetscInt            n, ncols, rstart, first_block = 0, bad_block = -1, bad_info = 0;
   PetscObjectState    nzstate;
@@ -347,7 +347,7 @@ static PetscErrorCode PCSetUp_VBJacobi(PC pc)
      KSPSetOperators() can have the same size and the same nonzero-state counter. A setup on the other side (host or
      GPU) keeps them: both find the same blocks, and the blocks object copies them over once. */
   PetscCall(MatGetNonzeroState(A, &nzstate));
-  redetect = (PetscBool)(n != jac->rows_detected || nzstate != jac->nonzerostate || ((PetscObject)A)->id != jac->pmat_id); /* rows_detected is -1 without valid blocks */
+  redetect       = (PetscBool)(n != jac->rows_detected || nzstate != jac->nonzerostate || ((PetscObject)A)->id != jac->pmat_id); /* rows_detected is -1 without valid blocks */
   jac->nsingular = 0;
   if (ondevice) PetscCall(SetUp_Device(pc, &dm, redetect, &bad_block, &bad_info));
   else PetscCall(SetUp_Host(pc, redetect, &bad_block, &bad_info));
@@ -362,9 +362,9 @@ static PetscErrorCode PCSetUp_VBJacobi(PC pc)
   PetscCallMPI(MPI_Comm_size(comm, &size));
   lfail = bad_block >= 0 ? rank : size; /* the lowest failing rank tells the others what failed */
   PetscCallMPI(MPIU_Allreduce(&lfail, &gfail, 1, MPI_INT, MPI_MIN, comm));
-  lfail = bad_block >= 0;
-  src   = gfail;
-  gfail = src < size;
+  lfail            = bad_block >= 0;
+  src              = gfail;
+  gfail            = src < size;
   jac->failed      = gfail ? PETSC_TRUE : PETSC_FALSE;
   jac->failure[0]  = 0;
   pc->failedreason = gfail ? PC_SETUP_ERROR : PC_NOERROR;
@@ -379,8 +379,7 @@ static PetscErrorCode PCSetUp_VBJacobi(PC pc)
       PetscCall(PetscSNPrintf(jac->failure, sizeof(jac->failure), "the inverse of diagonal block %" PetscInt_FMT " (global rows %" PetscInt_FMT "..%" PetscInt_FMT ") is not finite: the block is too badly scaled or too close to singular; -pc_vbjacobi_singular identity leaves such blocks unpreconditioned", first_block + bad_block, r0, r1));
     else if (bad_info < 0) PetscCall(PetscSNPrintf(jac->failure, sizeof(jac->failure), "diagonal block %" PetscInt_FMT " (global rows %" PetscInt_FMT "..%" PetscInt_FMT ") holds NaN or Inf", first_block + bad_block, r0, r1));
     else
-      PetscCall(PetscSNPrintf(jac->failure, sizeof(jac->failure), "zero or tiny pivot in diagonal block %" PetscInt_FMT ", global rows %" PetscInt_FMT "..%" PetscInt_FMT " (no usable pivot at elimination step %" PetscInt_FMT " of %" PetscInt_FMT "); -pc_vbjacobi_singular identity leaves such blocks unpreconditioned",
-                               first_block + bad_block, r0, r1, bad_info, r1 - r0 + 1));
+      PetscCall(PetscSNPrintf(jac->failure, sizeof(jac->failure), "zero or tiny pivot in diagonal block %" PetscInt_FMT ", global rows %" PetscInt_FMT "..%" PetscInt_FMT " (no usable pivot at elimination step %" PetscInt_FMT " of %" PetscInt_FMT "); -pc_vbjacobi_singular identity leaves such blocks unpreconditioned", first_block + bad_block, r0, r1, bad_info, r1 - r0 + 1));
   }
   if (gfail) {
     PetscCallMPI(MPI_Bcast(jac->failure, sizeof(jac->failure), MPI_CHAR, src, comm));
@@ -542,10 +541,14 @@ static PetscErrorCode PCView_VBJacobi(PC pc, PetscViewer viewer)
   PetscFunctionBegin;
   PetscCall(PetscObjectTypeCompare((PetscObject)viewer, PETSCVIEWERASCII, &isascii));
   if (!isascii) PetscFunctionReturn(PETSC_SUCCESS);
-  PetscCall(PetscViewerASCIIPrintf(viewer, "  blocking: %s, maximum block size %" PetscInt_FMT ", singular blocks: %s, GPU extraction: %s%s\n", PCVBJacobiBlockings[jac->blocking], jac->max_block_size, PCVBJacobiSingularPolicies[jac->singular], PCVBJacobiExtractions[jac->extraction], jac->use_gpu ? "" : " (GPU path off)"));
-  if (jac->precision == PC_VBJACOBI_PRECISION_ADAPTIVE) PetscCall(PetscViewerASCIIPrintf(viewer, "  storage precision of the inverses: adaptive, tolerance %g (half when cond_1 * 2^-11 < tol, single when cond_1 * 2^-24 < tol, else double)\n", (double)jac->precision_tol));
+  PetscCall(PetscViewerASCIIPrintf(viewer, "  blocking: %s, maximum block size %" PetscInt_FMT ", singular blocks: %s, GPU extraction: %s%s\n", PCVBJacobiBlockings[jac->blocking], jac->max_block_size, PCVBJacobiSingularPolicies[jac->singular],
+                                   PCVBJacobiExtractions[jac->extraction], jac->use_gpu ? "" : " (GPU path off)"));
+  if (jac->precision == PC_VBJACOBI_PRECISION_ADAPTIVE)
+    PetscCall(PetscViewerASCIIPrintf(viewer, "  storage precision of the inverses: adaptive, tolerance %g (half when cond_1 * 2^-11 < tol, single when cond_1 * 2^-24 < tol, else double)\n", (double)jac->precision_tol));
   else if (jac->precision == PC_VBJACOBI_PRECISION_DOUBLE) PetscCall(PetscViewerASCIIPrintf(viewer, "  storage precision of the inverses: double\n"));
-  else PetscCall(PetscViewerASCIIPrintf(viewer, "  storage precision of the inverses: %s or wider (a block whose inverse %s cannot hold, cond_1 * 2^-%d >= 1/2, takes the next type that can)\n", PCVBJacobiPrecisions[jac->precision], PCVBJacobiPrecisions[jac->precision], jac->precision == PC_VBJACOBI_PRECISION_HALF ? 11 : 24));
+  else
+    PetscCall(
+      PetscViewerASCIIPrintf(viewer, "  storage precision of the inverses: %s or wider (a block whose inverse %s cannot hold, cond_1 * 2^-%d >= 1/2, takes the next type that can)\n", PCVBJacobiPrecisions[jac->precision], PCVBJacobiPrecisions[jac->precision], jac->precision == PC_VBJACOBI_PRECISION_HALF ? 11 : 24));
   if (!pc->setupcalled) PetscFunctionReturn(PETSC_SUCCESS);
   {
     PetscInt        hist[PC_VBJACOBI_MAX_BLOCK_SIZE + 1] = {0}, ghist[PC_VBJACOBI_MAX_BLOCK_SIZE + 1], local[2], global[2];
@@ -589,10 +592,10 @@ static PetscErrorCode PCView_VBJacobi(PC pc, PetscViewer viewer)
     PetscCall(PetscViewerASCIIPrintf(viewer, "  block-size histogram (size:count):%s\n", line));
     PetscInt64 gstored = ginv_len * (PetscInt64)sizeof(PetscScalar), gmeta = 0;
 
-    if (jac->blocks.precision == PC_VBJACOBI_PRECISION_DOUBLE || jac->failed) PetscCall(PetscViewerASCIIPrintf(viewer, "  inverses stored: %" PetscInt64_FMT " bytes (%" PetscInt64_FMT " scalars)\n", ginv_len * (PetscInt64)sizeof(PetscScalar), ginv_len));
-    else { /* the bytes holding values, and the blocks and rows of each type (the host copy of the types is made here) */
-      PetscInt   lc[6], gc[6];
-      PetscInt64 lb[2], gb[2];
+    if (jac->blocks.precision == PC_VBJACOBI_PRECISION_DOUBLE || jac->failed)
+      PetscCall(PetscViewerASCIIPrintf(viewer, "  inverses stored: %" PetscInt64_FMT " bytes (%" PetscInt64_FMT " scalars)\n", ginv_len * (PetscInt64)sizeof(PetscScalar), ginv_len));
+    else { /* the bytes holding values, and the blocks and rows of each type (the host copy of the types is made here) */ PetscInt lc[6], gc[6];
+      PetscInt64                                                                                                                   lb[2], gb[2];
 
       PetscCall(PCVBJacobiBlocksGetPrecisions(&jac->blocks, lc, lc + 3, &lb[0], NULL));
       lb[1] = (PetscInt64)jac->blocks.nblocks * (PetscInt64)(sizeof(short) + (jac->blocks.precision == PC_VBJACOBI_PRECISION_ADAPTIVE ? 1 : 0));
@@ -634,11 +637,13 @@ static PetscErrorCode PCSetFromOptions_VBJacobi(PC pc, PetscOptionItems PetscOpt
   PetscOptionsHeadBegin(PetscOptionsObject, "Variable-size block Jacobi options");
   PetscCall(PetscOptionsRangeInt("-pc_vbjacobi_max_block_size", "Largest diagonal block (supervariables are merged up to this size)", "PCVBJacobiSetMaxBlockSize", maxbs, &maxbs, &flg, 1, PC_VBJACOBI_MAX_BLOCK_SIZE));
   if (flg) PetscCall(PCVBJacobiSetMaxBlockSize(pc, maxbs));
-  PetscCall(PetscOptionsEnum("-pc_vbjacobi_blocking", "Where the blocks come from: supervariable (natural ones merged up to the bound, the paper's), natural (runs of identical rows), matrix (block size), variable (MatSetVariableBlockSizes), auto", "PCVBJacobiSetBlocking", PCVBJacobiBlockings, (PetscEnum)jac->blocking, (PetscEnum *)&jac->blocking, &flg));
+  PetscCall(PetscOptionsEnum("-pc_vbjacobi_blocking", "Where the blocks come from: supervariable (natural ones merged up to the bound, the paper's), natural (runs of identical rows), matrix (block size), variable (MatSetVariableBlockSizes), auto", "PCVBJacobiSetBlocking", PCVBJacobiBlockings,
+                             (PetscEnum)jac->blocking, (PetscEnum *)&jac->blocking, &flg));
   if (flg) jac->rows_detected = -1;
   PetscCall(PetscOptionsEnum("-pc_vbjacobi_singular", "What to do with a singular diagonal block", "PCVBJacobiSetSingularPolicy", PCVBJacobiSingularPolicies, (PetscEnum)jac->singular, (PetscEnum *)&jac->singular, NULL));
   PetscCall(PetscOptionsEnum("-pc_vbjacobi_extraction", "How the GPU setup reads the blocks from the matrix", "PCVBJACOBI", PCVBJacobiExtractions, (PetscEnum)jac->extraction, (PetscEnum *)&jac->extraction, NULL));
-  PetscCall(PetscOptionsEnum("-pc_vbjacobi_precision", "Storage of the inverses (computed in double, applied accumulating in double): double, single, half, or adaptive (per block, from its condition estimate)", "PCVBJacobiSetPrecision", PCVBJacobiPrecisions, (PetscEnum)jac->precision, (PetscEnum *)&prec, &flg));
+  PetscCall(PetscOptionsEnum("-pc_vbjacobi_precision", "Storage of the inverses (computed in double, applied accumulating in double): double, single, half, or adaptive (per block, from its condition estimate)", "PCVBJacobiSetPrecision", PCVBJacobiPrecisions,
+                             (PetscEnum)jac->precision, (PetscEnum *)&prec, &flg));
   if (flg) PetscCall(PCVBJacobiSetPrecision(pc, prec));
   PetscCall(PetscOptionsReal("-pc_vbjacobi_precision_tol", "Adaptive storage: a block is stored in half (single) when its condition estimate ||A||_1 ||A^{-1}||_1 times 2^-11 (2^-24) is below this", "PCVBJacobiSetPrecisionTolerance", jac->precision_tol, &tol, &flg));
   if (flg) PetscCall(PCVBJacobiSetPrecisionTolerance(pc, tol));

@@ -25,28 +25,28 @@ typedef struct {
 
 /* The device copies of a PCVBJacobiBlocks (its masks say which are current), and the work space of the device setup. */
 struct _n_PCVBJacobiDevice {
-  PetscInt             class_count[PC_VBJACOBI_NUM_WIDTH_CLASSES]; /* blocks of each width class c: sub-warp P = 2^c lanes,
+  PetscInt       class_count[PC_VBJACOBI_NUM_WIDTH_CLASSES]; /* blocks of each width class c: sub-warp P = 2^c lanes,
                                                    k in (P/2, P] (class 0: k = 1); set with the device starts */
-  int                 *d_class_perm;        /* [nblocks] block ids sorted by size, so grouped by width class; within a size in
+  int           *d_class_perm;                               /* [nblocks] block ids sorted by size, so grouped by width class; within a size in
                                                    ascending runs (the setup's work order only) */
-  size_t               cap_class_perm;      /* its allocated length */
-  PetscInt            *d_starts;            /* [nblocks+1] first local row of each block */
-  PetscInt64          *d_inv_offsets;       /* [nblocks+1] offset of each inverse in d_inv (sum of k^2); current with d_starts */
-  PetscScalar         *d_inv;               /* inverses, each k x k column-major, one after the other, in FP64 slots that
+  size_t         cap_class_perm;                             /* its allocated length */
+  PetscInt      *d_starts;                                   /* [nblocks+1] first local row of each block */
+  PetscInt64    *d_inv_offsets;                              /* [nblocks+1] offset of each inverse in d_inv (sum of k^2); current with d_starts */
+  PetscScalar   *d_inv;                                      /* inverses, each k x k column-major, one after the other, in FP64 slots that
                                                    hold any storage (PCVBJacobiBlocks.precision says which) */
-  unsigned char       *d_prec;              /* [nblocks] the type of each block under ADAPTIVE storage */
+  unsigned char *d_prec;                                     /* [nblocks] the type of each block under ADAPTIVE storage */
   /* ADAPTIVE storage grouped by type for the apply (vbjacobi_cuda.cu, BuildGroupedInverses(): ApplyGroupedKernel reads
      each group in its own type), rebuilt whenever the device inverses change */
-  int        *d_group_order;                /* [nblocks] block ids: the half blocks, then the single, then the double */
-  PetscInt64 *d_group_entry;                /* [nblocks+1] exclusive sum of k^2 in that order */
-  size_t      cap_group;                    /* allocated blocks of both */
-  char       *d_grouped;                    /* the inverses in that order, each group compact in its type */
-  size_t      cap_grouped;                  /* its bytes */
-  void       *d_group_meta;                 /* counters and group bounds of the build */
-  PetscInt    group_first[4];               /* positions of the groups (half, single, double, end) */
-  PetscInt64  group_entry0[3];              /* d_group_entry at group_first[g] */
-  size_t      group_base[3];                /* byte offset of each group in d_grouped */
-  PetscBool   grouped_valid;                /* built from the current device inverses */
+  int                 *d_group_order;       /* [nblocks] block ids: the half blocks, then the single, then the double */
+  PetscInt64          *d_group_entry;       /* [nblocks+1] exclusive sum of k^2 in that order */
+  size_t               cap_group;           /* allocated blocks of both */
+  char                *d_grouped;           /* the inverses in that order, each group compact in its type */
+  size_t               cap_grouped;         /* its bytes */
+  void                *d_group_meta;        /* counters and group bounds of the build */
+  PetscInt             group_first[4];      /* positions of the groups (half, single, double, end) */
+  PetscInt64           group_entry0[3];     /* d_group_entry at group_first[g] */
+  size_t               group_base[3];       /* byte offset of each group in d_grouped */
+  PetscBool            grouped_valid;       /* built from the current device inverses */
   short               *d_sexp;              /* [nblocks] the scale exponent of each block under reduced storage */
   size_t               cap_meta;            /* allocated entries of d_prec and d_sexp */
   PetscInt            *d_info;              /* [nblocks] 0, pivot column + 1, or -1 (NaN/Inf), as the host path */

@@ -16,27 +16,27 @@ typedef struct _n_PCVBJacobiDevice PCVBJacobiDevice;
    a GPU setup moves no O(n) data to the host until the host apply, -pc_view or PCVBJacobiGetBlocks/Inverses() asks,
    and a host setup none to the device until a device apply. The sizes are host scalars, known after any setup. */
 typedef struct {
-  PetscInt          nblocks;      /* local blocks */
-  PetscInt          maxk;         /* the largest block */
-  PetscInt64        inv_len;      /* entries of the inverses: sum of k^2 */
-  PetscLogDouble    setup_flops;  /* 2 k^3 summed over the blocks */
-  PetscOffloadMask  starts_mask;  /* of starts[0..nblocks]: the first local row of each block, then n */
-  PetscOffloadMask  offsets_mask; /* of inv_offsets[0..nblocks]: where each inverse begins (sum of k^2 before it) */
-  PetscOffloadMask  inv_mask;     /* of inv[0..inv_len) with prec[] and sexp[]: the inverses in block order, each k x k
+  PetscInt            nblocks;       /* local blocks */
+  PetscInt            maxk;          /* the largest block */
+  PetscInt64          inv_len;       /* entries of the inverses: sum of k^2 */
+  PetscLogDouble      setup_flops;   /* 2 k^3 summed over the blocks */
+  PetscOffloadMask    starts_mask;   /* of starts[0..nblocks]: the first local row of each block, then n */
+  PetscOffloadMask    offsets_mask;  /* of inv_offsets[0..nblocks]: where each inverse begins (sum of k^2 before it) */
+  PetscOffloadMask    inv_mask;      /* of inv[0..inv_len) with prec[] and sexp[]: the inverses in block order, each k x k
                                      column-major, stored as `precision` says (vbjacobiprec.h) */
-  PCVBJacobiPrecision precision;  /* the storage of the current inverses: block b (entry offset o = inv_offsets[b]) is at byte
+  PCVBJacobiPrecision precision;     /* the storage of the current inverses: block b (entry offset o = inv_offsets[b]) is at byte
                                      o * PCVBJacobiSlotBytes(precision) of inv, in type prec[b] under ADAPTIVE, else precision */
-  PetscReal         precision_tol; /* the tolerance they were chosen with (ADAPTIVE) */
-  PetscInt          *starts;       /* host copies, allocated when first needed and kept for the next setup */
-  PetscInt64        *inv_offsets;
-  PetscScalar       *inv;          /* inv_len FP64 slots (the bytes of any storage fit) */
-  unsigned char     *prec;         /* [nblocks] the type of each block (PBG_STORE_*), ADAPTIVE only */
-  short             *sexp;         /* [nblocks] each block's power-of-two scale, reduced storage only */
-  PetscScalar       *inv_double;   /* [inv_len] the stored inverses as FP64, scale applied, for PCVBJacobiGetInverses() */
-  PetscBool          inv_double_current;
-  PetscInt           cap_starts, cap_offsets, cap_meta; /* allocated entries of starts, inv_offsets, prec and sexp */
-  PetscInt64         cap_inv, cap_inv_double;           /* allocated entries of inv, inv_double */
-  PCVBJacobiDevice *dev;          /* device copies; NULL until the device first holds blocks */
+  PetscReal           precision_tol; /* the tolerance they were chosen with (ADAPTIVE) */
+  PetscInt           *starts;        /* host copies, allocated when first needed and kept for the next setup */
+  PetscInt64         *inv_offsets;
+  PetscScalar        *inv;        /* inv_len FP64 slots (the bytes of any storage fit) */
+  unsigned char      *prec;       /* [nblocks] the type of each block (PBG_STORE_*), ADAPTIVE only */
+  short              *sexp;       /* [nblocks] each block's power-of-two scale, reduced storage only */
+  PetscScalar        *inv_double; /* [inv_len] the stored inverses as FP64, scale applied, for PCVBJacobiGetInverses() */
+  PetscBool           inv_double_current;
+  PetscInt            cap_starts, cap_offsets, cap_meta; /* allocated entries of starts, inv_offsets, prec and sexp */
+  PetscInt64          cap_inv, cap_inv_double;           /* allocated entries of inv, inv_double */
+  PCVBJacobiDevice   *dev;                               /* device copies; NULL until the device first holds blocks */
 } PCVBJacobiBlocks;
 
 typedef struct {
@@ -51,17 +51,17 @@ typedef struct {
 
   /* the blocks of the last setup, and what they were found for */
   PCVBJacobiBlocks   blocks;
-  PCVBJacobiBlocking blocking_used; /* the source the setup took (never AUTO) */
+  PCVBJacobiBlocking blocking_used;     /* the source the setup took (never AUTO) */
   char               blocking_why[128]; /* why AUTO took it (empty when the source was asked for) */
-  PetscObjectState   nonzerostate;  /* of the Pmat when the blocks were found */
-  PetscObjectId      pmat_id;       /* the Pmat object the blocks were found for */
-  PetscInt           rows_detected; /* local rows of the Pmat when the blocks were found, -1 when there are no valid blocks */
+  PetscObjectState   nonzerostate;      /* of the Pmat when the blocks were found */
+  PetscObjectId      pmat_id;           /* the Pmat object the blocks were found for */
+  PetscInt           rows_detected;     /* local rows of the Pmat when the blocks were found, -1 when there are no valid blocks */
 
   /* outcome of the last setup */
-  PetscBool      setup_on_gpu;   /* it ran on the GPU (-pc_view shows its kernels) */
-  PetscInt       nsingular;      /* local blocks that were singular (replaced by identity under the identity policy) */
-  PetscBool      failed;         /* setup failed on some rank (error policy) */
-  char           failure[256];   /* what failed, naming the block and its global rows */
+  PetscBool      setup_on_gpu;    /* it ran on the GPU (-pc_view shows its kernels) */
+  PetscInt       nsingular;       /* local blocks that were singular (replaced by identity under the identity policy) */
+  PetscBool      failed;          /* setup failed on some rank (error policy) */
+  char           failure[256];    /* what failed, naming the block and its global rows */
   char           setup_where[96]; /* where the setup ran */
   PetscLogDouble time_detect, time_invert;
 } PC_VBJacobi;
@@ -85,7 +85,7 @@ PETSC_INTERN PetscErrorCode PCVBJacobiBlocksGetPrecisions(PCVBJacobiBlocks *, Pe
 /* Stores the FP64 inverse inv (k x k) of a block whose own 1-norm is anorm at dst in the type the rule of `mode` picks:
    returns its type and scale exponent (the host path of the device kernels' store, vbjacobiprec.h). Returns 0 and stores
    nothing when `layout` is a compact one (a fixed mode's) of another type: the block needs a wider one. */
-PETSC_INTERN int  PCVBJacobiStoreBlock_Host(int mode, int layout, double tol, PetscInt k, const PetscScalar *inv, double anorm, void *dst, int *type, int *sexp);
+PETSC_INTERN int PCVBJacobiStoreBlock_Host(int mode, int layout, double tol, PetscInt k, const PetscScalar *inv, double anorm, void *dst, int *type, int *sexp);
 /* First and last local row of block b: from the host copy of the starts when current, else two entries from the device */
 PETSC_INTERN PetscErrorCode PCVBJacobiBlocksGetBlockRows(PCVBJacobiBlocks *, PetscInt b, PetscInt *first, PetscInt *last);
 /* Frees both copies; the object is then empty (all masks UNALLOCATED) */

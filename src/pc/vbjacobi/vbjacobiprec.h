@@ -104,7 +104,7 @@ static inline uint16_t PCVBJacobiDoubleToHalfBits(double d)
   a    = u & 0x7fffffffffffffffull;
   if (a >= 0x7ff0000000000000ull) return (uint16_t)(sign | 0x7c00u | (a > 0x7ff0000000000000ull ? 0x200u : 0u));
   e = (int)(a >> 52);
-  if (e == 0) return sign; /* FP64 subnormal: far below half's smallest subnormal 2^-24 */
+  if (e == 0) return sign;                     /* FP64 subnormal: far below half's smallest subnormal 2^-24 */
   m = (a & 0xfffffffffffffull) | (1ull << 52); /* d = m 2^(e - 1075) */
   if (e - 1023 + 15 >= 31) return (uint16_t)(sign | 0x7c00u);
   if (e - 1023 + 15 >= 1) { /* normal range of half: keep 11 significant bits; a carry moves into the exponent (to Inf at the top) */

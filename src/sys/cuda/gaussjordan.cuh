@@ -41,7 +41,7 @@ __device__ __forceinline__ int PivotLane(double f, bool used, double &best)
     hit               = __ballot_sync(0xffffffffu, hi == mh && lo == ml);
     best              = mh ? __hiloint2double((int)(mh - 1u), (int)ml) : -1.0;
   } else {
-    best = SubwarpMax<P>(used ? -1.0 : a);
+    best            = SubwarpMax<P>(used ? -1.0 : a);
     const int first = (int)(threadIdx.x % 32) & ~(P - 1); /* the sub-warp's first lane in the warp */
     hit             = (__ballot_sync(0xffffffffu, !used && a == best) >> first) & ((1u << P) - 1u);
   }
@@ -171,9 +171,9 @@ __device__ __forceinline__ PetscInt64 BlockOffset(int b, int kmax, const PetscIn
 /* The sort key of block b: its size; a size outside 0..kmax (a bad argument of PetscBlockGPUInvertBatched(), info -2)
    gets key 0, class 0: its launch is the cheapest that writes the info */
 struct SizeKey {
-  static constexpr int count = NumSizeKeys;
-  int                  kmax;
-  const int           *starts, *sizes;
+  static constexpr int           count = NumSizeKeys;
+  int                            kmax;
+  const int                     *starts, *sizes;
   __device__ __forceinline__ int operator()(int b) const
   {
     const int k = BlockSize(b, kmax, starts, sizes);

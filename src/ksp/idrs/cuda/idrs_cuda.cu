@@ -165,13 +165,13 @@ PetscErrorCode KSPIDRSStepUpdate_CUDA(KSPIDRSDevice *dev, PetscInt n, PetscInt k
     a.U[j]     = U[j];
     a.Z[j]     = Z ? Z[j] : NULL;
   }
-  a.gk        = gk;
-  a.uk        = uk;
-  a.zk        = zk;
-  a.r         = r;
-  a.x         = x;
-  a.rt        = rt;
-  tg.slot[0]  = KSPIDRS_SLOT_NORM;
+  a.gk       = gk;
+  a.uk       = uk;
+  a.zk       = zk;
+  a.r        = r;
+  a.x        = x;
+  a.rt       = rt;
+  tg.slot[0] = KSPIDRS_SLOT_NORM;
   PetscCall(PetscGetCurrentCUDAStream(&stream));
   PetscCall(PetscLogGpuTimeBegin());
   StepUpdateKernel<<<Blocks(n, dev->max_blocks), ThreadsPerBlock, 0, stream>>>(n, a, tg);

@@ -49,9 +49,9 @@ struct ReduceTarget {
 template <int NP>
 __device__ void GridReduce(const double (&acc)[NP], int np, const ReduceTarget &tg)
 {
-  __shared__ double       warp_sums[WarpsPerBlock][NP];
-  __shared__ bool         last;
-  const int               lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+  __shared__ double warp_sums[WarpsPerBlock][NP];
+  __shared__ bool   last;
+  const int         lane = threadIdx.x % 32, warp = threadIdx.x / 32;
 
 #pragma unroll
   for (int p = 0; p < NP; p++) {

@@ -14,7 +14,7 @@
 #if defined(PBG_HAVE_NCCL_H)
 /* The NCCL functions we call, looked up once */
 static struct {
-  int loaded; /* 0: not tried, 1: loaded, -1: failed */
+  int  loaded; /* 0: not tried, 1: loaded, -1: failed */
   char why[256];
   ncclResult_t (*GetVersion)(int *);
   ncclResult_t (*GetUniqueId)(ncclUniqueId *);

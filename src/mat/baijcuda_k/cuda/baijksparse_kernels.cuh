@@ -40,7 +40,7 @@ __device__ __forceinline__ Item GetItem(const MatBAIJKSPARSEMultArgs &a, int w)
   Item it;
   if (w >= a.nwork) {
     it.beg = it.end = 0;
-    it.out = 0;
+    it.out          = 0;
   } else if (a.segptr) {
     it.beg = __ldg(a.segptr + w);
     it.end = __ldg(a.segptr + w + 1);
@@ -66,12 +66,12 @@ __device__ __forceinline__ void Store(const MatBAIJKSPARSEMultArgs &a, int out, 
 template <int G>
 __global__ void __launch_bounds__(1024) ScalarKernel(const MatBAIJKSPARSEMultArgs a)
 {
-  const int   lane  = threadIdx.x % G;
-  const int   w     = blockIdx.x * (blockDim.x / G) + threadIdx.x / G;
-  const Item  it    = GetItem(a, w);
-  const int  *col   = a.colidx;
-  const Scalar *val = a.val;
-  Scalar      s     = 0;
+  const int     lane = threadIdx.x % G;
+  const int     w    = blockIdx.x * (blockDim.x / G) + threadIdx.x / G;
+  const Item    it   = GetItem(a, w);
+  const int    *col  = a.colidx;
+  const Scalar *val  = a.val;
+  Scalar        s    = 0;
 
   for (int k = it.beg + lane; k < it.end; k += G) s += val[k] * __ldg(a.x + __ldg(col + k));
 #pragma unroll
@@ -94,14 +94,14 @@ __global__ void __launch_bounds__(1024) K1Kernel(const MatBAIJKSPARSEMultArgs a)
   constexpr int USED = NB * BS2;
   static_assert(NB >= 1 && 32 % S == 0, "K1: the sub-warp must hold a block");
   __shared__ Scalar red[32][33];
-  const int     lane = threadIdx.x & 31, wib = threadIdx.x >> 5, sub = lane / S, sl = lane % S;
-  const int     w    = (blockIdx.x * (blockDim.x >> 5) + wib) * (32 / S) + sub;
-  const Item    it   = GetItem(a, w);
-  const int     b = sl / BS2, e = sl % BS2, j = e / BS;
-  const bool    act = sl < USED;
-  const int    *col = a.colidx;
-  const Scalar *val = a.val;
-  Scalar        s0 = 0, s1 = 0;
+  const int         lane = threadIdx.x & 31, wib = threadIdx.x >> 5, sub = lane / S, sl = lane % S;
+  const int         w  = (blockIdx.x * (blockDim.x >> 5) + wib) * (32 / S) + sub;
+  const Item        it = GetItem(a, w);
+  const int         b = sl / BS2, e = sl % BS2, j = e / BS;
+  const bool        act = sl < USED;
+  const int        *col = a.colidx;
+  const Scalar     *val = a.val;
+  Scalar            s0 = 0, s1 = 0;
 
   if (act) {
     int k = it.beg + b;
@@ -139,8 +139,8 @@ __global__ void __launch_bounds__(1024) K1ColumnKernel(const MatBAIJKSPARSEMultA
   constexpr int NB  = S / BS;
   static_assert(NB >= 1 && 32 % S == 0, "K1 by columns: the sub-warp must hold a block's columns");
   const int     lane = threadIdx.x & 31, sub = lane / S, sl = lane % S;
-  const int     w    = (blockIdx.x * (blockDim.x >> 5) + (threadIdx.x >> 5)) * (32 / S) + sub;
-  const Item    it   = GetItem(a, w);
+  const int     w  = (blockIdx.x * (blockDim.x >> 5) + (threadIdx.x >> 5)) * (32 / S) + sub;
+  const Item    it = GetItem(a, w);
   const int     b = sl / BS, c = sl % BS;
   const int    *col = a.colidx;
   const Scalar *val = a.val + (size_t)c * BS;
@@ -152,8 +152,8 @@ __global__ void __launch_bounds__(1024) K1ColumnKernel(const MatBAIJKSPARSEMultA
     int k = it.beg + b;
     /* two rounds in flight per lane: all 2 bs values and both x entries loaded before the first FMA */
     for (; k + NB < it.end; k += 2 * NB) {
-      const int    c0 = __ldg(col + k), c1 = __ldg(col + k + NB);
-      Scalar       v0[BS], v1[BS];
+      const int c0 = __ldg(col + k), c1 = __ldg(col + k + NB);
+      Scalar    v0[BS], v1[BS];
 #pragma unroll
       for (int i = 0; i < BS; i++) {
         v0[i] = val[(size_t)k * BS2 + i];
@@ -209,19 +209,19 @@ __host__ __device__ constexpr int K2Columns(int ept)
 template <int BS, int EPT>
 __global__ void __launch_bounds__(512) K2Kernel(const MatBAIJKSPARSEMultArgs a, const int warps)
 {
-  constexpr int NTG = (BS + EPT - 1) / EPT;
-  constexpr int BS2 = BS * BS;
-  constexpr int U   = K2Columns(EPT);
+  constexpr int            NTG = (BS + EPT - 1) / EPT;
+  constexpr int            BS2 = BS * BS;
+  constexpr int            U   = K2Columns(EPT);
   PBG_EXTERN_SHARED Scalar smem[];
-  const int     ts = 32 * warps, nb = ts / NTG;
-  const int     team = threadIdx.x / ts, tl = threadIdx.x % ts, lane = threadIdx.x & 31;
-  const int     g = tl / NTG, t = tl % NTG;
-  const int     w  = blockIdx.x * (blockDim.x / ts) + team;
-  const Item    it = GetItem(a, w);
-  const int     ncols = (it.end - it.beg) * BS;
-  const int    *col   = a.colidx + it.beg;
-  const Scalar *vrow  = a.val + (size_t)it.beg * BS2 + t;
-  Scalar        acc[EPT];
+  const int                ts = 32 * warps, nb = ts / NTG;
+  const int                team = threadIdx.x / ts, tl = threadIdx.x % ts, lane = threadIdx.x & 31;
+  const int                g = tl / NTG, t = tl % NTG;
+  const int                w     = blockIdx.x * (blockDim.x / ts) + team;
+  const Item               it    = GetItem(a, w);
+  const int                ncols = (it.end - it.beg) * BS;
+  const int               *col   = a.colidx + it.beg;
+  const Scalar            *vrow  = a.val + (size_t)it.beg * BS2 + t;
+  Scalar                   acc[EPT];
 
 #pragma unroll
   for (int e = 0; e < EPT; e++) acc[e] = 0;
@@ -297,16 +297,16 @@ template <int EPT>
 __global__ void __launch_bounds__(512) K3Kernel(const MatBAIJKSPARSEMultArgs a)
 {
   PBG_EXTERN_SHARED Scalar smem[];
-  const int     bs = a.bs, warps = blockDim.x >> 5, q = threadIdx.x >> 5, lane = threadIdx.x & 31;
-  const int     tile = blockIdx.y * 32 * EPT;
-  const int     w    = blockIdx.x;
-  const Item    it   = GetItem(a, w);
-  const int    *col  = a.colidx;
-  const Scalar *val  = a.val;
-  const size_t  bs2  = (size_t)bs * bs;
-  Scalar       *xs   = smem + (size_t)q * 2 * bs;        /* this warp's double buffer: 2 x bs */
-  Scalar       *red  = smem + (size_t)warps * 2 * bs;    /* warps x 32*EPT partial sums */
-  Scalar        acc[EPT];
+  const int                bs = a.bs, warps = blockDim.x >> 5, q = threadIdx.x >> 5, lane = threadIdx.x & 31;
+  const int                tile = blockIdx.y * 32 * EPT;
+  const int                w    = blockIdx.x;
+  const Item               it   = GetItem(a, w);
+  const int               *col  = a.colidx;
+  const Scalar            *val  = a.val;
+  const size_t             bs2  = (size_t)bs * bs;
+  Scalar                  *xs   = smem + (size_t)q * 2 * bs;     /* this warp's double buffer: 2 x bs */
+  Scalar                  *red  = smem + (size_t)warps * 2 * bs; /* warps x 32*EPT partial sums */
+  Scalar                   acc[EPT];
 
 #pragma unroll
   for (int e = 0; e < EPT; e++) acc[e] = 0;
@@ -367,10 +367,10 @@ typedef PetscErrorCode (*K2Launcher)(const MatBAIJKSPARSEParams *, const MatBAIJ
 template <int BS, int EPT>
 static PetscErrorCode K2Launch(const MatBAIJKSPARSEParams *p, const MatBAIJKSPARSEMultArgs *a, cudaStream_t stream)
 {
-  const int     ts    = 32 * p->warps;
-  const int     teams = p->teams;
-  const size_t  shm   = p->warps > 1 ? (size_t)teams * EPT * ts * sizeof(Scalar) : 0;
-  const unsigned grid = (unsigned)((a->nwork + teams - 1) / teams);
+  const int      ts    = 32 * p->warps;
+  const int      teams = p->teams;
+  const size_t   shm   = p->warps > 1 ? (size_t)teams * EPT * ts * sizeof(Scalar) : 0;
+  const unsigned grid  = (unsigned)((a->nwork + teams - 1) / teams);
 
   PetscFunctionBegin;
   K2Kernel<BS, EPT><<<grid, ts * teams, shm, stream>>>(*a, p->warps);

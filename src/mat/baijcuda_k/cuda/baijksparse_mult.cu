@@ -219,11 +219,11 @@ __global__ static void MultTransposeAtomicKernel(int bs, int mbs, const int *__r
 
   if (r < mbs) {
     const int     beg = __ldg(rowptr + r), end = __ldg(rowptr + r + 1);
-    const size_t  n   = (size_t)(end - beg) * bs;
-    const Scalar *xr  = x + (size_t)r * bs;
+    const size_t  n  = (size_t)(end - beg) * bs;
+    const Scalar *xr = x + (size_t)r * bs;
 
     for (size_t idx = lane; idx < n; idx += 32) {
-      const int     k  = beg + (int)(idx / bs), j = (int)(idx % bs);
+      const int     k = beg + (int)(idx / bs), j = (int)(idx % bs);
       const Scalar *vc = val + (size_t)k * bs * bs + (size_t)j * bs;
       Scalar        s  = 0;
 

@@ -132,7 +132,7 @@ __global__ static void AXPYSubsetKernel(int bs, int mbs, int G, Scalar a, const 
 
   if (!GroupRow(mbs, G, &r, &lane)) return;
   const int ybeg = yrowptr[r], yend = yrowptr[r + 1];
-  const I64 bs2  = (I64)bs * bs;
+  const I64 bs2 = (I64)bs * bs;
   ForRowEntries<BS>(bs, xrowptr[r], xrowptr[r + 1], lane, G, [&](I64 e, int k, int j, int i) {
     if (k != lastk) { /* a lane meets the same block for several entries in a row */
       const int c = xcolmap ? xcolmap[xcolidx[k]] : xcolidx[k];

@@ -72,7 +72,7 @@ __global__ void AgglomerateJumpKernel(AgglomerateWork w, int limit, const int *_
 __host__ __device__ inline int AgglomerateRounds(int n, int maxbs)
 {
   const long long chain = 2LL * ((n + maxbs - 1) / maxbs) + 1, len = chain < n ? chain : n;
-  int             r     = 0;
+  int             r = 0;
   while ((1LL << (2 * r)) < len) r++;
   return r;
 }

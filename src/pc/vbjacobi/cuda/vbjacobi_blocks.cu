@@ -406,14 +406,14 @@ PetscErrorCode PCVBJacobiDetectSupervariables_CUDA(const PCVBJacobiDeviceMat *A,
     int            *nunits, *jin, *jout;
     const int       rounds = AgglomerateRounds(n, (int)maxbs);
 
-    units       = (int *)(base + off_units);
-    nunits      = units + stride;
-    w.units     = units;
+    units        = (int *)(base + off_units);
+    nunits       = units + stride;
+    w.units      = units;
     w.nunits_ptr = nunits;
-    w.next      = units + 2 * stride;
-    w.jump_a    = units + 3 * stride;
-    w.jump_b    = units + 4 * stride;
-    w.mark      = units + 5 * stride;
+    w.next       = units + 2 * stride;
+    w.jump_a     = units + 3 * stride;
+    w.jump_b     = units + 4 * stride;
+    w.mark       = units + 5 * stride;
     UnitScatterKernel<<<Grid1(n), PBG_CTA1, 0, stream>>>(n, bs, (int)maxbs, runbr, pairs, units, nunits);
     PetscCallCUDA(cudaGetLastError());
     AgglomerateNextKernel<<<Grid1(n + 1), PBG_CTA1, 0, stream>>>(w, n, (int)maxbs);
@@ -442,7 +442,8 @@ PetscErrorCode PCVBJacobiDetectSupervariables_CUDA(const PCVBJacobiDeviceMat *A,
   blocks->inv_len     = (PetscInt64)h_stats.inv_len;
   blocks->setup_flops = 2.0 * (PetscLogDouble)h_stats.k3;
   for (int c = 0; c < PC_VBJACOBI_NUM_WIDTH_CLASSES; c++) dev->class_count[c] = h_stats.class_count[c];
-  PetscCheck(blocks->nblocks >= 1 && blocks->nblocks <= n && blocks->maxk >= 1 && blocks->maxk <= maxbs, PETSC_COMM_SELF, PETSC_ERR_PLIB, "PCVBJACOBI: device detection gave %" PetscInt_FMT " blocks, largest %" PetscInt_FMT ", for %d rows", blocks->nblocks, blocks->maxk, n);
+  PetscCheck(blocks->nblocks >= 1 && blocks->nblocks <= n && blocks->maxk >= 1 && blocks->maxk <= maxbs, PETSC_COMM_SELF, PETSC_ERR_PLIB, "PCVBJACOBI: device detection gave %" PetscInt_FMT " blocks, largest %" PetscInt_FMT ", for %d rows", blocks->nblocks,
+             blocks->maxk, n);
   PetscCall(EnsureInverseCapacity(blocks));
   MarkDeviceBlocks(blocks, PETSC_TRUE);
   PetscFunctionReturn(PETSC_SUCCESS);

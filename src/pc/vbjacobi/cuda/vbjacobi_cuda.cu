@@ -10,7 +10,8 @@
 using namespace pbg::vbj;
 
 static_assert(InfoInverseNotFinite == PC_VBJACOBI_INFO_INVERSE_NOT_FINITE, "one info code for an overflowing inverse");
-static_assert(PBG_STORE_DOUBLE == PC_VBJACOBI_PRECISION_DOUBLE && PBG_STORE_SINGLE == PC_VBJACOBI_PRECISION_SINGLE && PBG_STORE_HALF == PC_VBJACOBI_PRECISION_HALF && PBG_STORE_ADAPTIVE == PC_VBJACOBI_PRECISION_ADAPTIVE, "storage codes of the kernels and of the public enum");
+static_assert(PBG_STORE_DOUBLE == PC_VBJACOBI_PRECISION_DOUBLE && PBG_STORE_SINGLE == PC_VBJACOBI_PRECISION_SINGLE && PBG_STORE_HALF == PC_VBJACOBI_PRECISION_HALF && PBG_STORE_ADAPTIVE == PC_VBJACOBI_PRECISION_ADAPTIVE,
+              "storage codes of the kernels and of the public enum");
 
 /* ------------------------------------------------------------------------------------------- launch helpers */
 static int SubwarpWidth(PetscInt maxk)
@@ -382,8 +383,8 @@ PetscErrorCode PCVBJacobiSetup_CUDA(const PCVBJacobiDeviceMat *A, PCVBJacobiExtr
 
   PetscFunctionBegin;
   PetscCall(CheckDeviceBlocks(blocks, PETSC_FALSE));
-  dev              = blocks->dev;
-  blocks->inv_mask = PETSC_OFFLOAD_UNALLOCATED; /* overwritten below: no copy is current until the setup is done */
+  dev                = blocks->dev;
+  blocks->inv_mask   = PETSC_OFFLOAD_UNALLOCATED; /* overwritten below: no copy is current until the setup is done */
   dev->grouped_valid = PETSC_FALSE;
   PetscCall(PetscGetCurrentCUDAStream(&stream));
   PetscCall(EnsureMetaCapacity(dev, blocks->nblocks));
@@ -426,7 +427,7 @@ PetscErrorCode PCVBJacobiSetup_CUDA(const PCVBJacobiDeviceMat *A, PCVBJacobiExtr
     perm = dev->d_class_perm;
   }
   PetscCall(PetscStrncpy(dev->kernel, "merged extract+GJE by width class: ", sizeof(dev->kernel)));
-  spec.nwider          = precision == PC_VBJACOBI_PRECISION_SINGLE || precision == PC_VBJACOBI_PRECISION_HALF ? &d_record->outcome.nwider : NULL;
+  spec.nwider = precision == PC_VBJACOBI_PRECISION_SINGLE || precision == PC_VBJACOBI_PRECISION_HALF ? &d_record->outcome.nwider : NULL;
   PetscCall(LaunchSetupByClass(count, perm, src, M, (int)blocks->maxk, dev->d_starts, NULL, dev->d_inv_offsets, dev->d_inv, policy == PC_VBJACOBI_SINGULAR_IDENTITY, dev->d_info, &d_record->outcome, spec, stream, dev->kernel, sizeof(dev->kernel)));
   PetscCall(PetscStrlcat(dev->kernel, src == SOURCE_SHARED ? "; shared extraction" : "; cached extraction", sizeof(dev->kernel)));
   if (precision != PC_VBJACOBI_PRECISION_DOUBLE) {

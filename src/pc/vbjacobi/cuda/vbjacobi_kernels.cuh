@@ -289,7 +289,7 @@ struct SetupOutcome {
 
 /* The group of a block under adaptive storage (its stored type): half first, then single, then double, so that the
    apply reads each group with its own type (ApplyGroupedKernel) */
-constexpr int NumTypeGroups = 3;
+constexpr int                  NumTypeGroups = 3;
 __device__ __forceinline__ int TypeGroup(int t)
 {
   return t == PBG_STORE_HALF ? 0 : t == PBG_STORE_SINGLE ? 1 : 2;
@@ -300,8 +300,8 @@ __host__ __device__ constexpr int GroupEntryBytes(int g)
   return g == 0 ? 2 : g == 1 ? 4 : 8;
 }
 struct TypeKey {
-  static constexpr int count = NumTypeGroups;
-  const unsigned char *prec;
+  static constexpr int           count = NumTypeGroups;
+  const unsigned char           *prec;
   __device__ __forceinline__ int operator()(int b) const { return TypeGroup(prec[b]); }
 };
 
@@ -353,7 +353,7 @@ __device__ __forceinline__ void SetupSmall(const SparseRows &M, int nwork, int k
   }
   const int        k   = ksrc;
   const PetscInt64 off = BlockOffset(b, kmax, offsets);
-  PetscScalar     *out = inv + off; /* (the source of SOURCE_DENSE, always FP64) */
+  PetscScalar     *out = inv + off;                            /* (the source of SOURCE_DENSE, always FP64) */
   double           a00 = 0.0, a10 = 0.0, a01 = 0.0, a11 = 0.0; /* A(i, j) = aij */
 
   if (!k) {
@@ -396,7 +396,7 @@ __device__ __forceinline__ void SetupSmall(const SparseRows &M, int nwork, int k
     }
   } else {
     /* step 0: pivot row p (lowest index on ties), the other row q */
-    const bool   p1 = fabs(a10) > fabs(a00);
+    const bool   p1  = fabs(a10) > fabs(a00);
     const double ap0 = p1 ? a10 : a00, ap1 = p1 ? a11 : a01, aq0 = p1 ? a00 : a10, aq1 = p1 ? a01 : a11;
     if (!(fabs(ap0) > tiny)) info = 1;
     else {
@@ -404,7 +404,7 @@ __device__ __forceinline__ void SetupSmall(const SparseRows &M, int nwork, int k
       if (!(fabs(w) > tiny)) info = 2;
       else {
         const double d2 = 1.0 / w, sq0 = t * d2, sp0 = d - u * sq0, sp1 = -u * d2; /* step 1: row q pivots */
-        const int    p = p1, q = !p1;                                               /* inv(0, ipiv[j]) = S(p, j), inv(1, ipiv[j]) = S(q, j), ipiv = (p, q) */
+        const int    p = p1, q = !p1;                                              /* inv(0, ipiv[j]) = S(p, j), inv(1, ipiv[j]) = S(q, j), ipiv = (p, q) */
         if (!isfinite(sp0) || !isfinite(sp1) || !isfinite(sq0) || !isfinite(d2)) info = InfoInverseNotFinite;
         else {
           double v[4];
@@ -449,17 +449,17 @@ __global__ void __launch_bounds__(PBG_CTA, SetupMinCtas(P)) SetupKernel(SparseRo
   if constexpr (P <= 2) SetupSmall<P, SRC>(M, nwork, kmax, perm, starts, sizes, offsets, inv, identity_policy, info_out, outcome, spec);
   else {
     PBG_EXTERN_SHARED double smem[];
-    const int lane = threadIdx.x % P, sub = threadIdx.x / P, i = blockIdx.x * (PBG_CTA / P) + sub;
-    double   *tile = smem + (size_t)sub * SubwarpSharedDoubles(P), *rowbuf = tile + P * (P + 1);
-    int      *sipiv = reinterpret_cast<int *>(rowbuf + P); /* ipiv[j]: the row of step j's pivot */
-    const bool valid = i < nwork;
-    const int  b     = !valid ? 0 : perm ? perm[i] : i;
-    const int  s     = valid && starts ? starts[b] : 0;
-    const int  ksrc  = !valid ? 0 : BlockSize(b, kmax, starts, sizes);
-    const bool badk  = ksrc < 0 || ksrc > kmax || ksrc > P; /* only a caller of PetscBlockGPUInvertBatched() can give such sizes */
-    const int  k     = badk ? 0 : ksrc;
-    double     row[P];
-    int        pivstep = -1, info;
+    const int                lane = threadIdx.x % P, sub = threadIdx.x / P, i = blockIdx.x * (PBG_CTA / P) + sub;
+    double                  *tile = smem + (size_t)sub * SubwarpSharedDoubles(P), *rowbuf = tile + P * (P + 1);
+    int                     *sipiv = reinterpret_cast<int *>(rowbuf + P); /* ipiv[j]: the row of step j's pivot */
+    const bool               valid = i < nwork;
+    const int                b     = !valid ? 0 : perm ? perm[i] : i;
+    const int                s     = valid && starts ? starts[b] : 0;
+    const int                ksrc  = !valid ? 0 : BlockSize(b, kmax, starts, sizes);
+    const bool               badk  = ksrc < 0 || ksrc > kmax || ksrc > P; /* only a caller of PetscBlockGPUInvertBatched() can give such sizes */
+    const int                k     = badk ? 0 : ksrc;
+    double                   row[P];
+    int                      pivstep = -1, info;
 
     if (SRC == SOURCE_CACHED) ExtractOwnRow<P>(M, s, k, lane, row);
     else if (SRC == SOURCE_SHARED) ExtractRowsShared<P>(M, s, k, lane, rowbuf, row);
@@ -472,7 +472,7 @@ __global__ void __launch_bounds__(PBG_CTA, SetupMinCtas(P)) SetupKernel(SparseRo
     const double anorm = spec.mode != PBG_STORE_DOUBLE ? BlockNorm1<P>(k, lane, row, SRC == SOURCE_SHARED, tile) : 0.0;
     const int    kwarp = __reduce_max_sync(0xffffffffu, k); /* every lane of the warp runs the same steps */
     double       scale = 1.0;
-    info = GaussJordanDispatch<P>(std::make_integer_sequence<int, P - P / 2>(), kwarp, k, lane, row, pivstep, scale, sipiv);
+    info               = GaussJordanDispatch<P>(std::make_integer_sequence<int, P - P / 2>(), kwarp, k, lane, row, pivstep, scale, sipiv);
     { /* an inverse that overflowed (every lane of the warp takes part in the reduction) */
       double nonfinite = 0.0;
 #pragma unroll
@@ -606,13 +606,13 @@ __device__ __forceinline__ void StoreBlockResult(int lane, int s, int k, double 
 template <int P, bool TRANS, int S = PBG_STORE_DOUBLE>
 __global__ void __launch_bounds__(PBG_CTA) ApplyKernel(int nblocks, const int *__restrict__ starts, const PetscInt64 *__restrict__ offsets, const PetscScalar *__restrict__ inv, const PetscScalar *__restrict__ x, PetscScalar *__restrict__ y, const short *__restrict__ sexp = nullptr)
 {
-  using T               = typename StoredTypeOf<S>::type;
-  const int  lane       = threadIdx.x % P, b = blockIdx.x * (PBG_CTA / P) + threadIdx.x / P;
-  const bool valid      = b < nblocks;
-  const int  s          = valid ? starts[b] : 0, k = valid ? starts[b + 1] - s : 0;
-  const T   *D          = (const T *)inv + (valid ? offsets[b] : 0);
-  const double xi       = lane < k ? x[s + lane] : 0.0;
-  const double sum      = BlockProduct<P, TRANS, T>(lane, k, D, xi);
+  using T           = typename StoredTypeOf<S>::type;
+  const int    lane = threadIdx.x % P, b = blockIdx.x * (PBG_CTA / P) + threadIdx.x / P;
+  const bool   valid = b < nblocks;
+  const int    s = valid ? starts[b] : 0, k = valid ? starts[b + 1] - s : 0;
+  const T     *D   = (const T *)inv + (valid ? offsets[b] : 0);
+  const double xi  = lane < k ? x[s + lane] : 0.0;
+  const double sum = BlockProduct<P, TRANS, T>(lane, k, D, xi);
 
   StoreBlockResult<T>(lane, s, k, sum, sexp, b, y);
 }
@@ -624,13 +624,13 @@ __global__ void __launch_bounds__(PBG_CTA) ApplyKernel(int nblocks, const int *_
    block, and the registers of one type (a branch per block on its type, with the three instances inlined, took 91
    registers at P = 32 and ran at 0.77x double). */
 struct GroupedApply {
-  const int        *order;                      /* [nblocks] block ids, grouped */
-  const PetscInt64 *entry;                      /* [nblocks + 1] exclusive sum of k^2 over the grouped order */
-  const char       *grouped;                    /* the grouped inverses */
-  int               first[NumTypeGroups + 1];   /* positions of each group */
-  unsigned          cta[NumTypeGroups + 1];     /* thread blocks of each group */
-  PetscInt64        entry0[NumTypeGroups];      /* entry[first[g]] */
-  size_t            base[NumTypeGroups];        /* byte offset of each group, 16-byte aligned */
+  const int        *order;                    /* [nblocks] block ids, grouped */
+  const PetscInt64 *entry;                    /* [nblocks + 1] exclusive sum of k^2 over the grouped order */
+  const char       *grouped;                  /* the grouped inverses */
+  int               first[NumTypeGroups + 1]; /* positions of each group */
+  unsigned          cta[NumTypeGroups + 1];   /* thread blocks of each group */
+  PetscInt64        entry0[NumTypeGroups];    /* entry[first[g]] */
+  size_t            base[NumTypeGroups];      /* byte offset of each group, 16-byte aligned */
 };
 
 template <int P, bool TRANS, class T>
@@ -640,8 +640,8 @@ __device__ __forceinline__ void ApplyGroup(const GroupedApply &g, int grp, const
   const bool   valid = p < g.first[grp + 1];
   const int    b     = valid ? g.order[p] : 0;
   const int    s = valid ? starts[b] : 0, k = valid ? starts[b + 1] - s : 0;
-  const T     *D  = (const T *)(g.grouped + g.base[grp]) + (valid ? g.entry[p] - g.entry0[grp] : 0);
-  const double xi = lane < k ? x[s + lane] : 0.0;
+  const T     *D   = (const T *)(g.grouped + g.base[grp]) + (valid ? g.entry[p] - g.entry0[grp] : 0);
+  const double xi  = lane < k ? x[s + lane] : 0.0;
   const double sum = BlockProduct<P, TRANS, T>(lane, k, D, xi);
 
   StoreBlockResult<T>(lane, s, k, sum, sexp, b, y);
@@ -665,8 +665,8 @@ __global__ void __launch_bounds__(PBG_CTA) RepackGroupedKernel(GroupedApply g, c
   if (p >= g.first[NumTypeGroups]) return;
   const int             grp = p < g.first[1] ? 0 : p < g.first[2] ? 1 : 2, tb = GroupEntryBytes(grp);
   const int             b = g.order[p], k = starts[b + 1] - starts[b];
-  const unsigned short *src = (const unsigned short *)(inv + offsets[b]);
-  unsigned short       *dst = (unsigned short *)(grouped + g.base[grp] + (size_t)tb * (size_t)(g.entry[p] - g.entry0[grp]));
+  const unsigned short *src   = (const unsigned short *)(inv + offsets[b]);
+  unsigned short       *dst   = (unsigned short *)(grouped + g.base[grp] + (size_t)tb * (size_t)(g.entry[p] - g.entry0[grp]));
   const int             units = k * k * tb / 2;
 
   for (int u = lane; u < units; u += 32) dst[u] = src[u];
