@@ -67,7 +67,7 @@ static PetscErrorCode KSPIDRSFreeWork_Private(KSP_IDRS *idrs)
 
 /* Makes the work vectors for the current s, side, norm and smoothing, keeping them when the layout is unchanged (the
    norm type or side may change between KSPSetUp() and KSPSolve()) */
-PetscErrorCode KSPIDRSWork_Private(KSP ksp)
+static PetscErrorCode KSPIDRSWork_Private(KSP ksp)
 {
   KSP_IDRS *idrs  = (KSP_IDRS *)ksp->data;
   PetscBool wtrue = (PetscBool)(ksp->pc_side == PC_LEFT && ksp->normtype == KSP_NORM_UNPRECONDITIONED);

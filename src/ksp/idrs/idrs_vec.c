@@ -45,8 +45,7 @@ PetscErrorCode KSPSolve_IDRS_Vec(KSP ksp)
   Mat          A;
   PetscBool    left, wtrue, nonorm = (PetscBool)(ksp->normtype == KSP_NORM_NONE);
 
-  PetscFunctionBegin;
-  PetscCall(KSPIDRSWork_Private(ksp));
+  PetscFunctionBegin; /* the work vectors: made by KSPSolve_IDRS() before it picks the path */
   PetscCall(PCGetOperators(ksp->pc, &A, NULL));
   s               = idrs->ws;
   M               = idrs->M;

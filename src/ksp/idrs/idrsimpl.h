@@ -5,7 +5,7 @@
      idrs_fused.c  the solve with fused kernels (CUDA vectors), built from the step pieces and cuda/ (idrscuda.h); it
                    reaches the device arrays only through VecGetArray[Read]AndMemType() pairs around each kernel group
      idrs.c        the type: work vectors, options, view, setters, KSPCreate_IDRS(); picks the path of a solve
-   A file calls only into the files listed above it (and idrs.c's KSPIDRSWork_Private(), which makes the work). */
+   A file calls only into the files listed above it; idrs.c makes the work vectors before either path runs. */
 #pragma once
 
 #include <petsc/private/kspimpl.h>
@@ -56,7 +56,6 @@ typedef struct {
 } KSP_IDRS;
 
 /* idrs.c: the work vectors and the shadow space for the current s, side, norm and smoothing (kept when unchanged) */
-PETSC_INTERN PetscErrorCode KSPIDRSWork_Private(KSP);
 
 /* idrs_step.c */
 PETSC_INTERN PetscErrorCode KSPIDRSResidual_Private(KSP, Vec, Vec, Vec, Vec);
