@@ -12,6 +12,8 @@
 #     ex17mg    snes ex17 (DMPlex Q1 finite-element linear elasticity in 3-D, vector fields), geometric multigrid
 #               (-dm_refine_hierarchy, PCMG), CG outside; the PC compared is the level smoother's
 #     ex17gamg  the same problem with PCGAMG; the PC compared is the level smoother's
+#               (both ex17 cases spend ~130 s a run in DMPlex assembly on the host and 0.01..0.03 s in KSPSolve on an
+#               H200: 18 runs, the longest part of a GPU session; give them their own call or leave them out)
 #     ex56      ksp ex56 (3-D Q1 elasticity, bs 3, a KSP alone), CG and the others; 63^3 elements, 0.8M unknowns
 #     ex19mg    snes ex19 with DMDA geometric multigrid (-da_refine, PCMG); the PC compared is the level smoother's
 #   Configurations of each case, each KSP of the case's list (the tutorial's default first, then gmres, bcgs, idr, cg
