@@ -189,3 +189,17 @@ extern "C" PetscErrorCode BenchCSVClose(FILE **csv)
   *csv = NULL;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
+
+PetscErrorCode BenchCheckCuda(cudaError_t err, const char *what)
+{
+  PetscFunctionBegin;
+  PetscCheck(err == cudaSuccess, PETSC_COMM_SELF, PETSC_ERR_GPU, "%s: %s", what, cudaGetErrorString(err));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode BenchSync(PetscBool gpu)
+{
+  PetscFunctionBegin;
+  if (gpu) PetscCall(BenchCheckCuda(cudaDeviceSynchronize(), "cudaDeviceSynchronize"));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}

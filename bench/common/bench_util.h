@@ -26,6 +26,11 @@ PetscErrorCode MeasureTriad(PetscBool gpu, size_t n, PetscInt warmup, PetscInt r
    beside the triad only, never a denominator. */
 PetscErrorCode BenchVecRates(VecType vtype, PetscInt64 n, PetscInt warmup, PetscInt runs, double *waxpy_gbs, double *pmult_gbs);
 
+/* A PETSc error naming what failed when a CUDA runtime call did not succeed */
+PetscErrorCode BenchCheckCuda(cudaError_t err, const char *what);
+/* Waits for the whole device (gpu); nothing on the host */
+PetscErrorCode BenchSync(PetscBool gpu);
+
 /* CUDA events on PETSc's current CUDA stream (gpu), PetscTime() otherwise */
 typedef struct {
   PetscBool      gpu;

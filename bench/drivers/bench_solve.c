@@ -227,19 +227,6 @@ typedef struct {
   PetscInt       triad_n;
 } Bench;
 
-static PetscErrorCode CheckCuda(cudaError_t err, const char *what)
-{
-  PetscFunctionBegin;
-  PetscCheck(err == cudaSuccess, PETSC_COMM_SELF, PETSC_ERR_GPU, "%s: %s", what, cudaGetErrorString(err));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-static PetscErrorCode Sync(Bench *b)
-{
-  PetscFunctionBegin;
-  if (b->gpu) PetscCall(CheckCuda(cudaDeviceSynchronize(), "cudaDeviceSynchronize"));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
 
 static PetscBool InList(char *const list[], PetscInt n, const char *s)
 {
@@ -256,7 +243,7 @@ static PetscErrorCode BenchTriad(Bench *b)
   double gbs;
 
   PetscFunctionBegin;
-  PetscCall(CheckCuda(cudaMemGetInfo(&freeb, &totalb), "cudaMemGetInfo"));
+  PetscCall(BenchCheckCuda(cudaMemGetInfo(&freeb, &totalb), "cudaMemGetInfo"));
   b->triad_n = (PetscInt)1 << 26;
   while (b->triad_n > ((PetscInt)1 << 20) && 3.0 * 8 * b->triad_n > 0.5 * (double)freeb) b->triad_n /= 2;
   PetscCall(MeasureTriad(PETSC_TRUE, (size_t)b->triad_n, 1, 5, &gbs));
@@ -434,7 +421,7 @@ static PetscErrorCode ProblemLoad(Bench *b, const Entry *e, Problem *p)
   PetscCall(MatMult(p->A, p->b, p->x));
   if (p->Ab) PetscCall(MatMult(p->Ab, p->b, p->x));
   if (p->Avp) PetscCall(MatMult(p->Avp, p->b, p->x));
-  PetscCall(Sync(b));
+  PetscCall(BenchSync(b->gpu));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -721,17 +708,17 @@ static PetscErrorCode RunInner(Bench *b, Problem *p, const char *ksptype, const 
   PetscCall(KSPSetConvergenceTest(ksp, CapTest, cap, NULL));
   PetscCall(VecSet(p->x, 0.0));
 
-  PetscCall(Sync(b));
+  PetscCall(BenchSync(b->gpu));
   PetscCall(PetscTime(&t0));
   PetscCall(PCSetUp(pc)); /* timed alone too: KSPSetUp's own part (KSPIDR: 3s+4 work vectors, a random shadow space) is the rest */
-  PetscCall(Sync(b));
+  PetscCall(BenchSync(b->gpu));
   PetscCall(PetscTime(&tp));
   PetscCall(KSPSetUp(ksp));
-  PetscCall(Sync(b));
+  PetscCall(BenchSync(b->gpu));
   PetscCall(PetscTime(&t1));
   cap->t0 = t1;
   PetscCall(KSPSolve(ksp, p->b, p->x));
-  PetscCall(Sync(b));
+  PetscCall(BenchSync(b->gpu));
   PetscCall(PetscTime(&t2));
 
   res->setup    = t1 - t0;
@@ -1140,8 +1127,8 @@ int main(int argc, char **argv)
     struct cudaDeviceProp prop;
     int                   dev = 0;
 
-    PetscCall(CheckCuda(cudaGetDevice(&dev), "cudaGetDevice"));
-    PetscCall(CheckCuda(cudaGetDeviceProperties(&prop, dev), "cudaGetDeviceProperties"));
+    PetscCall(BenchCheckCuda(cudaGetDevice(&dev), "cudaGetDevice"));
+    PetscCall(BenchCheckCuda(cudaGetDeviceProperties(&prop, dev), "cudaGetDeviceProperties"));
     PetscCall(PetscSNPrintf(b.device, sizeof(b.device), "%s (sm_%d%d, %.0f GB, %d SMs)", prop.name, prop.major, prop.minor, prop.totalGlobalMem / 1e9, prop.multiProcessorCount));
     PetscCall(PetscDeviceInitialize(PETSC_DEVICE_CUDA));
     PetscCall(BenchTriad(&b));

@@ -187,19 +187,6 @@ typedef struct {
   PetscInt   nmeas;
 } Meas;
 
-static PetscErrorCode CheckCuda(cudaError_t err, const char *what)
-{
-  PetscFunctionBegin;
-  PetscCheck(err == cudaSuccess, PETSC_COMM_SELF, PETSC_ERR_GPU, "%s: %s", what, cudaGetErrorString(err));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-static PetscErrorCode Sync(Bench *b)
-{
-  PetscFunctionBegin;
-  if (b->gpu) PetscCall(CheckCuda(cudaDeviceSynchronize(), "cudaDeviceSynchronize"));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
 
 static PetscErrorCode TimerStart(Bench *b)
 {
@@ -770,7 +757,7 @@ static PetscErrorCode Prepare(Bench *b, Side *s)
     PetscCall(MatScale(s->A, 2.0));
     PetscCall(MatScale(s->A, 0.5));
   } else PetscCall(MatMult(s->A, s->x, s->y));
-  PetscCall(Sync(b));
+  PetscCall(BenchSync(b->gpu));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -794,7 +781,7 @@ static PetscErrorCode Measure(Bench *b, Side *s, OpId op, Meas *m)
 
     PetscCall(Prepare(b, s));
     if (op == OP_GETDIAG) PetscCall(VecSet(s->d, 0.0));
-    PetscCall(Sync(b));
+    PetscCall(BenchSync(b->gpu));
     h0 = petsc_ctog_sz;
     d0 = petsc_gtoc_sz;
     PetscCall(TimerStart(b));
@@ -805,7 +792,7 @@ static PetscErrorCode Measure(Bench *b, Side *s, OpId op, Meas *m)
     T  = dup ? dup : s->A;
     n0 = petsc_ctog_sz;
     PetscCall(MatMult(T, s->x, s->y));
-    PetscCall(Sync(b));
+    PetscCall(BenchSync(b->gpu));
     n0 = petsc_ctog_sz - n0;
     PetscCall(MatDestroy(&dup));
     if (k >= b->warmup) {
@@ -949,8 +936,8 @@ static PetscErrorCode COOCreate(Bench *b, PetscInt mbs, COOProblem *c)
   }
   for (PetscInt64 k = 0; k < (PetscInt64)c->ncoo; k++) c->v[k] = ValueOf(k + 99);
   if (b->gpu) {
-    PetscCall(CheckCuda(cudaMalloc((void **)&c->vd, sizeof(PetscScalar) * c->ncoo), "cudaMalloc"));
-    PetscCall(CheckCuda(cudaMemcpy(c->vd, c->v, sizeof(PetscScalar) * c->ncoo, cudaMemcpyHostToDevice), "cudaMemcpy"));
+    PetscCall(BenchCheckCuda(cudaMalloc((void **)&c->vd, sizeof(PetscScalar) * c->ncoo), "cudaMalloc"));
+    PetscCall(BenchCheckCuda(cudaMemcpy(c->vd, c->v, sizeof(PetscScalar) * c->ncoo, cudaMemcpyHostToDevice), "cudaMemcpy"));
   } else c->vd = c->v;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -958,7 +945,7 @@ static PetscErrorCode COOCreate(Bench *b, PetscInt mbs, COOProblem *c)
 static PetscErrorCode COODestroy(Bench *b, COOProblem *c)
 {
   PetscFunctionBegin;
-  if (b->gpu && c->vd) PetscCall(CheckCuda(cudaFree(c->vd), "cudaFree"));
+  if (b->gpu && c->vd) PetscCall(BenchCheckCuda(cudaFree(c->vd), "cudaFree"));
   PetscCall(PetscFree3(c->ci, c->cj, c->v));
   PetscCall(PetscFree(c->ia));
   PetscCall(PetscFree(c->ja));
@@ -995,10 +982,10 @@ static PetscErrorCode COOInner(Bench *b, const char type[], COOProblem *c, doubl
   PetscCall(PetscMalloc2(c->ncoo, &ci, c->ncoo, &cj)); /* PETSc may change the arrays it is given */
   PetscCall(PetscArraycpy(ci, c->ci, c->ncoo));
   PetscCall(PetscArraycpy(cj, c->cj, c->ncoo));
-  PetscCall(Sync(b));
+  PetscCall(BenchSync(b->gpu));
   PetscCall(PetscTime(&t0));
   PetscCall(MatSetPreallocationCOO(*M, c->ncoo, ci, cj));
-  PetscCall(Sync(b));
+  PetscCall(BenchSync(b->gpu));
   PetscCall(PetscTime(&t1));
   PetscCall(PetscFree2(ci, cj));
   res->prealloc = t1 - t0;
@@ -1031,7 +1018,7 @@ static PetscErrorCode COOInner(Bench *b, const char type[], COOProblem *c, doubl
     td[ncall]    = petsc_gtoc_sz - d0;
     n0           = petsc_ctog_sz;
     PetscCall(MatMult(*M, *x, res->y));
-    PetscCall(Sync(b));
+    PetscCall(BenchSync(b->gpu));
     tn[ncall++] = petsc_ctog_sz - n0;
     used += wall;
     if (used > budget) break; /* a slow path: what has been measured is reported */
@@ -1224,8 +1211,8 @@ int main(int argc, char **argv)
       (void)cudaGetLastError();
       SETERRQ(PETSC_COMM_WORLD, PETSC_ERR_GPU, "no CUDA device; this is a GPU benchmark (-host runs it on the host as a check)");
     }
-    PetscCall(CheckCuda(cudaGetDevice(&dev), "cudaGetDevice"));
-    PetscCall(CheckCuda(cudaGetDeviceProperties(&prop, dev), "cudaGetDeviceProperties"));
+    PetscCall(BenchCheckCuda(cudaGetDevice(&dev), "cudaGetDevice"));
+    PetscCall(BenchCheckCuda(cudaGetDeviceProperties(&prop, dev), "cudaGetDeviceProperties"));
     PetscCall(PetscSNPrintf(b.device, sizeof(b.device), "%s (sm_%d%d, %.0f GB, %d SMs)", prop.name, prop.major, prop.minor, prop.totalGlobalMem / 1e9, prop.multiProcessorCount));
     PetscCall(PetscDeviceInitialize(PETSC_DEVICE_CUDA));
   } else PetscCall(PetscSNPrintf(b.device, sizeof(b.device), "host (no GPU: a functional check, not a benchmark)"));

@@ -127,19 +127,6 @@ typedef struct {
   PetscInt            nprecs; /* the precision axis: the storages besides double */
 } Bench;
 
-static PetscErrorCode CheckCuda(cudaError_t err, const char *what)
-{
-  PetscFunctionBegin;
-  PetscCheck(err == cudaSuccess, PETSC_COMM_SELF, PETSC_ERR_GPU, "%s: %s", what, cudaGetErrorString(err));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-static PetscErrorCode Sync(Bench *b)
-{
-  PetscFunctionBegin;
-  if (b->gpu) PetscCall(CheckCuda(cudaDeviceSynchronize(), "cudaDeviceSynchronize"));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
 
 static PetscErrorCode TimerStart(Bench *b)
 {
@@ -385,7 +372,7 @@ static PetscErrorCode FlushL2(Bench *b)
     PetscCall(VecSet(b->flush, 1.0));
   }
   PetscCall(VecNorm(b->flush, NORM_2, &nrm));
-  PetscCall(Sync(b));
+  PetscCall(BenchSync(b->gpu));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -439,20 +426,20 @@ static PetscErrorCode RunPC(Bench *b, Mat A, const char type[], const char matri
   }
 
   PetscCall(MakeCurrent(A, x, y));
-  PetscCall(Sync(b));
+  PetscCall(BenchSync(b->gpu));
   PetscCall(PetscTime(&t0));
   PetscCall(PCSetUp(pc));
-  PetscCall(Sync(b));
+  PetscCall(BenchSync(b->gpu));
   PetscCall(PetscTime(&t1));
   row->setup = t1 - t0;
   for (PetscInt k = 0; k < b->resetup_reps; k++) { /* new values, same pattern */
     PetscLogDouble moved = petsc_ctog_sz + petsc_gtoc_sz;
 
     PetscCall(MatScale(A, k % 2 ? 1.0 / 1.001 : 1.001));
-    PetscCall(Sync(b));
+    PetscCall(BenchSync(b->gpu));
     PetscCall(PetscTime(&t0));
     PetscCall(PCSetUp(pc));
-    PetscCall(Sync(b));
+    PetscCall(BenchSync(b->gpu));
     PetscCall(PetscTime(&t1));
     if (best < 0 || t1 - t0 < best) best = t1 - t0;
     row->resetup_moved = PetscMax(row->resetup_moved, petsc_ctog_sz + petsc_gtoc_sz - moved);
@@ -477,12 +464,12 @@ static PetscErrorCode RunPC(Bench *b, Mat A, const char type[], const char matri
   }
 
   for (PetscInt k = 0; k < b->warmup; k++) PetscCall(PCApply(pc, x, y));
-  PetscCall(Sync(b));
+  PetscCall(BenchSync(b->gpu));
   PetscCall(MedianApply(b, pc, x, y, PETSC_FALSE, &row->apply));
-  PetscCall(Sync(b));
+  PetscCall(BenchSync(b->gpu));
   PetscCall(PetscTime(&t0));
   for (PetscInt k = 0; k < b->reps; k++) PetscCall(PCApply(pc, x, y));
-  PetscCall(Sync(b));
+  PetscCall(BenchSync(b->gpu));
   PetscCall(PetscTime(&t1));
   row->apply_batched = (t1 - t0) / b->reps;
   PetscCall(MedianApply(b, pc, x, y, PETSC_TRUE, &row->apply_cold));
@@ -927,8 +914,8 @@ int main(int argc, char **argv)
       (void)cudaGetLastError();
       SETERRQ(PETSC_COMM_WORLD, PETSC_ERR_GPU, "no CUDA device; this is a GPU benchmark (-host runs it on the host as a check)");
     }
-    PetscCall(CheckCuda(cudaGetDevice(&dev), "cudaGetDevice"));
-    PetscCall(CheckCuda(cudaGetDeviceProperties(&prop, dev), "cudaGetDeviceProperties"));
+    PetscCall(BenchCheckCuda(cudaGetDevice(&dev), "cudaGetDevice"));
+    PetscCall(BenchCheckCuda(cudaGetDeviceProperties(&prop, dev), "cudaGetDeviceProperties"));
     PetscCall(PetscSNPrintf(b.device, sizeof(b.device), "%s (sm_%d%d, %.0f GB, %d SMs)", prop.name, prop.major, prop.minor, prop.totalGlobalMem / 1e9, prop.multiProcessorCount));
     PetscCall(PetscDeviceInitialize(PETSC_DEVICE_CUDA));
   } else PetscCall(PetscSNPrintf(b.device, sizeof(b.device), "host (no GPU: a functional check, not a benchmark)"));
