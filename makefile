@@ -117,6 +117,21 @@ $(OBJDIR)/%.o: %.cu | $(PBG_MATOPS_H)
 tests/bin/%: $(OBJDIR)/tests/%.o $(LIBNAME)
 	@mkdir -p $(@D)
 	$(PCC_LINKER) $(PCC_LINKER_FLAGS) -o $@ $< $(PBG_LINK_LIB)
+# tests/bin/multirun: every C test program in one binary (tests/multirun/multirun.c), for the valgrind groups of
+# tests/run.sh: each program's object with its main renamed pbg_main_<program>
+# (their list, build/gen/multirun_programs.h, is rewritten only when a program comes or goes)
+MULTIRUN_PROGRAMS := $(filter-out gpu_probe,$(patsubst tests/%.c,%,$(wildcard tests/*.c)))
+MULTIRUN_LIST := \#define PBG_MULTIRUN_PROGRAMS $(foreach p,$(MULTIRUN_PROGRAMS),X($(p)))
+ifeq ($(filter-out $(NO_PETSC_GOALS),$(or $(MAKECMDGOALS),all)),$(or $(MAKECMDGOALS),all))
+  $(shell mkdir -p build/gen && { [ "$$(cat build/gen/multirun_programs.h 2> /dev/null)" = "$(MULTIRUN_LIST)" ] || echo "$(MULTIRUN_LIST)" > build/gen/multirun_programs.h; })
+endif
+TESTS += tests/bin/multirun
+$(OBJDIR)/tests/multirun/main_%.o: $(OBJDIR)/tests/%.o
+	@mkdir -p $(@D)
+	objcopy --redefine-sym main=pbg_main_$* $< $@
+tests/bin/multirun: $(OBJDIR)/tests/multirun/multirun.o $(MULTIRUN_PROGRAMS:%=$(OBJDIR)/tests/multirun/main_%.o) $(LIBNAME)
+	@mkdir -p $(@D)
+	$(PCC_LINKER) $(PCC_LINKER_FLAGS) -o $@ $(filter %.o,$^) $(PBG_LINK_LIB)
 examples/bin/%: $(OBJDIR)/examples/%.o $(LIBNAME)
 	@mkdir -p $(@D)
 	$(PCC_LINKER) $(PCC_LINKER_FLAGS) -o $@ $< $(PBG_LINK_LIB)

@@ -228,6 +228,76 @@ tcheck() {
   esac
 }
 
+# A valgrind group: cases run one after the other in ONE process of tests/bin/multirun (tests/multirun/multirun.c)
+# under WRAPPER (valgrind), because a process that loads PETSc's CUDA libraries costs about 30 s of CPU under valgrind
+# before main(). The group is claimed and run as one unit; each member is reported as a case of its own, and the group
+# too (its process's exit status: valgrind's --error-exitcode catches what happens outside the members).
+#   tvg_begin GROUP [-n NP] -- WRAPPER...
+#   tvg NAME [--grep RE]... [--nogrep RE]... -- PROGRAM ARGS...     (PROGRAM: a program of tests/*.c, expected to succeed)
+#   tvg_end
+# A member passes when its main() returned 0 with no memcheck error and no new definite leak (multirun counts both
+# with valgrind's client requests right after it), and its part of the output matches its greps.
+tvg_begin() {
+  pbg_grp=$1 pbg_grp_np=1 pbg_grp_names=() pbg_grp_lines=() pbg_grp_greps=() pbg_grp_nogreps=()
+  shift
+  if [ "${1:-}" = -n ]; then pbg_grp_np=$2; shift 2; fi
+  if [ "${1:-}" = -- ]; then shift; fi
+  pbg_grp_wrap=("$@")
+}
+tvg() {
+  local name=$1 greps=() nogreps=() cmd=()
+  shift
+  while [ $# -gt 0 ]; do
+    case "$1" in
+      --grep) greps+=("$2"); shift 2 ;;
+      --nogrep) nogreps+=("$2"); shift 2 ;;
+      --) shift ;;
+      *) cmd+=("$1"); shift ;;
+    esac
+  done
+  [ -z "${pbg_seen[$name]:-}" ] || { echo "duplicate test case name $name" >&2; exit 2; }
+  pbg_seen[$name]=1
+  [ -z "$filter" ] || [[ "$name" =~ $filter ]] || [[ "$pbg_grp" =~ $filter ]] || return 0
+  pbg_grp_names+=("$name")
+  pbg_grp_lines+=("$name ${cmd[*]}")
+  pbg_grp_greps+=("$(printf '%s\n' "${greps[@]+"${greps[@]}"}")")
+  pbg_grp_nogreps+=("$(printf '%s\n' "${nogreps[@]+"${nogreps[@]}"}")")
+}
+tvg_end() {
+  local group=$pbg_grp f=$filter
+  [ ${#pbg_grp_names[@]} -gt 0 ] || return 0
+  filter='' # the members were selected already
+  pbg_begin "$group" || { filter=$f; return 0; }
+  filter=$f
+  [ "${PBG_GPU_ONLY:-0}" != 1 ] || return 0
+  local cases=$PBG_WORKDIR/$group.cases log=$PBG_LOGDIR/$group.log t0 status i name mlog end why g
+  printf '%s\n' "${pbg_grp_lines[@]}" > "$cases"
+  t0=$(pbg_usec)
+  { echo "# ${pbg_grp_wrap[*]} multirun $cases  (np=$pbg_grp_np)"; cat "$cases"; pbg_run "$pbg_grp_np" "${pbg_grp_wrap[@]}" "$PBG_ROOT/tests/bin/multirun" "$cases"; } > "$log"
+  status=$?
+  pbg_timed "$group" "$log" "$t0"
+  for i in "${!pbg_grp_names[@]}"; do
+    name=${pbg_grp_names[$i]} mlog=$PBG_LOGDIR/${pbg_grp_names[$i]}.log why=""
+    { echo "# part of $group (log $log): ${pbg_grp_lines[$i]}  (np=$pbg_grp_np)"
+      awk -v b="#### multirun begin $name" -v e="#### multirun end $name " '$0 == b {on = 1} on {print} index($0, e) == 1 {on = 0}' "$log"; } > "$mlog"
+    end=$(grep "^#### multirun end $name " "$mlog")
+    if [ -z "$end" ]; then why="the group's process ended before this case did (exit status $status)"
+    elif ! [[ "$end" =~ \ status\ 0\ errors\ 0\ leaked\ 0\  ]]; then why="${end#"#### multirun end $name "}"
+    fi
+    while read -r g; do
+      [ -z "$g" ] || [ -n "$why" ] || grep -qE -- "$g" "$mlog" || why="output lacks /$g/"
+    done <<< "${pbg_grp_greps[$i]}"
+    while read -r g; do
+      [ -z "$g" ] || [ -n "$why" ] || ! grep -qE -- "$g" "$mlog" || why="output has /$g/"
+    done <<< "${pbg_grp_nogreps[$i]}"
+    if [ -z "$why" ]; then pbg_report "$name" PASS; else pbg_report "$name" FAIL "$why"; fi
+  done
+  if [ "$status" = 0 ]; then pbg_report "$group" PASS
+  elif [ "$status" = 124 ]; then pbg_report "$group" FAIL "timed out after ${PBG_TEST_TIMEOUT}s"
+  else pbg_report "$group" FAIL "exit status $status"
+  fi
+}
+
 pbg_t0=$(pbg_usec)
 if [ -z "${PBG_RUNNER:-}" ]; then
   echo "petscblockgpu tests: root $PBG_ROOT, GPU $([ $pbg_have_gpu = 1 ] && echo present || echo absent)"

@@ -78,15 +78,7 @@ done
 tcase bk_coo_new_malloc_dump -- test_baijksparse_coo -bs 3 -assemble_between -same_count_pattern -duplicate -malloc_debug -malloc_dump --grep '^OK' --nogrep 'FAILED' --nogrep '^\[ *[0-9]+\] [0-9]+ bytes '
 tcase bk_coo_new_malloc_dump_mpi2 -n 2 -- test_baijksparse_coo -bs 2 -nb 4 -assemble_between -same_count_pattern -duplicate -malloc_debug -malloc_dump --grep '^OK' --nogrep 'FAILED' --nogrep '^\[ *[0-9]+\] [0-9]+ bytes '
 tcase bk_coo_new_malloc_dump_mpi3 -n 3 -- test_baijksparse_coo -bs 3 -nb 3 -assemble_between -same_count_pattern -duplicate -malloc_debug -malloc_dump --grep '^OK' --nogrep 'FAILED' --nogrep '^\[ *[0-9]+\] [0-9]+ bytes '
-# under valgrind (make memcheck), as tests/cases/memcheck_host.sh
-if [ "${PBG_MEMCHECK:-1}" = 1 ] && command -v valgrind > /dev/null 2>&1; then
-  pbg_vg=(valgrind -q --error-exitcode=77 --leak-check=full --errors-for-leak-kinds=definite --show-leak-kinds=definite --suppressions="$PBG_ROOT/conf/valgrind.supp")
-  tcase vg_bk_coo -- "${pbg_vg[@]}" "$PBG_ROOT/tests/bin/test_baijksparse_coo" -bs 3 -nb 4 --grep '^OK'
-  tcase vg_bk_coo_mpi2 -n 2 -- "${pbg_vg[@]}" "$PBG_ROOT/tests/bin/test_baijksparse_coo" -bs 2 -nb 4 --grep '^OK'
-  tcase vg_bk_coo_new_mpi2 -n 2 -- "${pbg_vg[@]}" "$PBG_ROOT/tests/bin/test_baijksparse_coo" -bs 2 -nb 3 -assemble_between -duplicate --grep '^OK'
-  tcase vg_bk_coo_err_range_continue -- "${pbg_vg[@]}" "$PBG_ROOT/tests/bin/test_baijksparse_coo" -bs 2 -nb 3 -err range -err_continue --grep 'refused' --grep '^OK'
-  unset pbg_vg
-fi
+# under valgrind: tests/cases/memcheck_host.sh (vg_bk_coo*)
 
 # --- GPU: CUDA vectors; v from the host (uploaded) and from the device (nothing moved) -
 for bs in "${pbg_coo_bs[@]}"; do

@@ -6,24 +6,51 @@ if [ "${PBG_MEMCHECK:-1}" = 1 ] && command -v valgrind > /dev/null 2>&1; then
   pbg_vg=(valgrind -q --error-exitcode=77 --leak-check=full --errors-for-leak-kinds=definite --show-leak-kinds=definite
           --suppressions="$PBG_ROOT/conf/valgrind.supp")
   pbg_tb=$PBG_ROOT/tests/bin
-  tcase vg_vbj_merged -- "${pbg_vg[@]}" "$pbg_tb/test_vbjacobi" -mode super -maxgen 9 -maxbs 8 -nblocks_local 30 -pc_vbjacobi_blocking supervariable --grep '^OK'
-  tcase vg_vbj_natural_mixed -- "${pbg_vg[@]}" "$pbg_tb/test_vbjacobi" -mode mixed -maxgen 12 -nblocks_local 30 -pivot -compare_petsc --grep '^OK'
-  tcase vg_vbj_uniform_baijksparse -- "${pbg_vg[@]}" "$pbg_tb/test_vbjacobi" -mode uniform -bs 5 -mat_type baijksparse -nblocks_local 20 --grep '^OK'
-  tcase vg_vbj_singular_fails -- "${pbg_vg[@]}" "$pbg_tb/test_vbjacobi" -mode mixed -singular_block 3 --grep 'DIVERGED_PC_FAILED'
-  tcase vg_vbj_singular_error --fail -- valgrind -q --leak-check=no --suppressions="$PBG_ROOT/conf/valgrind.supp" "$pbg_tb/test_vbjacobi" -mode uniform -bs 2 -pc_vbjacobi_blocking matrix -singular_block 7 -ksp_error_if_not_converged --grep 'zero or tiny pivot' --nogrep '==[0-9]+== (Invalid|Conditional|Syscall|Mismatched|Use of)'
-  tcase vg_vbj_overflow_identity -- "${pbg_vg[@]}" "$pbg_tb/test_vbjacobi" -mode mixed -maxgen 8 -overflow_block 3 -pc_vbjacobi_singular identity --grep '^OK'
-  tcase vg_vbj_nan_fails -- "${pbg_vg[@]}" "$pbg_tb/test_vbjacobi" -mode mixed -nan_block 0 --grep 'holds NaN or Inf'
-  tcase vg_vbj_reuse -- "${pbg_vg[@]}" "$pbg_tb/test_vbjacobi_reuse" -n 80 --grep '^OK'
-  tcase vg_vbj_mpi2_merged -n 2 -- "${pbg_vg[@]}" "$pbg_tb/test_vbjacobi" -mode super -maxgen 6 -maxbs 12 -nblocks_local 20 --grep '^OK'
-  tcase vg_bk_route -- "${pbg_vg[@]}" "$pbg_tb/test_baijksparse" -bs 3 --grep '^OK'
-  tcase vg_bk_route_mpi2 -n 2 -- "${pbg_vg[@]}" "$pbg_tb/test_baijksparse" -bs 4 -seed 1 --grep '^OK'
-  # a refused option ends the program through PetscError/MPI_Abort, which frees nothing (MPICH's UCX worker among it):
-  # memory errors only there, no leak check
-  tcase vg_bk_bad_ept --fail -- valgrind -q --leak-check=no --suppressions="$PBG_ROOT/conf/valgrind.supp" "$pbg_tb/test_baijksparse" -bs 3 -mat_baijksparse_ept 7 --grep 'cannot run this matrix' --nogrep '==[0-9]+== (Invalid|Conditional|Syscall|Mismatched|Use of)'
+  # Cases that end in success run in valgrind groups (tests/run.sh: tvg_begin), a process each: a process that loads
+  # PETSc's CUDA libraries costs about 30 s of CPU under valgrind before main(), once per group instead of once per case
+  tvg_begin vg_group_pc -- "${pbg_vg[@]}"
+  tvg vg_vbj_merged -- test_vbjacobi -mode super -maxgen 9 -maxbs 8 -nblocks_local 30 -pc_vbjacobi_blocking supervariable --grep '^OK'
+  tvg vg_vbj_natural_mixed -- test_vbjacobi -mode mixed -maxgen 12 -nblocks_local 30 -pivot -compare_petsc --grep '^OK'
+  tvg vg_vbj_uniform_baijksparse -- test_vbjacobi -mode uniform -bs 5 -mat_type baijksparse -nblocks_local 20 --grep '^OK'
+  tvg vg_vbj_singular_fails -- test_vbjacobi -mode mixed -singular_block 3 --grep 'DIVERGED_PC_FAILED'
+  tvg vg_vbj_overflow_identity -- test_vbjacobi -mode mixed -maxgen 8 -overflow_block 3 -pc_vbjacobi_singular identity --grep '^OK'
+  tvg vg_vbj_nan_fails -- test_vbjacobi -mode mixed -nan_block 0 --grep 'holds NaN or Inf'
+  tvg vg_vbj_reuse -- test_vbjacobi_reuse -n 80 --grep '^OK'
+  tvg vg_vbjp_half_cond -- test_vbjacobi_precision -mode cond -nblocks_local 60 -maxgen 6 -pc_vbjacobi_precision half -check_error -ksp_pc_side left --grep '^OK'
+  tvg_end
+  tvg_begin vg_group_mat -- "${pbg_vg[@]}"
+  tvg vg_bk_route -- test_baijksparse -bs 3 --grep '^OK'
   for op in axpy copy; do
-    tcase vg_bk_${op}_different -- "${pbg_vg[@]}" "$pbg_tb/test_baijksparse_axpy" -op $op --grep '^OK'
-    tcase vg_bk_${op}_different_mpi2 -n 2 -- "${pbg_vg[@]}" "$pbg_tb/test_baijksparse_axpy" -op $op -x_mat_type baijksparse --grep '^OK'
+    tvg vg_bk_${op}_different -- test_baijksparse_axpy -op $op --grep '^OK'
   done
+  tvg vg_bk_coo -- test_baijksparse_coo -bs 3 -nb 4 --grep '^OK'
+  tvg vg_bk_coo_err_range_continue -- test_baijksparse_coo -bs 2 -nb 3 -err range -err_continue --grep 'refused' --grep '^OK'
+  tvg_end
+  tvg_begin vg_group_mpi2 -n 2 -- "${pbg_vg[@]}"
+  tvg vg_vbj_mpi2_merged -- test_vbjacobi -mode super -maxgen 6 -maxbs 12 -nblocks_local 20 --grep '^OK'
+  tvg vg_bk_route_mpi2 -- test_baijksparse -bs 4 -seed 1 --grep '^OK'
+  for op in axpy copy; do
+    tvg vg_bk_${op}_different_mpi2 -- test_baijksparse_axpy -op $op -x_mat_type baijksparse --grep '^OK'
+  done
+  tvg vg_bk_coo_mpi2 -- test_baijksparse_coo -bs 2 -nb 4 --grep '^OK'
+  tvg vg_bk_coo_new_mpi2 -- test_baijksparse_coo -bs 2 -nb 3 -assemble_between -duplicate --grep '^OK'
+  tvg_end
+  # the groups' own check: multirun charges a leak and an invalid read to the case that made them, and the next case
+  # of the group still passes
+  pbg_multirun_selfcheck() {
+    local cases=$PBG_WORKDIR/multirun_selfcheck.cases out
+    printf '%s\n' 'leaky test_multirun_selfcheck -leak' 'badread test_multirun_selfcheck -invalid_read' 'clean test_multirun_selfcheck' > "$cases"
+    out=$(pbg_run 1 "${pbg_vg[@]}" "$pbg_tb/multirun" "$cases")
+    echo "$out"
+    grep -qE '^#### multirun end leaky status 0 errors [1-9][0-9]* leaked 1000 ' <<< "$out" \
+      && grep -qE '^#### multirun end badread status 0 errors [1-9][0-9]* leaked 0 ' <<< "$out" \
+      && grep -qE '^#### multirun end clean status 0 errors 0 leaked 0 ' <<< "$out"
+  }
+  tcheck vg_multirun_selfcheck -- pbg_multirun_selfcheck
+  # a case that fails on purpose ends its process through PetscError/MPI_Abort, which frees nothing (MPICH's UCX worker
+  # among it): a process of its own, memory errors only, no leak check
+  tcase vg_vbj_singular_error --fail -- valgrind -q --leak-check=no --suppressions="$PBG_ROOT/conf/valgrind.supp" "$pbg_tb/test_vbjacobi" -mode uniform -bs 2 -pc_vbjacobi_blocking matrix -singular_block 7 -ksp_error_if_not_converged --grep 'zero or tiny pivot' --nogrep '==[0-9]+== (Invalid|Conditional|Syscall|Mismatched|Use of)'
+  tcase vg_bk_bad_ept --fail -- valgrind -q --leak-check=no --suppressions="$PBG_ROOT/conf/valgrind.supp" "$pbg_tb/test_baijksparse" -bs 3 -mat_baijksparse_ept 7 --grep 'cannot run this matrix' --nogrep '==[0-9]+== (Invalid|Conditional|Syscall|Mismatched|Use of)'
   unset pbg_vg pbg_tb op
 else
   pbg_begin memcheck_host && pbg_report memcheck_host SKIP "no valgrind (or PBG_MEMCHECK=0)"

@@ -148,9 +148,7 @@ for p in half single; do
   tcase vbjp_${p}_cond_solve -- test_vbjacobi_precision -mode cond -nblocks_local 300 -maxgen 12 -pc_vbjacobi_precision $p -expect_types $want -check_error -ksp_type gmres -ksp_pc_side left -ksp_rtol 1e-12 -ksp_max_it 200 -compare_host -pc_view --grep "storage precision of the inverses: $p or wider" --grep 'host path: 0 blocks of another precision' --grep 'relative error of the solution' --grep '^OK'
 done
 tcase vbjp_half_cond_solve_mpi2 -n 2 -- test_vbjacobi_precision -mode cond -nblocks_local 150 -maxgen 8 -pc_vbjacobi_precision half -expect_types 100,100,100 -check_error -ksp_type gmres -ksp_pc_side left -ksp_rtol 1e-12 -ksp_max_it 200 --grep '^OK'
-if [ "${PBG_MEMCHECK:-1}" = 1 ] && command -v valgrind > /dev/null 2>&1; then
-  tcase vg_vbjp_half_cond -- valgrind -q --error-exitcode=77 --leak-check=full --errors-for-leak-kinds=definite --show-leak-kinds=definite --suppressions="$PBG_ROOT/conf/valgrind.supp" "$PBG_ROOT/tests/bin/test_vbjacobi_precision" -mode cond -nblocks_local 60 -maxgen 6 -pc_vbjacobi_precision half -check_error -ksp_pc_side left --grep '^OK'
-fi
+# under valgrind: tests/cases/memcheck_host.sh (vg_vbjp_half_cond)
 tcase vbjp_half_view -- test_vbjacobi_precision -mode mixed -maxgen 8 -nblocks_local 50 -pc_vbjacobi_precision half -pc_view --grep 'storage precision of the inverses: half' --grep 'inverses stored: [0-9]+ bytes holding values \(0.25 of' --grep 'precision histogram \(blocks/rows\): double 0/0, single 0/0, half 50/' --grep '^OK'
 tcase vbjp_bad_precision --fail -- test_vbjacobi_precision -pc_vbjacobi_precision quarter --grep 'quarter'
 tcase vbjp_bad_tol --fail -- test_vbjacobi_precision -pc_vbjacobi_precision adaptive -pc_vbjacobi_precision_tol -0.5 --grep 'must be positive'
