@@ -24,6 +24,11 @@ if [ "${PBG_MEMCHECK:-1}" = 1 ] && command -v valgrind > /dev/null 2>&1; then
     tcase vg_bk_${op}_different -- "${pbg_vg[@]}" "$pbg_tb/test_baijksparse_axpy" -op $op --grep '^OK'
     tcase vg_bk_${op}_different_mpi2 -n 2 -- "${pbg_vg[@]}" "$pbg_tb/test_baijksparse_axpy" -op $op -x_mat_type baijksparse --grep '^OK'
   done
+  # issue 26 (helper ksp): KSPIDRS with KSP_NORM_NONE ending in a happy breakdown, s capped at the global size (2 ranks),
+  # and as GAMG's level smoother in PETSc's ksp ex2
+  tcase vg_idrs_norm_none_exact -- "${pbg_vg[@]}" "$pbg_tb/test_idrs" -problem line -n 1 -beta 3 -ksp_idrs_s 4 -pc_type jacobi -ksp_norm_type none -ksp_convergence_test skip -ksp_max_it 5 -compare_norm_none --grep 'PASS no norm' --grep '^OK'
+  tcase vg_idrs_s_capped_mpi2 -n 2 -- "${pbg_vg[@]}" "$pbg_tb/test_idrs" -problem line -n 3 -beta 3 -ksp_idrs_s 4 -pc_type jacobi -compare_exact -compare_idr -ksp_view --grep 'the last solve ran with s = 3' --grep '^OK'
+  tcase vg_idrs_gamg_smoother -- "${pbg_vg[@]}" "$pbg_tb/ex2" -m 16 -n 16 -dll_append "$PBG_LIB" -ksp_type fgmres -pc_type gamg -mg_levels_ksp_type idrs -ksp_converged_reason --grep 'Linear solve converged'
   unset pbg_vg pbg_tb op
 else
   pbg_begin memcheck_host && pbg_report memcheck_host SKIP "no valgrind (or PBG_MEMCHECK=0)"
