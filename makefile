@@ -120,7 +120,7 @@ tests/bin/%: $(OBJDIR)/tests/%.o $(LIBNAME)
 # tests/bin/multirun: every C test program in one binary (tests/multirun/multirun.c), for the valgrind groups of
 # tests/run.sh: each program's object with its main renamed pbg_main_<program>
 # (their list, build/gen/multirun_programs.h, is rewritten only when a program comes or goes)
-MULTIRUN_PROGRAMS := $(filter-out gpu_probe,$(patsubst tests/%.c,%,$(wildcard tests/*.c)))
+MULTIRUN_PROGRAMS := $(filter-out gpu_probe,$(patsubst tests/%.c,%,$(wildcard tests/*.c))) ex2
 MULTIRUN_LIST := \#define PBG_MULTIRUN_PROGRAMS $(foreach p,$(MULTIRUN_PROGRAMS),X($(p)))
 ifeq ($(filter-out $(NO_PETSC_GOALS),$(or $(MAKECMDGOALS),all)),$(or $(MAKECMDGOALS),all))
   $(shell mkdir -p build/gen && { [ "$$(cat build/gen/multirun_programs.h 2> /dev/null)" = "$(MULTIRUN_LIST)" ] || echo "$(MULTIRUN_LIST)" > build/gen/multirun_programs.h; })
@@ -129,6 +129,9 @@ TESTS += tests/bin/multirun
 $(OBJDIR)/tests/multirun/main_%.o: $(OBJDIR)/tests/%.o
 	@mkdir -p $(@D)
 	objcopy --redefine-sym main=pbg_main_$* $< $@
+$(OBJDIR)/tests/multirun/main_ex2.o: $(OBJDIR)/petsc-tutorials/ex2.o
+	@mkdir -p $(@D)
+	objcopy --redefine-sym main=pbg_main_ex2 $< $@
 tests/bin/multirun: $(OBJDIR)/tests/multirun/multirun.o $(MULTIRUN_PROGRAMS:%=$(OBJDIR)/tests/multirun/main_%.o) $(LIBNAME)
 	@mkdir -p $(@D)
 	$(PCC_LINKER) $(PCC_LINKER_FLAGS) -o $@ $(filter %.o,$^) $(PBG_LINK_LIB)
@@ -246,4 +249,4 @@ distclean: clean
 help:
 	@echo "targets: all demo check bench bundle install uninstall petsc4py format clean distclean; PETSC_DIR/PETSC_ARCH select an existing PETSc with CUDA; PREFIX, DESTDIR, PBG_RUNPATH=absolute|origin (doc/install.md)"
 
--include $(LIB_OBJ:.o=.d) $(wildcard $(OBJDIR)/tests/*.d $(OBJDIR)/examples/*.d $(OBJDIR)/bench/*/*.d)
+-include $(LIB_OBJ:.o=.d) $(wildcard $(OBJDIR)/tests/*.d $(OBJDIR)/tests/multirun/*.d $(OBJDIR)/examples/*.d $(OBJDIR)/bench/*/*.d)

@@ -1,10 +1,14 @@
 static char help[] = "Tests KSPIDRS (-ksp_type idrs) on PETSc-built matrices: convergence checked on the true residual, iterations\n"
                      "against PETSc's KSPIDR, error paths.\n"
-                     "  -problem convdiff|file|zero : 2-D upwind convection-diffusion on an n x n grid (nonsymmetric), a matrix\n"
-                     "                                loaded from -f (PETSc binary), or the zero matrix (IDR(s) must break down)\n"
+                     "  -problem convdiff|file|zero|line : 2-D upwind convection-diffusion on an n x n grid (nonsymmetric), a\n"
+                     "                                matrix loaded from -f (PETSc binary), the zero matrix (IDR(s) must break\n"
+                     "                                down), or 1-D upwind convection-diffusion of n unknowns (any size, n >= 1)\n"
                      "  -n <n>, -beta <b>           : grid size and convection speed of convdiff (cell Peclet number b/(2(n+1)))\n"
                      "  -f <file>, -bs <k>          : matrix file and its block size (MatSetBlockSize before the load)\n"
                      "  -nan_rhs                    : b gets a NaN entry (the solve must end with KSP_DIVERGED_NANORINF)\n"
+                     "  -zero_rhs                   : b = 0 (the solution is x = 0)\n"
+                     "  -compare_exact              : also require ||x - x*||/||x*|| <= 1e-6 for the exact solution x* (what a\n"
+                     "                                direct solve gives; for small well-conditioned systems)\n"
                      "  -expect_reason <name>       : the converged reason the solve must end with (e.g. DIVERGED_BREAKDOWN);\n"
                      "                                without it the solve must converge with ||b - A x||/||b|| <= 10 rtol\n"
                      "  -compare_idr                : also solve with PETSc's KSPIDR (same s, angle, side, norm, PC type, tolerances)\n"
@@ -12,9 +16,10 @@ static char help[] = "Tests KSPIDRS (-ksp_type idrs) on PETSc-built matrices: co
                      "  -solves <k>                 : solve k times (a second solve reuses the KSP: the work must be kept)\n"
                      "  -nonzero_guess              : start from x0 = exact solution / 2 (KSPSetInitialGuessNonzero)\n"
                      "  -compare_norm_none          : with -ksp_norm_type none -ksp_convergence_test skip (a multigrid smoother's\n"
-                     "                                setting): the solve must run\n"
-                     "                                exactly max_it iterations (KSP_CONVERGED_ITS) and give the iterate of the same\n"
-                     "                                solve with a norm and no convergence test (max_it iterations, DIVERGED_ITS)\n"
+                     "                                setting): the solve must run exactly max_it iterations (KSP_CONVERGED_ITS),\n"
+                     "                                or fewer ending with KSP_CONVERGED_HAPPY_BREAKDOWN on an exactly zero residual\n"
+                     "                                (then b - A x = 0 exactly), and give the iterate and iteration count of the\n"
+                     "                                same solve with a norm and a test that only a zero residual passes\n"
                      "The matrix type comes from -mat_type (aij, aijcusparse, baijksparse...), the vectors from the matrix.\n";
 
 #include <petscblockgpu.h>
@@ -24,9 +29,10 @@ static char help[] = "Tests KSPIDRS (-ksp_type idrs) on PETSc-built matrices: co
 typedef enum {
   PROBLEM_CONVDIFF,
   PROBLEM_FILE,
-  PROBLEM_ZERO
+  PROBLEM_ZERO,
+  PROBLEM_LINE
 } Problem;
-static const char *const Problems[] = {"convdiff", "file", "zero", "Problem", "PROBLEM_", NULL};
+static const char *const Problems[] = {"convdiff", "file", "zero", "line", "Problem", "PROBLEM_", NULL};
 
 /* upwind convection-diffusion -lap(u) + beta (u_x + u_y) on the unit square, Dirichlet boundary, scaled by h^2 */
 static PetscErrorCode AssembleConvDiff(Mat A, PetscInt n, PetscReal beta)
@@ -56,6 +62,35 @@ static PetscErrorCode AssembleConvDiff(Mat A, PetscInt n, PetscReal beta)
     }
     if (j < n - 1) {
       cols[nc] = row + n;
+      v[nc++]  = -1.0;
+    }
+    PetscCall(MatSetValues(A, 1, &row, nc, cols, v, INSERT_VALUES));
+  }
+  PetscCall(MatAssemblyBegin(A, MAT_FINAL_ASSEMBLY));
+  PetscCall(MatAssemblyEnd(A, MAT_FINAL_ASSEMBLY));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* upwind convection-diffusion -u'' + beta u' on (0, 1) with n unknowns, Dirichlet boundary, scaled by h^2 */
+static PetscErrorCode AssembleLine(Mat A, PetscInt n, PetscReal beta)
+{
+  PetscInt  lo, hi;
+  PetscReal ch = beta / (PetscReal)(n + 1);
+
+  PetscFunctionBegin;
+  PetscCall(MatGetOwnershipRange(A, &lo, &hi));
+  for (PetscInt row = lo; row < hi; row++) {
+    PetscInt    cols[3], nc = 0;
+    PetscScalar v[3];
+
+    cols[nc] = row;
+    v[nc++]  = 2.0 + ch;
+    if (row > 0) {
+      cols[nc] = row - 1;
+      v[nc++]  = -1.0 - ch;
+    }
+    if (row < n - 1) {
+      cols[nc] = row + 1;
       v[nc++]  = -1.0;
     }
     PetscCall(MatSetValues(A, 1, &row, nc, cols, v, INSERT_VALUES));
@@ -103,7 +138,7 @@ static PetscErrorCode TrueResidual(Mat A, Vec b, Vec x, PetscReal *rel)
   PetscCall(VecAYPX(r, -1.0, b));
   PetscCall(VecNorm(r, NORM_2, &nr));
   PetscCall(VecNorm(b, NORM_2, &nb));
-  *rel = nr / nb;
+  *rel = nb > 0.0 ? nr / nb : nr; /* b = 0: the absolute residual */
   PetscCall(VecDestroy(&r));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -114,7 +149,7 @@ int main(int argc, char **argv)
   PetscInt           n = 32, bs = 1, solves = 1, s, seed, its = 0, its_idr = 0;
   PetscReal          beta = 100.0, its_tol = 0.15, rtol, rel = 0.0, angle;
   char               file[PETSC_MAX_PATH_LEN] = "", expect[64] = "";
-  PetscBool          nonzero_guess = PETSC_FALSE, nan_rhs = PETSC_FALSE, compare_idr = PETSC_FALSE, compare_norm_none = PETSC_FALSE, smoothing, replacement, ok = PETSC_TRUE, isidrs;
+  PetscBool          nonzero_guess = PETSC_FALSE, nan_rhs = PETSC_FALSE, zero_rhs = PETSC_FALSE, compare_exact = PETSC_FALSE, compare_idr = PETSC_FALSE, compare_norm_none = PETSC_FALSE, smoothing, replacement, ok = PETSC_TRUE, isidrs;
   Mat                A;
   Vec                x, b, xe;
   KSP                ksp;
@@ -133,6 +168,8 @@ int main(int argc, char **argv)
   PetscCall(PetscOptionsString("-f", "Matrix file", NULL, file, file, sizeof(file), NULL));
   PetscCall(PetscOptionsInt("-bs", "Block size of the loaded matrix", NULL, bs, &bs, NULL));
   PetscCall(PetscOptionsBool("-nan_rhs", "NaN in b", NULL, nan_rhs, &nan_rhs, NULL));
+  PetscCall(PetscOptionsBool("-zero_rhs", "b = 0", NULL, zero_rhs, &zero_rhs, NULL));
+  PetscCall(PetscOptionsBool("-compare_exact", "Require the error against the exact solution below 1e-6", NULL, compare_exact, &compare_exact, NULL));
   PetscCall(PetscOptionsString("-expect_reason", "Expected converged reason", NULL, expect, expect, sizeof(expect), NULL));
   PetscCall(PetscOptionsBool("-compare_idr", "Compare with KSPIDR", NULL, compare_idr, &compare_idr, NULL));
   PetscCall(PetscOptionsReal("-its_tol", "Relative iteration tolerance against KSPIDR", NULL, its_tol, &its_tol, NULL));
@@ -150,6 +187,11 @@ int main(int argc, char **argv)
     if (bs > 1) PetscCall(MatSetBlockSize(A, bs));
     PetscCall(MatLoad(A, viewer));
     PetscCall(PetscViewerDestroy(&viewer));
+  } else if (problem == PROBLEM_LINE) {
+    PetscCheck(n >= 1, comm, PETSC_ERR_ARG_OUTOFRANGE, "-problem line needs -n >= 1, got %" PetscInt_FMT, n);
+    PetscCall(MatSetSizes(A, PETSC_DECIDE, PETSC_DECIDE, n, n));
+    PetscCall(MatSetUp(A));
+    PetscCall(AssembleLine(A, n, beta));
   } else {
     PetscCall(MatSetSizes(A, PETSC_DECIDE, PETSC_DECIDE, n * n, n * n));
     PetscCall(MatSetUp(A));
@@ -158,7 +200,8 @@ int main(int argc, char **argv)
   }
   PetscCall(MatCreateVecs(A, &x, &b));
   PetscCall(VecDuplicate(x, &xe));
-  PetscCall(FillExact(xe));
+  if (zero_rhs) PetscCall(VecSet(xe, 0.0));
+  else PetscCall(FillExact(xe));
   if (problem == PROBLEM_ZERO) PetscCall(VecCopy(xe, b)); /* A x = b != 0 has no solution */
   else PetscCall(MatMult(A, xe, b));
   if (nan_rhs) PetscCall(VecSetValue(b, 0, (PetscScalar)NAN, INSERT_VALUES));
@@ -189,6 +232,22 @@ int main(int argc, char **argv)
     PetscCall(KSPGetIterationNumber(ksp, &its));
     PetscCall(TrueResidual(A, b, x, &rel));
     PetscCall(PetscPrintf(comm, "idrs solve %" PetscInt_FMT ": reason %s, iterations %" PetscInt_FMT ", true residual %g (rtol %g)\n", k, KSPConvergedReasons[reason], its, (double)rel, (double)rtol));
+    if (compare_exact) { /* against the exact solution, what a direct solve gives */
+      Vec       e;
+      PetscReal ne, nx;
+
+      PetscCall(VecDuplicate(x, &e));
+      PetscCall(VecWAXPY(e, -1.0, xe, x));
+      PetscCall(VecNorm(e, NORM_2, &ne));
+      PetscCall(VecNorm(xe, NORM_2, &nx));
+      PetscCall(VecDestroy(&e));
+      if (nx > 0.0) ne /= nx;
+      if (ne <= 1e-6) PetscCall(PetscPrintf(comm, "PASS error against the exact solution %.1e <= 1e-6\n", (double)ne));
+      else {
+        ok = PETSC_FALSE;
+        PetscCall(PetscPrintf(comm, "FAILED: error against the exact solution %g > 1e-6\n", (double)ne));
+      }
+    }
     if (compare_norm_none) { /* checked below */
     } else if (expect[0]) {
       PetscBool same;
@@ -218,11 +277,11 @@ int main(int argc, char **argv)
     PetscCall(KSPGetPC(ksp, &pc));
     PetscCall(PCGetType(pc, &pctype));
     PetscCheck(normtype == KSP_NORM_NONE, comm, PETSC_ERR_ARG_WRONG, "-compare_norm_none needs -ksp_norm_type none");
-    if (reason != KSP_CONVERGED_ITS || its != maxit) {
+    if (!(reason == KSP_CONVERGED_ITS && its == maxit) && !(reason == KSP_CONVERGED_HAPPY_BREAKDOWN && its < maxit && rel == 0.0)) {
       ok = PETSC_FALSE;
-      PetscCall(PetscPrintf(comm, "FAILED: with no norm, reason %s after %" PetscInt_FMT " iterations; expected CONVERGED_ITS after max_it = %" PetscInt_FMT "\n", KSPConvergedReasons[reason], its, maxit));
+      PetscCall(PetscPrintf(comm, "FAILED: with no norm, reason %s after %" PetscInt_FMT " iterations; expected CONVERGED_ITS after max_it = %" PetscInt_FMT " (or CONVERGED_HAPPY_BREAKDOWN before, with b - A x = 0)\n", KSPConvergedReasons[reason], its, maxit));
     }
-    /* the same recurrences with a norm that never converges */
+    /* the same recurrences with a norm that converges only at a zero residual */
     PetscCall(KSPCreate(comm, &kref));
     PetscCall(KSPSetOperators(kref, A, A));
     PetscCall(KSPSetType(kref, KSPIDRS));
@@ -243,14 +302,14 @@ int main(int argc, char **argv)
     PetscCall(VecAXPY(xref, -1.0, x));
     PetscCall(VecNorm(xref, NORM_2, &nd));
     PetscCall(VecNorm(x, NORM_2, &nr));
-    PetscCall(PetscPrintf(comm, "no norm: %s after %" PetscInt_FMT " iterations; the solve with a norm (%" PetscInt_FMT " iterations) differs by %.1e\n", KSPConvergedReasons[reason], its, its_ref, (double)(nd / nr)));
-    if (its_ref != maxit || !(nd <= 1e-10 * nr)) {
+    PetscCall(PetscPrintf(comm, "no norm: %s after %" PetscInt_FMT " iterations; the solve with a norm (%" PetscInt_FMT " iterations) differs by %.1e\n", KSPConvergedReasons[reason], its, its_ref, (double)(nr > 0.0 ? nd / nr : nd)));
+    if (its_ref != its || !(nd <= 1e-10 * nr || (nr == 0.0 && nd == 0.0))) {
       ok = PETSC_FALSE;
       PetscCall(PetscPrintf(comm, "FAILED: the iterate without a norm is not that of the solve with one\n"));
     }
     PetscCall(VecDestroy(&xref));
     PetscCall(KSPDestroy(&kref));
-    if (ok) PetscCall(PetscPrintf(comm, "PASS no norm: max_it iterations, the same iterate\n"));
+    if (ok) PetscCall(PetscPrintf(comm, "PASS no norm: %s iterations, the same iterate\n", reason == KSP_CONVERGED_ITS ? "max_it" : "exact after fewer"));
   } else if (ok && !expect[0]) PetscCall(PetscPrintf(comm, "PASS true residual %g <= 10 rtol\n", (double)rel));
   if (ok && expect[0]) PetscCall(PetscPrintf(comm, "PASS reason %s\n", expect));
 

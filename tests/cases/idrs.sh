@@ -85,6 +85,48 @@ tcase idrs_s_capped -- test_idrs -n 1 -pc_type jacobi -ksp_idrs_s 4 -ksp_view --
 tcase idrs_s_capped_n4 -- test_idrs -n 2 -pc_type none -ksp_idrs_s 8 -ksp_view --grep 'the last solve ran with s = 4' --grep 'PASS true residual' --grep '^OK'
 tcase idrs_bad_angle --fail -- test_idrs -n 8 -ksp_idrs_angle 2 --grep 'angle kappa \(-ksp_idrs_angle\) must be in \[0, 1\], got 2'
 tcase idrs_s_too_large -- test_idrs -n 2 -ksp_idrs_s 5 -ksp_view --grep 's capped at the size 4 of the system: the last solve ran with s = 4' --grep 'PASS true residual' --grep '^OK' # (issue 26: was an error; KSPIDR solves it)
+# issue 26 (helper ksp): s = 4 on systems of global size N = 1, 2, 3 (1-D upwind convection-diffusion): runs with s = N,
+# the view says so, and the solution is that of a direct solve (the exact one) with KSPIDR's iteration count; 1, 2 and 3
+# ranks (N = 2 on 3 ranks leaves a rank without rows)
+pbg_idrs_line=(-problem line -beta 3 -ksp_idrs_s 4 -compare_exact)
+for N in 1 2 3; do
+  for pc in jacobi none; do
+    tcase idrs_s4_capped_N${N}_$pc -- test_idrs "${pbg_idrs_line[@]}" -n $N -pc_type $pc -compare_idr -ksp_view --grep "s capped at the size $N of the system: the last solve ran with s = $N" --grep 'PASS true residual' --grep 'PASS error against the exact solution' --grep 'PASS iterations within' --grep '^OK'
+  done
+done
+tcase idrs_s4_capped_N3_left_mpi2 -n 2 -- test_idrs "${pbg_idrs_line[@]}" -n 3 -pc_type jacobi -ksp_pc_side left -ksp_view --grep 's capped at the size 3 of the system: the last solve ran with s = 3' --grep 'PASS true residual' --grep 'PASS error against the exact solution' --grep '^OK'
+tcase idrs_s4_capped_N2_mpi3 -n 3 -- test_idrs "${pbg_idrs_line[@]}" -n 2 -pc_type none -compare_idr -ksp_view --grep 's capped at the size 2 of the system: the last solve ran with s = 2' --grep 'PASS error against the exact solution' --grep 'PASS iterations within' --grep '^OK'
+# KSP_NORM_NONE (the smoothers' setting) where the residual becomes exactly zero (a 1 x 1 system with jacobi, b = 0): no
+# failure (KSPIDR and KSPIDRS before reported DIVERGED_BREAKDOWN, which PCMG takes as a failed smoother): a happy
+# breakdown with the exact iterate, the iteration count and iterate of the solve with a norm; and N = 3 with s = 4
+pbg_idrs_none=(-ksp_norm_type none -ksp_convergence_test skip -compare_norm_none)
+for side in right left; do
+  tcase idrs_norm_none_exact_N1_$side -- test_idrs "${pbg_idrs_line[@]}" "${pbg_idrs_none[@]}" -n 1 -pc_type jacobi -ksp_pc_side $side -ksp_max_it 5 --grep 'reason CONVERGED_HAPPY_BREAKDOWN, iterations 1,' --grep 'PASS no norm: exact after fewer' --grep '^OK'
+done
+tcase idrs_norm_none_zero_rhs_mpi2 -n 2 -- test_idrs "${pbg_idrs_cd[@]}" "${pbg_idrs_none[@]}" -zero_rhs -pc_type jacobi -ksp_max_it 4 -ksp_error_if_not_converged --grep 'reason CONVERGED_HAPPY_BREAKDOWN, iterations 0,' --grep 'PASS no norm' --grep '^OK'
+tcase idrs_norm_none_N3_s4_mpi3 -n 3 -- test_idrs "${pbg_idrs_line[@]}" "${pbg_idrs_none[@]}" -n 3 -pc_type none -ksp_max_it 3 --grep 'PASS no norm: max_it' --grep '^OK'
+# KSPIDRS as the level smoother of PETSc's algebraic multigrid (PCGAMG sets KSP_NORM_NONE and the skip test on it) in
+# PETSc's ksp ex2 (5-point Laplacian, 48 x 48; 32 x 32 on 2 and 3 ranks), with FGMRES outside (a Krylov smoother varies the preconditioner):
+# converges, in no more outer iterations than PETSc's idr as the same smoother (+ 25% + 2), on 1, 2 and 3 ranks
+pbg_idrs_gamg() { # NP [ARGS...]
+  local np=$1 out its_s its_r
+  shift
+  out=$(pbg_run "$np" ex2 -m 48 -n 48 -dll_append "$PBG_LIB" -ksp_type fgmres -ksp_rtol 1e-8 -pc_type gamg -ksp_converged_reason -mg_levels_ksp_type idrs -ksp_view "$@") || { echo "$out"; return 1; }
+  echo "$out"
+  grep -q 'Linear solve converged' <<< "$out" || { echo "idrs smoothers: not converged"; return 1; }
+  grep -q 'no norm (KSP_NORM_NONE): max_it iterations' <<< "$out" || { echo "the level smoothers are not idrs with KSP_NORM_NONE"; return 1; }
+  its_s=$(sed -n 's/.*Linear solve converged due to [A-Z_]* iterations \([0-9]*\).*/\1/p' <<< "$out" | tail -n 1)
+  out=$(pbg_run "$np" ex2 -m 48 -n 48 -dll_append "$PBG_LIB" -ksp_type fgmres -ksp_rtol 1e-8 -pc_type gamg -ksp_converged_reason -mg_levels_ksp_type idr "$@") || { echo "$out"; return 1; }
+  its_r=$(sed -n 's/.*Linear solve converged due to [A-Z_]* iterations \([0-9]*\).*/\1/p' <<< "$out" | tail -n 1)
+  echo "outer iterations: idrs smoothers ${its_s:-(none)}, idr smoothers ${its_r:-(not converged)}"
+  [ -n "$its_s" ] && { [ -z "$its_r" ] || [ "$its_s" -le $((its_r * 5 / 4 + 2)) ]; }
+}
+tcheck idrs_gamg_smoother -- pbg_idrs_gamg 1
+tcheck idrs_gamg_smoother_left -- pbg_idrs_gamg 1 -mg_levels_ksp_pc_side left -mg_levels_ksp_max_it 3
+tcheck idrs_gamg_smoother_mpi2 -- pbg_idrs_gamg 2 -m 32 -n 32
+tcheck idrs_gamg_smoother_mpi3 -- pbg_idrs_gamg 3 -m 32 -n 32
+tcase idrs_malloc_dump_norm_none_capped -- test_idrs "${pbg_idrs_line[@]}" "${pbg_idrs_none[@]}" -n 3 -pc_type jacobi -ksp_max_it 6 -solves 2 -malloc_debug -malloc_dump --grep '^OK' --nogrep '^\[ *[0-9]+\] [0-9]+ bytes '
+tcase idrs_malloc_dump_gamg_smoother -- ex2 -m 16 -n 16 -dll_append "$PBG_LIB" -ksp_type fgmres -pc_type gamg -mg_levels_ksp_type idrs -ksp_converged_reason -malloc_debug -malloc_dump --grep 'Linear solve converged' --nogrep '^\[ *[0-9]+\] [0-9]+ bytes '
 
 # (6) no leaks, with every optional vector in use and two solves
 tcase idrs_malloc_dump -- test_idrs "${pbg_idrs_cd[@]}" -pc_type vbjacobi -ksp_pc_side left -ksp_idrs_smoothing -ksp_idrs_replacement -solves 2 -compare_idr -ksp_norm_type preconditioned -malloc_debug -malloc_dump --grep '^OK' --nogrep '^\[ *[0-9]+\] [0-9]+ bytes '
@@ -157,12 +199,18 @@ tcase idrs_gpu_fused_malloc_dump --gpu -- test_idrs "${pbg_idrs_cd[@]}" "${pbg_i
 tcase idrs_gpu_norm_none_fused --gpu -- test_idrs "${pbg_idrs_cd[@]}" "${pbg_idrs_gpu[@]}" -pc_type vbjacobi -ksp_norm_type none -ksp_convergence_test skip -ksp_max_it 7 -compare_norm_none -ksp_view --grep 'fused CUDA kernels' --grep 'PASS no norm' --grep '^OK'
 tcase idrs_gpu_norm_none_fused_left_mpi2 --gpu -n 2 -- test_idrs "${pbg_idrs_cd[@]}" "${pbg_idrs_gpu[@]}" -pc_type jacobi -ksp_pc_side left -ksp_norm_type none -ksp_convergence_test skip -ksp_max_it 10 -compare_norm_none --grep 'PASS no norm' --grep '^OK'
 tcase idrs_gpu_s_capped --gpu -- test_idrs -n 2 "${pbg_idrs_gpu[@]}" -pc_type none -ksp_idrs_s 8 -ksp_view --grep 'the last solve ran with s = 4' --grep 'PASS true residual' --grep '^OK'
+# issue 26 (helper ksp): the fused path with KSP_NORM_NONE: the exact 1 x 1 case (a happy breakdown), b = 0 on 2 ranks,
+# and KSPIDRS as GAMG's level smoother on CUDA vectors (the fused path of each level)
+tcase idrs_gpu_norm_none_exact_N1 --gpu -- test_idrs "${pbg_idrs_line[@]}" "${pbg_idrs_none[@]}" "${pbg_idrs_gpu[@]}" -n 1 -pc_type jacobi -ksp_max_it 5 -ksp_view --grep 'fused CUDA kernels' --grep 'reason CONVERGED_HAPPY_BREAKDOWN, iterations 1,' --grep 'PASS no norm' --grep '^OK'
+tcase idrs_gpu_norm_none_zero_rhs_mpi2 --gpu -n 2 -- test_idrs "${pbg_idrs_cd[@]}" "${pbg_idrs_none[@]}" "${pbg_idrs_gpu[@]}" -zero_rhs -pc_type jacobi -ksp_max_it 4 --grep 'reason CONVERGED_HAPPY_BREAKDOWN, iterations 0,' --grep 'PASS no norm' --grep '^OK'
+tcase idrs_gpu_s4_capped_N3 --gpu -- test_idrs "${pbg_idrs_line[@]}" "${pbg_idrs_gpu[@]}" -n 3 -pc_type jacobi -compare_idr -ksp_view --grep 's capped at the size 3 of the system: the last solve ran with s = 3' --grep 'fused CUDA kernels' --grep 'PASS error against the exact solution' --grep '^OK'
+tcheck idrs_gpu_gamg_smoother --gpu -- pbg_idrs_gamg 1 -mat_type aijcusparse -vec_type cuda -use_gpu_aware_mpi 0
 tcase idrs_host_view_not_fused -- test_idrs "${pbg_idrs_cd[@]}" -pc_type jacobi -ksp_view --grep 'vector work in the last solve: PETSc Vec operations \(the vectors are not CUDA vectors\)' --grep '^OK'
 if [ -f "$pbg_idrs_dir/grayscott128.petsc" ]; then
   tcase idrs_gpu_baijksparse_grayscott --gpu -- test_idrs -problem file -f "$pbg_idrs_dir/grayscott128.petsc" -bs 2 -vec_type cuda -mat_type baijksparse -pc_type vbjacobi -compare_idr --grep 'PASS true residual' --grep 'PASS iterations within' --grep '^OK'
   tcheck idrs_gpu_host_its_grayscott --gpu -- pbg_idrs_gpu_host 1 -problem file -f "$pbg_idrs_dir/grayscott128.petsc" -bs 2 -pc_type vbjacobi
 fi
-unset pc s side m f
+unset pc s side m f N pbg_idrs_line pbg_idrs_none
 
 # -ksp_monitor_true_residual and KSPBuildSolution() mid-solve see the iterate itself: the tested norm and ||b - A x|| of
 # the first 12 iterations agree to 1e-6 (relative) on every side and variant; before KSPBuildSolution_IDRS, PETSc's default

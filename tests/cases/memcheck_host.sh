@@ -26,7 +26,13 @@ if [ "${PBG_MEMCHECK:-1}" = 1 ] && command -v valgrind > /dev/null 2>&1; then
   tvg vg_bk_coo -- test_baijksparse_coo -bs 3 -nb 4 --grep '^OK'
   tvg vg_bk_coo_err_range_continue -- test_baijksparse_coo -bs 2 -nb 3 -err range -err_continue --grep 'refused' --grep '^OK'
   tvg_end
+  # issue 26: KSPIDRS with KSP_NORM_NONE ending in a happy breakdown, and as GAMG's level smoother in PETSc's ksp ex2
+  tvg_begin vg_group_ksp -- "${pbg_vg[@]}"
+  tvg vg_idrs_norm_none_exact -- test_idrs -problem line -n 1 -beta 3 -ksp_idrs_s 4 -pc_type jacobi -ksp_norm_type none -ksp_convergence_test skip -ksp_max_it 5 -compare_norm_none --grep 'PASS no norm' --grep '^OK'
+  tvg vg_idrs_gamg_smoother -- ex2 -m 16 -n 16 -dll_append "$PBG_LIB" -ksp_type fgmres -pc_type gamg -mg_levels_ksp_type idrs -ksp_converged_reason --grep 'Linear solve converged'
+  tvg_end
   tvg_begin vg_group_mpi2 -n 2 -- "${pbg_vg[@]}"
+  tvg vg_idrs_s_capped_mpi2 -- test_idrs -problem line -n 3 -beta 3 -ksp_idrs_s 4 -pc_type jacobi -compare_exact -compare_idr -ksp_view --grep 'the last solve ran with s = 3' --grep '^OK'
   tvg vg_vbj_mpi2_merged -- test_vbjacobi -mode super -maxgen 6 -maxbs 12 -nblocks_local 20 --grep '^OK'
   tvg vg_bk_route_mpi2 -- test_baijksparse -bs 4 -seed 1 --grep '^OK'
   for op in axpy copy; do

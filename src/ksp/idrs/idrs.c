@@ -323,7 +323,7 @@ static PetscErrorCode KSPIDRSGetSeed_IDRS(KSP ksp, PetscInt *seed)
 
   Input Parameters:
 + ksp - the Krylov solver context
-- s   - the shadow space dimension, >= 1 and at most the size of the system (default 4)
+- s   - the shadow space dimension, >= 1 (default 4); a solve of a system of global size N < s runs with s = N
 
   Options Database Key:
 . -ksp_idrs_s <s> - the shadow space dimension
@@ -608,7 +608,16 @@ PetscErrorCode KSPIDRSGetSeed(KSP ksp, PetscInt *seed)
   Preconditioning: right (the default) and left. The default norm is the unpreconditioned (true) residual, as in the
   protocol of the paper; with right preconditioning it is the residual of the recurrence, with left preconditioning a
   second recurrence b - A x is kept (s + 2 more vectors, no more products with A). `-ksp_norm_type preconditioned`
-  with `-ksp_pc_side left` tests the preconditioned residual instead.
+  with `-ksp_pc_side left` tests the preconditioned residual instead. `KSP_NORM_NONE` (`-ksp_norm_type none`, what
+  `PCMG` and `PCGAMG` set on their level smoothers, so `-mg_levels_ksp_type idrs` works) is supported with either side:
+  no norm is computed (the monitors and the convergence test see 0), no true-residual check or residual replacement is
+  made, and the solve runs max_it iterations: it ends with `KSP_CONVERGED_ITS` under `KSPConvergedSkip()` (what the
+  smoothers have), `KSP_DIVERGED_ITS` under the default test, as PETSc's other methods. The fused path waits for no norm.
+  A residual that becomes exactly zero (an exact preconditioner, a 1 x 1 system, a zero right-hand side) ends such a
+  solve early with `KSP_CONVERGED_HAPPY_BREAKDOWN` (the iterate is exact), where `KSPIDR` reports a breakdown.
+
+  A shadow space dimension s above the global size N of the system runs as IDR(N), which is exact after N + 1 products
+  in exact arithmetic (`KSPIDR` solves such systems too); `KSPView()` says so.
 
   Iterations are counted as PETSc's `KSPIDR` counts them: one per product with the preconditioned operator, s + 1 per
   cycle, each followed by the convergence test, `KSPMonitor()` and the residual history.

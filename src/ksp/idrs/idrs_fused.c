@@ -307,13 +307,14 @@ PetscErrorCode KSPSolve_IDRS_Fused(KSP ksp)
       dRT = NULL;
       if (wtrue) PetscCall(KSPIDRSGroupWrite_Private(&grp, RT, &dRT));
       PetscCall(PetscLogEventBegin(PBG_IDRSUpdate, ksp, 0, 0, 0));
-      PetscCall(KSPIDRSStepUpdate_CUDA(idrs->dev, n, k, alpha, beta, cG, cU, wtrue ? cZ : NULL, dGk, dUk, dZk, dR, dX, dRT));
+      PetscCall(KSPIDRSStepUpdate_CUDA(idrs->dev, n, k, alpha, beta, cG, cU, wtrue ? cZ : NULL, dGk, dUk, dZk, dR, dX, dRT, (PetscBool)!nonorm));
       PetscCall(PetscLogEventEnd(PBG_IDRSUpdate, ksp, 0, 0, 0));
       PetscCall(KSPIDRSGroupEnd_Private(&grp));
       /* f(k+1:s-1) = P(:,k+1:s-1)^H r, updated */
       for (i = k + 1; i < s; i++) f[i] -= beta * M[i + k * s];
-      /* the step's residual norm is read with the next wait; without a norm (KSP_NORM_NONE) the step is done now, so that
-         a smoother of max_it iterations makes no product past them */
+      /* the step's residual norm is read with the next wait; without a norm (KSP_NORM_NONE) the update made no reduction
+         and the step is done now, so that a smoother of max_it iterations makes no product past them (the omega update's
+         reduction, which gives the next cycle's f, still sums ||r||^2 with it: no extra pass, nothing waits for it) */
       if (nonorm) PetscCall(KSPIDRSIterationDone_Private(ksp, 0.0, PETSC_FALSE));
       else pending = PETSC_TRUE;
     }

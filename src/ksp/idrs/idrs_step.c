@@ -21,14 +21,40 @@ PetscErrorCode KSPIDRSResidual_Private(KSP ksp, Vec x, Vec r, Vec rt, Vec tmp)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* a zero divisor: an error under -ksp_error_if_not_converged, else KSP_DIVERGED_BREAKDOWN and the message in -info */
+/* With KSP_NORM_NONE no norm says when the iterate is exact, so the iterations go on past it: a zero divisor may then
+   come from a residual that is exactly zero (a smoother whose preconditioner solved its system, a 1 x 1 level, a zero
+   right-hand side), from which no step can change x. That is a convergence, KSP_CONVERGED_HAPPY_BREAKDOWN, not a
+   failure of the smoother (PCMG would flag its PC as failed). The norm is taken on this path only. With a norm the
+   convergence test stops the solve at a zero residual before any divisor vanishes. */
+static PetscErrorCode KSPIDRSExactResidual_Private(KSP ksp, PetscBool *exact)
+{
+  KSP_IDRS *idrs = (KSP_IDRS *)ksp->data;
+  PetscReal nr;
+
+  PetscFunctionBegin;
+  *exact = PETSC_FALSE;
+  if (ksp->normtype != KSP_NORM_NONE) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(VecNorm(idrs->r, NORM_2, &nr));
+  if (nr != 0.0) PetscFunctionReturn(PETSC_SUCCESS);
+  *exact      = PETSC_TRUE;
+  ksp->reason = KSP_CONVERGED_HAPPY_BREAKDOWN;
+  PetscCall(PetscInfo(ksp, "KSPIDRS: the residual is exactly zero at iteration %" PetscInt_FMT " (no norm is tested): the iterate is exact, a happy breakdown\n", ksp->its));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* a zero divisor: a happy breakdown when the residual is exactly zero (KSP_NORM_NONE, above); else an error under
+   -ksp_error_if_not_converged, or KSP_DIVERGED_BREAKDOWN and the message in -info */
 #define KSPIDRSBreakdown(ksp, ...) \
   do { \
-    char msg_[256]; \
-    PetscCall(PetscSNPrintf(msg_, sizeof(msg_), __VA_ARGS__)); \
-    PetscCheck(!(ksp)->errorifnotconverged, PetscObjectComm((PetscObject)(ksp)), PETSC_ERR_NOT_CONVERGED, "%s", msg_); \
-    (ksp)->reason = KSP_DIVERGED_BREAKDOWN; \
-    PetscCall(PetscInfo((ksp), "%s\n", msg_)); \
+    PetscBool exact_; \
+    PetscCall(KSPIDRSExactResidual_Private((ksp), &exact_)); \
+    if (!exact_) { \
+      char msg_[256]; \
+      PetscCall(PetscSNPrintf(msg_, sizeof(msg_), __VA_ARGS__)); \
+      PetscCheck(!(ksp)->errorifnotconverged, PetscObjectComm((PetscObject)(ksp)), PETSC_ERR_NOT_CONVERGED, "%s", msg_); \
+      (ksp)->reason = KSP_DIVERGED_BREAKDOWN; \
+      PetscCall(PetscInfo((ksp), "%s\n", msg_)); \
+    } \
   } while (0)
 
 /* One iteration's bookkeeping, counted as KSPIDR counts (every product with the operator: s per cycle + the omega step).

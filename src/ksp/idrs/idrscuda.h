@@ -39,8 +39,9 @@ PETSC_INTERN PetscErrorCode KSPIDRSDots_CUDA(KSPIDRSDevice *, PetscInt n, PetscI
 
 /* The end of inner step k of a cycle, in one pass: the biorthogonalisation of the new basis vectors with the k coefficients
    alpha (gk += sum_j alpha_j G[j], likewise uk with U and zk with Z when zk is not NULL), then r -= beta gk, x += beta uk,
-   rt -= beta zk (rt with zk), and results[KSPIDRS_SLOT_NORM] = the local ||rt||^2 (||r||^2 when rt is NULL). */
-PETSC_INTERN PetscErrorCode KSPIDRSStepUpdate_CUDA(KSPIDRSDevice *, PetscInt n, PetscInt k, const PetscScalar alpha[], PetscScalar beta, const PetscScalar *const G[], const PetscScalar *const U[], const PetscScalar *const Z[], PetscScalar *gk, PetscScalar *uk, PetscScalar *zk, PetscScalar *r, PetscScalar *x, PetscScalar *rt);
+   rt -= beta zk (rt with zk), and, when norm is true, results[KSPIDRS_SLOT_NORM] = the local ||rt||^2 (||r||^2 when rt
+   is NULL); without it (KSP_NORM_NONE) the kernel makes no reduction. */
+PETSC_INTERN PetscErrorCode KSPIDRSStepUpdate_CUDA(KSPIDRSDevice *, PetscInt n, PetscInt k, const PetscScalar alpha[], PetscScalar beta, const PetscScalar *const G[], const PetscScalar *const U[], const PetscScalar *const Z[], PetscScalar *gk, PetscScalar *uk, PetscScalar *zk, PetscScalar *r, PetscScalar *x, PetscScalar *rt, PetscBool norm);
 
 /* The omega step's update, in one pass: x += omega w, r -= omega t, rt -= omega zt (when rt is not NULL); then
    results[KSPIDRS_SLOT_NORM] = the local ||rt||^2 (||r||^2 without rt) and results[j] = (P[j], r) for j < s. */

@@ -147,7 +147,7 @@ PetscErrorCode KSPIDRSDots_CUDA(KSPIDRSDevice *dev, PetscInt n, PetscInt np, con
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode KSPIDRSStepUpdate_CUDA(KSPIDRSDevice *dev, PetscInt n, PetscInt k, const PetscScalar alpha[], PetscScalar beta, const PetscScalar *const G[], const PetscScalar *const U[], const PetscScalar *const Z[], PetscScalar *gk, PetscScalar *uk, PetscScalar *zk, PetscScalar *r, PetscScalar *x, PetscScalar *rt)
+PetscErrorCode KSPIDRSStepUpdate_CUDA(KSPIDRSDevice *dev, PetscInt n, PetscInt k, const PetscScalar alpha[], PetscScalar beta, const PetscScalar *const G[], const PetscScalar *const U[], const PetscScalar *const Z[], PetscScalar *gk, PetscScalar *uk, PetscScalar *zk, PetscScalar *r, PetscScalar *x, PetscScalar *rt, PetscBool norm)
 {
   StepArgs     a  = {};
   ReduceTarget tg = Target(dev);
@@ -158,6 +158,7 @@ PetscErrorCode KSPIDRSStepUpdate_CUDA(KSPIDRSDevice *dev, PetscInt n, PetscInt k
   PetscCheck(k >= 0 && k < KSPIDRS_FUSED_MAX_S, PETSC_COMM_SELF, PETSC_ERR_PLIB, "KSPIDRS: step %" PetscInt_FMT " of a fused cycle (0..%d)", k, KSPIDRS_FUSED_MAX_S - 1);
   PetscCheck(!zk == !rt, PETSC_COMM_SELF, PETSC_ERR_PLIB, "KSPIDRS: zk and rt come together");
   a.k    = (int)k;
+  a.norm = norm ? 1 : 0;
   a.beta = beta;
   for (int j = 0; j < a.k; j++) {
     a.alpha[j] = alpha[j];

@@ -22,7 +22,7 @@ struct DotsArgs {
 };
 
 struct StepArgs {
-  int                k;
+  int                k, norm; /* norm 0 (KSP_NORM_NONE): no reduction of the squared norm */
   PetscScalar        alpha[KSPIDRS_FUSED_MAX_S], beta;
   const PetscScalar *G[KSPIDRS_FUSED_MAX_S], *U[KSPIDRS_FUSED_MAX_S], *Z[KSPIDRS_FUSED_MAX_S];
   PetscScalar       *gk, *uk, *zk, *r, *x, *rt;
@@ -141,7 +141,7 @@ __global__ void StepUpdateKernel(PetscInt n, StepArgs a, ReduceTarget tg)
       acc[0] += rt * rt;
     } else acc[0] += r * r;
   }
-  GridReduce<1>(acc, 1, tg);
+  if (a.norm) GridReduce<1>(acc, 1, tg); /* the same for every thread of the grid: a kernel argument */
 }
 
 template <int NP>
