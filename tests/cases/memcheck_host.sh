@@ -24,6 +24,14 @@ if [ "${PBG_MEMCHECK:-1}" = 1 ] && command -v valgrind > /dev/null 2>&1; then
     tcase vg_bk_${op}_different -- "${pbg_vg[@]}" "$pbg_tb/test_baijksparse_axpy" -op $op --grep '^OK'
     tcase vg_bk_${op}_different_mpi2 -n 2 -- "${pbg_vg[@]}" "$pbg_tb/test_baijksparse_axpy" -op $op -x_mat_type baijksparse --grep '^OK'
   done
+  # issue 26 (matrix): the COO pattern guard on several ranks (ghost columns moved; a new block before MatSetValuesCOO,
+  # refused on every rank, the error caught and the matrix used again); the zero-rows range check on the seq host path
+  tcase vg_bk_coo_repattern_ghost_mpi2 --fail -n 2 -- valgrind -q --leak-check=no --suppressions="$PBG_ROOT/conf/valgrind.supp" "$pbg_tb/test_baijksparse_coo" -err repattern_ghost -bs 2 -nb 3 --grep 'as many blocks' --nogrep '==[0-9]+== (Invalid|Conditional|Syscall|Mismatched|Use of)'
+  tcase vg_bk_coo_insert_unassembled_mpi2 -n 2 -- "${pbg_vg[@]}" "$pbg_tb/test_baijksparse_coo" -err insert_unassembled -bs 2 -nb 3 --grep '^\[1\] refused .*on another rank' --grep '^OK'
+  tcase vg_bk_coo_insert_unassembled_seq -- "${pbg_vg[@]}" "$pbg_tb/test_baijksparse_coo" -mat_type seqbaijksparse -err insert_unassembled -bs 3 -nb 3 --grep '^\[0\] refused' --grep '^OK'
+  for op in "" -bad_row_columns; do
+    tcase vg_bk_values_err_zerorows${op:+columns}_row18 --fail -- valgrind -q --leak-check=no --suppressions="$PBG_ROOT/conf/valgrind.supp" "$pbg_tb/test_baijksparse_values" -bs 3 -nb 6 -bad_row 18 $op --grep 'row 18 out of range \[0, 18\)' --nogrep 'did not fail' --nogrep '==[0-9]+== (Invalid|Conditional|Syscall|Mismatched|Use of)'
+  done
   unset pbg_vg pbg_tb op
 else
   pbg_begin memcheck_host && pbg_report memcheck_host SKIP "no valgrind (or PBG_MEMCHECK=0)"
