@@ -10,6 +10,7 @@ static char help[] = "COO assembly of MATBAIJKSPARSE (seq and MPI) against PETSc
                      "  -device_values (v in a cudaMalloc'ed buffer) -bind_to_cpu -err <none|range|noprealloc|mode|negative|repattern|repattern_ghost|insert_unassembled> -coo_view (-mat_view of each pattern)\n"
                      "  -err repattern_ghost (several ranks: as repattern, but only the ghost columns move, the parts' compressed patterns stay)\n"
                      "  -err insert_unassembled (after the COO values a new block by MatSetValues(), then MatSetValuesCOO() with no assembly between)\n"
+                     "  -negative_count <-1> (the count of -err negative) -coo_local (every preallocation by MatSetPreallocationCOOLocal(), the local-to-global map the identity)\n"
                      "  -err_continue (with -err range or negative: the refused preallocation is caught, then the steps run on the same matrix)\n"
                      "  -assemble_between (MatAssemblyBegin/End between MatSetPreallocationCOO and MatSetValuesCOO, then MatSetValues ADD on\n"
                      "    an entry of an off-diagonal block of the pattern, before the COO values and after them; -between_setvalues 0: no MatSetValues)\n"
@@ -29,6 +30,7 @@ typedef struct {
   PetscInt      *ci, *cj;
   PetscBool      gpu, device_values, bound;
   PetscBool      assemble_between, between_setvalues, duplicate;
+  PetscBool      coo_local;                                /* preallocations by MatSetPreallocationCOOLocal(), through an identity local-to-global map */
   PetscBool      host_changed;                             /* by MatSetValues(): the next device gather uploads the values */
   PetscScalar   *dv;                                       /* device copy of the values (-device_values) */
   PetscLogDouble ctog, gtoc, ctog_expected, gtoc_expected; /* bytes counted during our MatSetValuesCOO() calls */
@@ -155,7 +157,7 @@ static PetscErrorCode Preallocate(Ctx *c, Mat A)
   PetscCall(PetscMalloc2(PetscMax(c->n, 1), &i, PetscMax(c->n, 1), &j));
   PetscCall(PetscArraycpy(i, c->ci, c->n));
   PetscCall(PetscArraycpy(j, c->cj, c->n));
-  PetscCall(MatSetPreallocationCOO(A, c->n, i, j));
+  PetscCall((c->coo_local ? MatSetPreallocationCOOLocal : MatSetPreallocationCOO)(A, c->n, i, j));
   PetscCall(PetscFree2(i, j));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -513,12 +515,13 @@ static PetscErrorCode RunPattern(Ctx *c, Mat A, Mat R, const char *name, PetscBo
 
 int main(int argc, char **argv)
 {
-  Ctx       c;
-  Mat       A, R;
-  PetscInt  nb = 6, seed = 1;
-  char      err[32] = "none", mtype[64] = MATBAIJKSPARSE;
-  PetscBool eq, err_continue = PETSC_FALSE, same_count = PETSC_FALSE, check_transfers = PETSC_TRUE; /* -check_transfers 0: several ranks with an MPI that is not CUDA-aware stage the sent entries through the host */
-  MatType   atype;
+  Ctx        c;
+  Mat        A, R;
+  PetscInt   nb = 6, seed = 1;
+  char       err[32] = "none", mtype[64] = MATBAIJKSPARSE;
+  PetscCount negative_count = -1;
+  PetscBool  eq, err_continue = PETSC_FALSE, same_count = PETSC_FALSE, check_transfers = PETSC_TRUE; /* -check_transfers 0: several ranks with an MPI that is not CUDA-aware stage the sent entries through the host */
+  MatType    atype;
 
   PetscFunctionBeginUser;
   PetscCall(PetscInitialize(&argc, &argv, NULL, help));
@@ -533,6 +536,13 @@ int main(int argc, char **argv)
   PetscCall(PetscOptionsGetBool(NULL, NULL, "-check_transfers", &check_transfers, NULL));
   PetscCall(PetscOptionsGetString(NULL, NULL, "-err", err, sizeof(err), NULL));
   PetscCall(PetscOptionsGetBool(NULL, NULL, "-err_continue", &err_continue, NULL));
+  { /* (a PetscCount beyond 32 bits: read as a real, exact to 2^53) */
+    PetscReal nc = -1;
+
+    PetscCall(PetscOptionsGetReal(NULL, NULL, "-negative_count", &nc, NULL));
+    negative_count = (PetscCount)nc;
+  }
+  PetscCall(PetscOptionsGetBool(NULL, NULL, "-coo_local", &c.coo_local, NULL));
   PetscCall(PetscOptionsGetBool(NULL, NULL, "-assemble_between", &c.assemble_between, NULL));
   c.between_setvalues = PETSC_TRUE;
   PetscCall(PetscOptionsGetBool(NULL, NULL, "-between_setvalues", &c.between_setvalues, NULL));
@@ -571,6 +581,17 @@ int main(int argc, char **argv)
   PetscCall(MatCreate(PETSC_COMM_WORLD, &R));
   PetscCall(MatSetSizes(R, c.nbl * c.bs, c.nbl * c.bs, PETSC_DETERMINE, PETSC_DETERMINE));
   PetscCall(MatSetType(R, MATAIJ));
+  if (c.coo_local) { /* a local-to-global map that is the identity: local indices are global ones */
+    ISLocalToGlobalMapping l2g;
+    PetscInt              *idx;
+
+    PetscCall(PetscMalloc1(c.Mbs * c.bs, &idx));
+    for (PetscInt q = 0; q < c.Mbs * c.bs; q++) idx[q] = q;
+    PetscCall(ISLocalToGlobalMappingCreate(PETSC_COMM_SELF, 1, c.Mbs * c.bs, idx, PETSC_OWN_POINTER, &l2g));
+    PetscCall(MatSetLocalToGlobalMapping(A, l2g, l2g));
+    PetscCall(MatSetLocalToGlobalMapping(R, l2g, l2g));
+    PetscCall(ISLocalToGlobalMappingDestroy(&l2g));
+  }
   PetscCall(MatGetType(A, &atype));
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%s, bs %" PetscInt_FMT ", %" PetscInt_FMT " block rows on %d ranks, values from the %s%s\n", atype, c.bs, c.Mbs, c.size, c.device_values ? "device" : "host", c.gpu ? " (a GPU is present)" : ""));
 
@@ -585,14 +606,14 @@ int main(int argc, char **argv)
   if (!eq) PetscCall(PetscStrcmp(err, "negative", &eq));
   if (eq) { /* range: an entry one past the last row on the last rank; negative: a count of -1 */
     PetscInt   i[2] = {0, c.Mbs * c.bs - (c.rank == c.size - 1 ? 0 : 1)}, j[2] = {0, 0};
-    PetscCount n = err[0] == 'n' ? -1 : 2;
+    PetscCount n = err[0] == 'n' ? negative_count : 2;
 
-    if (!err_continue) PetscCall(MatSetPreallocationCOO(A, n, i, j));
+    if (!err_continue) PetscCall((c.coo_local ? MatSetPreallocationCOOLocal : MatSetPreallocationCOO)(A, n, i, j));
     else { /* the error caught, the matrix then used: nothing of the refused preallocation may stay behind (-malloc_dump) */ PetscErrorCode ierr;
       const char                                                                                                                           *text = NULL, *specific = NULL;
 
       PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
-      ierr = MatSetPreallocationCOO(A, n, i, j);
+      ierr = (c.coo_local ? MatSetPreallocationCOOLocal : MatSetPreallocationCOO)(A, n, i, j);
       PetscCall(PetscPopErrorHandler());
       PetscCheck(ierr, PETSC_COMM_SELF, PETSC_ERR_PLIB, "MatSetPreallocationCOO() accepted the bad entries");
       PetscCall(PetscErrorMessage(ierr, &text, &specific));

@@ -35,6 +35,19 @@ tcase bk_coo_err_noprealloc_mpi2 --fail -n 2 -- test_baijksparse_coo -err noprea
 tcase bk_coo_err_mode --fail -- test_baijksparse_coo -err mode --grep 'InsertMode must be INSERT_VALUES or ADD_VALUES'
 tcase bk_coo_err_negative --fail -- test_baijksparse_coo -err negative --grep 'COO: the number of entries -1 is negative'
 tcase bk_coo_err_negative_mpi2 --fail -n 2 -- test_baijksparse_coo -err negative --grep 'COO: the number of entries -1 is negative'
+# issue 26 (defect 9): a count below -2^31 is named negative too, also through MatSetPreallocationCOOLocal() (PETSc's generic
+# path cast it to PetscInt first: "too big for PetscInt, ... 64-bit indices")
+for n in 1 2; do
+  tcase bk_coo_err_negative_big_np$n --fail -n $n -- test_baijksparse_coo -err negative -negative_count -4294967295 --grep 'COO: the number of entries -4294967295 is negative'
+  tcase bk_coo_err_negative_local_np$n --fail -n $n -- test_baijksparse_coo -err negative -negative_count -4294967295 -coo_local --grep 'COO: the number of entries -4294967295 is negative' --nogrep 'too big for PetscInt'
+done
+# the same type path for valid entries: every preallocation through MatSetPreallocationCOOLocal() (AIJ: PETSc's generic path)
+tcase bk_coo_local_bs3 -- test_baijksparse_coo -coo_local -bs 3 -assemble_between -duplicate --grep '^full blocks ADD .* ok$' --grep '^OK' --nogrep 'FAILED'
+for p in "2 1" "3 7"; do
+  read -r np bs <<< "$p"
+  tcase bk_coo_local_bs${bs}_mpi$np -n $np -- test_baijksparse_coo -coo_local -bs $bs -nb 3 -seed $((10 * np + bs)) --grep '^full blocks ADD .* ok$' --grep '^OK' --nogrep 'FAILED'
+done
+tcase bk_coo_err_negative_local_continue_mpi3 -n 3 -- test_baijksparse_coo -err negative -negative_count -2147483649 -coo_local -err_continue -malloc_debug -malloc_dump --grep '^\[2\] refused .*the number of entries -2147483649 is negative' --grep '^OK' --nogrep 'FAILED' --nogrep '^\[ *[0-9]+\] [0-9]+ bytes '
 # a refused preallocation leaves nothing allocated behind and the matrix usable (the error caught, then the steps run)
 for t in seqbaijksparse mpibaijksparse; do
   tcase bk_coo_err_range_continue_$t -- test_baijksparse_coo -mat_type $t -err range -err_continue -malloc_debug -malloc_dump --grep 'refused .*COO entry 1: row 18 is out of range' --grep '^OK' --nogrep 'FAILED' --nogrep '^\[ *[0-9]+\] [0-9]+ bytes '
@@ -141,5 +154,7 @@ tcase bk_gpu_coo_err_repattern_mpi1 --gpu --fail -- test_baijksparse_coo -mat_ty
 tcase bk_gpu_coo_err_repattern_ghost_mpi2 --gpu --fail -n 2 -- test_baijksparse_coo -use_gpu_aware_mpi 0 -err repattern_ghost -bs 3 -nb 3 --grep 'as many blocks' --nogrep 'accepted the old maps'
 tcase bk_gpu_coo_insert_unassembled_mpi2 --gpu -n 2 -- test_baijksparse_coo -use_gpu_aware_mpi 0 -check_transfers 0 -err insert_unassembled -bs 3 -nb 4 -malloc_debug -malloc_dump --grep '^\[0\] refused .*blocks of 3' --grep '^\[1\] refused .*on another rank' --grep '^OK' --nogrep 'FAILED' --nogrep '^\[ *[0-9]+\] [0-9]+ bytes '
 tcase bk_gpu_coo_insert_unassembled_seq --gpu -- test_baijksparse_coo -mat_type seqbaijksparse -err insert_unassembled -bs 3 -nb 4 --grep '^\[0\] refused .*blocks of 3' --grep '^OK' --nogrep 'FAILED'
+tcase bk_gpu_coo_local_mpi2 --gpu -n 2 -- test_baijksparse_coo -use_gpu_aware_mpi 0 -check_transfers 0 -coo_local -bs 3 -nb 4 -coo_view ::ascii_info --grep 'the last gathered on the device' --grep '^OK' --nogrep 'FAILED'
+tcase bk_gpu_coo_local_seq --gpu -- test_baijksparse_coo -mat_type seqbaijksparse -coo_local -bs 3 -coo_view ::ascii_info --grep 'the last gathered on the device' --grep 'transfers: .*: ok$' --grep '^OK' --nogrep 'FAILED'
 tcase bk_gpu_coo_err_range_continue --gpu -- test_baijksparse_coo -bs 3 -err range -err_continue -malloc_debug -malloc_dump --grep 'refused' --grep '^OK' --nogrep '^\[ *[0-9]+\] [0-9]+ bytes '
 unset pbg_coo_bs bs nb np p t

@@ -469,7 +469,7 @@ static PetscErrorCode COOPartGatherRemote(Mat P, COOPart *p, const PetscScalar *
 /* The checks of the entries (M x N global rows and columns), before anything is allocated or the old maps dropped: a
    refused preallocation leaves the matrix as it was. Collective on comm: a rank whose entries are fine errors too
    (naming the rank that holds the bad entry), so the error returns on every rank instead of one rank aborting the
-   job while the others wait in the preallocation's communication. */
+   job while the others wait in the preallocation's communication. coo_i NULL: the count only. */
 static PetscErrorCode COOCheckEntries(MPI_Comm comm, PetscCount ncoo, const PetscInt coo_i[], const PetscInt coo_j[], PetscInt M, PetscInt N)
 {
   PetscMPIInt rank, bad = -1, firstbad;
@@ -479,7 +479,7 @@ static PetscErrorCode COOCheckEntries(MPI_Comm comm, PetscCount ncoo, const Pets
   PetscFunctionBegin;
   PetscCallMPI(MPI_Comm_rank(comm, &rank));
   if (ncoo < 0 || ncoo > PETSC_INT32_MAX) bad = rank;
-  for (; bad < 0 && e < ncoo; e++) {
+  for (; bad < 0 && coo_i && e < ncoo; e++) {
     i = coo_i[e];
     j = coo_j[e];
     if (i < 0 || j < 0) continue; /* ignored */
@@ -494,6 +494,26 @@ static PetscErrorCode COOCheckEntries(MPI_Comm comm, PetscCount ncoo, const Pets
   PetscCheck(bad < 0 || i < M, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "COO entry %" PetscCount_FMT ": row %" PetscInt_FMT " is out of range [0, %" PetscInt_FMT ")", e, i, M);
   PetscCheck(bad < 0 || j < N, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "COO entry %" PetscCount_FMT ": column %" PetscInt_FMT " is out of range [0, %" PetscInt_FMT ")", e, j, N);
   SETERRQ(PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "COO: rank %d passed an out-of-range entry or count to MatSetPreallocationCOO()", (int)firstbad);
+}
+
+/* MatSetPreallocationCOOLocal() of seq and mpi baijksparse. PETSc's generic path casts the count to PetscInt before
+   anything checks it: a negative count below -2^31 was reported as too big for PetscInt (configure with 64-bit indices).
+   The count is checked first (collectively), then the indices are mapped as PETSc does and the type's
+   MatSetPreallocationCOO() runs; MatSetPreallocationCOOLocal() then marks the matrix preallocated and its new pattern. */
+PetscErrorCode MatSetPreallocationCOOLocal_BAIJKSPARSE(Mat A, PetscCount ncoo, PetscInt coo_i[], PetscInt coo_j[])
+{
+  ISLocalToGlobalMapping rmap, cmap;
+  PetscErrorCode (*f)(Mat, PetscCount, PetscInt[], PetscInt[]) = NULL;
+
+  PetscFunctionBegin;
+  PetscCall(COOCheckEntries(PetscObjectComm((PetscObject)A), ncoo, NULL, NULL, A->rmap->N, A->cmap->N));
+  PetscCall(MatGetLocalToGlobalMapping(A, &rmap, &cmap));
+  if (rmap) PetscCall(ISLocalToGlobalMappingApply(rmap, (PetscInt)ncoo, coo_i, coo_i));
+  if (cmap) PetscCall(ISLocalToGlobalMappingApply(cmap, (PetscInt)ncoo, coo_j, coo_j));
+  PetscCall(PetscObjectQueryFunction((PetscObject)A, "MatSetPreallocationCOO_C", &f));
+  PetscCheck(f, PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s: no MatSetPreallocationCOO()", ((PetscObject)A)->type_name);
+  PetscCall((*f)(A, ncoo, coo_i, coo_j));
+  PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 static PetscErrorCode COOCreate(PetscCount ncoo, MatBAIJKSPARSECOO *c)
