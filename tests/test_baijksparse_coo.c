@@ -7,7 +7,10 @@ static char help[] = "COO assembly of MATBAIJKSPARSE (seq and MPI) against PETSc
                      "and the Frobenius norm (the host values), each against the reference. The host<->device bytes that PETSc counts\n"
                      "during the MatSetValuesCOO calls are checked: none with device values, one upload of v per call with host values on a GPU.\n"
                      "Options: -bs <3> -nb <block rows per rank, 6; odd ranks one more> -seed <1> -mat_type <baijksparse>\n"
-                     "  -device_values (v in a cudaMalloc'ed buffer) -bind_to_cpu -err <none|range|noprealloc|mode|negative|repattern> -coo_view (-mat_view of each pattern)\n"
+                     "  -device_values (v in a cudaMalloc'ed buffer) -bind_to_cpu -err <none|range|noprealloc|mode|negative|repattern|repattern_ghost|insert_unassembled> -coo_view (-mat_view of each pattern)\n"
+                     "  -err repattern_ghost (several ranks: as repattern, but only the ghost columns move, the parts' compressed patterns stay)\n"
+                     "  -err insert_unassembled (after the COO values a new block by MatSetValues(), then MatSetValuesCOO() with no assembly between)\n"
+                     "  -negative_count <-1> (the count of -err negative) -coo_local (every preallocation by MatSetPreallocationCOOLocal(), the local-to-global map the identity)\n"
                      "  -err_continue (with -err range or negative: the refused preallocation is caught, then the steps run on the same matrix)\n"
                      "  -assemble_between (MatAssemblyBegin/End between MatSetPreallocationCOO and MatSetValuesCOO, then MatSetValues ADD on\n"
                      "    an entry of an off-diagonal block of the pattern, before the COO values and after them; -between_setvalues 0: no MatSetValues)\n"
@@ -27,6 +30,7 @@ typedef struct {
   PetscInt      *ci, *cj;
   PetscBool      gpu, device_values, bound;
   PetscBool      assemble_between, between_setvalues, duplicate;
+  PetscBool      coo_local;                                /* preallocations by MatSetPreallocationCOOLocal(), through an identity local-to-global map */
   PetscBool      host_changed;                             /* by MatSetValues(): the next device gather uploads the values */
   PetscScalar   *dv;                                       /* device copy of the values (-device_values) */
   PetscLogDouble ctog, gtoc, ctog_expected, gtoc_expected; /* bytes counted during our MatSetValuesCOO() calls */
@@ -123,6 +127,27 @@ static PetscErrorCode GenEntries(Ctx *c, PetscInt64 seed, PetscInt variant, Pets
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* Full blocks of this rank: in each own block row the diagonal block and one block in the next rank's block column
+   (its first, or its second with shift 1). Both patterns compress to the same local parts (the diagonal blocks, and one
+   ghost block column in every row); only the ghost column, garray, differs */
+static PetscErrorCode GenGhostEntries(Ctx *c, PetscInt shift)
+{
+  PetscCount cap = 0;
+  PetscInt   bs = c->bs, bs2 = bs * bs, next = (c->rstartb + c->nbl) % c->Mbs;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscFree(c->ci));
+  PetscCall(PetscFree(c->cj));
+  c->n = 0;
+  for (PetscInt r = c->rstartb; r < c->rstartb + c->nbl; r++) {
+    const PetscInt col[2] = {r, next + shift};
+
+    for (PetscInt b = 0; b < 2; b++)
+      for (PetscInt e = 0; e < bs2; e++) PetscCall(Push(c, &cap, r * bs + e % bs, col[b] * bs + e / bs));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 static PetscErrorCode Preallocate(Ctx *c, Mat A)
 {
   PetscInt *i, *j;
@@ -132,7 +157,7 @@ static PetscErrorCode Preallocate(Ctx *c, Mat A)
   PetscCall(PetscMalloc2(PetscMax(c->n, 1), &i, PetscMax(c->n, 1), &j));
   PetscCall(PetscArraycpy(i, c->ci, c->n));
   PetscCall(PetscArraycpy(j, c->cj, c->n));
-  PetscCall(MatSetPreallocationCOO(A, c->n, i, j));
+  PetscCall((c->coo_local ? MatSetPreallocationCOOLocal : MatSetPreallocationCOO)(A, c->n, i, j));
   PetscCall(PetscFree2(i, j));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -313,6 +338,113 @@ static PetscErrorCode DuplicateSteps(Ctx *c, Mat A, Mat R, const char *name)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* -err repattern, repattern_ghost: after the COO preallocation and values, another pattern of as many blocks by the
+   ordinary preallocation and MatSetValues() (which leaves BAIJ's nonzero state as it was): MatSetValuesCOO() must refuse
+   the old maps. repattern: the full blocks shifted by one block column; repattern_ghost (several ranks): only the ghost
+   block columns move (GenGhostEntries()), the parts' compressed patterns stay the same. Were the maps taken, the result
+   is compared with AIJ's for the COO pattern and values: it shows where the values landed */
+static PetscErrorCode Repattern(Ctx *c, Mat A, Mat R, PetscInt64 seed, PetscBool ghost)
+{
+  PetscScalar *v = NULL, one = 1;
+  MatInfo      info[2];
+
+  PetscFunctionBeginUser;
+  PetscCheck(!ghost || (c->size > 1 && c->nbl - c->rank % 2 >= 2), PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG, "-err repattern_ghost needs several ranks and -nb 2 or more");
+  if (ghost) PetscCall(GenGhostEntries(c, 0));
+  else PetscCall(GenEntries(c, seed, 2, PETSC_TRUE, 0));
+  PetscCall(Preallocate(c, A));
+  PetscCall(Preallocate(c, R));
+  PetscCall(RandomValues(c, &v, PETSC_FALSE));
+  PetscCall(MatSetValuesCOO(A, v, INSERT_VALUES));
+  PetscCall(MatSetValuesCOO(R, v, INSERT_VALUES));
+  PetscCall(MatGetInfo(A, MAT_GLOBAL_SUM, &info[0]));
+  if (ghost) PetscCall(GenGhostEntries(c, 1));
+  else PetscCall(GenEntries(c, seed, 2, PETSC_TRUE, 1));
+  PetscCall(MatSeqBAIJSetPreallocation(A, c->bs, c->Mbs, NULL));
+  PetscCall(MatMPIBAIJSetPreallocation(A, c->bs, c->nbl, NULL, c->Mbs, NULL));
+  PetscCall(MatSetOption(A, MAT_NEW_NONZERO_LOCATION_ERR, PETSC_FALSE));
+  for (PetscCount e = 0; e < c->n; e++) PetscCall(MatSetValues(A, 1, &c->ci[e], 1, &c->cj[e], &one, INSERT_VALUES));
+  PetscCall(MatAssemblyBegin(A, MAT_FINAL_ASSEMBLY));
+  PetscCall(MatAssemblyEnd(A, MAT_FINAL_ASSEMBLY));
+  PetscCall(MatGetInfo(A, MAT_GLOBAL_SUM, &info[1]));
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "pattern replaced by MatSetValues: %g nonzeros, before %g\n", (double)info[1].nz_used, (double)info[0].nz_used));
+  PetscCall(MatSetValuesCOO(A, v, INSERT_VALUES));
+  PetscCall(Compare(c, A, R, "old maps, new pattern"));
+  PetscCall(PetscFree(v));
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "MatSetValuesCOO accepted the old maps\n"));
+  c->nfail++;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* A point (i, j) of this rank's rows whose block is in the diagonal part and not in the pattern of the entries; i = -1
+   where there is none */
+static PetscErrorCode FindFreeBlock(Ctx *c, PetscInt *i, PetscInt *j)
+{
+  const PetscInt bs = c->bs, rs = c->rstartb, re = c->rstartb + c->nbl;
+
+  PetscFunctionBeginUser;
+  *i = *j = -1;
+  for (PetscInt r = rs; r < re && *i < 0; r++) {
+    for (PetscInt cb = rs; cb < re && *i < 0; cb++) {
+      PetscBool used = PETSC_FALSE;
+
+      for (PetscCount e = 0; e < c->n && !used; e++) used = (PetscBool)(c->ci[e] >= 0 && c->cj[e] >= 0 && c->ci[e] / bs == r && c->cj[e] / bs == cb);
+      if (!used) {
+        *i = r * bs + bs - 1;
+        *j = cb * bs;
+      }
+    }
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* -err insert_unassembled: after the COO values a block that is not in the pattern, by MatSetValues() on rank 0 only
+   (new nonzeros allowed), then MatSetValuesCOO() with no assembly between: the matrix holds another pattern (on several
+   ranks its parts still say assembled), and MatSetValuesCOO() must refuse the maps, on every rank (the others would
+   wait in its communication). The error is caught (as -err_continue) and the steps then run on the same matrix. Were the
+   maps taken, the result is compared with the right one: AIJ's COO values, then the new entry (MPIAIJ's
+   MatSetValuesCOO() would take its stale maps here too, so the reference sets the COO values first) */
+static PetscErrorCode InsertUnassembled(Ctx *c, Mat A, Mat R, PetscInt64 seed)
+{
+  PetscScalar   *v = NULL, val = 0.5;
+  PetscInt       i = -1, j = -1;
+  PetscErrorCode ierr;
+
+  PetscFunctionBeginUser;
+  PetscCall(GenEntries(c, seed, 2, PETSC_TRUE, 0));
+  PetscCall(Preallocate(c, A));
+  PetscCall(Preallocate(c, R));
+  PetscCall(RandomValues(c, &v, PETSC_FALSE));
+  PetscCall(MatSetValuesCOO(A, v, INSERT_VALUES));
+  if (!c->rank) PetscCall(FindFreeBlock(c, &i, &j));
+  PetscCheck(c->rank || i >= 0, PETSC_COMM_SELF, PETSC_ERR_PLIB, "no block outside the pattern in the diagonal part of rank 0");
+  PetscCall(MatSetOption(A, MAT_NEW_NONZERO_ALLOCATION_ERR, PETSC_FALSE));
+  if (i >= 0) PetscCall(MatSetValues(A, 1, &i, 1, &j, &val, INSERT_VALUES));
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "new entry (%" PetscInt_FMT ", %" PetscInt_FMT ") outside the pattern on rank 0, not assembled\n", i, j));
+  PetscCall(RandomValues(c, &v, PETSC_FALSE));
+  PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
+  ierr = MatSetValuesCOO(A, v, INSERT_VALUES);
+  PetscCall(PetscPopErrorHandler());
+  if (ierr) {
+    const char *text = NULL, *specific = NULL;
+
+    PetscCall(PetscErrorMessage(ierr, &text, &specific));
+    PetscCall(PetscSynchronizedPrintf(PETSC_COMM_WORLD, "[%d] refused (error %d): %s\n", (int)c->rank, (int)ierr, specific ? specific : text));
+    PetscCall(PetscSynchronizedFlush(PETSC_COMM_WORLD, PETSC_STDOUT));
+  } else {
+    PetscCall(MatSetValuesCOO(R, v, INSERT_VALUES));
+    PetscCall(MatSetOption(R, MAT_NEW_NONZERO_ALLOCATION_ERR, PETSC_FALSE));
+    if (i >= 0) PetscCall(MatSetValues(R, 1, &i, 1, &j, &val, INSERT_VALUES));
+    PetscCall(MatAssemblyBegin(R, MAT_FINAL_ASSEMBLY));
+    PetscCall(MatAssemblyEnd(R, MAT_FINAL_ASSEMBLY));
+    PetscCall(Compare(c, A, R, "old maps, new block"));
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "MatSetValuesCOO accepted the old maps\n"));
+    c->nfail++;
+  }
+  PetscCall(PetscFree(v));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* One pattern: preallocate both, then the steps; the reference gets the same values (not the NaN) */
 static PetscErrorCode RunPattern(Ctx *c, Mat A, Mat R, const char *name, PetscBool second)
 {
@@ -383,12 +515,13 @@ static PetscErrorCode RunPattern(Ctx *c, Mat A, Mat R, const char *name, PetscBo
 
 int main(int argc, char **argv)
 {
-  Ctx       c;
-  Mat       A, R;
-  PetscInt  nb = 6, seed = 1;
-  char      err[32] = "none", mtype[64] = MATBAIJKSPARSE;
-  PetscBool eq, err_continue = PETSC_FALSE, same_count = PETSC_FALSE, check_transfers = PETSC_TRUE; /* -check_transfers 0: several ranks with an MPI that is not CUDA-aware stage the sent entries through the host */
-  MatType   atype;
+  Ctx        c;
+  Mat        A, R;
+  PetscInt   nb = 6, seed = 1;
+  char       err[32] = "none", mtype[64] = MATBAIJKSPARSE;
+  PetscCount negative_count = -1;
+  PetscBool  eq, err_continue = PETSC_FALSE, same_count = PETSC_FALSE, check_transfers = PETSC_TRUE; /* -check_transfers 0: several ranks with an MPI that is not CUDA-aware stage the sent entries through the host */
+  MatType    atype;
 
   PetscFunctionBeginUser;
   PetscCall(PetscInitialize(&argc, &argv, NULL, help));
@@ -403,6 +536,13 @@ int main(int argc, char **argv)
   PetscCall(PetscOptionsGetBool(NULL, NULL, "-check_transfers", &check_transfers, NULL));
   PetscCall(PetscOptionsGetString(NULL, NULL, "-err", err, sizeof(err), NULL));
   PetscCall(PetscOptionsGetBool(NULL, NULL, "-err_continue", &err_continue, NULL));
+  { /* (a PetscCount beyond 32 bits: read as a real, exact to 2^53) */
+    PetscReal nc = -1;
+
+    PetscCall(PetscOptionsGetReal(NULL, NULL, "-negative_count", &nc, NULL));
+    negative_count = (PetscCount)nc;
+  }
+  PetscCall(PetscOptionsGetBool(NULL, NULL, "-coo_local", &c.coo_local, NULL));
   PetscCall(PetscOptionsGetBool(NULL, NULL, "-assemble_between", &c.assemble_between, NULL));
   c.between_setvalues = PETSC_TRUE;
   PetscCall(PetscOptionsGetBool(NULL, NULL, "-between_setvalues", &c.between_setvalues, NULL));
@@ -441,6 +581,17 @@ int main(int argc, char **argv)
   PetscCall(MatCreate(PETSC_COMM_WORLD, &R));
   PetscCall(MatSetSizes(R, c.nbl * c.bs, c.nbl * c.bs, PETSC_DETERMINE, PETSC_DETERMINE));
   PetscCall(MatSetType(R, MATAIJ));
+  if (c.coo_local) { /* a local-to-global map that is the identity: local indices are global ones */
+    ISLocalToGlobalMapping l2g;
+    PetscInt              *idx;
+
+    PetscCall(PetscMalloc1(c.Mbs * c.bs, &idx));
+    for (PetscInt q = 0; q < c.Mbs * c.bs; q++) idx[q] = q;
+    PetscCall(ISLocalToGlobalMappingCreate(PETSC_COMM_SELF, 1, c.Mbs * c.bs, idx, PETSC_OWN_POINTER, &l2g));
+    PetscCall(MatSetLocalToGlobalMapping(A, l2g, l2g));
+    PetscCall(MatSetLocalToGlobalMapping(R, l2g, l2g));
+    PetscCall(ISLocalToGlobalMappingDestroy(&l2g));
+  }
   PetscCall(MatGetType(A, &atype));
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%s, bs %" PetscInt_FMT ", %" PetscInt_FMT " block rows on %d ranks, values from the %s%s\n", atype, c.bs, c.Mbs, c.size, c.device_values ? "device" : "host", c.gpu ? " (a GPU is present)" : ""));
 
@@ -455,14 +606,14 @@ int main(int argc, char **argv)
   if (!eq) PetscCall(PetscStrcmp(err, "negative", &eq));
   if (eq) { /* range: an entry one past the last row on the last rank; negative: a count of -1 */
     PetscInt   i[2] = {0, c.Mbs * c.bs - (c.rank == c.size - 1 ? 0 : 1)}, j[2] = {0, 0};
-    PetscCount n = err[0] == 'n' ? -1 : 2;
+    PetscCount n = err[0] == 'n' ? negative_count : 2;
 
-    if (!err_continue) PetscCall(MatSetPreallocationCOO(A, n, i, j));
+    if (!err_continue) PetscCall((c.coo_local ? MatSetPreallocationCOOLocal : MatSetPreallocationCOO)(A, n, i, j));
     else { /* the error caught, the matrix then used: nothing of the refused preallocation may stay behind (-malloc_dump) */ PetscErrorCode ierr;
       const char                                                                                                                           *text = NULL, *specific = NULL;
 
       PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
-      ierr = MatSetPreallocationCOO(A, n, i, j);
+      ierr = (c.coo_local ? MatSetPreallocationCOOLocal : MatSetPreallocationCOO)(A, n, i, j);
       PetscCall(PetscPopErrorHandler());
       PetscCheck(ierr, PETSC_COMM_SELF, PETSC_ERR_PLIB, "MatSetPreallocationCOO() accepted the bad entries");
       PetscCall(PetscErrorMessage(ierr, &text, &specific));
@@ -471,30 +622,11 @@ int main(int argc, char **argv)
     }
   }
   PetscCall(PetscStrcmp(err, "repattern", &eq));
-  if (eq) { /* after the COO preallocation another pattern of as many blocks, by MatSetValues() after the ordinary
-               preallocation (which leaves BAIJ's nonzero state as it was): MatSetValuesCOO() must not take the old maps */
-    PetscScalar *v = NULL, one = 1;
-    MatInfo      info[2];
-
-    PetscCall(GenEntries(&c, seed, 2, PETSC_TRUE, 0));
-    PetscCall(Preallocate(&c, A));
-    PetscCall(RandomValues(&c, &v, PETSC_FALSE));
-    PetscCall(MatSetValuesCOO(A, v, INSERT_VALUES));
-    PetscCall(MatGetInfo(A, MAT_GLOBAL_SUM, &info[0]));
-    PetscCall(GenEntries(&c, seed, 2, PETSC_TRUE, 1));
-    PetscCall(MatSeqBAIJSetPreallocation(A, c.bs, c.Mbs, NULL));
-    PetscCall(MatMPIBAIJSetPreallocation(A, c.bs, c.nbl, NULL, c.Mbs, NULL));
-    PetscCall(MatSetOption(A, MAT_NEW_NONZERO_LOCATION_ERR, PETSC_FALSE));
-    for (PetscCount e = 0; e < c.n; e++) PetscCall(MatSetValues(A, 1, &c.ci[e], 1, &c.cj[e], &one, INSERT_VALUES));
-    PetscCall(MatAssemblyBegin(A, MAT_FINAL_ASSEMBLY));
-    PetscCall(MatAssemblyEnd(A, MAT_FINAL_ASSEMBLY));
-    PetscCall(MatGetInfo(A, MAT_GLOBAL_SUM, &info[1]));
-    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "pattern replaced by MatSetValues: %g nonzeros, before %g\n", (double)info[1].nz_used, (double)info[0].nz_used));
-    PetscCall(MatSetValuesCOO(A, v, INSERT_VALUES));
-    PetscCall(PetscFree(v));
-    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "MatSetValuesCOO accepted the old maps\n"));
-    c.nfail++;
-  }
+  if (eq) PetscCall(Repattern(&c, A, R, seed, PETSC_FALSE));
+  PetscCall(PetscStrcmp(err, "repattern_ghost", &eq));
+  if (eq) PetscCall(Repattern(&c, A, R, seed, PETSC_TRUE));
+  PetscCall(PetscStrcmp(err, "insert_unassembled", &eq));
+  if (eq) PetscCall(InsertUnassembled(&c, A, R, seed));
   PetscCall(PetscStrcmp(err, "mode", &eq));
   if (eq) {
     PetscInt    i[1] = {0}, j[1] = {0};

@@ -35,6 +35,19 @@ tcase bk_coo_err_noprealloc_mpi2 --fail -n 2 -- test_baijksparse_coo -err noprea
 tcase bk_coo_err_mode --fail -- test_baijksparse_coo -err mode --grep 'InsertMode must be INSERT_VALUES or ADD_VALUES'
 tcase bk_coo_err_negative --fail -- test_baijksparse_coo -err negative --grep 'COO: the number of entries -1 is negative'
 tcase bk_coo_err_negative_mpi2 --fail -n 2 -- test_baijksparse_coo -err negative --grep 'COO: the number of entries -1 is negative'
+# issue 26 (defect 9): a count below -2^31 is named negative too, also through MatSetPreallocationCOOLocal() (PETSc's generic
+# path cast it to PetscInt first: "too big for PetscInt, ... 64-bit indices")
+for n in 1 2; do
+  tcase bk_coo_err_negative_big_np$n --fail -n $n -- test_baijksparse_coo -err negative -negative_count -4294967295 --grep 'COO: the number of entries -4294967295 is negative'
+  tcase bk_coo_err_negative_local_np$n --fail -n $n -- test_baijksparse_coo -err negative -negative_count -4294967295 -coo_local --grep 'COO: the number of entries -4294967295 is negative' --nogrep 'too big for PetscInt'
+done
+# the same type path for valid entries: every preallocation through MatSetPreallocationCOOLocal() (AIJ: PETSc's generic path)
+tcase bk_coo_local_bs3 -- test_baijksparse_coo -coo_local -bs 3 -assemble_between -duplicate --grep '^full blocks ADD .* ok$' --grep '^OK' --nogrep 'FAILED'
+for p in "2 1" "3 7"; do
+  read -r np bs <<< "$p"
+  tcase bk_coo_local_bs${bs}_mpi$np -n $np -- test_baijksparse_coo -coo_local -bs $bs -nb 3 -seed $((10 * np + bs)) --grep '^full blocks ADD .* ok$' --grep '^OK' --nogrep 'FAILED'
+done
+tcase bk_coo_err_negative_local_continue_mpi3 -n 3 -- test_baijksparse_coo -err negative -negative_count -2147483649 -coo_local -err_continue -malloc_debug -malloc_dump --grep '^\[2\] refused .*the number of entries -2147483649 is negative' --grep '^OK' --nogrep 'FAILED' --nogrep '^\[ *[0-9]+\] [0-9]+ bytes '
 # a refused preallocation leaves nothing allocated behind and the matrix usable (the error caught, then the steps run)
 for t in seqbaijksparse mpibaijksparse; do
   tcase bk_coo_err_range_continue_$t -- test_baijksparse_coo -mat_type $t -err range -err_continue -malloc_debug -malloc_dump --grep 'refused .*COO entry 1: row 18 is out of range' --grep '^OK' --nogrep 'FAILED' --nogrep '^\[ *[0-9]+\] [0-9]+ bytes '
@@ -67,6 +80,23 @@ tcase bk_coo_same_count_mpi3 -n 3 -- test_baijksparse_coo -bs 3 -nb 4 -same_coun
 tcase bk_coo_err_repattern --fail -- test_baijksparse_coo -err repattern --grep 'pattern replaced by MatSetValues: 153. nonzeros, before 153.' --grep 'the nonzero pattern changed since MatSetPreallocationCOO\(\) \(as many blocks, 17, other ones\)' --nogrep 'accepted the old maps'
 tcase bk_coo_err_repattern_mpi1 --fail -- test_baijksparse_coo -mat_type mpibaijksparse -err repattern --grep 'the nonzero pattern changed since MatSetPreallocationCOO\(\) \(as many blocks' --nogrep 'accepted the old maps'
 tcase bk_coo_err_repattern_mpi2 --fail -n 2 -- test_baijksparse_coo -err repattern -nb 4 --grep 'the nonzero pattern changed since MatSetPreallocationCOO\(\)' --nogrep 'accepted the old maps'
+# issue 26 (defect 3, what the fingerprint missed on several ranks): (a) only the ghost block columns of the off-diagonal
+# blocks move, so the parts' compressed patterns stay the same (garray differs): the values landed in the new ghost
+# columns; (b) a new block by MatSetValues() and MatSetValuesCOO() with no assembly between: MPIBAIJ's parts still said
+# assembled, the check was skipped and the old maps written into the new layout. AIJ takes its stale maps silently in
+# both; ours refuses, on every rank (b: the block only on rank 0, the others name another rank; the error caught, the
+# matrix then used)
+for np in 2 3; do
+  tcase bk_coo_err_repattern_ghost_mpi$np --fail -n $np -- test_baijksparse_coo -err repattern_ghost -bs 2 -nb 3 --grep 'the nonzero pattern changed since MatSetPreallocationCOO\(\) \(as many blocks' --nogrep 'accepted the old maps'
+done
+tcase bk_coo_err_repattern_ghost_bs7_mpi3 --fail -n 3 -- test_baijksparse_coo -err repattern_ghost -bs 7 -nb 2 --grep 'the nonzero pattern changed since MatSetPreallocationCOO\(\) \(as many blocks' --nogrep 'accepted the old maps'
+for t in seqbaijksparse mpibaijksparse; do
+  tcase bk_coo_insert_unassembled_$t -- test_baijksparse_coo -mat_type $t -err insert_unassembled -bs 3 -nb 4 -malloc_debug -malloc_dump --grep '^\[0\] refused .*the nonzero pattern changed since MatSetPreallocationCOO\(\) \(10 blocks of 3' --grep '^OK' --nogrep 'FAILED' --nogrep 'accepted the old maps' --nogrep '^\[ *[0-9]+\] [0-9]+ bytes '
+done
+for p in "2 1" "3 7"; do
+  read -r np bs <<< "$p"
+  tcase bk_coo_insert_unassembled_bs${bs}_mpi$np -n $np -- test_baijksparse_coo -err insert_unassembled -bs $bs -nb 4 -malloc_debug -malloc_dump --grep '^\[0\] refused .*the nonzero pattern changed since MatSetPreallocationCOO\(\) \([0-9]+ blocks of' --grep '^\[1\] refused .*changed since MatSetPreallocationCOO\(\) on another rank' --grep '^OK' --nogrep 'FAILED' --nogrep 'accepted the old maps' --nogrep '^\[ *[0-9]+\] [0-9]+ bytes '
+done
 # MatDuplicate keeps the COO maps: MatSetValuesCOO on the duplicate (and on a duplicate of it after its original is gone)
 tcase bk_coo_duplicate -- test_baijksparse_coo -bs 3 -duplicate -coo_view ::ascii_info --grep '^random duplicate ADD .* ok$' --grep '^full blocks duplicate\^2 INSERT .* ok$' --grep '^original destroyed ADD .* ok$' --grep '^OK' --nogrep 'FAILED'
 tcase bk_coo_duplicate_mpi1 -- test_baijksparse_coo -mat_type mpibaijksparse -bs 2 -duplicate --grep '^original destroyed ADD .* ok$' --grep '^OK' --nogrep 'FAILED'
@@ -113,5 +143,10 @@ done
 tcase bk_gpu_coo_new_malloc_dump --gpu -- test_baijksparse_coo -bs 3 -device_values -assemble_between -same_count_pattern -duplicate -malloc_debug -malloc_dump --grep '^OK' --nogrep '^\[ *[0-9]+\] [0-9]+ bytes '
 tcase bk_gpu_coo_err_repattern --gpu --fail -- test_baijksparse_coo -err repattern --grep 'as many blocks, 17, other ones' --nogrep 'accepted the old maps'
 tcase bk_gpu_coo_err_repattern_mpi1 --gpu --fail -- test_baijksparse_coo -mat_type mpibaijksparse -err repattern --grep 'as many blocks' --nogrep 'accepted the old maps'
+tcase bk_gpu_coo_err_repattern_ghost_mpi2 --gpu --fail -n 2 -- test_baijksparse_coo -use_gpu_aware_mpi 0 -err repattern_ghost -bs 3 -nb 3 --grep 'as many blocks' --nogrep 'accepted the old maps'
+tcase bk_gpu_coo_insert_unassembled_mpi2 --gpu -n 2 -- test_baijksparse_coo -use_gpu_aware_mpi 0 -check_transfers 0 -err insert_unassembled -bs 3 -nb 4 -malloc_debug -malloc_dump --grep '^\[0\] refused .*blocks of 3' --grep '^\[1\] refused .*on another rank' --grep '^OK' --nogrep 'FAILED' --nogrep '^\[ *[0-9]+\] [0-9]+ bytes '
+tcase bk_gpu_coo_insert_unassembled_seq --gpu -- test_baijksparse_coo -mat_type seqbaijksparse -err insert_unassembled -bs 3 -nb 4 --grep '^\[0\] refused .*blocks of 3' --grep '^OK' --nogrep 'FAILED'
+tcase bk_gpu_coo_local_mpi2 --gpu -n 2 -- test_baijksparse_coo -use_gpu_aware_mpi 0 -check_transfers 0 -coo_local -bs 3 -nb 4 -coo_view ::ascii_info --grep 'the last gathered on the device' --grep '^OK' --nogrep 'FAILED'
+tcase bk_gpu_coo_local_seq --gpu -- test_baijksparse_coo -mat_type seqbaijksparse -coo_local -bs 3 -coo_view ::ascii_info --grep 'the last gathered on the device' --grep 'transfers: .*: ok$' --grep '^OK' --nogrep 'FAILED'
 tcase bk_gpu_coo_err_range_continue --gpu -- test_baijksparse_coo -bs 3 -err range -err_continue -malloc_debug -malloc_dump --grep 'refused' --grep '^OK' --nogrep '^\[ *[0-9]+\] [0-9]+ bytes '
 unset pbg_coo_bs bs nb np p t

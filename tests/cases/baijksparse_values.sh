@@ -46,6 +46,12 @@ for r in 18 -1 1000; do
   tcase bk_values_err_zerorowscolumns_row$r --fail -- test_baijksparse_values -bs 3 -nb 6 -bad_row $r -bad_row_columns --grep "row $r out of range \[0, 18\)" --nogrep 'did not fail'
 done
 tcase bk_values_err_zerorows_mpi2 --fail -n 2 -- test_baijksparse_values -bs 3 -nb 6 -bad_row 1000 --grep 'out of range' --nogrep 'did not fail'
+# the first row past the end (39 rows on 2 ranks, 57 on 3) and -1, on every rank count, MatZeroRows and MatZeroRowsColumns
+for p in "2 39" "3 57" "3 -1"; do
+  read -r np r <<< "$p"
+  tcase bk_values_err_zerorows_row${r}_mpi$np --fail -n $np -- test_baijksparse_values -bs 3 -nb 6 -bad_row $r --grep "[Rr]ow $r (is )?out of range" --nogrep 'did not fail'
+  tcase bk_values_err_zerorowscolumns_row${r}_mpi$np --fail -n $np -- test_baijksparse_values -bs 3 -nb 6 -bad_row $r -bad_row_columns --grep "[Rr]ow $r (is )?out of range" --nogrep 'did not fail'
+done
 tcase bk_gpu_values_err_zerorows --gpu --fail -- test_baijksparse_values -vec_type cuda -bs 3 -nb 6 -bad_row 18 --grep "row 18 out of range \[0, 18\)" --nogrep 'did not fail'
 tcase bk_gpu_values_err_zerorowscolumns --gpu --fail -- test_baijksparse_values -vec_type cuda -bs 3 -nb 6 -bad_row -1 -bad_row_columns --grep "row -1 out of range \[0, 18\)" --nogrep 'did not fail'
 tcase bk_values_err_bogus_op --fail -- test_baijksparse_values -ops scale,bogus --grep 'unknown op "bogus"'

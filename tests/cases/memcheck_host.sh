@@ -24,6 +24,8 @@ if [ "${PBG_MEMCHECK:-1}" = 1 ] && command -v valgrind > /dev/null 2>&1; then
     tvg vg_bk_${op}_different -- test_baijksparse_axpy -op $op --grep '^OK'
   done
   tvg vg_bk_coo -- test_baijksparse_coo -bs 3 -nb 4 --grep '^OK'
+  # issue 26: a new block before MatSetValuesCOO() refused, the error caught and the matrix used again
+  tvg vg_bk_coo_insert_unassembled_seq -- test_baijksparse_coo -mat_type seqbaijksparse -err insert_unassembled -bs 3 -nb 3 --grep '^\[0\] refused' --grep '^OK'
   tvg vg_bk_coo_err_range_continue -- test_baijksparse_coo -bs 2 -nb 3 -err range -err_continue --grep 'refused' --grep '^OK'
   tvg_end
   # issue 26: KSPIDRS with KSP_NORM_NONE ending in a happy breakdown, and as GAMG's level smoother in PETSc's ksp ex2
@@ -32,6 +34,7 @@ if [ "${PBG_MEMCHECK:-1}" = 1 ] && command -v valgrind > /dev/null 2>&1; then
   tvg vg_idrs_gamg_smoother -- ex2 -m 16 -n 16 -dll_append "$PBG_LIB" -ksp_type fgmres -pc_type gamg -mg_levels_ksp_type idrs -ksp_converged_reason --grep 'Linear solve converged'
   tvg_end
   tvg_begin vg_group_mpi2 -n 2 -- "${pbg_vg[@]}"
+  tvg vg_bk_coo_insert_unassembled_mpi2 -- test_baijksparse_coo -err insert_unassembled -bs 2 -nb 3 --grep '^\[1\] refused .*on another rank' --grep '^OK'
   tvg vg_idrs_s_capped_mpi2 -- test_idrs -problem line -n 3 -beta 3 -ksp_idrs_s 4 -pc_type jacobi -compare_exact -compare_idr -ksp_view --grep 'the last solve ran with s = 3' --grep '^OK'
   tvg vg_vbj_mpi2_merged -- test_vbjacobi -mode super -maxgen 6 -maxbs 12 -nblocks_local 20 --grep '^OK'
   tvg vg_bk_route_mpi2 -- test_baijksparse -bs 4 -seed 1 --grep '^OK'
@@ -57,6 +60,12 @@ if [ "${PBG_MEMCHECK:-1}" = 1 ] && command -v valgrind > /dev/null 2>&1; then
   # among it): a process of its own, memory errors only, no leak check
   tcase vg_vbj_singular_error --fail -- valgrind -q --leak-check=no --suppressions="$PBG_ROOT/conf/valgrind.supp" "$pbg_tb/test_vbjacobi" -mode uniform -bs 2 -pc_vbjacobi_blocking matrix -singular_block 7 -ksp_error_if_not_converged --grep 'zero or tiny pivot' --nogrep '==[0-9]+== (Invalid|Conditional|Syscall|Mismatched|Use of)'
   tcase vg_bk_bad_ept --fail -- valgrind -q --leak-check=no --suppressions="$PBG_ROOT/conf/valgrind.supp" "$pbg_tb/test_baijksparse" -bs 3 -mat_baijksparse_ept 7 --grep 'cannot run this matrix' --nogrep '==[0-9]+== (Invalid|Conditional|Syscall|Mismatched|Use of)'
+  # issue 26 (matrix): the COO pattern guard with the ghost columns moved on 2 ranks; the zero-rows range check on the seq
+  # host path
+  tcase vg_bk_coo_repattern_ghost_mpi2 --fail -n 2 -- valgrind -q --leak-check=no --suppressions="$PBG_ROOT/conf/valgrind.supp" "$pbg_tb/test_baijksparse_coo" -err repattern_ghost -bs 2 -nb 3 --grep 'as many blocks' --nogrep '==[0-9]+== (Invalid|Conditional|Syscall|Mismatched|Use of)'
+  for op in "" -bad_row_columns; do
+    tcase vg_bk_values_err_zerorows${op:+columns}_row18 --fail -- valgrind -q --leak-check=no --suppressions="$PBG_ROOT/conf/valgrind.supp" "$pbg_tb/test_baijksparse_values" -bs 3 -nb 6 -bad_row 18 $op --grep 'row 18 out of range \[0, 18\)' --nogrep 'did not fail' --nogrep '==[0-9]+== (Invalid|Conditional|Syscall|Mismatched|Use of)'
+  done
   unset pbg_vg pbg_tb op
 else
   pbg_begin memcheck_host && pbg_report memcheck_host SKIP "no valgrind (or PBG_MEMCHECK=0)"

@@ -254,45 +254,56 @@ static inline PetscInt64 Slot(PetscInt b, PetscInt bs, PetscInt i, PetscInt j)
   return (PetscInt64)b * bs * bs + (i % bs) + (PetscInt64)(j % bs) * bs;
 }
 
-/* A fingerprint of a block pattern (FNV-1a over the row pointers and the columns) */
-static PetscInt64 PatternHash(PetscInt mbs, const PetscInt ia[], const PetscInt ja[])
+/* A fingerprint of a block pattern (FNV-1a over the row pointers, the columns and, for MPIBAIJ's off-diagonal part, the
+   global block column of each compressed one: garray[ncol]; ncol 0 elsewhere). Without garray, ghost blocks that move to
+   other global columns while the compressed pattern stays the same would go unnoticed */
+static PetscInt64 PatternHash(PetscInt mbs, const PetscInt ia[], const PetscInt ja[], PetscInt ncol, const PetscInt garray[])
 {
   unsigned long long h = 1469598103934665603ULL;
 
   for (PetscInt r = 0; r <= mbs; r++) h = (h ^ (unsigned long long)ia[r]) * 1099511628211ULL;
   for (PetscInt b = 0; b < (mbs ? ia[mbs] : 0); b++) h = (h ^ (unsigned long long)ja[b]) * 1099511628211ULL;
+  for (PetscInt q = 0; q < ncol; q++) h = (h ^ (unsigned long long)garray[q]) * 1099511628211ULL;
   return (PetscInt64)(h & 0x7fffffffffffffffULL);
 }
 
-/* Whether part t (P: the seq matrix or an MPI part) still has the pattern the maps were made for. The block count is
-   cheap but not enough: BAIJ's preallocation does not move the nonzero state when the new pattern is filled exactly, so
-   another pattern of as many blocks (MatXAIJSetPreallocation() and MatSetValues()) would take the old maps and the values
-   land in the wrong places. The pattern is compared (its fingerprint, O(nz)) unless nothing can have changed it since
-   the last call: the same matrix (MPIBAIJ's preallocation makes new parts), assembled, and its only assembly since then
-   the one that ended that MatSetValuesCOO() (a new preallocation leaves the matrix unassembled, and was_assembled false
-   until a second assembly). assembled: P's before MatSetValuesCOO() marks it. BAIJ's own MatGetRowIJ(): the forwarder
-   would download a newer device copy of the values. */
-static PetscErrorCode COOPartCheckPattern(Mat P, MatBAIJKSPARSECOO c, PetscInt t, PetscBool assembled)
+/* Whether part t (P: the seq matrix or an MPI part) still has the pattern the maps were made for (same), and its block
+   count now (nz). The block count is cheap but not enough: BAIJ's preallocation does not move the nonzero state when the
+   new pattern is filled exactly, so another pattern of as many blocks (MatXAIJSetPreallocation() and MatSetValues())
+   would take the old maps and the values land in the wrong places. The pattern is compared (its fingerprint, O(nz))
+   unless nothing can have changed it since the last call: the same matrix (MPIBAIJ's preallocation makes new parts),
+   assembled, and its only assembly since then the one that ended that MatSetValuesCOO() (a new preallocation leaves the
+   matrix unassembled, and was_assembled false until a second assembly). assembled: whether the matrix was assembled
+   before MatSetValuesCOO() marks it (MPI: the matrix and the part; MatSetValues() on MPIBAIJ inserts into the parts
+   without marking them unassembled). garray (ncol of them): the global block columns of MPIBAIJ's off-diagonal part,
+   else NULL. BAIJ's own MatGetRowIJ(): the forwarder would download a newer device copy of the values. */
+static PetscErrorCode COOPartSamePattern(Mat P, MatBAIJKSPARSECOO c, PetscInt t, PetscBool assembled, PetscInt ncol, const PetscInt garray[], PetscBool *same, PetscInt *nz)
 {
   Mat_SeqBAIJKSPARSE *kp = (Mat_SeqBAIJKSPARSE *)P->spptr;
   const COOPart      *p  = &c->m->part[t];
   const PetscInt     *ia, *ja;
-  PetscInt            n, nz;
+  PetscInt            n;
   PetscBool           done = PETSC_TRUE; /* (MatGetRowIJ() sets it before calling the method, which may not) */
-  PetscInt64          hash = p->hash;
 
   PetscFunctionBegin;
+  *same = PETSC_TRUE;
+  *nz   = p->nz;
   if (c->id[t] == ((PetscObject)P)->id && assembled && P->was_assembled && P->num_ass == c->nass[t] && P->rmap->bs == p->bs) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall((*kp->host.getrowij)(P, 0, PETSC_FALSE, PETSC_TRUE, &n, &ia, &ja, &done));
   PetscCheck(done, PETSC_COMM_SELF, PETSC_ERR_PLIB, "Cannot get the block rows of the %s matrix", MATSEQBAIJKSPARSE);
-  nz = n ? ia[n] : 0;
-  if (n == p->mbs && nz == p->nz && P->rmap->bs == p->bs) hash = PatternHash(n, ia, ja);
+  *nz   = n ? ia[n] : 0;
+  *same = (PetscBool)(n == p->mbs && *nz == p->nz && P->rmap->bs == p->bs && PatternHash(n, ia, ja, ncol, garray) == p->hash);
   PetscCall((*kp->host.restorerowij)(P, 0, PETSC_FALSE, PETSC_TRUE, &n, &ia, &ja, &done));
-  PetscCheck(n == p->mbs && nz == p->nz && P->rmap->bs == p->bs, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE, "MatSetValuesCOO(): the nonzero pattern changed since MatSetPreallocationCOO() (%" PetscInt_FMT " blocks of %" PetscInt_FMT ", now %" PetscInt_FMT " of %" PetscInt_FMT "); call MatSetPreallocationCOO() again", p->nz, p->bs, nz,
-             P->rmap->bs);
-  PetscCheck(hash == p->hash, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE, "MatSetValuesCOO(): the nonzero pattern changed since MatSetPreallocationCOO() (as many blocks, %" PetscInt_FMT ", other ones); call MatSetPreallocationCOO() again", nz);
-  c->id[t] = ((PetscObject)P)->id;
+  if (*same) c->id[t] = ((PetscObject)P)->id;
   PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The error of a part whose pattern changed (COOPartSamePattern()): nz blocks of bs now */
+static PetscErrorCode COOPatternChanged(const COOPart *p, PetscInt nz, PetscInt bs)
+{
+  PetscFunctionBegin;
+  PetscCheck(nz == p->nz && bs == p->bs, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE, "MatSetValuesCOO(): the nonzero pattern changed since MatSetPreallocationCOO() (%" PetscInt_FMT " blocks of %" PetscInt_FMT ", now %" PetscInt_FMT " of %" PetscInt_FMT "); call MatSetPreallocationCOO() again", p->nz, p->bs, nz, bs);
+  SETERRQ(PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE, "MatSetValuesCOO(): the nonzero pattern changed since MatSetPreallocationCOO() (as many blocks, %" PetscInt_FMT ", other ones); call MatSetPreallocationCOO() again", nz);
 }
 
 /* ---------------------------------------------------------------------------------------------- device side */
@@ -458,7 +469,7 @@ static PetscErrorCode COOPartGatherRemote(Mat P, COOPart *p, const PetscScalar *
 /* The checks of the entries (M x N global rows and columns), before anything is allocated or the old maps dropped: a
    refused preallocation leaves the matrix as it was. Collective on comm: a rank whose entries are fine errors too
    (naming the rank that holds the bad entry), so the error returns on every rank instead of one rank aborting the
-   job while the others wait in the preallocation's communication. */
+   job while the others wait in the preallocation's communication. coo_i NULL: the count only. */
 static PetscErrorCode COOCheckEntries(MPI_Comm comm, PetscCount ncoo, const PetscInt coo_i[], const PetscInt coo_j[], PetscInt M, PetscInt N)
 {
   PetscMPIInt rank, bad = -1, firstbad;
@@ -468,7 +479,7 @@ static PetscErrorCode COOCheckEntries(MPI_Comm comm, PetscCount ncoo, const Pets
   PetscFunctionBegin;
   PetscCallMPI(MPI_Comm_rank(comm, &rank));
   if (ncoo < 0 || ncoo > PETSC_INT32_MAX) bad = rank;
-  for (; bad < 0 && e < ncoo; e++) {
+  for (; bad < 0 && coo_i && e < ncoo; e++) {
     i = coo_i[e];
     j = coo_j[e];
     if (i < 0 || j < 0) continue; /* ignored */
@@ -483,6 +494,26 @@ static PetscErrorCode COOCheckEntries(MPI_Comm comm, PetscCount ncoo, const Pets
   PetscCheck(bad < 0 || i < M, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "COO entry %" PetscCount_FMT ": row %" PetscInt_FMT " is out of range [0, %" PetscInt_FMT ")", e, i, M);
   PetscCheck(bad < 0 || j < N, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "COO entry %" PetscCount_FMT ": column %" PetscInt_FMT " is out of range [0, %" PetscInt_FMT ")", e, j, N);
   SETERRQ(PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "COO: rank %d passed an out-of-range entry or count to MatSetPreallocationCOO()", (int)firstbad);
+}
+
+/* MatSetPreallocationCOOLocal() of seq and mpi baijksparse. PETSc's generic path casts the count to PetscInt before
+   anything checks it: a negative count below -2^31 was reported as too big for PetscInt (configure with 64-bit indices).
+   The count is checked first (collectively), then the indices are mapped as PETSc does and the type's
+   MatSetPreallocationCOO() runs; MatSetPreallocationCOOLocal() then marks the matrix preallocated and its new pattern. */
+PetscErrorCode MatSetPreallocationCOOLocal_BAIJKSPARSE(Mat A, PetscCount ncoo, PetscInt coo_i[], PetscInt coo_j[])
+{
+  ISLocalToGlobalMapping rmap, cmap;
+  PetscErrorCode (*f)(Mat, PetscCount, PetscInt[], PetscInt[]) = NULL;
+
+  PetscFunctionBegin;
+  PetscCall(COOCheckEntries(PetscObjectComm((PetscObject)A), ncoo, NULL, NULL, A->rmap->N, A->cmap->N));
+  PetscCall(MatGetLocalToGlobalMapping(A, &rmap, &cmap));
+  if (rmap) PetscCall(ISLocalToGlobalMappingApply(rmap, (PetscInt)ncoo, coo_i, coo_i));
+  if (cmap) PetscCall(ISLocalToGlobalMappingApply(cmap, (PetscInt)ncoo, coo_j, coo_j));
+  PetscCall(PetscObjectQueryFunction((PetscObject)A, "MatSetPreallocationCOO_C", &f));
+  PetscCheck(f, PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s: no MatSetPreallocationCOO()", ((PetscObject)A)->type_name);
+  PetscCall((*f)(A, ncoo, coo_i, coo_j));
+  PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 static PetscErrorCode COOCreate(PetscCount ncoo, MatBAIJKSPARSECOO *c)
@@ -560,7 +591,7 @@ PetscErrorCode MatSetPreallocationCOO_SeqBAIJKSPARSE(Mat A, PetscCount ncoo, Pet
   }
   PetscCall(BuildPart(&c->m->part[0], bs, mbs ? ia[mbs] : 0, ne, slot, src, 0, NULL, NULL));
   c->m->part[0].mbs  = mbs;
-  c->m->part[0].hash = PatternHash(mbs, ia, ja);
+  c->m->part[0].hash = PatternHash(mbs, ia, ja, 0, NULL);
   PetscCall(MatRestoreRowIJ(A, 0, PETSC_FALSE, PETSC_TRUE, &mbs2, &ia, &ja, &done));
   PetscCall(PetscFree4(brow, bcol, src, slot));
   c->m->nparts = 1;
@@ -578,12 +609,14 @@ PetscErrorCode MatSetValuesCOO_SeqBAIJKSPARSE(Mat A, const PetscScalar v[], Inse
   Mat_SeqBAIJKSPARSE *k = (Mat_SeqBAIJKSPARSE *)A->spptr;
   MatBAIJKSPARSECOO   c = k->coo;
   const PetscScalar  *w;
-  PetscBool           use;
+  PetscInt            nz;
+  PetscBool           use, same;
 
   PetscFunctionBegin;
   PetscCheck(c, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE, "MatSetValuesCOO() on a %s matrix needs MatSetPreallocationCOO() first", MATSEQBAIJKSPARSE);
   PetscCheck(imode == INSERT_VALUES || imode == ADD_VALUES, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "MatSetValuesCOO(): InsertMode must be INSERT_VALUES or ADD_VALUES");
-  PetscCall(COOPartCheckPattern(A, c, 0, A->assembled));
+  PetscCall(COOPartSamePattern(A, c, 0, A->assembled, 0, NULL, &same, &nz));
+  if (!same) PetscCall(COOPatternChanged(&c->m->part[0], nz, A->rmap->bs));
   A->assembled = PETSC_TRUE;
   /* MatSetPreallocationCOO() advances the nonzero state once more after ours returns: the pattern uploaded there is still
      A's (else the first call would upload it again, and the values with it) */
@@ -740,7 +773,7 @@ PetscErrorCode MatSetPreallocationCOO_MPIBAIJKSPARSE(Mat A, PetscCount ncoo, Pet
       PetscCall(MatGetRowIJ(P[t], 0, PETSC_FALSE, PETSC_TRUE, &n, &ia[t], &ja[t], &done));
       PetscCheck(done && n == mbs, PETSC_COMM_SELF, PETSC_ERR_PLIB, "Cannot get the block rows of a part of the %s matrix", MATMPIBAIJKSPARSE);
       nz[t]   = n ? ia[t][n] : 0;
-      hash[t] = PatternHash(n, ia[t], ja[t]);
+      hash[t] = PatternHash(n, ia[t], ja[t], t ? nghost : 0, garray);
     }
     for (PetscCount e = 0; e < ne; e++) {
       PetscInt b, col = bcol[e];
@@ -812,14 +845,24 @@ PetscErrorCode MatSetValuesCOO_MPIBAIJKSPARSE(Mat A, const PetscScalar v[], Inse
   COOMaps            *m;
   Mat                 P[2];
   const PetscScalar  *w, *recv = NULL;
-  PetscBool           use;
+  const PetscInt     *garray;
+  PetscInt            nz[2];
+  PetscBool           use, same[2], all;
 
   PetscFunctionBegin;
   PetscCheck(c, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE, "MatSetValuesCOO() on a %s matrix needs MatSetPreallocationCOO() first", MATMPIBAIJKSPARSE);
   PetscCheck(imode == INSERT_VALUES || imode == ADD_VALUES, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "MatSetValuesCOO(): InsertMode must be INSERT_VALUES or ADD_VALUES");
   m = c->m;
-  PetscCall(MatMPIBAIJKSPARSEGetSeqBAIJ_Private(A, &P[0], &P[1], NULL));
-  for (PetscInt t = 0; t < 2; t++) PetscCall(COOPartCheckPattern(P[t], c, t, P[t]->assembled));
+  PetscCall(MatMPIBAIJKSPARSEGetSeqBAIJ_Private(A, &P[0], &P[1], &garray));
+  for (PetscInt t = 0; t < 2; t++) PetscCall(COOPartSamePattern(P[t], c, t, (PetscBool)(A->assembled && P[t]->assembled), t && garray ? P[1]->cmap->n / A->rmap->bs : 0, garray, &same[t], &nz[t]));
+  /* collective, as the communication that follows: every rank refuses when one does, instead of the others waiting */
+  all = (PetscBool)(same[0] && same[1]);
+  PetscCallMPI(MPIU_Allreduce(MPI_IN_PLACE, &all, 1, MPI_C_BOOL, MPI_LAND, PetscObjectComm((PetscObject)A)));
+  if (!all) {
+    for (PetscInt t = 0; t < 2; t++)
+      if (!same[t]) PetscCall(COOPatternChanged(&m->part[t], nz[t], A->rmap->bs));
+    SETERRQ(PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE, "MatSetValuesCOO(): the nonzero pattern changed since MatSetPreallocationCOO() on another rank; call MatSetPreallocationCOO() again");
+  }
   A->assembled = PETSC_TRUE;
   PetscCall(MatBAIJKSPARSEUseDevice_Private(A, &use));
   if (use) PetscCall(PetscDeviceInitialize(PETSC_DEVICE_CUDA));

@@ -108,6 +108,7 @@ PETSC_INTERN PetscErrorCode          MatSetPreallocationCOO_SeqBAIJKSPARSE(Mat, 
 PETSC_INTERN PetscErrorCode          MatSetValuesCOO_SeqBAIJKSPARSE(Mat, const PetscScalar[], InsertMode);
 PETSC_INTERN PetscErrorCode          MatSetPreallocationCOO_MPIBAIJKSPARSE(Mat, PetscCount, PetscInt[], PetscInt[]);
 PETSC_INTERN PetscErrorCode          MatSetValuesCOO_MPIBAIJKSPARSE(Mat, const PetscScalar[], InsertMode);
+PETSC_INTERN PetscErrorCode          MatSetPreallocationCOOLocal_BAIJKSPARSE(Mat, PetscCount, PetscInt[], PetscInt[]); /* both types: the count checked before PETSc's cast */
 
 /* MatInvertBlockDiagonal() and MatInvertVariableBlockDiagonal() of baijksparse (baijksparse_blockdiag.c): the host array
    of inverses handed out, the device scratch and the uploaded block sizes, kept for the next call */

@@ -107,6 +107,7 @@ static PetscErrorCode MatMPIBAIJKSPARSEComposeFunctions(Mat B, PetscBool set, Pe
   PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatConvert_mpibaijksparse_mpibaij_C", set ? MatConvert_MPIBAIJKSPARSE_MPIBAIJ : NULL));
   PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatSetPreallocationCOO_C", set ? MatSetPreallocationCOO_MPIBAIJKSPARSE : NULL)); /* MPIBAIJ has none */
   PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatSetValuesCOO_C", set ? MatSetValuesCOO_MPIBAIJKSPARSE : NULL));
+  PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatSetPreallocationCOOLocal_C", set ? MatSetPreallocationCOOLocal_BAIJKSPARSE : NULL));
   PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatConvert_mpiaij_mpibaijksparse_C", set ? MatConvert_Any_BAIJKSPARSE : NULL));
   PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatConvert_mpibaij_mpibaijksparse_C", set ? MatConvert_Any_BAIJKSPARSE : NULL));
   PetscCall(PetscObjectComposeFunction((PetscObject)B, PBG_GET_DEVICE_MAT_VIEW, set ? MatGetDeviceMatView_MPIBAIJKSPARSE : NULL));

@@ -273,6 +273,7 @@ static PetscErrorCode MatSeqBAIJKSPARSEComposeFunctions(Mat B, PetscBool set, Pe
   PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatConvert_seqbaijksparse_seqaijcusparse_C", set ? MatConvert_SeqBAIJKSPARSE_SeqAIJCUSPARSE : NULL));
   PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatSetPreallocationCOO_C", set ? MatSetPreallocationCOO_SeqBAIJKSPARSE : NULL)); /* BAIJ has none */
   PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatSetValuesCOO_C", set ? MatSetValuesCOO_SeqBAIJKSPARSE : NULL));
+  PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatSetPreallocationCOOLocal_C", set ? MatSetPreallocationCOOLocal_BAIJKSPARSE : NULL));
   PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatSeqBAIJSetPreallocation_C", set ? MatSeqBAIJSetPreallocation_SeqBAIJKSPARSE : (restore ? k->setpreallocation : NULL)));
   PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatSeqBAIJGetArray_C", set ? MatSeqBAIJGetArray_SeqBAIJKSPARSE : (restore ? k->getarray : NULL)));
   PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatSeqBAIJRestoreArray_C", set ? MatSeqBAIJRestoreArray_SeqBAIJKSPARSE : (restore ? k->restorearray : NULL)));
