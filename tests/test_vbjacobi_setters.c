@@ -4,6 +4,9 @@ static char help[] = "Regression tests of PCVBJACOBI (issue 26):\n"
                      "                  PCVBJacobiSetSingularPolicy(identity) the same KSP must solve. Then PCVBJacobiSetMaxBlockSize(2) and\n"
                      "                  PCVBJacobiSetBlocking(natural) on the set-up PC must give the blocks (count and starts) and the\n"
                      "                  PCApply of a fresh PC made with those settings (before: the old blocks stayed).\n"
+                     "  -case options : the same through the options database (-pc_vbjacobi_singular, -pc_vbjacobi_max_block_size,\n"
+                     "                  -pc_vbjacobi_blocking set after the setup, then PCSetFromOptions(), as KSPSetFromOptions()\n"
+                     "                  between two solves does; before: the singular policy and the blocking given so were ignored).\n"
                      "  -case zerosizes : MatSetVariableBlockSizes() with zero sizes among the others (PETSc accepts them): the\n"
                      "                  zero blocks are skipped; PCApply must equal PETSc's PCVPBJACOBI on a copy of the matrix given\n"
                      "                  the same sizes without the zeros (PCVPBJACOBI itself crashes on the zeros, in PETSc 3.26.1).\n"
@@ -16,10 +19,11 @@ static char help[] = "Regression tests of PCVBJACOBI (issue 26):\n"
 
 typedef enum {
   CASE_SETTERS,
+  CASE_OPTIONS,
   CASE_ZEROSIZES,
   CASE_BADSIZES
 } Case;
-static const char *const Cases[] = {"setters", "zerosizes", "badsizes", "Case", "CASE_", NULL};
+static const char *const Cases[] = {"setters", "options", "zerosizes", "badsizes", "Case", "CASE_", NULL};
 
 /* Block diagonal with dense nonsymmetric diagonally dominant 4 x 4 blocks, and a weak coupling to the next block row;
    with singular, the first block of rank 0 is all ones (rank 1) */
@@ -109,12 +113,40 @@ static PetscErrorCode FreshPC(Mat A, PetscInt maxbs, PCVBJacobiBlocking blocking
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PetscErrorCode CaseSetters(PetscInt n)
+/* Changes the settings of a PCVBJACOBI that are given (maxbs > 0, blocking and policy >= 0): through the setters, or with
+   options through the options database and PCSetFromOptions() (the values are cleared afterwards) */
+static PetscErrorCode ChangeSettings(PC pc, PetscBool options, PetscInt maxbs, PetscInt blocking, PetscInt policy)
 {
-  Mat                A, B;
-  KSP                ksp;
-  PC                 pc, ref;
-  Vec                x, b;
+  PetscFunctionBeginUser;
+  if (!options) {
+    if (maxbs > 0) PetscCall(PCVBJacobiSetMaxBlockSize(pc, maxbs));
+    if (blocking >= 0) PetscCall(PCVBJacobiSetBlocking(pc, (PCVBJacobiBlocking)blocking));
+    if (policy >= 0) PetscCall(PCVBJacobiSetSingularPolicy(pc, (PCVBJacobiSingularPolicy)policy));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  if (maxbs > 0) {
+    char v[32];
+
+    PetscCall(PetscSNPrintf(v, sizeof(v), "%" PetscInt_FMT, maxbs));
+    PetscCall(PetscOptionsSetValue(NULL, "-pc_vbjacobi_max_block_size", v));
+  }
+  if (blocking >= 0) PetscCall(PetscOptionsSetValue(NULL, "-pc_vbjacobi_blocking", PCVBJacobiBlockings[blocking]));
+  if (policy >= 0) PetscCall(PetscOptionsSetValue(NULL, "-pc_vbjacobi_singular", PCVBJacobiSingularPolicies[policy]));
+  PetscCall(PCSetFromOptions(pc));
+  PetscCall(PetscOptionsClearValue(NULL, "-pc_vbjacobi_max_block_size"));
+  PetscCall(PetscOptionsClearValue(NULL, "-pc_vbjacobi_blocking"));
+  PetscCall(PetscOptionsClearValue(NULL, "-pc_vbjacobi_singular"));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The settings changed after a setup, through the setters or (options) the options database */
+static PetscErrorCode CaseSetters(PetscInt n, PetscBool options)
+{
+  const char *set_policy = options ? "-pc_vbjacobi_singular" : "PCVBJacobiSetSingularPolicy", *set_maxbs = options ? "-pc_vbjacobi_max_block_size" : "PCVBJacobiSetMaxBlockSize", *set_blocking = options ? "-pc_vbjacobi_blocking" : "PCVBJacobiSetBlocking";
+  Mat         A, B;
+  KSP         ksp;
+  PC          pc, ref;
+  Vec         x, b;
   KSPConvergedReason reason;
   PetscInt           nb, nbr;
   PetscReal          rel;
@@ -136,10 +168,10 @@ static PetscErrorCode CaseSetters(PetscInt n)
   PetscCall(KSPGetConvergedReason(ksp, &reason));
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "singular block, policy error: %s\n", KSPConvergedReasons[reason]));
   PetscCheck(reason == KSP_DIVERGED_PC_FAILED, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "expected KSP_DIVERGED_PC_FAILED with a singular block, got %s", KSPConvergedReasons[reason]);
-  PetscCall(PCVBJacobiSetSingularPolicy(pc, PC_VBJACOBI_SINGULAR_IDENTITY));
+  PetscCall(ChangeSettings(pc, options, -1, -1, PC_VBJACOBI_SINGULAR_IDENTITY));
   PetscCall(KSPSolve(ksp, b, x));
   PetscCall(KSPGetConvergedReason(ksp, &reason));
-  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "after PCVBJacobiSetSingularPolicy(identity): %s\n", KSPConvergedReasons[reason]));
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "after %s identity: %s\n", set_policy, KSPConvergedReasons[reason]));
   /* (the singular block makes A singular: GMRES may stop on its own criterion; what matters is that the PC set up) */
   PetscCheck(reason != KSP_DIVERGED_PC_FAILED, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "the identity policy set after a failed setup did not take effect: %s", KSPConvergedReasons[reason]);
   PetscCall(KSPDestroy(&ksp));
@@ -155,24 +187,23 @@ static PetscErrorCode CaseSetters(PetscInt n)
   PetscCall(PCSetFromOptions(pc));
   PetscCall(PCSetUp(pc));
   PetscCall(PCVBJacobiGetBlocks(pc, &nb, NULL));
-  PetscCall(PCVBJacobiSetMaxBlockSize(pc, 2));
+  PetscCall(ChangeSettings(pc, options, 2, -1, -1));
   PetscCall(PCSetUp(pc));
   PetscCall(FreshPC(B, 2, PC_VBJACOBI_BLOCKING_AUTO, &ref));
   PetscCall(PCVBJacobiGetBlocks(ref, &nbr, NULL));
   PetscCall(SameBlocks(pc, ref, &same));
   PetscCall(CompareApply(B, pc, ref, &rel));
-  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "PCVBJacobiSetMaxBlockSize(2) after a setup: %s blocks as a fresh PC (rank 0: %" PetscInt_FMT " -> %" PetscInt_FMT "), apply differs by %.1e\n", same ? "the same" : "OTHER", nb, nbr, (double)rel));
-  PetscCheck(same && rel <= 1e-13, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "PCVBJacobiSetMaxBlockSize() after a setup did not take effect");
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%s 2 after a setup: %s blocks as a fresh PC (rank 0: %" PetscInt_FMT " -> %" PetscInt_FMT "), apply differs by %.1e\n", set_maxbs, same ? "the same" : "OTHER", nb, nbr, (double)rel));
+  PetscCheck(same && rel <= 1e-13, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "the maximum block size set after a setup did not take effect");
   PetscCall(PCDestroy(&ref));
 
-  PetscCall(PCVBJacobiSetMaxBlockSize(pc, 32));
-  PetscCall(PCVBJacobiSetBlocking(pc, PC_VBJACOBI_BLOCKING_NATURAL));
+  PetscCall(ChangeSettings(pc, options, 32, PC_VBJACOBI_BLOCKING_NATURAL, -1));
   PetscCall(PCSetUp(pc));
   PetscCall(FreshPC(B, 32, PC_VBJACOBI_BLOCKING_NATURAL, &ref));
   PetscCall(SameBlocks(pc, ref, &same));
   PetscCall(CompareApply(B, pc, ref, &rel));
-  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "PCVBJacobiSetBlocking(natural) after a setup: %s blocks as a fresh PC, apply differs by %.1e\n", same ? "the same" : "OTHER", (double)rel));
-  PetscCheck(same && rel <= 1e-13, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "PCVBJacobiSetBlocking() after a setup did not take effect");
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%s natural after a setup: %s blocks as a fresh PC, apply differs by %.1e\n", set_blocking, same ? "the same" : "OTHER", (double)rel));
+  PetscCheck(same && rel <= 1e-13, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "the blocking set after a setup did not take effect");
   PetscCall(PCDestroy(&ref));
   PetscCall(PCDestroy(&pc));
   PetscCall(MatDestroy(&B));
@@ -256,7 +287,7 @@ int main(int argc, char **argv)
   PetscCall(PetscOptionsInt("-n", "rows per rank (a multiple of 4)", NULL, n, &n, NULL));
   PetscOptionsEnd();
   PetscCheck(n > 0 && n % 4 == 0, PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG, "-n must be a positive multiple of 4");
-  if (c == CASE_SETTERS) PetscCall(CaseSetters(n));
+  if (c == CASE_SETTERS || c == CASE_OPTIONS) PetscCall(CaseSetters(n, (PetscBool)(c == CASE_OPTIONS)));
   else PetscCall(CaseZeroSizes(n, (PetscBool)(c == CASE_BADSIZES)));
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "OK\n"));
   PetscCall(PetscFinalize());

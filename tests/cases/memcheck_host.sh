@@ -66,7 +66,16 @@ if [ "${PBG_MEMCHECK:-1}" = 1 ] && command -v valgrind > /dev/null 2>&1; then
   for op in "" -bad_row_columns; do
     tcase vg_bk_values_err_zerorows${op:+columns}_row18 --fail -- valgrind -q --leak-check=no --suppressions="$PBG_ROOT/conf/valgrind.supp" "$pbg_tb/test_baijksparse_values" -bs 3 -nb 6 -bad_row 18 $op --grep 'row 18 out of range \[0, 18\)' --nogrep 'did not fail' --nogrep '==[0-9]+== (Invalid|Conditional|Syscall|Mismatched|Use of)'
   done
-  unset pbg_vg pbg_tb op
+  # issue 26 (helper pc): vbjacobi's half/single storage widened for blocks it cannot hold, setters and options after a
+  # setup (a failed setup recovered with the identity policy), zero variable block sizes, the size-check error path
+  tcase vg_vbjp_single_cond_solve -- "${pbg_vg[@]}" "$pbg_tb/test_vbjacobi_precision" -mode cond -nblocks_local 60 -maxgen 6 -pc_vbjacobi_precision single -check_error -ksp_type gmres -ksp_pc_side left -ksp_rtol 1e-12 -compare_host --grep 'relative error of the solution' --grep '^OK'
+  tcase vg_vbjp_half_cond_solve_mpi2 -n 2 -- "${pbg_vg[@]}" "$pbg_tb/test_vbjacobi_precision" -mode cond -nblocks_local 40 -maxgen 6 -pc_vbjacobi_precision half -check_error -ksp_type gmres -ksp_pc_side left -ksp_rtol 1e-12 --grep '^OK'
+  for c in setters options zerosizes; do
+    tcase vg_vbjs_$c -- "${pbg_vg[@]}" "$pbg_tb/test_vbjacobi_setters" -case $c -n 32 --grep '^OK'
+  done
+  tcase vg_vbjs_options_mpi2 -n 2 -- "${pbg_vg[@]}" "$pbg_tb/test_vbjacobi_setters" -case options -n 32 --grep '^OK'
+  tcase vg_vbjs_badsizes -- "${pbg_vg[@]}" "$pbg_tb/test_vbjacobi_setters" -case badsizes -n 32 -malloc_dump --grep 'larger than the maximum block size 2' --grep '^OK' --nogrep '^\[ *[0-9]+\] [0-9]+ bytes '
+  unset pbg_vg pbg_tb op c
 else
   pbg_begin memcheck_host && pbg_report memcheck_host SKIP "no valgrind (or PBG_MEMCHECK=0)"
 fi

@@ -544,7 +544,7 @@ static PetscErrorCode PCView_VBJacobi(PC pc, PetscViewer viewer)
   PetscCall(PetscViewerASCIIPrintf(viewer, "  blocking: %s, maximum block size %" PetscInt_FMT ", singular blocks: %s, GPU extraction: %s%s\n", PCVBJacobiBlockings[jac->blocking], jac->max_block_size, PCVBJacobiSingularPolicies[jac->singular],
                                    PCVBJacobiExtractions[jac->extraction], jac->use_gpu ? "" : " (GPU path off)"));
   if (jac->precision == PC_VBJACOBI_PRECISION_ADAPTIVE)
-    PetscCall(PetscViewerASCIIPrintf(viewer, "  storage precision of the inverses: adaptive, tolerance %g (half when cond_1 * 2^-11 < tol, single when cond_1 * 2^-24 < tol, else double)\n", (double)jac->precision_tol));
+    PetscCall(PetscViewerASCIIPrintf(viewer, "  storage precision of the inverses: adaptive, tolerance %g (half when cond_1 * 2^-11 < min(tol, 1/2), single when cond_1 * 2^-24 < min(tol, 1/2), else double)\n", (double)jac->precision_tol));
   else if (jac->precision == PC_VBJACOBI_PRECISION_DOUBLE) PetscCall(PetscViewerASCIIPrintf(viewer, "  storage precision of the inverses: double\n"));
   else
     PetscCall(
@@ -604,6 +604,12 @@ static PetscErrorCode PCView_VBJacobi(PC pc, PetscViewer viewer)
       PetscCall(PetscViewerASCIIPrintf(viewer, "  inverses stored: %" PetscInt64_FMT " bytes holding values (%.3g of the %" PetscInt64_FMT " of FP64), plus %" PetscInt64_FMT " bytes of per-block types and scales%s\n", gb[0], ginv_len ? (double)gb[0] / (8.0 * (double)ginv_len) : 0.0, ginv_len * 8, gb[1],
                                        jac->blocks.precision == PC_VBJACOBI_PRECISION_ADAPTIVE ? "; each block at the start of an FP64 slot, and on the GPU a compact copy grouped by type, which the apply reads" : ""));
       PetscCall(PetscViewerASCIIPrintf(viewer, "  precision histogram (blocks/rows): double %" PetscInt_FMT "/%" PetscInt_FMT ", single %" PetscInt_FMT "/%" PetscInt_FMT ", half %" PetscInt_FMT "/%" PetscInt_FMT "\n", gc[0], gc[3], gc[1], gc[4], gc[2], gc[5]));
+      if (jac->precision == PC_VBJACOBI_PRECISION_HALF || jac->precision == PC_VBJACOBI_PRECISION_SINGLE) { /* the blocks stored in a type wider than the one asked for */
+        const PetscBool half = (PetscBool)(jac->precision == PC_VBJACOBI_PRECISION_HALF);
+
+        PetscCall(PetscViewerASCIIPrintf(viewer, "  blocks widened beyond %s: %" PetscInt_FMT " (%" PetscInt_FMT " rows), whose inverses %s cannot hold\n", PCVBJacobiPrecisions[jac->precision], gc[0] + (half ? gc[1] : 0), gc[3] + (half ? gc[4] : 0),
+                                         PCVBJacobiPrecisions[jac->precision]));
+      }
       gstored = gb[0];
       gmeta   = gb[1];
     }
@@ -627,20 +633,25 @@ static PetscErrorCode PCView_VBJacobi(PC pc, PetscViewer viewer)
 
 static PetscErrorCode PCSetFromOptions_VBJacobi(PC pc, PetscOptionItems PetscOptionsObject)
 {
-  PC_VBJacobi        *jac   = (PC_VBJacobi *)pc->data;
-  PetscInt            maxbs = jac->max_block_size;
-  PetscBool           flg;
-  PCVBJacobiPrecision prec = jac->precision;
-  PetscReal           tol  = jac->precision_tol;
+  PC_VBJacobi             *jac   = (PC_VBJacobi *)pc->data;
+  PetscInt                 maxbs = jac->max_block_size;
+  PetscBool                flg;
+  PCVBJacobiBlocking       blocking = jac->blocking;
+  PCVBJacobiSingularPolicy singular = jac->singular;
+  PCVBJacobiPrecision      prec     = jac->precision;
+  PetscReal                tol      = jac->precision_tol;
 
   PetscFunctionBegin;
+  /* the options that change the blocks or the inverses go through their setters, which make the next PCSetUp() set up
+     again when the value changes: an option given after a setup (KSPSetFromOptions() between two solves) takes effect */
   PetscOptionsHeadBegin(PetscOptionsObject, "Variable-size block Jacobi options");
   PetscCall(PetscOptionsRangeInt("-pc_vbjacobi_max_block_size", "Largest diagonal block (supervariables are merged up to this size)", "PCVBJacobiSetMaxBlockSize", maxbs, &maxbs, &flg, 1, PC_VBJACOBI_MAX_BLOCK_SIZE));
   if (flg) PetscCall(PCVBJacobiSetMaxBlockSize(pc, maxbs));
   PetscCall(PetscOptionsEnum("-pc_vbjacobi_blocking", "Where the blocks come from: supervariable (natural ones merged up to the bound, the paper's), natural (runs of identical rows), matrix (block size), variable (MatSetVariableBlockSizes), auto", "PCVBJacobiSetBlocking", PCVBJacobiBlockings,
-                             (PetscEnum)jac->blocking, (PetscEnum *)&jac->blocking, &flg));
-  if (flg) jac->rows_detected = -1;
-  PetscCall(PetscOptionsEnum("-pc_vbjacobi_singular", "What to do with a singular diagonal block", "PCVBJacobiSetSingularPolicy", PCVBJacobiSingularPolicies, (PetscEnum)jac->singular, (PetscEnum *)&jac->singular, NULL));
+                             (PetscEnum)jac->blocking, (PetscEnum *)&blocking, &flg));
+  if (flg) PetscCall(PCVBJacobiSetBlocking(pc, blocking));
+  PetscCall(PetscOptionsEnum("-pc_vbjacobi_singular", "What to do with a singular diagonal block", "PCVBJacobiSetSingularPolicy", PCVBJacobiSingularPolicies, (PetscEnum)jac->singular, (PetscEnum *)&singular, &flg));
+  if (flg) PetscCall(PCVBJacobiSetSingularPolicy(pc, singular));
   PetscCall(PetscOptionsEnum("-pc_vbjacobi_extraction", "How the GPU setup reads the blocks from the matrix", "PCVBJACOBI", PCVBJacobiExtractions, (PetscEnum)jac->extraction, (PetscEnum *)&jac->extraction, NULL));
   PetscCall(PetscOptionsEnum("-pc_vbjacobi_precision", "Storage of the inverses (computed in double, applied accumulating in double): double, single, half, or adaptive (per block, from its condition estimate)", "PCVBJacobiSetPrecision", PCVBJacobiPrecisions,
                              (PetscEnum)jac->precision, (PetscEnum *)&prec, &flg));
@@ -794,6 +805,10 @@ static PetscErrorCode PCVBJacobiGetInverses_VBJacobi(PC pc, const PetscScalar *i
 
   Level: intermediate
 
+  Note:
+  A change after a setup (by this call or by the option and `PCSetFromOptions()`) takes effect at the next `PCSetUp()`:
+  the blocks are found again.
+
 .seealso: `PCVBJACOBI`, `PCVBJacobiGetMaxBlockSize()`, `PCVBJacobiSetBlocking()`
 @*/
 PetscErrorCode PCVBJacobiSetMaxBlockSize(PC pc, PetscInt maxbs)
@@ -855,7 +870,8 @@ PetscErrorCode PCVBJacobiGetMaxBlockSize(PC pc, PetscInt *maxbs)
     natural supervariables, so neighbouring matrix blocks are merged, which takes 17-23% fewer iterations on the
     nonsymmetric flows (driven cavity, Gray-Scott) and was measured faster to solve on most of bench_solve's block
     matrices.
-  `-pc_view` says which source the setup took and why.
+  `-pc_view` says which source the setup took and why. A change after a setup (by this call or by the option and
+  `PCSetFromOptions()`) takes effect at the next `PCSetUp()`: the blocks are found again.
 
 .seealso: `PCVBJACOBI`, `PCVBJacobiBlocking`, `PCVBJacobiSetMaxBlockSize()`, `MatSetVariableBlockSizes()`
 @*/
@@ -910,6 +926,9 @@ PetscErrorCode PCVBJacobiGetBlocking(PC pc, PCVBJacobiBlocking *blocking)
   With `PC_VBJACOBI_SINGULAR_ERROR` the setup fails on every rank with `PC_SETUP_ERROR`, so that `KSPSolve()` stops
   with `KSP_DIVERGED_PC_FAILED`; with `KSPSetErrorIfNotConverged()` it raises an error naming the block and its global
   rows. A block holding NaN or Inf always fails the setup, whatever the policy.
+
+  A change after a setup (by this call or by the option and `PCSetFromOptions()`) takes effect at the next `PCSetUp()`,
+  which inverts the blocks again: a setup failed on a singular block recovers with `PC_VBJACOBI_SINGULAR_IDENTITY`.
 
 .seealso: `PCVBJACOBI`, `PCVBJacobiSingularPolicy`
 @*/
@@ -1082,7 +1101,8 @@ PetscErrorCode PCVBJacobiGetPrecision(PC pc, PCVBJacobiPrecision *precision)
   Input Parameters:
 + pc  - the preconditioner context
 - tol - a block is stored in half when cond * 2^-11 < tol, else in single when cond * 2^-24 < tol, else in double
-        (cond = ||A||_1 ||A^{-1}||_1); `PETSC_DEFAULT` restores the default 0.1
+        (cond = ||A||_1 ||A^{-1}||_1; a tolerance above 1/2 counts as 1/2, the most a type can hold); `PETSC_DEFAULT`
+        restores the default 0.1
 
   Options Database Key:
 . -pc_vbjacobi_precision_tol <tol> - the tolerance
