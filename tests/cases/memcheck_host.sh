@@ -17,6 +17,8 @@ if [ "${PBG_MEMCHECK:-1}" = 1 ] && command -v valgrind > /dev/null 2>&1; then
   tvg vg_vbj_nan_fails -- test_vbjacobi -mode mixed -nan_block 0 --grep 'holds NaN or Inf'
   tvg vg_vbj_reuse -- test_vbjacobi_reuse -n 80 --grep '^OK'
   tvg vg_vbjp_half_cond -- test_vbjacobi_precision -mode cond -nblocks_local 60 -maxgen 6 -pc_vbjacobi_precision half -check_error -ksp_pc_side left --grep '^OK'
+  # issue 26: half/single storage widened for the blocks it cannot hold
+  tvg vg_vbjp_single_cond_solve -- test_vbjacobi_precision -mode cond -nblocks_local 60 -maxgen 6 -pc_vbjacobi_precision single -check_error -ksp_type gmres -ksp_pc_side left -ksp_rtol 1e-12 -compare_host --grep 'relative error of the solution' --grep '^OK'
   tvg_end
   tvg_begin vg_group_mat -- "${pbg_vg[@]}"
   tvg vg_bk_route -- test_baijksparse -bs 3 --grep '^OK'
@@ -28,15 +30,27 @@ if [ "${PBG_MEMCHECK:-1}" = 1 ] && command -v valgrind > /dev/null 2>&1; then
   tvg vg_bk_coo_insert_unassembled_seq -- test_baijksparse_coo -mat_type seqbaijksparse -err insert_unassembled -bs 3 -nb 3 --grep '^\[0\] refused' --grep '^OK'
   tvg vg_bk_coo_err_range_continue -- test_baijksparse_coo -bs 2 -nb 3 -err range -err_continue --grep 'refused' --grep '^OK'
   tvg_end
+  # issue 26: vbjacobi's setters and options after a setup (a failed setup recovered with the identity policy), zero
+  # variable block sizes, the size-check error path
+  tvg_begin vg_group_pc_setters -- "${pbg_vg[@]}"
+  for c in setters options zerosizes; do
+    tvg vg_vbjs_$c -- test_vbjacobi_setters -case $c -n 32 --grep '^OK'
+  done
+  tvg vg_vbjs_badsizes -- test_vbjacobi_setters -case badsizes -n 32 -malloc_dump --grep 'larger than the maximum block size 2' --grep '^OK' --nogrep '^\[ *[0-9]+\] [0-9]+ bytes '
+  tvg_end
   # issue 26: KSPIDRS with KSP_NORM_NONE ending in a happy breakdown, and as GAMG's level smoother in PETSc's ksp ex2
   tvg_begin vg_group_ksp -- "${pbg_vg[@]}"
   tvg vg_idrs_norm_none_exact -- test_idrs -problem line -n 1 -beta 3 -ksp_idrs_s 4 -pc_type jacobi -ksp_norm_type none -ksp_convergence_test skip -ksp_max_it 5 -compare_norm_none --grep 'PASS no norm' --grep '^OK'
   tvg vg_idrs_gamg_smoother -- ex2 -m 16 -n 16 -dll_append "$PBG_LIB" -ksp_type fgmres -pc_type gamg -mg_levels_ksp_type idrs -ksp_converged_reason --grep 'Linear solve converged'
   tvg_end
   tvg_begin vg_group_mpi2 -n 2 -- "${pbg_vg[@]}"
-  tvg vg_bk_coo_insert_unassembled_mpi2 -- test_baijksparse_coo -err insert_unassembled -bs 2 -nb 3 --grep '^\[1\] refused .*on another rank' --grep '^OK'
+  tvg vg_vbjp_half_cond_solve_mpi2 -- test_vbjacobi_precision -mode cond -nblocks_local 40 -maxgen 6 -pc_vbjacobi_precision half -check_error -ksp_type gmres -ksp_pc_side left -ksp_rtol 1e-12 --grep '^OK'
+  tvg vg_vbjs_options_mpi2 -- test_vbjacobi_setters -case options -n 32 --grep '^OK'
   tvg vg_idrs_s_capped_mpi2 -- test_idrs -problem line -n 3 -beta 3 -ksp_idrs_s 4 -pc_type jacobi -compare_exact -compare_idr -ksp_view --grep 'the last solve ran with s = 3' --grep '^OK'
   tvg vg_vbj_mpi2_merged -- test_vbjacobi -mode super -maxgen 6 -maxbs 12 -nblocks_local 20 --grep '^OK'
+  tvg_end
+  tvg_begin vg_group_mpi2_mat -n 2 -- "${pbg_vg[@]}"
+  tvg vg_bk_coo_insert_unassembled_mpi2 -- test_baijksparse_coo -err insert_unassembled -bs 2 -nb 3 --grep '^\[1\] refused .*on another rank' --grep '^OK'
   tvg vg_bk_route_mpi2 -- test_baijksparse -bs 4 -seed 1 --grep '^OK'
   for op in axpy copy; do
     tvg vg_bk_${op}_different_mpi2 -- test_baijksparse_axpy -op $op -x_mat_type baijksparse --grep '^OK'
@@ -66,15 +80,6 @@ if [ "${PBG_MEMCHECK:-1}" = 1 ] && command -v valgrind > /dev/null 2>&1; then
   for op in "" -bad_row_columns; do
     tcase vg_bk_values_err_zerorows${op:+columns}_row18 --fail -- valgrind -q --leak-check=no --suppressions="$PBG_ROOT/conf/valgrind.supp" "$pbg_tb/test_baijksparse_values" -bs 3 -nb 6 -bad_row 18 $op --grep 'row 18 out of range \[0, 18\)' --nogrep 'did not fail' --nogrep '==[0-9]+== (Invalid|Conditional|Syscall|Mismatched|Use of)'
   done
-  # issue 26 (helper pc): vbjacobi's half/single storage widened for blocks it cannot hold, setters and options after a
-  # setup (a failed setup recovered with the identity policy), zero variable block sizes, the size-check error path
-  tcase vg_vbjp_single_cond_solve -- "${pbg_vg[@]}" "$pbg_tb/test_vbjacobi_precision" -mode cond -nblocks_local 60 -maxgen 6 -pc_vbjacobi_precision single -check_error -ksp_type gmres -ksp_pc_side left -ksp_rtol 1e-12 -compare_host --grep 'relative error of the solution' --grep '^OK'
-  tcase vg_vbjp_half_cond_solve_mpi2 -n 2 -- "${pbg_vg[@]}" "$pbg_tb/test_vbjacobi_precision" -mode cond -nblocks_local 40 -maxgen 6 -pc_vbjacobi_precision half -check_error -ksp_type gmres -ksp_pc_side left -ksp_rtol 1e-12 --grep '^OK'
-  for c in setters options zerosizes; do
-    tcase vg_vbjs_$c -- "${pbg_vg[@]}" "$pbg_tb/test_vbjacobi_setters" -case $c -n 32 --grep '^OK'
-  done
-  tcase vg_vbjs_options_mpi2 -n 2 -- "${pbg_vg[@]}" "$pbg_tb/test_vbjacobi_setters" -case options -n 32 --grep '^OK'
-  tcase vg_vbjs_badsizes -- "${pbg_vg[@]}" "$pbg_tb/test_vbjacobi_setters" -case badsizes -n 32 -malloc_dump --grep 'larger than the maximum block size 2' --grep '^OK' --nogrep '^\[ *[0-9]+\] [0-9]+ bytes '
   unset pbg_vg pbg_tb op c
 else
   pbg_begin memcheck_host && pbg_report memcheck_host SKIP "no valgrind (or PBG_MEMCHECK=0)"
