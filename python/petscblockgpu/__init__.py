@@ -105,9 +105,11 @@ def load(path=None):
     running = "%d.%d.%d" % PETSc.Sys.getVersion()
     if built != running:
         raise RuntimeError("%s was built against PETSc %s, petsc4py runs PETSc %s: rebuild one of them (doc/python.md)" % (path, built, running))
-    want = os.path.realpath(os.path.join(libdir.value.decode(), ""))
+    want = os.path.realpath(os.path.join(libdir.value.decode(), "")).rstrip("/")
+    # a relocated tree (the offline bundle) carries the libpetsc it was built against beside the library
+    beside = os.path.dirname(os.path.realpath(path))
     mapped = _mapped_libpetsc()
-    if not mapped or any(os.path.dirname(m) != want.rstrip("/") for m in mapped):
+    if not mapped or any(os.path.dirname(m) not in (want, beside) for m in mapped):
         raise RuntimeError("%s was built against the libpetsc in %s, but this process runs %s: build petsc4py against that PETSc "
                            "(make petsc4py; doc/python.md)" % (path, want, ", ".join(sorted(mapped)) or "no libpetsc"))
     if np.dtype(PETSc.IntType).itemsize != 4 or np.dtype(PETSc.ScalarType) != np.float64:
