@@ -8,7 +8,8 @@
 #   snes ex19 512x512, one Newton step, baijksparse + vbjacobi + idrs (KSPSolve time per iteration)
 # ROUNDS rounds (default 2) alternate the builds, so that clock or temperature drift hits both.
 # Output: OUTDIR/{old,new}_r{N}_{bsrmv,vbjacobi}.{csv,txt}, OUTDIR/{old,new}_r{N}_ex19.txt, and OUTDIR/summary.txt: per
-# row, the median over the rounds of the new build's time over the old one's (1.00 = unchanged).
+# row, the median over the rounds of the new build's time over the old one's (1.00 = unchanged); the same in
+# OUTDIR/summary.csv, which bench/plots/plot_compare_builds.py draws.
 set -u
 old=${1:?usage: compare_builds.sh OLD_DIR OUTDIR [ROUNDS]}
 out=${2:?usage: compare_builds.sh OLD_DIR OUTDIR [ROUNDS]}
@@ -70,6 +71,10 @@ def compare(name, load, labels):
     for k, v in ratios.items():
         med = [statistics.median(x[i] for x in v) for i in range(len(labels))]
         print("  " + " ".join(k).ljust(40) + "  ".join(f"{l} {m:.3f}" for l, m in zip(labels, med)))
+        for l, m in zip(labels, med):
+            table.writerow([name, " ".join(k), l, f"{m:.4f}"])
+table = csv.writer(open(f"{out}/summary.csv", "w", newline=""))
+table.writerow(["benchmark", "row", "metric", "new_over_old"])
 compare("bench_bsrmv", lambda b, r: rows(f"{out}/{b}_r{r}_bsrmv.csv", ["pattern", "bs"], ["us_ours"]), ["time"])
 compare("bench_vbjacobi", lambda b, r: rows(f"{out}/{b}_r{r}_vbjacobi.csv", ["pattern", "maxbs", "matrix", "pc"], ["setup_s", "apply_s"]), ["setup", "apply"])
 compare("snes ex19", lambda b, r: ex19(f"{out}/{b}_r{r}_ex19.txt"), ["time/iteration", "iterations"])
