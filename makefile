@@ -56,6 +56,8 @@ LIB_OBJ  := $(LIB_C:%.c=$(OBJDIR)/%.o) $(LIB_CU:%.cu=$(OBJDIR)/%.o)
 TESTS    := $(patsubst tests/%.c,tests/bin/%,$(wildcard tests/*.c)) tests/bin/ex2
 # tests/*.cxx: the device kernels run in the host warp emulator (tests/emu/cuda_emu.h), built by the C++ compiler
 TESTS    += $(patsubst tests/%.cxx,tests/bin/%,$(wildcard tests/*.cxx))
+# tests/bin/multirun: every C test program in one binary, for the valgrind groups of tests/run.sh (its rules below)
+TESTS    += tests/bin/multirun
 EXAMPLES := $(patsubst examples/%.c,examples/bin/%,$(wildcard examples/*.c))
 # bench/drivers/*.{c,cu}: the benchmark programs, built into bench/bin/; bench/common/: the helper all of them link
 # (the triad, the CUDA-event timer, the median, the CSV)
@@ -125,7 +127,6 @@ MULTIRUN_LIST := \#define PBG_MULTIRUN_PROGRAMS $(foreach p,$(MULTIRUN_PROGRAMS)
 ifeq ($(filter-out $(NO_PETSC_GOALS),$(or $(MAKECMDGOALS),all)),$(or $(MAKECMDGOALS),all))
   $(shell mkdir -p build/gen && { [ "$$(cat build/gen/multirun_programs.h 2> /dev/null)" = "$(MULTIRUN_LIST)" ] || echo "$(MULTIRUN_LIST)" > build/gen/multirun_programs.h; })
 endif
-TESTS += tests/bin/multirun
 $(OBJDIR)/tests/multirun/main_%.o: $(OBJDIR)/tests/%.o
 	@mkdir -p $(@D)
 	objcopy --redefine-sym main=pbg_main_$* $< $@
