@@ -3,7 +3,8 @@
 #   ./run.sh bash bench/scripts/compare_builds.sh OLD_DIR OUTDIR [ROUNDS]
 # OLD_DIR holds the other build's libpetscblockgpu.so* and its bench_bsrmv and bench_vbjacobi (e.g. unpacked from an
 # older bundle); the new build is this bundle's. A round runs, with the old build and then with the new one:
-#   bench_bsrmv    -patterns 3d27 -bs 2,4,8,16,32 (the product; cuSPARSE's bsrmv baseline refuses bs 1)
+#   bench_bsrmv    -patterns 3d27 -bs 2,4,8,16,32 (the product; at bs 1 this pattern stops with a cuSPARSE
+#                  CUSPARSE_STATUS_INVALID_VALUE in a baseline, in both builds of session 14: not investigated)
 #   bench_vbjacobi -patterns laplace,blockdiag -maxbs 4,8,32, double (setup and apply)
 #   snes ex19 512x512, one Newton step, baijksparse + vbjacobi + idrs (KSPSolve time per iteration)
 # ROUNDS rounds (default 2) alternate the builds, so that clock or temperature drift hits both.
