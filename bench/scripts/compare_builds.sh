@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Two builds of petscblockgpu on one GPU in one session: is a refactor behaviour- and speed-neutral (issue 24)?
 #   ./run.sh bash bench/scripts/compare_builds.sh OLD_DIR OUTDIR [ROUNDS]
+#   bash bench/scripts/compare_builds.sh --summary-only OUTDIR [ROUNDS]   (the summary again from OUTDIR's files)
 # OLD_DIR holds the other build's libpetscblockgpu.so* and its bench_bsrmv and bench_vbjacobi (e.g. unpacked from an
 # older bundle); the new build is this bundle's. A round runs, with the old build and then with the new one:
 #   bench_bsrmv    -patterns 3d27 -bs 2,4,8,16,32 (the product; at bs 1 this pattern stops with a cuSPARSE
@@ -12,11 +13,13 @@
 # row, the median over the rounds of the new build's time over the old one's (1.00 = unchanged); the same in
 # OUTDIR/summary.csv, which bench/plots/plot_compare_builds.py draws.
 set -u
+summary_only=0
+if [ "${1:-}" = --summary-only ]; then summary_only=1; shift; set -- none "$@"; fi
 old=${1:?usage: compare_builds.sh OLD_DIR OUTDIR [ROUNDS]}
 out=${2:?usage: compare_builds.sh OLD_DIR OUTDIR [ROUNDS]}
 rounds=${3:-2}
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
-old=$(cd "$old" && pwd)
+[ $summary_only = 1 ] || old=$(cd "$old" && pwd)
 mkdir -p "$out"
 
 run_build() { # BUILD(old|new) ROUND
@@ -31,7 +34,7 @@ run_build() { # BUILD(old|new) ROUND
     -ksp_converged_reason -log_view > "$out/${b}_r${r}_ex19.txt" 2>&1
 }
 
-for ((r = 1; r <= rounds; r++)); do
+for ((r = 1; r <= rounds && !summary_only; r++)); do
   for b in old new; do
     echo "=== round $r, $b build ($(date +%T))"
     run_build $b $r
@@ -56,7 +59,12 @@ def rows(path, key, cols):
     return got
 def ex19(path):
     t = its = None
-    for line in open(path, errors="replace"):
+    try:
+        lines = open(path, errors="replace").readlines()
+    except OSError as e:
+        print(f"cannot read {path}: {e}")
+        return {}
+    for line in lines:
         m = re.search(r"Linear solve converged due to \S+ iterations (\d+)", line)
         if m: its = int(m.group(1))
         if line.startswith("KSPSolve "): t = float(line.split()[3])
