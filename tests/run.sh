@@ -152,16 +152,27 @@ pbg_begin() { # NAME -> 0 if the case is to run
   [ -z "${PBG_RUNNER:-}" ] || mkdir "$PBG_CLAIMS/$pbg_selected" 2> /dev/null
 }
 
+# The first --grep that LOG lacks or --nogrep that it has (the caller's pbg_greps and pbg_nogreps), else nothing
+pbg_output_why() { # LOG
+  local g
+  for g in "${pbg_greps[@]+"${pbg_greps[@]}"}"; do
+    grep -qE -- "$g" "$1" || { echo "output lacks /$g/"; return; }
+  done
+  for g in "${pbg_nogreps[@]+"${pbg_nogreps[@]}"}"; do
+    ! grep -qE -- "$g" "$1" || { echo "output has /$g/"; return; }
+  done
+}
+
 tcase() {
-  local name=$1 np=1 gpu=0 wantfail=0 greps=() nogreps=() log status why=""
+  local name=$1 np=1 gpu=0 wantfail=0 pbg_greps=() pbg_nogreps=() log status why=""
   shift
   while [ $# -gt 0 ]; do
     case "$1" in
       -n) np=$2; shift 2 ;;
       --gpu) gpu=1; shift ;;
       --fail) wantfail=1; shift ;;
-      --grep) greps+=("$2"); shift 2 ;;
-      --nogrep) nogreps+=("$2"); shift 2 ;;
+      --grep) pbg_greps+=("$2"); shift 2 ;;
+      --nogrep) pbg_nogreps+=("$2"); shift 2 ;;
       --) shift; break ;;
       *) echo "tcase $name: unknown option $1" >&2; exit 2 ;;
     esac
@@ -170,8 +181,8 @@ tcase() {
   local cmd=()
   while [ $# -gt 0 ]; do
     case "$1" in
-      --grep) greps+=("$2"); shift 2 ;;
-      --nogrep) nogreps+=("$2"); shift 2 ;;
+      --grep) pbg_greps+=("$2"); shift 2 ;;
+      --nogrep) pbg_nogreps+=("$2"); shift 2 ;;
       --fail) wantfail=1; shift ;;
       --gpu) gpu=1; shift ;;
       *) cmd+=("$1"); shift ;;
@@ -192,13 +203,7 @@ tcase() {
   elif [ $wantfail = 1 ] && [ "$status" = 0 ]; then why="expected a failure, got exit 0"
   fi
   if [ $wantfail = 1 ] && grep -qE 'Segmentation|signal [0-9]+|core dumped|BAD TERMINATION' "$log"; then why="crashed instead of failing cleanly"; fi
-  local g
-  for g in "${greps[@]+"${greps[@]}"}"; do
-    [ -n "$why" ] || grep -qE -- "$g" "$log" || why="output lacks /$g/"
-  done
-  for g in "${nogreps[@]+"${nogreps[@]}"}"; do
-    [ -n "$why" ] || ! grep -qE -- "$g" "$log" || why="output has /$g/"
-  done
+  [ -n "$why" ] || why=$(pbg_output_why "$log")
   if [ -z "$why" ]; then pbg_report "$name" PASS; else pbg_report "$name" FAIL "$why"; fi
 }
 
@@ -270,7 +275,7 @@ tvg_end() {
   pbg_begin "$group" || { filter=$f; return 0; }
   filter=$f
   [ "${PBG_GPU_ONLY:-0}" != 1 ] || return 0
-  local cases=$PBG_WORKDIR/$group.cases log=$PBG_LOGDIR/$group.log t0 status i name mlog end why g
+  local cases=$PBG_WORKDIR/$group.cases log=$PBG_LOGDIR/$group.log t0 status i name mlog end why pbg_greps pbg_nogreps
   printf '%s\n' "${pbg_grp_lines[@]}" > "$cases"
   t0=$(pbg_usec)
   { echo "# ${pbg_grp_wrap[*]} multirun $cases  (np=$pbg_grp_np)"; cat "$cases"; pbg_run "$pbg_grp_np" "${pbg_grp_wrap[@]}" "$PBG_ROOT/tests/bin/multirun" "$cases"; } > "$log"
@@ -284,12 +289,10 @@ tvg_end() {
     if [ -z "$end" ]; then why="the group's process ended before this case did (exit status $status)"
     elif ! [[ "$end" =~ \ status\ 0\ errors\ 0\ leaked\ 0\  ]]; then why="${end#"#### multirun end $name "}"
     fi
-    while read -r g; do
-      [ -z "$g" ] || [ -n "$why" ] || grep -qE -- "$g" "$mlog" || why="output lacks /$g/"
-    done <<< "${pbg_grp_greps[$i]}"
-    while read -r g; do
-      [ -z "$g" ] || [ -n "$why" ] || ! grep -qE -- "$g" "$mlog" || why="output has /$g/"
-    done <<< "${pbg_grp_nogreps[$i]}"
+    pbg_greps=() pbg_nogreps=()
+    [ -z "${pbg_grp_greps[$i]}" ] || mapfile -t pbg_greps <<< "${pbg_grp_greps[$i]}"
+    [ -z "${pbg_grp_nogreps[$i]}" ] || mapfile -t pbg_nogreps <<< "${pbg_grp_nogreps[$i]}"
+    [ -n "$why" ] || why=$(pbg_output_why "$mlog")
     if [ -z "$why" ]; then pbg_report "$name" PASS; else pbg_report "$name" FAIL "$why"; fi
   done
   if [ "$status" = 0 ]; then pbg_report "$group" PASS

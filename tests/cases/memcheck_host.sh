@@ -72,15 +72,16 @@ if [ "${PBG_MEMCHECK:-1}" = 1 ] && command -v valgrind > /dev/null 2>&1; then
   tcheck vg_multirun_selfcheck -- pbg_multirun_selfcheck
   # a case that fails on purpose ends its process through PetscError/MPI_Abort, which frees nothing (MPICH's UCX worker
   # among it): a process of its own, memory errors only, no leak check
-  tcase vg_vbj_singular_error --fail -- valgrind -q --leak-check=no --suppressions="$PBG_ROOT/conf/valgrind.supp" "$pbg_tb/test_vbjacobi" -mode uniform -bs 2 -pc_vbjacobi_blocking matrix -singular_block 7 -ksp_error_if_not_converged --grep 'zero or tiny pivot' --nogrep '==[0-9]+== (Invalid|Conditional|Syscall|Mismatched|Use of)'
-  tcase vg_bk_bad_ept --fail -- valgrind -q --leak-check=no --suppressions="$PBG_ROOT/conf/valgrind.supp" "$pbg_tb/test_baijksparse" -bs 3 -mat_baijksparse_ept 7 --grep 'cannot run this matrix' --nogrep '==[0-9]+== (Invalid|Conditional|Syscall|Mismatched|Use of)'
+  pbg_vg_fail=(valgrind -q --leak-check=no --suppressions="$PBG_ROOT/conf/valgrind.supp")
+  tcase vg_vbj_singular_error --fail -- "${pbg_vg_fail[@]}" "$pbg_tb/test_vbjacobi" -mode uniform -bs 2 -pc_vbjacobi_blocking matrix -singular_block 7 -ksp_error_if_not_converged --grep 'zero or tiny pivot' --nogrep '==[0-9]+== (Invalid|Conditional|Syscall|Mismatched|Use of)'
+  tcase vg_bk_bad_ept --fail -- "${pbg_vg_fail[@]}" "$pbg_tb/test_baijksparse" -bs 3 -mat_baijksparse_ept 7 --grep 'cannot run this matrix' --nogrep '==[0-9]+== (Invalid|Conditional|Syscall|Mismatched|Use of)'
   # issue 26 (matrix): the COO pattern guard with the ghost columns moved on 2 ranks; the zero-rows range check on the seq
   # host path
-  tcase vg_bk_coo_repattern_ghost_mpi2 --fail -n 2 -- valgrind -q --leak-check=no --suppressions="$PBG_ROOT/conf/valgrind.supp" "$pbg_tb/test_baijksparse_coo" -err repattern_ghost -bs 2 -nb 3 --grep 'as many blocks' --nogrep '==[0-9]+== (Invalid|Conditional|Syscall|Mismatched|Use of)'
+  tcase vg_bk_coo_repattern_ghost_mpi2 --fail -n 2 -- "${pbg_vg_fail[@]}" "$pbg_tb/test_baijksparse_coo" -err repattern_ghost -bs 2 -nb 3 --grep 'as many blocks' --nogrep '==[0-9]+== (Invalid|Conditional|Syscall|Mismatched|Use of)'
   for op in "" -bad_row_columns; do
-    tcase vg_bk_values_err_zerorows${op:+columns}_row18 --fail -- valgrind -q --leak-check=no --suppressions="$PBG_ROOT/conf/valgrind.supp" "$pbg_tb/test_baijksparse_values" -bs 3 -nb 6 -bad_row 18 $op --grep 'row 18 out of range \[0, 18\)' --nogrep 'did not fail' --nogrep '==[0-9]+== (Invalid|Conditional|Syscall|Mismatched|Use of)'
+    tcase vg_bk_values_err_zerorows${op:+columns}_row18 --fail -- "${pbg_vg_fail[@]}" "$pbg_tb/test_baijksparse_values" -bs 3 -nb 6 -bad_row 18 $op --grep 'row 18 out of range \[0, 18\)' --nogrep 'did not fail' --nogrep '==[0-9]+== (Invalid|Conditional|Syscall|Mismatched|Use of)'
   done
-  unset pbg_vg pbg_tb op c
+  unset pbg_vg pbg_vg_fail pbg_tb op c
 else
   pbg_begin memcheck_host && pbg_report memcheck_host SKIP "no valgrind (or PBG_MEMCHECK=0)"
 fi
