@@ -3,7 +3,8 @@ static const char help[] = "Runs the MATBAIJKSPARSE SpMV kernels (src/mat/baijcu
                            "with empty rows, rows of 1..6 blocks and a long row (40 blocks), without a GPU:\n"
                            "  scalar kernel (bs 1, 2..32 lanes a row), K1 (bs 2..5, sub-warps of 8..32 lanes, an element or a column per lane), K2 (bs 2..45, ept 1..4, 1..4 warps a block row, several block rows a\n"
                            "  thread block), K3 (bs 7..70, ept 1..2, 1..3 warps, 2-D grid).\n"
-                           "Each kernel also on balanced rows (segments of long rows writing partial sums to work slots).\n"
+                           "Each kernel also on balanced rows (segments of long rows writing partial sums to work slots), and on compressed rows\n"
+                           "(no work item for an empty row; y += A x in place, the empty rows keep y).\n"
                            "Options: -seed <n>. Prints one line per case and 'OK' when all pass.\n";
 
 #include "emu/cuda_emu.h"
@@ -80,15 +81,24 @@ static void Check(const Bsr &A, bool withz, const char *what, const std::functio
 
 /* Balanced rows: block rows longer than lambda blocks are cut into segments of at most lambda blocks, each a work
    item whose partial sums go to its own slot of work[]; the other rows write y. Checks y of the whole rows and every
-   slot against the host's partial products. launch(a) runs the kernel on the work items of a. */
-static void CheckSegments(const Bsr &A, int lambda, const char *what, const std::function<long(MatBAIJKSPARSEMultArgs &)> &launch)
+   slot against the host's partial products. launch(a) runs the kernel on the work items of a.
+   compressed: no work item for an empty block row, and y = A x + y in place (z is y, as the off-diagonal part of an MPI
+   product has it): y starts as random z, the empty rows must keep it exactly, the others get their product added. */
+static void CheckSegments(const Bsr &A, int lambda, bool compressed, const char *what, const std::function<long(MatBAIJKSPARSEMultArgs &)> &launch)
 {
   const int           bs = A.bs, n = A.mbs * bs;
   std::vector<int>    segptr(1, 0), segrow, slotbeg, slotend;
-  std::vector<double> x(A.nbs * bs), y(n, NAN), ref(n, 0.0);
+  std::vector<double> x(A.nbs * bs), y(n, NAN), ref(n, 0.0), z0(n, 0.0);
+  int                 nempty = 0;
   for (auto &v : x) v = Uniform();
+  if (compressed)
+    for (int i = 0; i < n; i++) y[i] = z0[i] = Uniform();
   for (int r = 0; r < A.mbs; r++) {
     const int beg = A.rowptr[r], end = A.rowptr[r + 1];
+    if (compressed && beg == end) {
+      nempty++;
+      continue;
+    }
     if (end - beg <= lambda) {
       segptr.push_back(end);
       segrow.push_back(r);
@@ -109,24 +119,30 @@ static void CheckSegments(const Bsr &A, int lambda, const char *what, const std:
   for (size_t w = 0; w < segrow.size(); w++)
     if (segrow[w] >= 0) product(segptr[w], segptr[w + 1], &ref[segrow[w] * bs]);
   for (size_t q = 0; q < slotbeg.size(); q++) product(slotbeg[q], slotend[q], &wref[q * bs]);
-  MatBAIJKSPARSEMultArgs a    = {bs, A.mbs, (int)segrow.size(), A.rowptr.data(), A.colidx.data(), segptr.data(), segrow.data(), A.val.data(), x.data(), nullptr, y.data(), work.data()};
+  MatBAIJKSPARSEMultArgs a    = {bs, A.mbs, (int)segrow.size(), A.rowptr.data(), A.colidx.data(), segptr.data(), segrow.data(), A.val.data(), x.data(), compressed ? y.data() : nullptr, y.data(), work.data()};
   const long             errs = launch(a);
   double                 num = 0, den = 0;
+  bool                   kept = true; /* compressed: the empty rows hold z exactly */
   for (size_t w = 0; w < segrow.size(); w++)
     if (segrow[w] >= 0)
       for (int i = 0; i < bs; i++) {
-        const double d = y[segrow[w] * bs + i] - ref[segrow[w] * bs + i];
+        const size_t o = (size_t)segrow[w] * bs + i;
+        const double d = y[o] - (ref[o] + z0[o]);
         num += d * d;
-        den += ref[segrow[w] * bs + i] * ref[segrow[w] * bs + i];
+        den += ref[o] * ref[o];
       }
+  for (int r = 0; compressed && r < A.mbs; r++)
+    if (A.rowptr[r] == A.rowptr[r + 1])
+      for (int i = 0; i < bs; i++) kept = kept && y[(size_t)r * bs + i] == z0[(size_t)r * bs + i];
   for (size_t e = 0; e < slotbeg.size() * bs; e++) {
     num += (work[e] - wref[e]) * (work[e] - wref[e]);
     den += wref[e] * wref[e];
   }
   const double diff = std::sqrt(num / den);
-  const bool   ok   = errs == 0 && diff <= 1e-14 && !slotbeg.empty();
+  const bool   ok   = errs == 0 && diff <= 1e-14 && kept && (compressed ? nempty > 0 : !slotbeg.empty());
   if (!ok) nfail++;
-  printf("%s %s, balanced rows (lambda %d: %d work items, %d slots): rel diff %.1e, protocol errors %ld\n", ok ? "ok  " : "FAIL", what, lambda, (int)segrow.size(), (int)slotbeg.size(), diff, errs);
+  if (compressed) printf("%s %s, compressed rows, y += A x in place (%d empty rows kept: %s; lambda %d: %d work items, %d slots): rel diff %.1e, protocol errors %ld\n", ok ? "ok  " : "FAIL", what, nempty, kept ? "yes" : "NO", lambda, (int)segrow.size(), (int)slotbeg.size(), diff, errs);
+  else printf("%s %s, balanced rows (lambda %d: %d work items, %d slots): rel diff %.1e, protocol errors %ld\n", ok ? "ok  " : "FAIL", what, lambda, (int)segrow.size(), (int)slotbeg.size(), diff, errs);
 }
 
 template <int G>
@@ -209,11 +225,15 @@ int main(int argc, char **argv)
   K3Case<2>(70, 5, 3);
   { /* balanced rows: every kernel on segments */
     const Bsr A1 = RandomBsr(1, 60), A3 = RandomBsr(3, 40), A9 = RandomBsr(9, 30), A50 = RandomBsr(50, 6);
-    CheckSegments(A1, 4, "scalar  bs  1, 8 lanes", [&](MatBAIJKSPARSEMultArgs &a) { return EmuLaunch((unsigned)((a.nwork + 15) / 16), 128, [&] { ScalarKernel<8>(a); }); });
-    CheckSegments(A3, 3, "K1      bs  3, 16 lanes", [&](MatBAIJKSPARSEMultArgs &a) { return EmuLaunch((unsigned)((a.nwork + 7) / 8), 128, [&] { K1Kernel<3, 16>(a); }); });
-    CheckSegments(A3, 3, "K1 cols bs  3, 16 lanes", [&](MatBAIJKSPARSEMultArgs &a) { return EmuLaunch((unsigned)((a.nwork + 7) / 8), 128, [&] { K1ColumnKernel<3, 16>(a); }); });
-    CheckSegments(A9, 5, "K2      bs  9, ept 2, 2 warps", [&](MatBAIJKSPARSEMultArgs &a) { return EmuLaunch((unsigned)((a.nwork + 1) / 2), 128, [&] { K2Kernel<9, 2>(a, 2); }); });
-    CheckSegments(A50, 7, "K3      bs 50, ept 1, 2 warps", [&](MatBAIJKSPARSEMultArgs &a) { return EmuLaunch((unsigned)a.nwork, 64, [&] { K3Kernel<1>(a); }, 2); });
+    for (int c = 0; c < 3; c++) { /* balanced; compressed and balanced; compressed alone (lambda: no split) */
+      const bool cmp = c > 0;
+      const int  big = 1 << 30;
+      CheckSegments(A1, c == 2 ? big : 4, cmp, "scalar  bs  1, 8 lanes", [&](MatBAIJKSPARSEMultArgs &a) { return EmuLaunch((unsigned)((a.nwork + 15) / 16), 128, [&] { ScalarKernel<8>(a); }); });
+      CheckSegments(A3, c == 2 ? big : 3, cmp, "K1      bs  3, 16 lanes", [&](MatBAIJKSPARSEMultArgs &a) { return EmuLaunch((unsigned)((a.nwork + 7) / 8), 128, [&] { K1Kernel<3, 16>(a); }); });
+      CheckSegments(A3, c == 2 ? big : 3, cmp, "K1 cols bs  3, 16 lanes", [&](MatBAIJKSPARSEMultArgs &a) { return EmuLaunch((unsigned)((a.nwork + 7) / 8), 128, [&] { K1ColumnKernel<3, 16>(a); }); });
+      CheckSegments(A9, c == 2 ? big : 5, cmp, "K2      bs  9, ept 2, 2 warps", [&](MatBAIJKSPARSEMultArgs &a) { return EmuLaunch((unsigned)((a.nwork + 1) / 2), 128, [&] { K2Kernel<9, 2>(a, 2); }); });
+      CheckSegments(A50, c == 2 ? big : 7, cmp, "K3      bs 50, ept 1, 2 warps", [&](MatBAIJKSPARSEMultArgs &a) { return EmuLaunch((unsigned)a.nwork, 64, [&] { K3Kernel<1>(a); }, 2); });
+    }
   }
   if (!nfail) PetscCall(PetscPrintf(PETSC_COMM_SELF, "OK\n"));
   PetscCheck(!nfail, PETSC_COMM_SELF, PETSC_ERR_PLIB, "%d emulated kernel case(s) failed", nfail);

@@ -4,7 +4,7 @@
     one GPU per rank
 
   SYNOPSIS
-    mpiexec -n NP bench_scaling [-grid N] [-bs BS] [-mat_type TYPE] [-reps N] [-warmup N] [-check] [-o CSV]
+    mpiexec -n NP bench_scaling [-grid N] [-bs BS] [-mat_type TYPE] [-reps N] [-warmup N] [-check] [-parts] [-o CSV]
 
   DESCRIPTION
     Builds the same global matrix at every rank count: a 3-D DMDA of N^3 cells (default 64) with BS unknowns a cell
@@ -15,7 +15,9 @@
     of all ranks, which one rank's CUDA events cannot give); prints the mean
     time, GB/s (values, block indices, x once, y once) and GF/s, as text and as a CSV row (-o appends). The
     speedup against one rank is computed by whoever runs NP = 1, 2, 4 (bench/scripts/run_scaling.sh does, and
-    bench/plots/plot_scaling.py plots it). -check compares y with MATMPIBAIJ on the host. Without a GPU the types take
+    bench/plots/plot_scaling.py plots it). -check compares y with MATMPIBAIJ on the host. -parts also times the product
+    of each rank's diagonal part alone (MatGetDiagonalBlock(), its own vectors, every rank at once; the slowest rank),
+    which is what the whole product would take with a free ghost exchange and off-diagonal part. Without a GPU the types take
     their host paths (a functional check only).
 */
 static const char help[] = "Strong scaling of MatMult (baijksparse vs aijcusparse) over MPI ranks, one GPU each.\n"
@@ -24,6 +26,7 @@ static const char help[] = "Strong scaling of MatMult (baijksparse vs aijcuspars
                            "  -mat_type <t>   baijksparse (default), aijcusparse, baij, aij\n"
                            "  -reps <n>       timed MatMults (default 50), -warmup <n> untimed ones first (default 5)\n"
                            "  -check          compare y with MATMPIBAIJ on the host\n"
+                           "  -parts          also time the diagonal part's product alone (the slowest rank)\n"
                            "  -o <file>       append a CSV row; -label <name>: the configuration's name in it (default: the matrix type)\n";
 
 #include <petscdmda.h>
@@ -89,7 +92,7 @@ int main(int argc, char **argv)
   Mat         A, Ahost;
   Vec         x, y, yh;
   PetscInt    grid = 64, bs = 4, reps = 50, warmup = 5;
-  PetscBool   check    = PETSC_FALSE, gpu, csvflg;
+  PetscBool   check    = PETSC_FALSE, parts = PETSC_FALSE, gpu, csvflg;
   char        type[64] = "baijksparse", label[96] = "", csvname[PETSC_MAX_PATH_LEN] = "", device[128] = "host (no GPU)";
   PetscMPIInt size, rank;
   MatInfo     info;
@@ -107,6 +110,7 @@ int main(int argc, char **argv)
   PetscCall(PetscOptionsInt("-reps", "timed MatMults", "bench_scaling", reps, &reps, NULL));
   PetscCall(PetscOptionsInt("-warmup", "untimed MatMults", "bench_scaling", warmup, &warmup, NULL));
   PetscCall(PetscOptionsBool("-check", "compare with MATMPIBAIJ on the host", "bench_scaling", check, &check, NULL));
+  PetscCall(PetscOptionsBool("-parts", "also time the diagonal part's product alone", "bench_scaling", parts, &parts, NULL));
   PetscCall(PetscOptionsString("-o", "CSV file to append to", "bench_scaling", csvname, csvname, sizeof(csvname), &csvflg));
   PetscCall(PetscOptionsString("-label", "the configuration's name in the output (default: the matrix type)", "bench_scaling", label, label, sizeof(label), NULL));
   PetscOptionsEnd();
@@ -158,6 +162,26 @@ int main(int argc, char **argv)
     PetscCall(BenchCSVOpen(csvname, "device,mat_type,ranks,grid,bs,nnz,time_s,GBs,GFs", PETSC_TRUE, &f));
     PetscCall(PetscFPrintf(PETSC_COMM_SELF, f, "\"%s\",%s,%d,%" PetscInt_FMT ",%" PetscInt_FMT ",%" PetscInt64_FMT ",%.6e,%.1f,%.1f\n", device, label, size, grid, bs, nnz, t, bytes / t / 1e9, flops / t / 1e9));
     PetscCall(BenchCSVClose(&f));
+  }
+  if (parts && size > 1) { /* the diagonal part alone: the floor of the product if exchange and off-diagonal part were free */
+    Mat    Ad;
+    Vec    xd, yd;
+    double td;
+
+    PetscCall(MatGetDiagonalBlock(A, &Ad));
+    PetscCall(MatCreateVecs(Ad, &xd, &yd));
+    PetscCall(VecSetRandom(xd, NULL));
+    for (PetscInt i = 0; i < warmup; i++) PetscCall(MatMult(Ad, xd, yd));
+    PetscCall(DeviceSync(gpu));
+    PetscCallMPI(MPI_Barrier(PETSC_COMM_WORLD));
+    t0 = MPI_Wtime();
+    for (PetscInt i = 0; i < reps; i++) PetscCall(MatMult(Ad, xd, yd));
+    PetscCall(DeviceSync(gpu));
+    td = (MPI_Wtime() - t0) / reps;
+    PetscCallMPI(MPIU_Allreduce(MPI_IN_PLACE, &td, 1, MPI_DOUBLE, MPI_MAX, PETSC_COMM_WORLD));
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "bench_scaling: %s, %d rank(s): diagonal part alone %.1f us (slowest rank), the whole product %.1f us: %.1f us for the ghost exchange and the off-diagonal part not hidden\n", label, size, 1e6 * td, 1e6 * t, 1e6 * (t - td)));
+    PetscCall(VecDestroy(&xd));
+    PetscCall(VecDestroy(&yd));
   }
   if (check) { /* the same product by MATMPIBAIJ on the host */
     PetscReal err, ref;

@@ -7,7 +7,8 @@
 # unknowns a GPU (grid sqrt(np * WEAK_UNKNOWNS / 4)). From -log_view: KSPSolve time (max over ranks), iterations,
 # time a iteration, MatMult's time and the host's part of the ghost exchange (event BAIJKGhostExch: the launches of the
 # NCCL exchange, or the VecScatter's begin and end). CSV rows are appended to OUT.csv. CONFIGS and SCALINGS (words of
-# the lists above) narrow the runs; options after OUT.csv go to every ex19 run (a later -ksp_rtol wins).
+# the lists above) narrow the runs; options after OUT.csv go to every ex19 run (a later -ksp_rtol wins). LOGDIR, when
+# set, keeps each run's whole output (-log_view) there as ex19_CONFIG_SCALING_npN_gGRID.log.
 #   ./run.sh bash bench/scripts/run_solve_scaling.sh OUT.csv [extra ex19 options]
 set -u
 csv=${1:?usage: run_solve_scaling.sh OUT.csv [ex19 options]}
@@ -50,6 +51,7 @@ run_one() { # CONFIG SCALING NP GRID
   echo "\"$device\",$cfg,$sc,$np,$grid,${done_rows[$key]}" >> "$csv"
   printf '%-22s %-6s np %d grid %5d: %6s its, KSPSolve %8ss, %s ms/it, MatMult %ss, ghost exchange (host) %ss, %s\n' "$cfg" "$sc" "$np" "$grid" "${its:-?}" "${t:-?}" \
     "$(awk -v t="${t:-0}" -v i="${its:-0}" 'BEGIN { printf "%.4f", (i > 0 ? 1e3 * t / i : 0) }')" "${mm:-?}" "${gh:--}" "${reason:-?}"
+  [ -n "${LOGDIR:-}" ] && mkdir -p "$LOGDIR" && cp "$log" "$LOGDIR/ex19_${cfg}_${sc}_np${np}_g${grid}.log"
   rm -f "$log"
 }
 

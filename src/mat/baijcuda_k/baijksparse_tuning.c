@@ -299,7 +299,7 @@ static MatBAIJKSPARSEKernel DefaultKernel(int bs)
 /* ---------------------------------------------------------------------------------------------- options */
 PetscErrorCode MatBAIJKSPARSEOptionsRead_Private(Mat A, PetscOptionItems PetscOptionsObject, MatBAIJKSPARSEOptions *o)
 {
-  PetscInt    kidx = o->kernel == MAT_BAIJKSPARSE_KERNEL_AUTO ? 0 : (PetscInt)o->kernel - 1, bidx = (PetscInt)o->balance;
+  PetscInt    kidx = o->kernel == MAT_BAIJKSPARSE_KERNEL_AUTO ? 0 : (PetscInt)o->kernel - 1, bidx = (PetscInt)o->balance, cidx = (PetscInt)o->compress;
   char        file[PETSC_MAX_PATH_LEN] = "";
   PetscBool   fset                     = PETSC_FALSE;
   const char *prefix;
@@ -309,6 +309,7 @@ PetscErrorCode MatBAIJKSPARSEOptionsRead_Private(Mat A, PetscOptionItems PetscOp
     PetscCall(PetscOptionsEList("-mat_baijksparse_kernel", "MatMult kernel on the GPU (auto: tuning table, else scalar for bs 1, k1 for bs 2-5, k2 for bs 6-45, k3 above)", "MATBAIJKSPARSE", MatBAIJKSPARSEKernelOptions, 5, MatBAIJKSPARSEKernelOptions[kidx], &kidx, NULL));
     PetscCall(PetscOptionsEList("-mat_baijksparse_balance", "Split long block rows into segments (auto: when the longest row exceeds lambda)", "MATBAIJKSPARSE", MatBAIJKSPARSEBalances, 3, MatBAIJKSPARSEBalances[bidx], &bidx, NULL));
     PetscCall(PetscOptionsInt("-mat_baijksparse_lambda", "Longest segment of a balanced block row, in blocks (0: max(32, 4 x mean row length))", "MATBAIJKSPARSE", o->lambda, &o->lambda, NULL));
+    PetscCall(PetscOptionsEList("-mat_baijksparse_compress_rows", "Launch work only for block rows with blocks (auto: when at least half of them are empty, as in the off-diagonal part of an MPI matrix)", "MATBAIJKSPARSE", MatBAIJKSPARSEBalances, 3, MatBAIJKSPARSEBalances[cidx], &cidx, NULL));
     PetscCall(PetscOptionsInt("-mat_baijksparse_ept", "Rows of a block per thread: K1 1 (an element per lane) or bs (a column per lane); K2, K3 1-4 (0: table or default)", "MATBAIJKSPARSE", o->ept, &o->ept, NULL));
     PetscCall(PetscOptionsInt("-mat_baijksparse_warps", "Warps per block row (K2) or per thread block (scalar, K1, K3) (0: table or default)", "MATBAIJKSPARSE", o->warps, &o->warps, NULL));
     PetscCall(PetscOptionsInt("-mat_baijksparse_teams", "K2: block rows per thread block, 1-15 (0: table or default)", "MATBAIJKSPARSE", o->teams, &o->teams, NULL));
@@ -321,6 +322,7 @@ PetscErrorCode MatBAIJKSPARSEOptionsRead_Private(Mat A, PetscOptionItems PetscOp
     PetscCall(PetscOptionsGetEList(options, prefix, "-mat_baijksparse_kernel", MatBAIJKSPARSEKernelOptions, 5, &kidx, NULL));
     PetscCall(PetscOptionsGetEList(options, prefix, "-mat_baijksparse_balance", MatBAIJKSPARSEBalances, 3, &bidx, NULL));
     PetscCall(PetscOptionsGetInt(options, prefix, "-mat_baijksparse_lambda", &o->lambda, NULL));
+    PetscCall(PetscOptionsGetEList(options, prefix, "-mat_baijksparse_compress_rows", MatBAIJKSPARSEBalances, 3, &cidx, NULL));
     PetscCall(PetscOptionsGetInt(options, prefix, "-mat_baijksparse_ept", &o->ept, NULL));
     PetscCall(PetscOptionsGetInt(options, prefix, "-mat_baijksparse_warps", &o->warps, NULL));
     PetscCall(PetscOptionsGetInt(options, prefix, "-mat_baijksparse_teams", &o->teams, NULL));
@@ -330,6 +332,7 @@ PetscErrorCode MatBAIJKSPARSEOptionsRead_Private(Mat A, PetscOptionItems PetscOp
   PetscCheck(o->lambda >= 0 && o->ept >= 0 && o->warps >= 0 && o->teams >= 0 && o->lanes >= 0, PetscObjectComm((PetscObject)A), PETSC_ERR_ARG_OUTOFRANGE, "-mat_baijksparse_lambda, _ept, _warps, _teams and _lanes take values >= 0 (0: automatic)");
   o->kernel  = kidx == 0 ? MAT_BAIJKSPARSE_KERNEL_AUTO : (MatBAIJKSPARSEKernel)(kidx + 1);
   o->balance = (MatBAIJKSPARSEBalance)bidx;
+  o->compress = (MatBAIJKSPARSEBalance)cidx;
   o->read    = PETSC_TRUE;
   if (fset) {
     PetscBool same;
@@ -360,8 +363,23 @@ PetscErrorCode MatSeqBAIJKSPARSEChoose_Private(Mat A, PetscInt mbs, const PetscI
   c->mbs    = mbs;
   c->nz     = mbs ? ia[mbs] : 0;
   c->maxlen = 0;
-  for (PetscInt r = 0; r < mbs; r++) c->maxlen = PetscMax(c->maxlen, ia[r + 1] - ia[r]);
-  mean = mbs ? (PetscReal)c->nz / (PetscReal)mbs : 0;
+  c->nempty = 0;
+  for (PetscInt r = 0; r < mbs; r++) {
+    c->maxlen = PetscMax(c->maxlen, ia[r + 1] - ia[r]);
+    if (ia[r + 1] == ia[r]) c->nempty++;
+  }
+  switch (o->compress) {
+  case MAT_BAIJKSPARSE_BALANCE_ON:
+    c->compressed = PETSC_TRUE;
+    break;
+  case MAT_BAIJKSPARSE_BALANCE_OFF:
+    c->compressed = PETSC_FALSE;
+    break;
+  default: /* a pass over empty rows reads their row pointers and writes y (reads z) there, for nothing */
+    c->compressed = (PetscBool)(c->nempty > 0 && 2 * c->nempty >= mbs);
+  }
+  /* the mean over the rows that get work: kernel parameters for the rows that have blocks */
+  mean = mbs - (c->compressed ? c->nempty : 0) > 0 ? (PetscReal)c->nz / (PetscReal)(mbs - (c->compressed ? c->nempty : 0)) : 0;
 
   {
     const TableEntry          *e    = TableFind(bs, mean);
@@ -480,6 +498,7 @@ PetscErrorCode MatSeqBAIJKSPARSEViewKernel_Private(Mat A, PetscViewer viewer, co
     }
     PetscCall(PetscViewerASCIIPrintf(viewer, "baijksparse: %srows balanced: yes (lambda %" PetscInt_FMT " blocks; %" PetscInt_FMT " block rows split, %" PetscInt_FMT " segments)\n", what, c.lambda, nsplit, nseg));
   } else PetscCall(PetscViewerASCIIPrintf(viewer, "baijksparse: %srows balanced: no (longest block row %" PetscInt_FMT " blocks, lambda %" PetscInt_FMT ")\n", what, c.maxlen, c.lambda));
+  PetscCall(PetscViewerASCIIPrintf(viewer, "baijksparse: %srows compressed: %s (%" PetscInt_FMT " of %" PetscInt_FMT " block rows empty)\n", what, c.compressed ? "yes, work only for block rows with blocks" : "no", c.nempty, mbs));
   PetscCall(MatRestoreRowIJ(A, 0, PETSC_FALSE, PETSC_TRUE, &mbs, &ia, &ja, &done));
   if (k->dev)
     PetscCall(PetscViewerASCIIPrintf(viewer, "baijksparse: %scopies to the GPU: %" PetscInt_FMT ", device copy %s\n", what, k->dev->ncopies,
@@ -490,8 +509,9 @@ PetscErrorCode MatSeqBAIJKSPARSEViewKernel_Private(Mat A, PetscViewer viewer, co
 }
 
 /* ---------------------------------------------------------------------------------------------- the choice on the device copy */
-/* Segments of balanced rows (see MatBAIJKSPARSEDevice), built on the host and uploaded */
-static PetscErrorCode BuildSegments(MatBAIJKSPARSEDevice *d, PetscInt mbs, const PetscInt *ia, PetscInt lambda, cudaStream_t stream, PetscInt64 *bytes)
+/* The work items as segments (see MatBAIJKSPARSEDevice), built on the host and uploaded: rows longer than lambda split
+   (balanced rows; lambda PETSC_INT_MAX: none), and no item for an empty row when skip_empty (compressed rows) */
+static PetscErrorCode BuildSegments(MatBAIJKSPARSEDevice *d, PetscInt mbs, const PetscInt *ia, PetscInt lambda, PetscBool skip_empty, cudaStream_t stream, PetscInt64 *bytes)
 {
   PetscInt nseg = 0, nsplit = 0, nslots = 0, s = 0, t = 0, q = 0;
   int     *segptr, *segrow, *splitrow, *splitslot;
@@ -500,6 +520,7 @@ static PetscErrorCode BuildSegments(MatBAIJKSPARSEDevice *d, PetscInt mbs, const
   for (PetscInt r = 0; r < mbs; r++) {
     PetscInt len = ia[r + 1] - ia[r], parts = len > lambda ? (len + lambda - 1) / lambda : 1;
 
+    if (skip_empty && !len) continue;
     nseg += parts;
     if (parts > 1) {
       nsplit++;
@@ -511,6 +532,7 @@ static PetscErrorCode BuildSegments(MatBAIJKSPARSEDevice *d, PetscInt mbs, const
   for (PetscInt r = 0; r < mbs; r++) {
     PetscInt len = ia[r + 1] - ia[r], parts = len > lambda ? (len + lambda - 1) / lambda : 1;
 
+    if (skip_empty && !len) continue;
     if (parts == 1) {
       segptr[s] = (int)ia[r];
       segrow[s] = (int)r;
@@ -559,7 +581,7 @@ static PetscErrorCode BuildSegments(MatBAIJKSPARSEDevice *d, PetscInt mbs, const
 
 static PetscBool ConfigChanged(const MatBAIJKSPARSEDevice *d, const MatBAIJKSPARSEOptions *o)
 {
-  return (PetscBool)(d->cfg_balance != (PetscInt)o->balance || d->cfg_lambda != o->lambda || d->cfg_kernel != (PetscInt)o->kernel || d->cfg_ept != o->ept || d->cfg_warps != o->warps || d->cfg_teams != o->teams || d->cfg_lanes != o->lanes);
+  return (PetscBool)(d->cfg_balance != (PetscInt)o->balance || d->cfg_compress != (PetscInt)o->compress || d->cfg_lambda != o->lambda || d->cfg_kernel != (PetscInt)o->kernel || d->cfg_ept != o->ept || d->cfg_warps != o->warps || d->cfg_teams != o->teams || d->cfg_lanes != o->lanes);
 }
 
 /* The device copy, and the kernel, parameters and segments of the products for its pattern and the options: made again
@@ -583,8 +605,8 @@ PetscErrorCode MatSeqBAIJKSPARSEPrepareMult_Private(Mat A)
   PetscCall(MatGetRowIJ(A, 0, PETSC_FALSE, PETSC_TRUE, &mbs, &ia, &ja, &done));
   PetscCheck(done, PETSC_COMM_SELF, PETSC_ERR_PLIB, "Cannot get the block rows of the %s matrix", MATSEQBAIJKSPARSE);
   PetscCall(MatSeqBAIJKSPARSEChoose_Private(A, mbs, ia, &c));
-  if (!d->choice_valid || c.balanced != d->balanced || (c.balanced && c.lambda != d->lambda)) {
-    if (c.balanced) PetscCall(BuildSegments(d, mbs, ia, c.lambda, stream, &bytes));
+  if (!d->choice_valid || c.balanced != d->balanced || c.compressed != d->compressed || (c.balanced && c.lambda != d->lambda)) {
+    if (c.balanced || c.compressed) PetscCall(BuildSegments(d, mbs, ia, c.balanced ? c.lambda : PETSC_INT_MAX, c.compressed, stream, &bytes));
     else d->nseg = d->nsplit = d->nslots = 0;
   }
   PetscCall(MatRestoreRowIJ(A, 0, PETSC_FALSE, PETSC_TRUE, &mbs, &ia, &ja, &done));
@@ -592,7 +614,10 @@ PetscErrorCode MatSeqBAIJKSPARSEPrepareMult_Private(Mat A)
   d->maxlen       = (int)c.maxlen;
   d->lambda       = (int)c.lambda;
   d->balanced     = c.balanced;
+  d->compressed   = c.compressed;
+  d->nempty       = (int)c.nempty;
   d->cfg_balance  = (PetscInt)k->opts.balance;
+  d->cfg_compress = (PetscInt)k->opts.compress;
   d->cfg_lambda   = k->opts.lambda;
   d->cfg_kernel   = (PetscInt)k->opts.kernel;
   d->cfg_ept      = k->opts.ept;

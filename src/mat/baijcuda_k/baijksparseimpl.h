@@ -65,7 +65,8 @@ typedef struct {
   MatBAIJKSPARSEKernel  kernel;
   PetscInt              ept, warps, teams, lanes;
   MatBAIJKSPARSEBalance balance;
-  PetscInt              lambda; /* longest segment of a balanced row, in blocks (0: automatic) */
+  PetscInt              lambda;   /* longest segment of a balanced row, in blocks (0: automatic) */
+  MatBAIJKSPARSEBalance compress; /* work items only for block rows with blocks (auto: when at least half are empty) */
   PetscBool             read;   /* the options database has been read */
 } MatBAIJKSPARSEOptions;
 
@@ -83,9 +84,9 @@ typedef struct {
   size_t       cap_rows, cap_nz; /* allocated lengths of rowptr (block rows + 1) and colidx (blocks) */
   size_t       cap_diag;         /* allocated length of diagpos */
   int          cap_bs;           /* block size val was allocated for (cap_nz blocks of cap_bs^2) */
-  /* balanced rows */
-  PetscBool    balanced;
-  int          lambda, nseg, nsplit, nslots, maxlen;
+  /* balanced rows; compressed: the work items skip the empty block rows (the off-diagonal part of an MPI matrix) */
+  PetscBool    balanced, compressed;
+  int          lambda, nseg, nsplit, nslots, maxlen, nempty;
   int         *segptr, *segrow, *splitrow, *splitslot;
   PetscScalar *work;
   size_t       cap_seg, cap_split, cap_work;
@@ -94,7 +95,7 @@ typedef struct {
   PetscBool            pattern_valid;  /* rowptr/colidx/diagpos match nzstate */
   PetscBool            choice_valid;   /* params and segments were chosen for this pattern (and the cfg_ options) */
   MatBAIJKSPARSEParams params;         /* kernel chosen for this pattern */
-  PetscInt             cfg_balance, cfg_lambda, cfg_kernel, cfg_ept, cfg_warps, cfg_teams, cfg_lanes;
+  PetscInt             cfg_balance, cfg_lambda, cfg_kernel, cfg_ept, cfg_warps, cfg_teams, cfg_lanes, cfg_compress;
   PetscInt             ncopies; /* value uploads, for -mat_view */
 } MatBAIJKSPARSEDevice;
 
@@ -317,8 +318,8 @@ PETSC_INTERN PetscErrorCode MatSeqBAIJKSPARSESetOptions_Private(Mat, const MatBA
    the parameters came from (the table: its file and line class) */
 typedef struct {
   MatBAIJKSPARSEParams p;
-  PetscBool            balanced;
-  PetscInt             lambda, maxlen, mbs, nz;
+  PetscBool            balanced, compressed;
+  PetscInt             lambda, maxlen, mbs, nz, nempty;
   char                 source[PETSC_MAX_PATH_LEN + 64];
 } MatBAIJKSPARSEChoice;
 /* Kernel, parameters and balancing of the seqbaijksparse A for its current pattern (ia: BAIJ's block row pointers) */

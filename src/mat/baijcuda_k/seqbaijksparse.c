@@ -102,14 +102,20 @@ static PetscErrorCode MatProduct_SeqBAIJKSPARSE(Mat A, Vec xx, Vec zz, Vec yy, P
   PetscCall(PetscLogGpuTimeBegin());
   if (!trans) {
     MatBAIJKSPARSEMultArgs args;
+    const PetscBool        segments = (PetscBool)(d->balanced || d->compressed);
 
+    /* compressed rows: no work item writes the empty rows, so y gets z (or 0) there first, unless y is z */
+    if (d->compressed && d->nempty && zz != yy) {
+      if (!zz) PetscCall(MatBAIJKSPARSEMemsetAsync_CUDA(y, 0, (size_t)ny * sizeof(PetscScalar), stream));
+      else PetscCall(MatBAIJKSPARSEMemcpyAsync_CUDA(y, z, (size_t)ny * sizeof(PetscScalar), cudaMemcpyDeviceToDevice, stream));
+    }
     args.bs     = d->bs;
     args.mbs    = d->mbs;
-    args.nwork  = d->balanced ? d->nseg : d->mbs;
+    args.nwork  = segments ? d->nseg : d->mbs;
     args.rowptr = d->rowptr;
     args.colidx = d->colidx;
-    args.segptr = d->balanced ? d->segptr : NULL;
-    args.segrow = d->balanced ? d->segrow : NULL;
+    args.segptr = segments ? d->segptr : NULL;
+    args.segrow = segments ? d->segrow : NULL;
     args.val    = d->val;
     args.x      = x;
     args.z      = zz ? z : NULL;
@@ -491,6 +497,8 @@ PetscErrorCode MatConvert_SeqBAIJ_SeqBAIJKSPARSE(Mat A, MatType type, MatReuse r
 . -mat_baijksparse_kernel <auto>        - auto, scalar (bs 1), k1 (bs 1-5), k2 (bs 2-45), k3 (any bs)
 . -mat_baijksparse_balance <auto>       - auto, on, off: split block rows longer than lambda into segments
 . -mat_baijksparse_lambda <0>           - longest segment in blocks (0: max(32, 4 x the mean block row length))
+. -mat_baijksparse_compress_rows <auto> - auto, on, off: launch work only for block rows with blocks (auto: when at least
+                                          half of them are empty, as in the off-diagonal part of a `MATMPIBAIJKSPARSE`)
 . -mat_baijksparse_ept <0>              - rows of a block per thread: K1 1 or bs (a column per lane), K2 and K3 1-4
 . -mat_baijksparse_warps <0>            - K2: warps per block row; scalar, K1, K3: warps per thread block
 . -mat_baijksparse_teams <0>            - K2: block rows per thread block
