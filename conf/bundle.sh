@@ -10,13 +10,18 @@
 #       bin/                   mpiexec.hydra + hydra_pmi_proxy (hydra runs the proxy from its own directory)
 #       tests/{run.sh,cases/,bin/}, examples/{demo.sh,bin/}, bench/bin/, conf/*.txt
 #       bench/scripts/*.sh, bench/plots/*.py; data/suitesparse/ (../shared/matrices/suitesparse/*.mtx.gz, when present)
+#       python/                with PBG_BUNDLE_PYTHON_INCLUDE only: petsc4py built for the node's CPython, the petscblockgpu
+#                              module, and examples/python/, tests/python/ (the python cases of ./run.sh run them)
 #       BUNDLE-INFO.txt        what was bundled, from where
 #
 # The target machine is a GPU node (Ubuntu 24.04, CUDA 13 in /usr/local/cuda/lib64, no MPI, no BLAS, no
 # PETSc, no network): it brings glibc, libstdc++, libgcc_s, the CUDA toolkit libraries and the driver.
 #
 # Environment: PETSC_DIR, PETSC_ARCH (the PETSc the tree was built with), MPIEXEC (unused: the bundle
-# carries its own), PBG_BUNDLE_MAX_MB (size limit, default 60), PBG_BUNDLE_VERIFY (default 1: unpack
+# carries its own), PBG_BUNDLE_PYTHON_INCLUDE (a copy of the node's /usr/include holding python3.X/ and, on Ubuntu,
+# x86_64-linux-gnu/python3.X/: petsc4py is then compiled for that Python, see conf/build-petsc4py.sh --for-python;
+# without it the bundle has no Python part and its python cases skip), PBG_BUNDLE_MAX_MB (size limit, default 60),
+# PBG_BUNDLE_VERIFY (default 1: unpack
 # the tarball into a temporary directory and check that every program finds its libraries and runs,
 # also under MPI with 2 ranks).
 set -euo pipefail
@@ -95,9 +100,22 @@ fi
 cp -p /usr/bin/mpiexec.hydra /usr/bin/hydra_pmi_proxy "$stage/bin/"
 ln -s mpiexec.hydra "$stage/bin/mpiexec"
 
+# petsc4py for the node's Python, the petscblockgpu module and the Python examples and tests (optional)
+if [ -n "${PBG_BUNDLE_PYTHON_INCLUDE:-}" ]; then
+  PETSC_DIR=$PETSC_DIR PETSC_ARCH=${PETSC_ARCH:-} bash "$root/conf/build-petsc4py.sh" --for-python "$PBG_BUNDLE_PYTHON_INCLUDE" "$stage/python" \
+    || die "petsc4py for the Python of $PBG_BUNDLE_PYTHON_INCLUDE (conf/build-petsc4py.sh --for-python)"
+  cp -a "$root/python/petscblockgpu" "$stage/python/"
+  mkdir -p "$stage/examples/python" "$stage/tests/python"
+  cp -p "$root"/examples/python/*.py "$stage/examples/python/"
+  cp -p "$root"/tests/python/*.py "$stage/tests/python/"
+  find "$stage/python" -name __pycache__ -prune -exec rm -rf {} +
+  say "petsc4py for CPython $(sed 's/cp\(.\)\(.*\)/\1.\2/' "$stage/python/petsc4py/PBG-PYTHON-TAG") in python/"
+fi
+
 # --- the runtime library closure ----------------------------------------------------------------------
 elfs=()
-for f in "$stage"/lib/*.so* "$stage"/bin/mpiexec.hydra "$stage"/bin/hydra_pmi_proxy "$stage"/{tests,examples,bench}/bin/*; do
+for f in "$stage"/lib/*.so* "$stage"/bin/mpiexec.hydra "$stage"/bin/hydra_pmi_proxy "$stage"/{tests,examples,bench}/bin/* "$stage"/python/petsc4py/lib/*.so; do
+  [ -e "$f" ] || continue
   [ -L "$f" ] && continue
   is_elf "$f" && elfs+=("$f")
 done

@@ -8,6 +8,8 @@
 #                  CUSPARSE_STATUS_INVALID_VALUE in a baseline, in both builds of session 14: not investigated)
 #   bench_vbjacobi -patterns laplace,blockdiag -maxbs 4,8,32, double (setup and apply)
 #   snes ex19 512x512, one Newton step, baijksparse + vbjacobi + idrs (KSPSolve time per iteration)
+#   bench_invert   -sizes 2,4,8,16,32 -mixed 8,32 (PetscBlockGPUInvertBatched; when OLD_DIR has bench_invert)
+# PARTS (default "bsrmv vbjacobi ex19 invert") selects among them.
 # ROUNDS rounds (default 2) alternate the builds, so that clock or temperature drift hits both.
 # Output: OUTDIR/{old,new}_r{N}_{bsrmv,vbjacobi}.{csv,txt}, OUTDIR/{old,new}_r{N}_ex19.txt, and OUTDIR/summary.txt: per
 # row, the median over the rounds of the new build's time over the old one's (1.00 = unchanged); the same in
@@ -18,6 +20,7 @@ if [ "${1:-}" = --summary-only ]; then summary_only=1; shift; set -- none "$@"; 
 old=${1:?usage: compare_builds.sh OLD_DIR OUTDIR [ROUNDS]}
 out=${2:?usage: compare_builds.sh OLD_DIR OUTDIR [ROUNDS]}
 rounds=${3:-2}
+parts=${PARTS:-bsrmv vbjacobi ex19 invert}
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 [ $summary_only = 1 ] || old=$(cd "$old" && pwd)
 mkdir -p "$out"
@@ -26,12 +29,23 @@ run_build() { # BUILD(old|new) ROUND
   local b=$1 r=$2 lib bin libdir
   if [ "$b" = old ]; then libdir=$old bin=$old; else libdir=$here/lib bin=$here/bench/bin; fi
   lib=$libdir/libpetscblockgpu.so
-  LD_LIBRARY_PATH=$libdir:$LD_LIBRARY_PATH "$bin/bench_bsrmv" -patterns 3d27 -bs 2,4,8,16,32 -runs 15 -o "$out/${b}_r${r}_bsrmv.csv" > "$out/${b}_r${r}_bsrmv.txt" 2>&1
-  LD_LIBRARY_PATH=$libdir:$LD_LIBRARY_PATH "$bin/bench_vbjacobi" -patterns laplace,blockdiag -maxbs 4,8,32 -precisions double -detect_maxbs '' \
-    -o "$out/${b}_r${r}_vbjacobi.csv" > "$out/${b}_r${r}_vbjacobi.txt" 2>&1
-  "$here/bench/bin/ex19" -dll_append "$lib" -da_grid_x 512 -da_grid_y 512 -lidvelocity 100 -grashof 1e3 -dm_mat_type baijksparse \
-    -dm_vec_type cuda -pc_type vbjacobi -ksp_type idrs -snes_max_it 1 -snes_convergence_test skip -ksp_max_it 20000 \
-    -ksp_converged_reason -log_view > "$out/${b}_r${r}_ex19.txt" 2>&1
+  case " $parts " in *" bsrmv "*)
+    LD_LIBRARY_PATH=$libdir:$LD_LIBRARY_PATH "$bin/bench_bsrmv" -patterns 3d27 -bs 2,4,8,16,32 -runs 15 -o "$out/${b}_r${r}_bsrmv.csv" > "$out/${b}_r${r}_bsrmv.txt" 2>&1 ;;
+  esac
+  case " $parts " in *" vbjacobi "*)
+    LD_LIBRARY_PATH=$libdir:$LD_LIBRARY_PATH "$bin/bench_vbjacobi" -patterns laplace,blockdiag -maxbs 4,8,32 -precisions double -detect_maxbs '' \
+      -o "$out/${b}_r${r}_vbjacobi.csv" > "$out/${b}_r${r}_vbjacobi.txt" 2>&1 ;;
+  esac
+  case " $parts " in *" ex19 "*)
+    "$here/bench/bin/ex19" -dll_append "$lib" -da_grid_x 512 -da_grid_y 512 -lidvelocity 100 -grashof 1e3 -dm_mat_type baijksparse \
+      -dm_vec_type cuda -pc_type vbjacobi -ksp_type idrs -snes_max_it 1 -snes_convergence_test skip -ksp_max_it 20000 \
+      -ksp_converged_reason -log_view > "$out/${b}_r${r}_ex19.txt" 2>&1 ;;
+  esac
+  case " $parts " in *" invert "*)
+    if [ -x "$bin/bench_invert" ]; then
+      LD_LIBRARY_PATH=$libdir:$LD_LIBRARY_PATH "$bin/bench_invert" -sizes 2,4,8,16,32 -mixed 8,32 -runs 9 -o "$out/${b}_r${r}_invert.csv" > "$out/${b}_r${r}_invert.txt" 2>&1
+    else echo "no $bin/bench_invert: the invert part is skipped for the $b build"; fi ;;
+  esac
 }
 
 for ((r = 1; r <= rounds && !summary_only; r++)); do
@@ -87,5 +101,6 @@ table.writerow(["benchmark", "row", "metric", "new_over_old"])
 compare("bench_bsrmv", lambda b, r: rows(f"{out}/{b}_r{r}_bsrmv.csv", ["pattern", "bs"], ["us_ours"]), ["time"])
 compare("bench_vbjacobi", lambda b, r: rows(f"{out}/{b}_r{r}_vbjacobi.csv", ["pattern", "maxbs", "matrix", "pc"], ["setup_s", "apply_s"]), ["setup", "apply"])
 compare("snes ex19", lambda b, r: ex19(f"{out}/{b}_r{r}_ex19.txt"), ["time/iteration", "iterations"])
+compare("bench_invert", lambda b, r: rows(f"{out}/{b}_r{r}_invert.csv", ["batch", "n"], ["us_ours"]), ["time"])
 EOF
 cat "$out/summary.txt"

@@ -1,12 +1,18 @@
 # Issue 23: petsc4py with petscblockgpu (examples/python/, tests/python/). They run when `make petsc4py` has built
-# petsc4py against this PETSc (conf/build-petsc4py.sh --query finds it in the cache), and SKIP otherwise.
+# petsc4py against this PETSc (conf/build-petsc4py.sh --query finds it in the cache), or, in a bundle, when it carries a
+# petsc4py for the python3 on PATH (python/petsc4py/PBG-PYTHON-TAG), and SKIP otherwise.
 
 pbg_py_python=""
 pbg_py_why=""
 pbg_py_find() { # sets pbg_py_python, or pbg_py_why (once)
   [ -n "$pbg_py_python$pbg_py_why" ] && return 0
-  if [ ! -f "$PBG_ROOT/conf/build-petsc4py.sh" ] || [ ! -d "$PBG_ROOT/python" ]; then
-    pbg_py_why="no conf/build-petsc4py.sh or python/ in $PBG_ROOT (a bundle)"
+  local tag=$PBG_ROOT/python/petsc4py/PBG-PYTHON-TAG have
+  if [ -f "$tag" ]; then # a bundle made with PBG_BUNDLE_PYTHON_INCLUDE: petsc4py for one CPython, the python3 on PATH
+    have=$(python3 -c 'import sys, numpy; print("cp%d%d" % sys.version_info[:2])' 2> /dev/null)
+    if [ "$have" = "$(cat "$tag")" ]; then pbg_py_python=$(command -v python3)
+    else pbg_py_why="the bundle's petsc4py is for $(cat "$tag"); python3 here is ${have:-missing or without numpy}"; fi
+  elif [ ! -f "$PBG_ROOT/conf/build-petsc4py.sh" ] || [ ! -d "$PBG_ROOT/python" ]; then
+    pbg_py_why="no petsc4py in this bundle (make bundle PBG_BUNDLE_PYTHON_INCLUDE=..., doc/bundle.md)"
   elif ! pbg_py_python=$(bash "$PBG_ROOT/conf/build-petsc4py.sh" --query 2> /dev/null); then
     pbg_py_why="petsc4py is not built for this PETSc: run make petsc4py"
     pbg_py_python=""
