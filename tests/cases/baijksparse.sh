@@ -116,7 +116,7 @@ for kb in "scalar 1" "k1 3" "k2 7" "k3 50"; do
 done
 tcase bk_gpu_compressed_off_bs4 --gpu -- test_baijksparse -gpu -bs 4 -mbs 30 -empty_rows -mat_baijksparse_compress_rows off --grep 'rows compressed: no' --grep 'device products verified' --grep '^OK'
 for np in 2 3; do
-  tcase bk_gpu_mpi${np}_offdiag_compressed --gpu -n $np -- test_baijksparse -gpu -create dmda -bs 5 -grid 12 -use_gpu_aware_mpi 0 --grep 'off-diagonal part: rows compressed: yes' --grep 'device products verified' --grep '^OK'
+  tcase bk_gpu_mpi${np}_offdiag_compressed --gpu -n $np -- test_baijksparse -gpu -create dmda -bs 5 -grid 12 -mat_view ::ascii_info -use_gpu_aware_mpi 0 --grep 'off-diagonal part: rows compressed: yes' --grep 'device products verified' --grep '^OK'
   tcase bk_gpu_mpi${np}_compressed_on --gpu -n $np -- test_baijksparse -gpu -bs 3 -mbs 12 -empty_rows -long_rows -mat_baijksparse_compress_rows on -use_gpu_aware_mpi 0 --grep 'diagonal part: rows compressed: yes' --grep 'device products verified' --grep '^OK'
 done
 # issue 21: the ghost exchange by NCCL (device to device, on a stream of its own, overlapped with the diagonal part's

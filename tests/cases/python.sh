@@ -36,8 +36,8 @@ pbg_py() {
 tcheck py_module -- pbg_py 1 "$PBG_ROOT/tests/python/test_module.py"
 tcheck py_dmda_late -- pbg_py 1 "$PBG_ROOT/examples/python/dmda_block.py" --load late
 tcheck py_dmda_dll_append -- pbg_py 1 "$PBG_ROOT/examples/python/dmda_block.py" --load dll_append
-tcheck py_dmda_options -- pbg_py 1 --env "PETSC_OPTIONS=-dll_append $PBG_LIB" "$PBG_ROOT/examples/python/dmda_block.py" --load options
+tcheck py_dmda_options -- pbg_py 1 --env "PETSC_OPTIONS=${PETSC_OPTIONS:+$PETSC_OPTIONS }-dll_append $PBG_LIB" "$PBG_ROOT/examples/python/dmda_block.py" --load options
 tcheck py_dmda_late_mpi2 -- pbg_py 2 "$PBG_ROOT/examples/python/dmda_block.py" --load late
-tcheck py_dmda_options_mpi2 -- pbg_py 2 --env "PETSC_OPTIONS=-dll_append $PBG_LIB" "$PBG_ROOT/examples/python/dmda_block.py" --load options
+tcheck py_dmda_options_mpi2 -- pbg_py 2 --env "PETSC_OPTIONS=${PETSC_OPTIONS:+$PETSC_OPTIONS }-dll_append $PBG_LIB" "$PBG_ROOT/examples/python/dmda_block.py" --load options
 tcheck py_coo -- pbg_py 1 "$PBG_ROOT/examples/python/coo_assembly.py"
 tcheck py_coo_dll_append_mpi2 -- pbg_py 2 "$PBG_ROOT/examples/python/coo_assembly.py" --load dll_append

@@ -23,8 +23,14 @@ def check(what, cond):
 
 pbg.load()
 libdir, version, prefix = pbg.build_info()
-check("build info: PETSc %s in %s matches petsc4py" % (version, libdir),
-      version == "%d.%d.%d" % PETSc.Sys.getVersion() and os.path.samefile(libdir, os.path.join(petsc4py.get_config()["PETSC_DIR"], "lib")))
+# the PETSc of petsc4py's configuration, or, in a relocated tree (the offline bundle: the build machine's PETSC_DIR does
+# not exist there), the libpetsc beside the library, which both were built against
+petsc_lib = os.path.join(petsc4py.get_config()["PETSC_DIR"], "lib")
+beside = os.path.dirname(os.path.realpath(pbg.library_path()))
+same_dir = os.path.samefile(libdir, petsc_lib) if os.path.isdir(libdir) and os.path.isdir(petsc_lib) else \
+    not os.path.isdir(libdir) and any(f.startswith("libpetsc.so") for f in os.listdir(beside))
+check("build info: PETSc %s in %s matches petsc4py" % (version, libdir if os.path.isdir(libdir) else beside + " (relocated)"),
+      version == "%d.%d.%d" % PETSc.Sys.getVersion() and same_dir)
 check("load() twice returns the same library", pbg.load() is pbg.load())
 
 # the table of the build tree: lib/../conf, found with no variable that names it (the runner may set none)
