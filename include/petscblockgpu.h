@@ -121,7 +121,8 @@ PETSC_EXTERN PetscErrorCode PCVBJacobiSetPrecisionTolerance(PC, PetscReal);
 PETSC_EXTERN PetscErrorCode PCVBJacobiGetPrecisionTolerance(PC, PetscReal *);
 PETSC_EXTERN PetscErrorCode PCVBJacobiGetBlockPrecisions(PC, PetscInt *, const unsigned char *[], PetscInt64 *);
 
-/* Batched inversion of variable-size blocks already on the GPU (see its manual page in src/pc/vbjacobi/cuda). */
+/* Batched inversion of variable-size blocks already on the GPU, by the batched Gauss-Jordan kernels that PCVBJACOBI also
+   uses (see its manual page in src/sys/cuda/invert_batched.cu). */
 PETSC_EXTERN PetscErrorCode PetscBlockGPUInvertBatched(PetscInt, PetscInt, const PetscInt[], const PetscInt64[], PetscScalar[], PetscInt[]);
 
 /* ---------------------------------------------------------------- MATBAIJKSPARSE */

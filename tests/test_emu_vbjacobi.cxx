@@ -1,14 +1,15 @@
-static const char help[] = "Runs the PCVBJACOBI device kernels (src/pc/vbjacobi/cuda/vbjacobi_kernels.cuh) in the host warp emulator\n"
+static const char help[] = "Runs the PCVBJACOBI device kernels (src/pc/vbjacobi/cuda/vbjacobi_kernels.cuh) and the batched Gauss-Jordan\n"
+                           "inversion they share with PetscBlockGPUInvertBatched() (src/sys/cuda/gaussjordan.cuh) in the host warp emulator\n"
                            "(tests/emu/cuda_emu.h) and checks them against host references, on every commit and without a GPU:\n"
-                           "  SetupKernel, dense source: random blocks (pivots forced off the diagonal) of every size 1..P in\n"
+                           "  InvertKernel, dense source and FP64 store (PetscBlockGPUInvertBatched()'s): random blocks (pivots forced off the diagonal) of every size 1..P in\n"
                            "    sub-warps of P = 1..32 (uniform, mixed, smaller than P), zero columns (info = column + 1 exactly), NaN\n"
                            "    and Inf (info -1), sizes outside 0..kmax (info -2), the identity policy; failed blocks must stay\n"
                            "    untouched; inverses against Gauss-Jordan with partial pivoting in long double;\n"
-                           "  SetupKernel, cached and shared extraction from CSR (bs 1) and BSR (bs 2, 3) rows with off-block\n"
+                           "  InvertKernel with the PC's policies, cached and shared extraction from CSR (bs 1) and BSR (bs 2, 3) rows with off-block\n"
                            "    entries and a long row: the inverse of the host-extracted block;\n"
                            "  ApplyKernel, plain and transposed: against the host block product;\n"
                            "  the launches by width class (KeyCountKernel + KeyPermKernel by size, or a permutation made on the host, then\n"
-                           "    SetupKernel per class, the thread-per-block path for sizes 1..2 included): mixed sizes in random order\n"
+                           "    InvertKernel per class, the thread-per-block path for sizes 1..2 included): mixed sizes in random order\n"
                            "    with zero, rank-one, tiny-pivot, tied, NaN, Inf, 1e+-250 and bad-size blocks, dense and sparse sources;\n"
                            "    info against the host path's algorithm (PCVBJacobiInvertBlock_Host) on every block.\n"
                            "Options: -seed <n>, -nblocks <n> (per case; default: two thread blocks and a partial one),\n"
@@ -21,9 +22,9 @@ static const char help[] = "Runs the PCVBJACOBI device kernels (src/pc/vbjacobi/
 
 using namespace pbg::vbj; /* the PC's kernels, and through them pbg::gj (src/sys/cuda/gaussjordan.cuh) */
 
-namespace pbg::vbj
+namespace pbg::gj
 {
-double smem[1 << 16]; /* the kernels' `extern __shared__ double smem[]`, declared inside this namespace */
+double smem[1 << 16]; /* InvertKernel's `extern __shared__ double smem[]`, declared inside this namespace */
 }
 #include <petscsys.h>
 #include <algorithm>
@@ -113,7 +114,7 @@ enum {
   BADSIZE
 };
 
-/* SetupKernel<P, SOURCE_DENSE> on nb blocks; sizes from mode: 0 all P, 1 random 1..P, 2 all P/2+1 (fewer rows than
+/* InvertKernel<P> with DenseSource and DoubleStore (PetscBlockGPUInvertBatched()'s policies) on nb blocks; sizes from mode: 0 all P, 1 random 1..P, 2 all P/2+1 (fewer rows than
    lanes), 3 random with special blocks, 4 all P packed and passed as NULL sizes and NULL offsets (the uniform call of
    PetscBlockGPUInvertBatched()), 5 all P with gaps, NULL sizes; identity: the singular policy */
 template <int P>
@@ -148,10 +149,9 @@ static void DenseCase(int nb, int mode, int identity)
   }
   x = a;
   std::vector<PetscInt> info(nb, -99);
-  SetupOutcome          outcome = {INT_MAX, 0};
-  SparseRows            none    = {0, 1, nullptr, nullptr, nullptr};
-  const unsigned        grid    = (unsigned)((nb + SetupBlocksPerCta(P) - 1) / SetupBlocksPerCta(P));
-  const long            errs    = EmuLaunch(grid, PBG_CTA, [&] { SetupKernel<P, SOURCE_DENSE>(none, nb, P, nullptr, nullptr, mode >= 4 ? nullptr : sizes.data(), mode == 4 ? nullptr : off.data(), x.data(), identity, info.data(), &outcome); });
+  Outcome               outcome = {INT_MAX, 0};
+  const unsigned        grid    = (unsigned)((nb + InvertBlocksPerCta(P) - 1) / InvertBlocksPerCta(P));
+  const long            errs = EmuLaunch(grid, PBG_CTA, [&] { InvertKernel<P>(DenseSource(), DoubleStore(), nb, P, nullptr, nullptr, mode >= 4 ? nullptr : sizes.data(), mode == 4 ? nullptr : off.data(), x.data(), identity, info.data(), &outcome); });
 
   bool   ok        = errs == 0;
   double worst     = 0;
@@ -260,8 +260,8 @@ static void SparseCase(int nb, int bs)
   std::vector<PetscInt> info(nb, -99);
   SetupOutcome          outcome = {INT_MAX, 0};
   SparseRows            M       = {S.n, bs, S.rowptr.data(), S.colidx.data(), S.values.data()};
-  const unsigned        grid    = (unsigned)((nb + SetupBlocksPerCta(P) - 1) / SetupBlocksPerCta(P));
-  const long            errs    = EmuLaunch(grid, PBG_CTA, [&] { SetupKernel<P, SRC>(M, nb, P, nullptr, starts.data(), nullptr, off.data(), x.data(), 0, info.data(), &outcome); });
+  const unsigned        grid    = (unsigned)((nb + InvertBlocksPerCta(P) - 1) / InvertBlocksPerCta(P));
+  const long            errs    = EmuLaunch(grid, PBG_CTA, [&] { InvertKernel<P>(SparseSource<SRC>{M}, StoreSpec(), nb, P, nullptr, starts.data(), nullptr, off.data(), x.data(), 0, info.data(), &outcome); });
   bool                  ok      = errs == 0 && outcome.first_bad == INT_MAX;
   double                worst   = 0;
   char                  what[256];
@@ -381,22 +381,23 @@ static void SpecialBlock(int kind, int k, double *a)
   }
 }
 
-/* The class launches of a batch, as LaunchSetupByClass() in vbjacobi_cuda.cu makes them: classes 0 and 1 together at
-   P = 2 (1 when class 1 is empty), then each non-empty class c at P = 2^c, through perm (nullptr: one launch) */
-template <int P, SourceKind SRC>
-static long EmuSetup(const SparseRows &M, int nwork, int kmax, const int *perm, const int *starts, const int *sizes, const PetscInt64 *off, double *x, int identity, PetscInt *info, SetupOutcome *outcome)
+/* The class launches of a batch, as LaunchInvertByClass() in src/sys/cuda/invert_batched.cuh makes them: classes 0 and 1
+   together at P = 2 (1 when class 1 is empty), then each non-empty class c at P = 2^c, through perm (nullptr: one
+   launch) */
+template <int P, class Src, class Sto>
+static long EmuSetup(const Src &src, const Sto &sto, int nwork, int kmax, const int *perm, const int *starts, const int *sizes, const PetscInt64 *off, double *x, int identity, PetscInt *info, Outcome *outcome)
 {
-  const unsigned grid = (unsigned)((nwork + SetupBlocksPerCta(P) - 1) / SetupBlocksPerCta(P));
-  return nwork ? EmuLaunch(grid, PBG_CTA, [&] { SetupKernel<P, SRC>(M, nwork, kmax, perm, starts, sizes, off, x, identity, info, outcome); }) : 0;
+  const unsigned grid = (unsigned)((nwork + InvertBlocksPerCta(P) - 1) / InvertBlocksPerCta(P));
+  return nwork ? EmuLaunch(grid, PBG_CTA, [&] { InvertKernel<P>(src, sto, nwork, kmax, perm, starts, sizes, off, x, identity, info, outcome); }) : 0;
 }
 
-template <SourceKind SRC>
-static long EmuSetupByClass(const int count[], const int *perm, const SparseRows &M, int kmax, const int *starts, const int *sizes, const PetscInt64 *off, double *x, int identity, PetscInt *info, SetupOutcome *outcome, std::string &launches)
+template <class Src, class Sto>
+static long EmuSetupByClass(const int count[], const int *perm, const Src &src, const Sto &sto, int kmax, const int *starts, const int *sizes, const PetscInt64 *off, double *x, int identity, PetscInt *info, Outcome *outcome, std::string &launches)
 {
   long errs  = 0;
   int  begin = count[0] + count[1];
   if (begin) {
-    errs += count[1] ? EmuSetup<2, SRC>(M, begin, kmax, perm, starts, sizes, off, x, identity, info, outcome) : EmuSetup<1, SRC>(M, begin, kmax, perm, starts, sizes, off, x, identity, info, outcome);
+    errs += count[1] ? EmuSetup<2>(src, sto, begin, kmax, perm, starts, sizes, off, x, identity, info, outcome) : EmuSetup<1>(src, sto, begin, kmax, perm, starts, sizes, off, x, identity, info, outcome);
     launches += count[1] ? "P<=2" : "P=1";
   }
   for (int c = 2; c < NumWidthClasses; c++) {
@@ -404,16 +405,16 @@ static long EmuSetupByClass(const int count[], const int *perm, const SparseRows
     const int *pc = perm ? perm + begin : nullptr;
     switch (c) {
     case 2:
-      errs += EmuSetup<4, SRC>(M, count[c], kmax, pc, starts, sizes, off, x, identity, info, outcome);
+      errs += EmuSetup<4>(src, sto, count[c], kmax, pc, starts, sizes, off, x, identity, info, outcome);
       break;
     case 3:
-      errs += EmuSetup<8, SRC>(M, count[c], kmax, pc, starts, sizes, off, x, identity, info, outcome);
+      errs += EmuSetup<8>(src, sto, count[c], kmax, pc, starts, sizes, off, x, identity, info, outcome);
       break;
     case 4:
-      errs += EmuSetup<16, SRC>(M, count[c], kmax, pc, starts, sizes, off, x, identity, info, outcome);
+      errs += EmuSetup<16>(src, sto, count[c], kmax, pc, starts, sizes, off, x, identity, info, outcome);
       break;
     default:
-      errs += EmuSetup<32, SRC>(M, count[c], kmax, pc, starts, sizes, off, x, identity, info, outcome);
+      errs += EmuSetup<32>(src, sto, count[c], kmax, pc, starts, sizes, off, x, identity, info, outcome);
       break;
     }
     launches += (launches.empty() ? "P=" : ",") + std::to_string(1 << c);
@@ -470,13 +471,13 @@ static bool ClassPerm(bool device, int nb, int kmax, const int *starts, const in
 
 /* A batch of nb blocks of random sizes 1..kmax (kmax <= 2: the thread-per-block path alone) in random order, the
    special kinds among them, launched by class through a permutation made on the device (emulated) or on the host;
-   SOURCE_DENSE inverts in place (bad sizes too), the sparse sources extract the blocks of a CSR/BSR matrix into an
+   the dense source (DenseSource, DoubleStore) inverts in place (bad sizes too), the sparse sources (SparseSource, StoreSpec) extract the blocks of a CSR/BSR matrix into an
    output poisoned with NaN. Every info must equal the host's, every inverse the host's to FP64 rounding, failed
    blocks must stay untouched (dense) and the gaps between blocks too; identity: the singular policy. */
-template <SourceKind SRC>
+template <class Src>
 static void ClassCase(int nb, int kmax, int bs, bool device_perm, int identity)
 {
-  const bool              dense = SRC == SOURCE_DENSE;
+  const bool              dense = std::is_same_v<Src, DenseSource>;
   std::vector<int>        sizes(nb), kind(nb, C_GOOD), starts(1, 0);
   std::vector<PetscInt64> off(nb + 1, 0);
   for (int b = 0; b < nb; b++) {
@@ -526,9 +527,12 @@ static void ClassCase(int nb, int kmax, int bs, bool device_perm, int identity)
   const int             nlaunch = (count[0] + count[1] > 0) + (count[2] > 0) + (count[3] > 0) + (count[4] > 0) + (count[5] > 0);
   std::vector<PetscInt> info(nb, -99);
   SetupOutcome          outcome = {INT_MAX, 0};
-  SparseRows            M       = dense ? SparseRows{0, 1, nullptr, nullptr, nullptr} : SparseRows{S.n, bs, S.rowptr.data(), S.colidx.data(), S.values.data()};
   std::string           launches;
-  errs += EmuSetupByClass<SRC>(count, nlaunch > 1 ? perm.data() : nullptr, M, kmax, dense ? nullptr : starts.data(), dense ? sizes.data() : nullptr, off.data(), x.data(), identity, info.data(), &outcome, launches);
+  const auto            emu = [&](const auto &src, const auto &sto) {
+    return EmuSetupByClass(count, nlaunch > 1 ? perm.data() : nullptr, src, sto, kmax, dense ? nullptr : starts.data(), dense ? sizes.data() : nullptr, off.data(), x.data(), identity, info.data(), &outcome, launches);
+  };
+  if constexpr (std::is_same_v<Src, DenseSource>) errs += emu(DenseSource(), DoubleStore());
+  else errs += emu(Src{SparseRows{S.n, bs, S.rowptr.data(), S.colidx.data(), S.values.data()}}, StoreSpec());
 
   double worst     = 0;
   int    first_bad = INT_MAX, nsing = 0, nfailed = 0;
@@ -541,7 +545,7 @@ static void ClassCase(int nb, int kmax, int bs, bool device_perm, int identity)
     else {
       /* the shared extraction gives the sub-warp A^T (k > 2; the thread-per-block path reads A's rows itself): it
          inverts A^T, whose pivots, and info when singular, are the host's on A^T; its inverse is stored transposed */
-      const bool trans = SRC == SOURCE_SHARED && k > 2;
+      const bool trans = Src::transposed && k > 2;
       ref.resize(k * k);
       if (dense) std::copy(&a[off[b]], &a[off[b]] + k * k, ref.begin());
       else
@@ -574,9 +578,9 @@ static void ClassCase(int nb, int kmax, int bs, bool device_perm, int identity)
   }
   ok = ok && errs == 0 && worst <= tol && outcome.first_bad == first_bad && outcome.nsingular == nsing;
   snprintf(what, sizeof(what), "class    %-6s%s %4d blocks of 1..%d in random order, %d failing, perm %s, launches %s%s: max rel diff %.1e, protocol errors %ld",
-           dense                  ? "dense"
-           : SRC == SOURCE_CACHED ? "cached"
-                                  : "shared",
+           dense              ? "dense"
+           : !Src::transposed ? "cached"
+                              : "shared",
            dense     ? "    "
            : bs == 1 ? " CSR"
                      : (" BSR" + std::to_string(bs)).c_str(),
@@ -655,19 +659,19 @@ int main(int argc, char **argv)
      blocks where the emulation is cheap (several thread blocks of the permutation kernel), fewer at P = 16, 32 */
   {
     const auto n = [&](int d) { return nb > 0 ? (int)nb : d; };
-    ClassCase<SOURCE_DENSE>(n(3000), 1, 1, true, 0);
-    ClassCase<SOURCE_DENSE>(n(3000), 2, 1, true, 0);
-    ClassCase<SOURCE_DENSE>(n(600), 2, 1, false, 1);
-    ClassCase<SOURCE_CACHED>(n(600), 2, 1, true, 0);
-    ClassCase<SOURCE_SHARED>(n(600), 2, 2, false, 1);
-    ClassCase<SOURCE_DENSE>(n(2100), 5, 1, true, 0);
-    ClassCase<SOURCE_DENSE>(n(120), 16, 1, true, 0);
-    ClassCase<SOURCE_DENSE>(n(64), 32, 1, true, 0);
-    ClassCase<SOURCE_DENSE>(n(64), 32, 1, false, 1);
-    ClassCase<SOURCE_CACHED>(n(64), 32, 1, true, 0);
-    ClassCase<SOURCE_SHARED>(n(64), 32, 1, false, 0);
-    ClassCase<SOURCE_CACHED>(n(100), 16, 3, false, 1);
-    ClassCase<SOURCE_SHARED>(n(64), 32, 2, true, 1);
+    ClassCase<DenseSource>(n(3000), 1, 1, true, 0);
+    ClassCase<DenseSource>(n(3000), 2, 1, true, 0);
+    ClassCase<DenseSource>(n(600), 2, 1, false, 1);
+    ClassCase<SparseSource<SOURCE_CACHED>>(n(600), 2, 1, true, 0);
+    ClassCase<SparseSource<SOURCE_SHARED>>(n(600), 2, 2, false, 1);
+    ClassCase<DenseSource>(n(2100), 5, 1, true, 0);
+    ClassCase<DenseSource>(n(120), 16, 1, true, 0);
+    ClassCase<DenseSource>(n(64), 32, 1, true, 0);
+    ClassCase<DenseSource>(n(64), 32, 1, false, 1);
+    ClassCase<SparseSource<SOURCE_CACHED>>(n(64), 32, 1, true, 0);
+    ClassCase<SparseSource<SOURCE_SHARED>>(n(64), 32, 1, false, 0);
+    ClassCase<SparseSource<SOURCE_CACHED>>(n(100), 16, 3, false, 1);
+    ClassCase<SparseSource<SOURCE_SHARED>>(n(64), 32, 2, true, 1);
   }
   if (!nfail) PetscCall(PetscPrintf(PETSC_COMM_SELF, "OK\n"));
   PetscCheck(!nfail, PETSC_COMM_SELF, PETSC_ERR_PLIB, "%d emulated kernel case(s) failed", nfail);

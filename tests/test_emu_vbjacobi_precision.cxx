@@ -4,7 +4,7 @@ static const char help[] = "Runs the reduced- and adaptive-precision storage of 
                            "    use in place of __double2half) bit for bit against the compiler's _Float16 (round to nearest even, directly\n"
                            "    from FP64): random values over half's whole range, exact ties in the normal and subnormal ranges, the overflow\n"
                            "    edge, zeros, Inf, NaN; and binary16 -> FP64 on all 65536 bit patterns;\n"
-                           "  SetupKernel (cached and shared extraction, P = 1..32, the thread-per-block path included) storing single, half\n"
+                           "  the setup (InvertKernel with the PC's policies: cached and shared extraction, P = 1..32, the thread-per-block path included) storing single, half\n"
                            "    and adaptive: blocks Q diag(s) Q^T of 2-norm condition 1.5, 2e4 and 1e10, scaled by 10^(-6..6), and singular\n"
                            "    ones under the identity policy. The kernel's own FP64 inverses (the same launch storing double) stored by the\n"
                            "    host rule (vbjacobiprec.h: condition estimate summed in the same order, type, scale, rounding) must give the\n"
@@ -21,7 +21,7 @@ static const char help[] = "Runs the reduced- and adaptive-precision storage of 
 
 using namespace pbg::vbj; /* the PC's kernels, and through them pbg::gj (src/sys/cuda/gaussjordan.cuh) */
 
-namespace pbg::vbj
+namespace pbg::gj
 {
 double smem[1 << 16]; /* the kernels' `extern __shared__ double smem[]`, declared inside this namespace */
 }
@@ -132,7 +132,7 @@ static void StoreCase(int mode, int layout, int nb)
     }
   }
   SparseRows                 M    = {starts[nb], 1, rowptr.data(), colidx.data(), values.data()};
-  const unsigned             grid = (unsigned)((nb + SetupBlocksPerCta(P) - 1) / SetupBlocksPerCta(P));
+  const unsigned             grid = (unsigned)((nb + InvertBlocksPerCta(P) - 1) / InvertBlocksPerCta(P));
   std::vector<double>        inv64(off[nb], NAN), stored(off[nb], NAN);
   std::vector<PetscInt>      info(nb, -99);
   std::vector<unsigned char> prec(nb, 99);
@@ -145,8 +145,8 @@ static void StoreCase(int mode, int layout, int nb)
   spec.prec   = layout == PBG_STORE_ADAPTIVE ? prec.data() : nullptr;
   spec.sexp   = sexp.data();
   spec.nwider = layout != PBG_STORE_ADAPTIVE ? &o2.nwider : nullptr;
-  long errs   = EmuLaunch(grid, PBG_CTA, [&] { SetupKernel<P, SRC>(M, nb, P, nullptr, starts.data(), nullptr, off.data(), inv64.data(), 1, info.data(), &o1); });
-  errs += EmuLaunch(grid, PBG_CTA, [&] { SetupKernel<P, SRC>(M, nb, P, nullptr, starts.data(), nullptr, off.data(), stored.data(), 1, info.data(), &o2, spec); });
+  long errs   = EmuLaunch(grid, PBG_CTA, [&] { InvertKernel<P>(SparseSource<SRC>{M}, StoreSpec(), nb, P, nullptr, starts.data(), nullptr, off.data(), inv64.data(), 1, info.data(), &o1); });
+  errs += EmuLaunch(grid, PBG_CTA, [&] { InvertKernel<P>(SparseSource<SRC>{M}, spec, nb, P, nullptr, starts.data(), nullptr, off.data(), stored.data(), 1, info.data(), &o2); });
 
   long nbits = 0, ntype = 0, nscale = 0, nrule = 0, nsing = 0, cnt[3] = {0, 0, 0}, nwider = 0;
   for (int b = 0; b < nb; b++) {

@@ -3,7 +3,7 @@
 
    Device path (a device is usable and the matrix is not bound to the CPU, blocks of at most 32 rows): the diagonal blocks
    are extracted from the device values (cuda/baijksparse_blockdiag.cu) into a dense batch that PetscBlockGPUInvertBatched()
-   inverts in place (Gauss-Jordan with implicit pivoting); one device-to-host copy brings the inverses back (page-locked
+   (src/sys/cuda/invert_batched.cu) inverts in place (Gauss-Jordan with implicit pivoting); one device-to-host copy brings the inverses back (page-locked
    memory for MatInvertBlockDiagonal(), the caller's array for the variable blocks), and one of 8 bytes the first failure. The values are not copied back and the offload state stays as it was: the method only
    reads. When the host copy is the newer one, the values are uploaded first: the next device product needs that upload
    anyway, and even when none follows, the upload of O(nnz bs^2) values costs about what the host pass over the blocks
@@ -19,6 +19,7 @@
    later failure overwrites it, as BAIJ does) and the block's inverse is NaN. A block row without a stored diagonal block
    has an all-zero, so singular, diagonal block. The MPI type inverts the diagonal part, as MATMPIBAIJ does. */
 #include "baijksparse_device.h"
+#include <petscblockgpu.h> /* PetscBlockGPUInvertBatched(): the batched Gauss-Jordan of src/sys/cuda, not the PC's */
 #include <petscblaslapack.h>
 #include <petscdevice_cuda.h>
 

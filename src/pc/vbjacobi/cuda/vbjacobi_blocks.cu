@@ -10,7 +10,8 @@
 #include <petscdevice_cuda.h>
 #include <cub/cub.cuh>
 #include <utility>
-#include "subwarp_width.cuh"
+#include <../src/sys/cuda/gaussjordan.cuh>
+#include <../src/sys/cuda/subwarp_width.cuh>
 #include "vbjacobi_agglomerate.cuh"
 
 #define PBG_CTA1 256 /* threads per thread block */
@@ -26,13 +27,8 @@ struct BlockStats {
   int                class_count[PC_VBJACOBI_NUM_WIDTH_CLASSES]; /* blocks per width class (vbjacobicuda.h) */
 };
 
-/* The width class of a block of k >= 1 rows: c with 2^(c-1) < k <= 2^c */
-__host__ __device__ __forceinline__ int WidthClass(int k)
-{
-  int c = 0;
-  while ((1 << c) < k) c++;
-  return c;
-}
+/* The width class of a block of k rows (the setup's launches by class: the batched Gauss-Jordan component) */
+using pbg::gj::WidthClass;
 
 /* Adds this thread's block of k rows (k = 0: none) to the thread block's class counts, then to stats (one atomic per
    class and thread block). Every thread of the thread block must call it. */
@@ -102,7 +98,7 @@ static PetscErrorCode LaunchPatternRun(int G, int mrows, const PCVBJacobiDeviceM
   const unsigned grid = (unsigned)(((size_t)mrows * G + PBG_CTA1 - 1) / PBG_CTA1);
 
   PetscFunctionBegin;
-  PetscCall(ForSubwarpWidth(G, [&](auto W) -> PetscErrorCode {
+  PetscCall(pbg::gj::ForSubwarpWidth(G, [&](auto W) -> PetscErrorCode {
     PetscFunctionBegin;
     PatternRunKernel<decltype(W)::value><<<grid, PBG_CTA1, 0, stream>>>(mrows, A->d_rowptr, A->d_colidx, A->d_o_rowptr, A->d_o_colidx, v);
     PetscCallCUDA(cudaGetLastError());

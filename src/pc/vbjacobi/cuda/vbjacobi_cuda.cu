@@ -1,11 +1,12 @@
-/* Device side of PCVBJACOBI, host half: launches of the kernels in vbjacobi_kernels.cuh (merged extraction +
-   Gauss-Jordan setup, batched block GEMV apply) and the public batched inversion PetscBlockGPUInvertBatched().
+/* Device side of PCVBJACOBI, host half: launches of the kernels in vbjacobi_kernels.cuh: the setup (merged extraction +
+   Gauss-Jordan inversion + storage, the batched Gauss-Jordan component of src/sys/cuda launched by width class with the
+   PC's policies, invert_batched.cuh), the batched block GEMV apply and the grouping of adaptive inverses by type.
    The blocks are found in vbjacobi_blocks.cu. */
 #include <../src/pc/vbjacobi/vbjacobicuda.h>
 #include <petscdevice_cuda.h>
 #include <type_traits>
+#include <../src/sys/cuda/invert_batched.cuh>
 #include "vbjacobi_kernels.cuh"
-#include "subwarp_width.cuh"
 
 using namespace pbg::vbj;
 
@@ -14,18 +15,7 @@ static_assert(PBG_STORE_DOUBLE == PC_VBJACOBI_PRECISION_DOUBLE && PBG_STORE_SING
               "storage codes of the kernels and of the public enum");
 
 /* ------------------------------------------------------------------------------------------- launch helpers */
-static int SubwarpWidth(PetscInt maxk)
-{
-  return maxk <= 1 ? 1 : maxk <= 2 ? 2 : maxk <= 4 ? 4 : maxk <= 8 ? 8 : maxk <= 16 ? 16 : 32;
-}
-
 static_assert(NumWidthClasses == PC_VBJACOBI_NUM_WIDTH_CLASSES, "width classes of the kernels and of the header");
-
-/* Shared memory of a setup thread block: the sub-warps' tiles; none for the thread-per-block kernel (P <= 2) */
-static size_t SetupSharedBytes(int P)
-{
-  return P <= 2 ? 0 : (size_t)(PBG_CTA / P) * SubwarpSharedDoubles(P) * sizeof(double);
-}
 
 /* The device record of a setup: its outcome, and the counters of the sort by size (count: KeyCountKernel; cursor:
    KeyPermKernel, keyed by size), so that one copy to the device starts them all */
@@ -35,138 +25,20 @@ struct SetupRecord {
   int          cursor[NumSizeKeys];
 };
 
-/* Setup of the nwork blocks perm[0..nwork) (0..nwork when perm is NULL) at width P */
-template <int P>
-static PetscErrorCode LaunchSetupP(SourceKind src, const SparseRows &M, int nwork, int kmax, const int *perm, const int *starts, const int *sizes, const PetscInt64 *offsets, PetscScalar *inv, int identity, PetscInt *info, SetupOutcome *outcome, const StoreSpec &spec, cudaStream_t stream)
+/* Setup of a batch by width class (pbg::gj::LaunchInvertByClass() with the PC's policies): the blocks extracted from
+   M by src, their inverses stored as spec says. perm (NULL when ClassLaunches(count) == 1) groups the block ids by
+   class, count[] the blocks of each; desc (may be NULL) receives the list of launches. */
+static PetscErrorCode LaunchSetupByClass(const PetscInt count[], const int *perm, SourceKind src, const SparseRows &M, int kmax, const int *starts, const PetscInt64 *offsets, PetscScalar *inv, int identity, PetscInt *info, SetupOutcome *outcome, const StoreSpec &spec, cudaStream_t stream, char *desc, size_t len)
 {
-  const unsigned grid = (unsigned)((nwork + SetupBlocksPerCta(P) - 1) / SetupBlocksPerCta(P));
-  const size_t   shm  = SetupSharedBytes(P);
-
   PetscFunctionBegin;
-  if (!nwork) PetscFunctionReturn(PETSC_SUCCESS);
-  switch (src) {
-  case SOURCE_CACHED:
-    SetupKernel<P, SOURCE_CACHED><<<grid, PBG_CTA, shm, stream>>>(M, nwork, kmax, perm, starts, sizes, offsets, inv, identity, info, outcome, spec);
-    break;
-  case SOURCE_SHARED:
-    SetupKernel<P, SOURCE_SHARED><<<grid, PBG_CTA, shm, stream>>>(M, nwork, kmax, perm, starts, sizes, offsets, inv, identity, info, outcome, spec);
-    break;
-  case SOURCE_DENSE:
-    SetupKernel<P, SOURCE_DENSE><<<grid, PBG_CTA, shm, stream>>>(M, nwork, kmax, perm, starts, sizes, offsets, inv, identity, info, outcome, spec);
-    break;
-  }
-  PetscCallCUDA(cudaGetLastError());
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-static PetscErrorCode LaunchSetup(int P, SourceKind src, const SparseRows &M, int nwork, int kmax, const int *perm, const int *starts, const int *sizes, const PetscInt64 *offsets, PetscScalar *inv, int identity, PetscInt *info, SetupOutcome *outcome, const StoreSpec &spec, cudaStream_t stream)
-{
-  return ForSubwarpWidth(P, [&](auto W) { return LaunchSetupP<decltype(W)::value>(src, M, nwork, kmax, perm, starts, sizes, offsets, inv, identity, info, outcome, spec, stream); });
-}
-
-/* The launches of a batch grouped by width class: classes 0 and 1 together (a thread per block either way), then one
-   per other non-empty class. Their number; when it is 1 the batch needs no permutation (every block is in that
-   launch, in any order). */
-static int ClassLaunches(const PetscInt count[])
-{
-  int n = count[0] + count[1] > 0;
-  for (int c = 2; c < NumWidthClasses; c++) n += count[c] > 0;
-  return n;
-}
-
-/* Compact block count for the kernel string: 1234, 56k, 1.2M */
-static PetscErrorCode AppendCount(char *str, size_t len, PetscInt n)
-{
-  char buf[32];
-
-  PetscFunctionBegin;
-  if (n < 10000) PetscCall(PetscSNPrintf(buf, sizeof(buf), "%" PetscInt_FMT, n));
-  else if (n < 10000000) PetscCall(PetscSNPrintf(buf, sizeof(buf), "%.0fk", n / 1e3));
-  else PetscCall(PetscSNPrintf(buf, sizeof(buf), "%.1fM", n / 1e6));
-  PetscCall(PetscStrlcat(str, buf, len));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-/* Setup of a batch by width class: perm (NULL when ClassLaunches(count) == 1) groups the block ids by class, count[]
-   the blocks of each. desc (may be NULL) receives the list of launches: "k<=2 thread/block (n), P=4 (n), ..." */
-static PetscErrorCode LaunchSetupByClass(const PetscInt count[], const int *perm, SourceKind src, const SparseRows &M, int kmax, const int *starts, const int *sizes, const PetscInt64 *offsets, PetscScalar *inv, int identity, PetscInt *info, SetupOutcome *outcome, const StoreSpec &spec, cudaStream_t stream, char *desc, size_t len)
-{
-  PetscInt begin = count[0] + count[1];
-
-  PetscFunctionBegin;
-  if (begin) {
-    PetscCall(LaunchSetup(count[1] ? 2 : 1, src, M, (int)begin, kmax, perm, starts, sizes, offsets, inv, identity, info, outcome, spec, stream));
-    if (desc) {
-      PetscCall(PetscStrlcat(desc, count[1] ? "k<=2 thread/block (" : "1x1 thread/block (", len));
-      PetscCall(AppendCount(desc, len, begin));
-      PetscCall(PetscStrlcat(desc, ")", len));
-    }
-  }
-  for (int c = 2; c < NumWidthClasses; c++) {
-    char buf[16];
-
-    if (!count[c]) continue;
-    PetscCall(LaunchSetup(1 << c, src, M, (int)count[c], kmax, perm ? perm + begin : NULL, starts, sizes, offsets, inv, identity, info, outcome, spec, stream));
-    if (desc) {
-      PetscCall(PetscSNPrintf(buf, sizeof(buf), "%sP=%d (", begin ? ", " : "", 1 << c));
-      PetscCall(PetscStrlcat(desc, buf, len));
-      PetscCall(AppendCount(desc, len, count[c]));
-      PetscCall(PetscStrlcat(desc, ")", len));
-    }
-    begin += count[c];
-  }
+  if (src == SOURCE_SHARED) PetscCall(LaunchInvertByClass(count, perm, SparseSource<SOURCE_SHARED>{M}, spec, kmax, starts, NULL, offsets, inv, identity, info, outcome, stream, desc, len));
+  else PetscCall(LaunchInvertByClass(count, perm, SparseSource<SOURCE_CACHED>{M}, spec, kmax, starts, NULL, offsets, inv, identity, info, outcome, stream, desc, len));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 static unsigned SortGrid(PetscInt nblocks)
 {
   return (unsigned)((nblocks + PBG_CLASS_ITEMS * PBG_CTA - 1) / (PBG_CLASS_ITEMS * PBG_CTA));
-}
-
-/* d_count[k] = the blocks of size k (d_count zeroed on the stream beforehand) */
-static PetscErrorCode CountSizes(PetscInt nblocks, int kmax, const int *starts, const int *sizes, int *d_count, cudaStream_t stream)
-{
-  PetscFunctionBegin;
-  KeyCountKernel<<<SortGrid(nblocks), PBG_CTA, 0, stream>>>((int)nblocks, SizeKey{kmax, starts, sizes}, d_count);
-  PetscCallCUDA(cudaGetLastError());
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-/* perm[] = the block ids sorted by size, from CountSizes()'s d_count (cursor[] zeroed on the stream beforehand): the
-   classes follow one another, each sorted by size */
-static PetscErrorCode BuildSizePerm(PetscInt nblocks, int kmax, const int *starts, const int *sizes, const int *d_count, int *d_cursor, int *perm, cudaStream_t stream)
-{
-  PetscFunctionBegin;
-  KeyPermKernel<<<SortGrid(nblocks), PBG_CTA, 0, stream>>>((int)nblocks, SizeKey{kmax, starts, sizes}, d_count, d_cursor, perm);
-  PetscCallCUDA(cudaGetLastError());
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-/* Page-locked host copy of the size counts: a small copy back from the device that does not go through a staging
-   buffer; allocated once, freed at PetscFinalize() */
-static int *h_size_counts = NULL;
-
-static PetscErrorCode FreeSizeCounts(void)
-{
-  PetscFunctionBegin;
-  PetscCallCUDA(cudaFreeHost(h_size_counts));
-  h_size_counts = NULL;
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-/* count[c] = blocks of class c, from CountSizes()'s d_count read back: one synchronization */
-static PetscErrorCode ReadClassCounts(const int *d_count, PetscInt count[], cudaStream_t stream)
-{
-  PetscFunctionBegin;
-  if (!h_size_counts) {
-    PetscCallCUDA(cudaMallocHost((void **)&h_size_counts, sizeof(int) * NumSizeKeys));
-    PetscCall(PetscRegisterFinalize(FreeSizeCounts));
-  }
-  PetscCallCUDA(cudaMemcpyAsync(h_size_counts, d_count, sizeof(int) * NumSizeKeys, cudaMemcpyDeviceToHost, stream));
-  PetscCallCUDA(cudaStreamSynchronize(stream));
-  for (int c = 0; c < NumWidthClasses; c++) count[c] = 0;
-  for (int k = 0; k < NumSizeKeys; k++) count[WidthClass(k)] += h_size_counts[k];
-  PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 template <int P, int S>
@@ -351,7 +223,7 @@ static PetscErrorCode ReadOutcome(SetupOutcome *d_outcome, const PetscInt *d_inf
 /* (Re)starts a setup record: no failure seen, no block replaced, class counters at zero; one copy to the device */
 static PetscErrorCode ResetRecord(SetupRecord *d_record, cudaStream_t stream)
 {
-  static const SetupRecord init = {{INT_MAX, 0, 0}, {0}, {0}};
+  static const SetupRecord init = {{{INT_MAX, 0}, 0}, {0}, {0}};
 
   PetscFunctionBegin;
   PetscCallCUDA(cudaMemcpyAsync(d_record, &init, sizeof(init), cudaMemcpyHostToDevice, stream));
@@ -413,8 +285,8 @@ PetscErrorCode PCVBJacobiSetup_CUDA(const PCVBJacobiDeviceMat *A, PCVBJacobiExtr
   /* the block sources fill class_count; a source that has not (nonempty = 0) costs a count on the device and a
      synchronization */
   if (!nonempty && blocks->nblocks) {
-    PetscCall(CountSizes(blocks->nblocks, (int)blocks->maxk, dev->d_starts, NULL, d_record->count, stream));
-    PetscCall(ReadClassCounts(d_record->count, count, stream));
+    PetscCall(PetscBlockGPUCountSizes_CUDA(blocks->nblocks, (int)blocks->maxk, dev->d_starts, NULL, d_record->count, stream));
+    PetscCall(PetscBlockGPUReadClassCounts_CUDA(d_record->count, count, stream));
   } else PetscCheck(nonempty == blocks->nblocks, PETSC_COMM_SELF, PETSC_ERR_PLIB, "Width classes hold %" PetscInt_FMT " blocks, not %" PetscInt_FMT, nonempty, blocks->nblocks);
   if (ClassLaunches(count) > 1) { /* a uniform batch (one launch) keeps the identity order and pays nothing here */
     if (dev->cap_class_perm < (size_t)blocks->nblocks) {
@@ -422,13 +294,13 @@ PetscErrorCode PCVBJacobiSetup_CUDA(const PCVBJacobiDeviceMat *A, PCVBJacobiExtr
       PetscCallCUDA(cudaMalloc((void **)&dev->d_class_perm, sizeof(int) * blocks->nblocks));
       dev->cap_class_perm = (size_t)blocks->nblocks;
     }
-    if (nonempty) PetscCall(CountSizes(blocks->nblocks, (int)blocks->maxk, dev->d_starts, NULL, d_record->count, stream));
-    PetscCall(BuildSizePerm(blocks->nblocks, (int)blocks->maxk, dev->d_starts, NULL, d_record->count, d_record->cursor, dev->d_class_perm, stream));
+    if (nonempty) PetscCall(PetscBlockGPUCountSizes_CUDA(blocks->nblocks, (int)blocks->maxk, dev->d_starts, NULL, d_record->count, stream));
+    PetscCall(PetscBlockGPUSizePerm_CUDA(blocks->nblocks, (int)blocks->maxk, dev->d_starts, NULL, d_record->count, d_record->cursor, dev->d_class_perm, stream));
     perm = dev->d_class_perm;
   }
   PetscCall(PetscStrncpy(dev->kernel, "merged extract+GJE by width class: ", sizeof(dev->kernel)));
   spec.nwider = precision == PC_VBJACOBI_PRECISION_SINGLE || precision == PC_VBJACOBI_PRECISION_HALF ? &d_record->outcome.nwider : NULL;
-  PetscCall(LaunchSetupByClass(count, perm, src, M, (int)blocks->maxk, dev->d_starts, NULL, dev->d_inv_offsets, dev->d_inv, policy == PC_VBJACOBI_SINGULAR_IDENTITY, dev->d_info, &d_record->outcome, spec, stream, dev->kernel, sizeof(dev->kernel)));
+  PetscCall(LaunchSetupByClass(count, perm, src, M, (int)blocks->maxk, dev->d_starts, dev->d_inv_offsets, dev->d_inv, policy == PC_VBJACOBI_SINGULAR_IDENTITY, dev->d_info, &d_record->outcome, spec, stream, dev->kernel, sizeof(dev->kernel)));
   PetscCall(PetscStrlcat(dev->kernel, src == SOURCE_SHARED ? "; shared extraction" : "; cached extraction", sizeof(dev->kernel)));
   if (precision != PC_VBJACOBI_PRECISION_DOUBLE) {
     PetscCall(PetscStrlcat(dev->kernel, "; stores ", sizeof(dev->kernel)));
@@ -448,7 +320,7 @@ PetscErrorCode PCVBJacobiSetup_CUDA(const PCVBJacobiDeviceMat *A, PCVBJacobiExtr
     spec.nwider       = NULL;
     PetscCall(ResetRecord(d_record, stream)); /* (the class order is built: its counters are free) */
     PetscCall(PetscLogGpuTimeBegin());
-    PetscCall(LaunchSetupByClass(count, perm, src, M, (int)blocks->maxk, dev->d_starts, NULL, dev->d_inv_offsets, dev->d_inv, policy == PC_VBJACOBI_SINGULAR_IDENTITY, dev->d_info, &d_record->outcome, spec, stream, NULL, 0));
+    PetscCall(LaunchSetupByClass(count, perm, src, M, (int)blocks->maxk, dev->d_starts, dev->d_inv_offsets, dev->d_inv, policy == PC_VBJACOBI_SINGULAR_IDENTITY, dev->d_info, &d_record->outcome, spec, stream, NULL, 0));
     PetscCall(PetscLogGpuTimeEnd());
     PetscCall(ReadOutcome(&d_record->outcome, dev->d_info, &nsing2, &nwider2, bad_block, bad_info, stream));
     PetscCall(PetscLogGpuFlops(blocks->setup_flops));
@@ -537,89 +409,5 @@ PetscErrorCode PCVBJacobiBlocksSyncInversesToDevice_CUDA(PCVBJacobiBlocks *block
   }
   if (blocks->precision == PC_VBJACOBI_PRECISION_ADAPTIVE) PetscCall(BuildGroupedInverses(blocks, stream));
   blocks->inv_mask = PETSC_OFFLOAD_BOTH;
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-/*@
-  PetscBlockGPUInvertBatched - Inverts, in place, a batch of small dense blocks of sizes 1 to 32 that are already
-  on the GPU, by Gauss-Jordan elimination with implicit pivoting (the kernels of `PCVBJACOBI`).
-
-  Not Collective
-
-  Input Parameters:
-+ nblocks   - number of blocks
-. maxk      - the largest block size in the batch, 1 to 32 (sizes above it are rejected with info -2; at most 4: one
-              launch, nothing to count)
-. d_sizes   - device array [nblocks]: the size k of each block, or NULL: every block has maxk rows (a uniform batch)
-- d_offsets - device array [nblocks]: where each block starts in `d_blocks`, or NULL (only with NULL `d_sizes`): the
-              blocks are packed back to back, block b at b * maxk * maxk
-
-  Input/Output Parameters:
-+ d_blocks - device array: each block k x k, column-major, at its offset; replaced by its inverse
-- d_info   - device array [nblocks]: 0 on success, j+1 when the pivot of column j was zero or tiny (below
-             k * eps * max|block|), -1 when the block holds NaN or Inf, -2 when its size is outside 0..maxk,
-             `PC_VBJACOBI_INFO_INVERSE_NOT_FINITE` (-3) when the block is finite but its inverse overflows;
-             a block with info != 0 is left as it was
-
-  Level: advanced
-
-  Notes:
-  Runs on PETSc's current CUDA stream, ordered with the other work on it, as cuBLAS's batched routines do: the
-  inverses and `d_info` are ready for later work on that stream; synchronize it (`PetscDeviceContextSynchronize()`,
-  or `cudaStreamSynchronize()`) before reading them on the host. The blocks may lie anywhere in `d_blocks` but must
-  not overlap.
-
-  A uniform batch (NULL `d_sizes`) needs no counting and no synchronization for any maxk; with NULL `d_offsets` too it
-  reads no metadata, only the blocks (the layout of cuBLAS's strided batched routines).
-
-  Blocks of 1 or 2 rows are inverted in closed form, a thread each; larger ones by a sub-warp of the next power of
-  two lanes. When maxk > 4 the block sizes are counted on the device and read back (one synchronization), and a batch
-  of several width classes is sorted by size into a temporary permutation (the blocks themselves do not move), so
-  that each class runs at its own width.
-
-.seealso: `PCVBJACOBI`, `PCVBJacobiGetInverses()`
-@*/
-PetscErrorCode PetscBlockGPUInvertBatched(PetscInt nblocks, PetscInt maxk, const PetscInt d_sizes[], const PetscInt64 d_offsets[], PetscScalar d_blocks[], PetscInt d_info[])
-{
-  SparseRows   none = {0, 1, NULL, NULL, NULL};
-  cudaStream_t stream;
-
-  PetscFunctionBegin;
-  PetscCheck(nblocks >= 0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "PetscBlockGPUInvertBatched: negative number of blocks %" PetscInt_FMT, nblocks);
-  PetscCheck(maxk >= 1 && maxk <= PC_VBJACOBI_MAX_BLOCK_SIZE, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "PetscBlockGPUInvertBatched: maxk %" PetscInt_FMT " is outside 1..%d", maxk, PC_VBJACOBI_MAX_BLOCK_SIZE);
-  if (!nblocks) PetscFunctionReturn(PETSC_SUCCESS);
-  PetscCheck(d_blocks && d_info, PETSC_COMM_SELF, PETSC_ERR_ARG_NULL, "PetscBlockGPUInvertBatched: NULL device array of blocks or info");
-  PetscCheck(d_offsets || !d_sizes, PETSC_COMM_SELF, PETSC_ERR_ARG_NULL, "PetscBlockGPUInvertBatched: NULL offsets need NULL sizes (packed blocks are uniform, maxk x maxk)");
-  PetscCall(PetscGetCurrentCUDAStream(&stream));
-  PetscCall(PetscLogGpuTimeBegin());
-  /* The caller reads d_info, so no outcome record (NULL): no copy to the device before the work, none back after.
-     maxk <= 2: one thread-per-block launch takes every block (sizes 0..2, bad sizes), nothing to count or sort.
-     maxk 3..4: one launch at P = 4 too (blocks of 1..2 rows padded in their sub-warps): counting the classes costs a
-     round trip to the host (~15 us measured on an H100), a fifth of the whole inversion of 500000 blocks of 3 x 3.
-     A uniform batch (no sizes) is one class: one launch at its own width, whatever maxk.
-     Otherwise the sizes are on the device: count them there and read the counts back (one synchronization), then
-     sort the blocks by size when more than one class launch is needed. */
-  if (maxk <= 4 || !d_sizes) PetscCall(LaunchSetup(SubwarpWidth(maxk), SOURCE_DENSE, none, (int)nblocks, (int)maxk, NULL, NULL, d_sizes, d_offsets, d_blocks, 0, d_info, NULL, StoreSpec(), stream));
-  else {
-    SetupRecord *d_record;
-    int         *d_perm = NULL;
-    PetscInt     count[NumWidthClasses];
-
-    PetscCallCUDA(cudaMallocAsync((void **)&d_record, sizeof(SetupRecord), stream));
-    PetscCallCUDA(cudaMemsetAsync(d_record, 0, sizeof(SetupRecord), stream));
-    PetscCall(CountSizes(nblocks, (int)maxk, NULL, d_sizes, d_record->count, stream));
-    PetscCall(ReadClassCounts(d_record->count, count, stream));
-    if (ClassLaunches(count) > 1) {
-      PetscCallCUDA(cudaMallocAsync((void **)&d_perm, sizeof(int) * nblocks, stream));
-      PetscCall(BuildSizePerm(nblocks, (int)maxk, NULL, d_sizes, d_record->count, d_record->cursor, d_perm, stream));
-    }
-    PetscCall(LaunchSetupByClass(count, d_perm, SOURCE_DENSE, none, (int)maxk, NULL, d_sizes, d_offsets, d_blocks, 0, d_info, NULL, StoreSpec(), stream, NULL, 0));
-    if (d_perm) PetscCallCUDA(cudaFreeAsync(d_perm, stream));
-    PetscCallCUDA(cudaFreeAsync(d_record, stream));
-  }
-  PetscCall(PetscLogGpuTimeEnd());
-  /* no synchronization at the end: the caller orders its use of the results on the stream (a wait here measured 11.5 ->
-     14.3 us for 500000 blocks of 1 x 1 on an H100, 0.91x cuBLAS getrf+getri instead of 1.50x) */
-  PetscCall(PetscLogGpuFlops(2.0 * (double)nblocks * maxk * maxk * maxk));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

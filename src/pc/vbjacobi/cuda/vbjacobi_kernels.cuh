@@ -2,15 +2,13 @@
    of the tests (tests/emu/cuda_emu.h, so that CI checks their logic on machines without a GPU): plain CUDA C++
    that uses only PETSc's scalar types and the warp intrinsics.
 
-   One template family on the sub-warp width P (the next power of two >= the largest block): a sub-warp of P
-   lanes owns one block, so 32/P blocks share a warp when the blocks are small (MPW). Lane i holds row i of the
-   block in registers (row i of A^T with the shared extraction); Gauss-Jordan with implicit pivoting (Anzt,
-   Dongarra, Flegar, Quintana-Orti, Parallel Computing 2018) runs in registers and communicates through warp
-   shuffles; the inverse goes out through a shared-memory tile, column by column, so every store is coalesced.
-   All 32 lanes of a warp run every shuffle and __syncwarp(): lanes past the last block or the block size only
-   mask their updates. The elimination itself, the width classes and the size sort are the shared batched Gauss-Jordan
-   component (src/sys/cuda/gaussjordan.cuh, pbg::gj); the extraction from CSR/BSR, the storage of the inverses and the
-   apply are the PC's (pbg::vbj). */
+   The setup is the shared batched Gauss-Jordan component's inversion kernel (src/sys/cuda/gaussjordan.cuh, pbg::gj:
+   InvertKernel<P, Source, Store>, one template family on the sub-warp width P, a sub-warp of P lanes per block, 32/P
+   blocks a warp; the elimination in registers, the width classes and the size sort) with the PC's two policies here:
+   SparseSource, the extraction of the diagonal blocks from CSR/BSR (cached: each lane scans its own row; shared: the
+   sub-warp reads each row coalesced into a one-row buffer, so the lanes hold A^T), and StoreSpec, the storage of the
+   inverses in double, single, half or adaptive precision. The apply (a batched block GEMV) and the grouping of adaptive
+   inverses by type are the PC's own (pbg::vbj). */
 #pragma once
 #include <petscsys.h>
 #include <../src/pc/vbjacobi/vbjacobiprec.h>
@@ -22,14 +20,9 @@
   #include <cuda_fp16.h>
 #endif
 
-/* the dynamic shared memory of a kernel (the host warp emulator of the tests defines it otherwise) */
-#ifndef PBG_EXTERN_SHARED
-  #define PBG_EXTERN_SHARED extern __shared__
-#endif
-
 namespace pbg::vbj
 {
-using namespace pbg::gj; /* the batched Gauss-Jordan elimination, width classes, size sort */
+using namespace pbg::gj; /* the batched Gauss-Jordan inversion, width classes, size sort */
 
 /* ------------------------------------------------------------------------------------------- storage types */
 /* IEEE binary16 <-> FP64: the device's own conversions (round to nearest even, directly from FP64), and in the host
@@ -53,12 +46,12 @@ __device__ __forceinline__ double HalfBitsToDouble(unsigned short h)
 }
 
 /* How the setup stores the inverses (vbjacobiprec.h). mode is the rule that picks the type of a block
-   (PCVBJacobiChooseType(): DOUBLE, PetscBlockGPUInvertBatched() and the default; SINGLE or HALF, the narrowest type;
-   ADAPTIVE); layout is where it goes: compact in one type (DOUBLE, SINGLE or HALF: entry offset * 8, 4 or 2 bytes), or
+   (PCVBJacobiChooseType(): DOUBLE, the default, stored as pbg::gj::DoubleStore stores it; SINGLE or HALF, the
+   narrowest type; ADAPTIVE); layout is where it goes: compact in one type (DOUBLE, SINGLE or HALF: entry offset * 8, 4 or 2 bytes), or
    ADAPTIVE (FP64 slots, each block at the start of its own in the type picked for it). A fixed reduced mode is first
    set up in its compact layout; a block that needs a wider type is counted in nwider (and stored in the layout's type
    all the same), and the setup is then made again in the ADAPTIVE layout. The inverse is computed in FP64 registers
-   either way. */
+   either way. StoreSpec is the Store policy of the setup's inversion kernel (pbg::gj::InvertKernel). */
 struct StoreSpec {
   int            mode   = PBG_STORE_DOUBLE;
   int            layout = PBG_STORE_DOUBLE;
@@ -66,6 +59,13 @@ struct StoreSpec {
   unsigned char *prec   = nullptr; /* [nblocks] the type of each block (ADAPTIVE layout), else NULL */
   short         *sexp   = nullptr; /* [nblocks] the scale exponent of each block (reduced storage), else NULL */
   int           *nwider = nullptr; /* compact layout: the count of blocks whose type is wider than the layout's */
+
+  /* the Store policy of pbg::gj::InvertKernel (gaussjordan.cuh); defined below */
+  __device__ __forceinline__ bool NeedsNorm() const { return mode != PBG_STORE_DOUBLE; } /* ||A||_1 picks the type */
+  template <int P>
+  __device__ __forceinline__ void Tile(int k, int lane, const double *tile, PetscScalar *inv, PetscInt64 off, int b, double anorm) const;
+  __device__ __forceinline__ void Small(int k, const double (&v)[4], double anorm, PetscScalar *inv, PetscInt64 off, int b) const;
+  __device__ __forceinline__ void Identity(int k, int lane, int P, PetscScalar *inv, PetscInt64 off, int b) const;
 };
 
 /* Where the block whose inverse starts at entry offset off is stored */
@@ -93,9 +93,75 @@ __device__ __forceinline__ void StoreEntry(void *base, int t, int e, double v)
   else ((double *)base)[e] = v;
 }
 
+/* The k x k column-major inverse of block b (entry offset off) from the sub-warp's tile, in the storage spec asks for.
+   Reduced storage: the tile gives ||A^{-1}||_1 and max|entry| (column c summed by lane c in row order, as on the host),
+   which pick the type (adaptive, with anorm = ||A||_1) and the power-of-two scale; lane 0 records them. Every store is
+   coalesced, in the block's own type. Every lane of the warp takes part (k = 0 for a lane with no block to store). */
+template <int P>
+__device__ __forceinline__ void StoreSpec::Tile(int k, int lane, const double *tile, PetscScalar *inv, PetscInt64 off, int b, double anorm) const
+{
+  if (mode == PBG_STORE_DOUBLE) {
+    StoreTileDouble<P>(k, lane, tile, inv + off);
+    return;
+  }
+  /* reduced storage (the mode is the launch's: every lane of the warp reduces) */
+  double s = 0.0, m = 0.0;
+  if (lane < k)
+    for (int r = 0; r < k; r++) {
+      const double a = fabs(tile[lane * (P + 1) + r]);
+      s += a;
+      m = fmax(m, a);
+    }
+  const double ainv = SubwarpMax<P>(s), maxabs = SubwarpMax<P>(m);
+  const int    t = StoredType(*this, anorm * ainv, k && lane == 0), x = PCVBJacobiScaleExponent(t, maxabs);
+  void        *base = BlockStore(inv, layout, off);
+  for (int e = lane; e < k * k; e += P) {
+    const int c = e / k, r = e - c * k;
+    StoreEntry(base, t, e, ldexp(tile[c * (P + 1) + r], -x));
+  }
+  if (k && lane == 0) {
+    if (prec) prec[b] = (unsigned char)t;
+    if (sexp) sexp[b] = (short)x;
+  }
+}
+
+/* The identity, for a singular block under PC_VBJACOBI_SINGULAR_IDENTITY, in the storage of a block of condition 1 and
+   largest entry 1 (what the host path's store picks for it) */
+__device__ __forceinline__ void StoreSpec::Identity(int k, int lane, int P, PetscScalar *inv, PetscInt64 off, int b) const
+{
+  const int t = StoredType(*this, 1.0, false), x = PCVBJacobiScaleExponent(t, 1.0);
+  void     *base = BlockStore(inv, layout, off);
+
+  for (int e = lane; e < k * k; e += P) StoreEntry(base, t, e, (e % (k + 1) == 0) ? ldexp(1.0, -x) : 0.0);
+  if (lane == 0) {
+    if (prec) prec[b] = (unsigned char)t;
+    if (sexp) sexp[b] = (short)x;
+  }
+}
+
+/* The store of a block of k <= 2 rows by one thread: v its FP64 inverse (column-major), anorm ||A||_1; as Tile() */
+__device__ __forceinline__ void StoreSpec::Small(int k, const double (&v)[4], double anorm, PetscScalar *inv, PetscInt64 off, int b) const
+{
+  double ainv = 0.0, maxabs = 0.0;
+
+  for (int c = 0; c < k; c++) {
+    double s = 0.0;
+    for (int r = 0; r < k; r++) {
+      s += fabs(v[r + c * k]);
+      maxabs = fmax(maxabs, fabs(v[r + c * k]));
+    }
+    ainv = fmax(ainv, s);
+  }
+  const int t = StoredType(*this, anorm * ainv, true), x = PCVBJacobiScaleExponent(t, maxabs);
+  void     *base = BlockStore(inv, layout, off);
+  for (int e = 0; e < k * k; e++) StoreEntry(base, t, e, ldexp(v[e], -x));
+  if (prec) prec[b] = (unsigned char)t;
+  if (sexp) sexp[b] = (short)x;
+}
+
 /* ------------------------------------------------------------------------------------------- block sources */
-/* Where a kernel reads its blocks from: the sparse matrix (CSR with bs = 1, or BSR with column-major blocks), or
-   dense k x k column-major blocks already on the device (PetscBlockGPUInvertBatched). */
+/* Where the setup reads its blocks from: the sparse matrix (CSR with bs = 1, or BSR with column-major blocks). (Dense
+   blocks already on the device are pbg::gj::DenseSource, PetscBlockGPUInvertBatched().) */
 struct SparseRows {
   int                nrows, bs;
   const int         *rowptr, *colidx;
@@ -160,131 +226,46 @@ __device__ __forceinline__ void ExtractRowsShared(const SparseRows &M, int s, in
   }
 }
 
-/* ||A||_1 of the block the lanes hold (row[t] = A(lane, t), or A(t, lane) when transposed): the largest column sum of
-   |A|, each summed in row order as the host sums it (PCVBJacobiStoreBlock_Host()); through the tile when the lanes hold
-   rows. Every lane of the warp takes part. */
-template <int P>
-__device__ __forceinline__ double BlockNorm1(int k, int lane, const double (&row)[P], bool transposed, double *tile)
-{
-  double s = 0.0;
-
-  if (transposed) {
-#pragma unroll
-    for (int i = 0; i < P; i++)
-      if (i < k && lane < k) s += fabs(row[i]);
-  } else {
-    if (lane < k) {
-#pragma unroll
-      for (int t = 0; t < P; t++)
-        if (t < k) tile[t * (P + 1) + lane] = fabs(row[t]);
-    }
-    __syncwarp();
-    if (lane < k)
-      for (int r = 0; r < k; r++) s += tile[lane * (P + 1) + r];
-    __syncwarp();
-  }
-  return SubwarpMax<P>(s);
-}
-
-/* Writes the k x k column-major inverse of block b (entry offset off) from the lanes' rows, through the sub-warp's
-   tile (P x (P+1)), in the storage spec asks for. transposed: the lanes inverted A^T, so the inverse of A is the
-   transpose of what they hold. Reduced storage: the tile gives ||A^{-1}||_1 and max|entry| (column c summed by lane c
-   in row order, as on the host), which pick the type (adaptive, with anorm = ||A||_1) and the power-of-two scale; lane 0
-   records them. The tile holds FP64 values, so the conversion happens once, on the way out: every store is coalesced,
-   in the block's own type. Every lane of the warp takes part (k = 0 for a lane with no block to store). */
-template <int P>
-__device__ __forceinline__ void StoreInverse(int k, int lane, const double (&row)[P], int pivstep, double scale, const int *ipiv, bool transposed, double *tile, PetscScalar *inv, PetscInt64 off, const StoreSpec &spec, int b, double anorm)
-{
-  if (lane < k) {
-#pragma unroll
-    for (int j = 0; j < P; j++) {
-      if (j < k) {
-        const int r = pivstep, c = ipiv[j]; /* entry (r, c) of the inverse of what the lanes hold */
-        if (transposed) tile[r * (P + 1) + c] = scale * row[j];
-        else tile[c * (P + 1) + r] = scale * row[j];
-      }
-    }
-  }
-  __syncwarp();
-  if (spec.mode == PBG_STORE_DOUBLE) {
-    PetscScalar *out = inv + off;
-    for (int e = lane; e < k * k; e += P) {
-      const int c = e / k, r = e - c * k;
-      out[e] = tile[c * (P + 1) + r];
-    }
-  } else { /* (the mode is the launch's: every lane of the warp reduces) */
-    double s = 0.0, m = 0.0;
-    if (lane < k)
-      for (int r = 0; r < k; r++) {
-        const double a = fabs(tile[lane * (P + 1) + r]);
-        s += a;
-        m = fmax(m, a);
-      }
-    const double ainv = SubwarpMax<P>(s), maxabs = SubwarpMax<P>(m);
-    const int    t = StoredType(spec, anorm * ainv, k && lane == 0), x = PCVBJacobiScaleExponent(t, maxabs);
-    void        *base = BlockStore(inv, spec.layout, off);
-    for (int e = lane; e < k * k; e += P) {
-      const int c = e / k, r = e - c * k;
-      StoreEntry(base, t, e, ldexp(tile[c * (P + 1) + r], -x));
-    }
-    if (k && lane == 0) {
-      if (spec.prec) spec.prec[b] = (unsigned char)t;
-      if (spec.sexp) spec.sexp[b] = (short)x;
-    }
-  }
-  __syncwarp();
-}
-
-/* The identity, for a singular block under PC_VBJACOBI_SINGULAR_IDENTITY, in the storage of a block of condition 1 and
-   largest entry 1 (what the host path's store picks for it) */
-__device__ __forceinline__ void StoreIdentity(int k, int lane, int P, PetscScalar *inv, PetscInt64 off, const StoreSpec &spec, int b)
-{
-  const int t = StoredType(spec, 1.0, false), x = PCVBJacobiScaleExponent(t, 1.0);
-  void     *base = BlockStore(inv, spec.layout, off);
-
-  for (int e = lane; e < k * k; e += P) StoreEntry(base, t, e, (e % (k + 1) == 0) ? ldexp(1.0, -x) : 0.0);
-  if (lane == 0) {
-    if (spec.prec) spec.prec[b] = (unsigned char)t;
-    if (spec.sexp) spec.sexp[b] = (short)x;
-  }
-}
-
-/* The store of a block of k <= 2 rows by one thread: v its FP64 inverse (column-major), anorm ||A||_1; as StoreInverse */
-__device__ __forceinline__ void StoreSmall(int k, const double (&v)[4], double anorm, PetscScalar *inv, PetscInt64 off, const StoreSpec &spec, int b)
-{
-  double ainv = 0.0, maxabs = 0.0;
-
-  for (int c = 0; c < k; c++) {
-    double s = 0.0;
-    for (int r = 0; r < k; r++) {
-      s += fabs(v[r + c * k]);
-      maxabs = fmax(maxabs, fabs(v[r + c * k]));
-    }
-    ainv = fmax(ainv, s);
-  }
-  const int t = StoredType(spec, anorm * ainv, true), x = PCVBJacobiScaleExponent(t, maxabs);
-  void     *base = BlockStore(inv, spec.layout, off);
-  for (int e = 0; e < k * k; e++) StoreEntry(base, t, e, ldexp(v[e], -x));
-  if (spec.prec) spec.prec[b] = (unsigned char)t;
-  if (spec.sexp) spec.sexp[b] = (short)x;
-}
-
-/* Shared memory of a sub-warp, in doubles: the P x (P+1) output tile, a one-row buffer, P pivot indices */
-__host__ __device__ constexpr int SubwarpSharedDoubles(int P)
-{
-  return P * (P + 1) + P + (P + 1) / 2;
-}
-
 enum SourceKind {
   SOURCE_CACHED,
-  SOURCE_SHARED,
-  SOURCE_DENSE
+  SOURCE_SHARED
 };
 
-struct SetupOutcome {
-  int first_bad; /* lowest failing block, INT_MAX when none */
-  int nsingular; /* blocks replaced by the identity */
-  int nwider;    /* blocks that a compact reduced layout cannot take (StoreSpec) */
+/* The Source policy of the setup's inversion kernel (pbg::gj::InvertKernel): the diagonal block [s, s + k) of the
+   matrix, by the cached or the shared extraction (the lanes then hold A^T). A block of k <= 2 rows read by one thread
+   (no sub-warp to share a row with) scans its rows itself under both; the bisection in the row keeps a long row at
+   log(length). */
+template <SourceKind SRC>
+struct SparseSource {
+  static constexpr bool transposed = SRC == SOURCE_SHARED;
+  SparseRows            M;
+
+  template <int P>
+  __device__ __forceinline__ void Rows(int s, int k, int lane, const PetscScalar *, double *rowbuf, double (&row)[P]) const
+  {
+    if constexpr (SRC == SOURCE_CACHED) ExtractOwnRow<P>(M, s, k, lane, row);
+    else ExtractRowsShared<P>(M, s, k, lane, rowbuf, row);
+  }
+  template <int P>
+  __device__ __forceinline__ void Small(int s, int k, const PetscScalar *, double &a00, double &a10, double &a01, double &a11) const
+  {
+    double r0[P];
+    ExtractOwnRow<P>(M, s, k, 0, r0);
+    a00 = r0[0];
+    if constexpr (P == 2) {
+      double r1[P];
+      ExtractOwnRow<P>(M, s, k, 1, r1);
+      a01 = r0[1];
+      a10 = r1[0];
+      a11 = r1[1];
+    }
+  }
+};
+
+/* The outcome of a setup: the inversion's (first failure, blocks replaced by the identity), and the blocks that a
+   compact reduced layout cannot take (StoreSpec::nwider points here) */
+struct SetupOutcome : Outcome {
+  int nwider;
 };
 
 /* The group of a block under adaptive storage (its stored type): half first, then single, then double, so that the
@@ -305,189 +286,7 @@ struct TypeKey {
   __device__ __forceinline__ int operator()(int b) const { return TypeGroup(prec[b]); }
 };
 
-/* ------------------------------------------------------------------------------------------- the setup kernel */
-/* Whether the identity policy replaces a block that failed with this info: singular or an overflowing inverse */
-__device__ __forceinline__ bool IdentityReplaces(int info)
-{
-  return info > 0 || info == InfoInverseNotFinite;
-}
-
-/* Records a block's outcome: info, the lowest failing block, the blocks replaced by the identity (outcome may be
-   NULL: PetscBlockGPUInvertBatched() reads only d_info). Returns whether the identity must be stored. */
-__device__ __forceinline__ bool RecordOutcome(int b, int info, int identity_policy, PetscInt *info_out, SetupOutcome *outcome)
-{
-  info_out[b] = info;
-  if (IdentityReplaces(info) && identity_policy) {
-    if (outcome) atomicAdd(&outcome->nsingular, 1);
-    return true;
-  }
-  if (info && outcome) atomicMin(&outcome->first_bad, b);
-  return false;
-}
-
-/* Blocks of 1 or 2 rows (classes 0 and 1), a thread per block, the inverse in closed form: the operations of
-   PCVBJacobiInvertBlock_Host() on k <= 2 written out (same pivot: row 1 only when |a10| > |a00|, same tiny-pivot
-   rule and info, same rounding but for FMA contraction).
-   Why not the sub-warp kernel at P = 1, 2 (H100, 500000 blocks, bench_invert): it reached 8.8% (n = 1) and 30% (n = 2)
-   of the floor, 0.44x and 0.84x cuBLAS getrf+getri. The floor counts 16 k^2 bytes a block, but a block also moves
-   its offset (8 bytes), size (4) and info (4): 32 bytes at n = 1 (2x the floor's 16), 80 at n = 2 (1.25x its 64), so
-   the kernel alone can reach at most 50% / 80% of the floor. The sub-warp kernel added to that a shared-memory tile
-   (4 KB a thread block at P = 1), the warp reductions and shuffles of the pivot search, a 2-lane sub-warp per 2 x 2
-   block, and its caller a host round trip for the outcome record (a copy to the device before, a copy back and a
-   second copy of the failing block's info after). Here: loads and stores of the thread's own block only, no shared
-   memory, no warp traffic, and PetscBlockGPUInvertBatched() skips the outcome record.
-   Expected: kernel ~6 us (n = 1) and ~15 us (n = 2) for 500000 blocks (16 and 40 MB at ~2.7 TB/s), against cuBLAS
-   getrf+getri 14.0 and 30.9 us; before: 31.7 and 36.7 us.
-   Measured (H100, bench_invert, 500000 blocks): n = 1 14.3 us (0.91x getrf+getri, 13.0 us in that run), n = 2 20.6 us
-   (1.53x), mixed 1..2 20.1 us (1.53x). What is left is the call's final cudaStreamSynchronize() (its contract): built
-   without it, n = 1 took 11.5 us (1.50x), n = 2 15.2 us (2.04x). */
-template <int P, SourceKind SRC>
-__device__ __forceinline__ void SetupSmall(const SparseRows &M, int nwork, int kmax, const int *__restrict__ perm, const int *__restrict__ starts, const int *__restrict__ sizes, const PetscInt64 *__restrict__ offsets, PetscScalar *inv, int identity_policy, PetscInt *info_out, SetupOutcome *outcome, const StoreSpec &spec)
-{
-  const int i = (int)(blockIdx.x * PBG_CTA + threadIdx.x);
-  if (i >= nwork) return; /* no warp intrinsics below: a thread may leave */
-  const int b = perm ? perm[i] : i, s = starts ? starts[b] : 0, ksrc = BlockSize(b, kmax, starts, sizes);
-  if (ksrc < 0 || ksrc > kmax || ksrc > P) { /* (> P: a block of another class, never launched here) */
-    RecordOutcome(b, -2, 0, info_out, outcome);
-    return;
-  }
-  const int        k   = ksrc;
-  const PetscInt64 off = BlockOffset(b, kmax, offsets);
-  PetscScalar     *out = inv + off;                            /* (the source of SOURCE_DENSE, always FP64) */
-  double           a00 = 0.0, a10 = 0.0, a01 = 0.0, a11 = 0.0; /* A(i, j) = aij */
-
-  if (!k) {
-    RecordOutcome(b, 0, 0, info_out, outcome);
-    return;
-  }
-  if (SRC == SOURCE_DENSE) {
-    a00 = out[0];
-    if (P == 2 && k == 2) {
-      a10 = out[1];
-      a01 = out[2];
-      a11 = out[3];
-    }
-  } else { /* a thread scans the block's rows itself (both extractions: there is no sub-warp to share a row with;
-              the bisection in the row keeps a long row at log(length)) */
-    double r0[P];
-    ExtractOwnRow<P>(M, s, k, 0, r0);
-    a00 = r0[0];
-    if constexpr (P == 2) {
-      double r1[P];
-      ExtractOwnRow<P>(M, s, k, 1, r1);
-      a01 = r0[1];
-      a10 = r1[0];
-      a11 = r1[1];
-    }
-  }
-  const double amax  = fmax(fmax(fabs(a00), fabs(a10)), fmax(fabs(a01), fabs(a11)));
-  const double tiny  = (double)k * DBL_EPSILON * amax;
-  const double anorm = k == 1 ? fabs(a00) : fmax(fabs(a00) + fabs(a10), fabs(a01) + fabs(a11)); /* ||A||_1 */
-  int          info  = 0;
-  if (!isfinite(a00) || !isfinite(a10) || !isfinite(a01) || !isfinite(a11)) info = -1;
-  else if (k == 1) {
-    if (!(fabs(a00) > tiny)) info = 1;
-    else if (!isfinite(1.0 / a00)) info = InfoInverseNotFinite;
-    else {
-      const double v[4] = {1.0 / a00, 0.0, 0.0, 0.0};
-      StoreSmall(1, v, anorm, inv, off, spec, b);
-      RecordOutcome(b, 0, 0, info_out, outcome);
-      return;
-    }
-  } else {
-    /* step 0: pivot row p (lowest index on ties), the other row q */
-    const bool   p1  = fabs(a10) > fabs(a00);
-    const double ap0 = p1 ? a10 : a00, ap1 = p1 ? a11 : a01, aq0 = p1 ? a00 : a10, aq1 = p1 ? a01 : a11;
-    if (!(fabs(ap0) > tiny)) info = 1;
-    else {
-      const double d = 1.0 / ap0, u = ap1 * d, t = -aq0 * d, w = aq1 - aq0 * u; /* row p: (d, u); row q: (t, w) */
-      if (!(fabs(w) > tiny)) info = 2;
-      else {
-        const double d2 = 1.0 / w, sq0 = t * d2, sp0 = d - u * sq0, sp1 = -u * d2; /* step 1: row q pivots */
-        const int    p = p1, q = !p1;                                              /* inv(0, ipiv[j]) = S(p, j), inv(1, ipiv[j]) = S(q, j), ipiv = (p, q) */
-        if (!isfinite(sp0) || !isfinite(sp1) || !isfinite(sq0) || !isfinite(d2)) info = InfoInverseNotFinite;
-        else {
-          double v[4];
-          v[0 + 2 * p] = sp0;
-          v[0 + 2 * q] = sp1;
-          v[1 + 2 * p] = sq0;
-          v[1 + 2 * q] = d2;
-          StoreSmall(2, v, anorm, inv, off, spec, b);
-          RecordOutcome(b, 0, 0, info_out, outcome);
-          return;
-        }
-      }
-    }
-  }
-  if (RecordOutcome(b, info, identity_policy, info_out, outcome)) StoreIdentity(k, 0, 1, inv, off, spec, b);
-}
-
-/* The merged setup kernel: extraction (per SRC), inversion and insertion, one sub-warp of P lanes per block, or a
-   thread per block at P <= 2. The launch works on nwork blocks: perm[0..nwork) (one width class of a batch grouped
-   by class), or 0..nwork when perm is NULL. SOURCE_DENSE inverts the blocks at inv in place (their sizes from
-   sizes[], or from starts[] when sizes is NULL). */
-/* Thread blocks of the setup kernel that must fit on an SM: at P = 32 ptxas otherwise takes ~146 registers
-   (shuffles hoisted for ILP) and leaves 12 warps per SM; 4 (128 registers) measured 1.13x faster at k = 32 and
-   1.18x at k = 17 on an H100 */
-#ifndef PBG_SETUP_MIN_CTAS_32
-  #define PBG_SETUP_MIN_CTAS_32 4
-#endif
-__host__ __device__ constexpr int SetupMinCtas(int P)
-{
-  return P == 32 ? PBG_SETUP_MIN_CTAS_32 : 1;
-}
-
-/* Blocks of the setup a thread block takes */
-__host__ __device__ constexpr int SetupBlocksPerCta(int P)
-{
-  return P <= 2 ? PBG_CTA : PBG_CTA / P;
-}
-
-template <int P, SourceKind SRC>
-__global__ void __launch_bounds__(PBG_CTA, SetupMinCtas(P)) SetupKernel(SparseRows M, int nwork, int kmax, const int *__restrict__ perm, const int *__restrict__ starts, const int *__restrict__ sizes, const PetscInt64 *__restrict__ offsets, PetscScalar *inv, int identity_policy, PetscInt *info_out, SetupOutcome *outcome, StoreSpec spec = StoreSpec())
-{
-  if constexpr (P <= 2) SetupSmall<P, SRC>(M, nwork, kmax, perm, starts, sizes, offsets, inv, identity_policy, info_out, outcome, spec);
-  else {
-    PBG_EXTERN_SHARED double smem[];
-    const int                lane = threadIdx.x % P, sub = threadIdx.x / P, i = blockIdx.x * (PBG_CTA / P) + sub;
-    double                  *tile = smem + (size_t)sub * SubwarpSharedDoubles(P), *rowbuf = tile + P * (P + 1);
-    int                     *sipiv = reinterpret_cast<int *>(rowbuf + P); /* ipiv[j]: the row of step j's pivot */
-    const bool               valid = i < nwork;
-    const int                b     = !valid ? 0 : perm ? perm[i] : i;
-    const int                s     = valid && starts ? starts[b] : 0;
-    const int                ksrc  = !valid ? 0 : BlockSize(b, kmax, starts, sizes);
-    const bool               badk  = ksrc < 0 || ksrc > kmax || ksrc > P; /* only a caller of PetscBlockGPUInvertBatched() can give such sizes */
-    const int                k     = badk ? 0 : ksrc;
-    double                   row[P];
-    int                      pivstep = -1, info;
-
-    if (SRC == SOURCE_CACHED) ExtractOwnRow<P>(M, s, k, lane, row);
-    else if (SRC == SOURCE_SHARED) ExtractRowsShared<P>(M, s, k, lane, rowbuf, row);
-    else {
-      const PetscScalar *blk = valid ? inv + BlockOffset(b, kmax, offsets) : inv;
-#pragma unroll
-      for (int t = 0; t < P; t++) row[t] = (lane < k && t < k) ? blk[lane + t * k] : 0.0;
-    }
-    /* ||A||_1 for the choice of a reduced type, before the elimination overwrites the block (the mode is the launch's) */
-    const double anorm = spec.mode != PBG_STORE_DOUBLE ? BlockNorm1<P>(k, lane, row, SRC == SOURCE_SHARED, tile) : 0.0;
-    const int    kwarp = __reduce_max_sync(0xffffffffu, k); /* every lane of the warp runs the same steps */
-    double       scale = 1.0;
-    info               = GaussJordanDispatch<P>(std::make_integer_sequence<int, P - P / 2>(), kwarp, k, lane, row, pivstep, scale, sipiv);
-    { /* an inverse that overflowed (every lane of the warp takes part in the reduction) */
-      double nonfinite = 0.0;
-#pragma unroll
-      for (int j = 0; j < P; j++)
-        if (j < k && lane < k && !isfinite(scale * row[j])) nonfinite = 1.0;
-      if (SubwarpMax<P>(nonfinite) > 0.0 && info == 0) info = InfoInverseNotFinite;
-    }
-    if (badk) info = -2;
-    if (valid && lane == 0) RecordOutcome(b, info, identity_policy, info_out, outcome); /* (info is the sub-warp's) */
-    if (valid && IdentityReplaces(info) && identity_policy) StoreIdentity(k, lane, P, inv, BlockOffset(b, kmax, offsets), spec, b);
-    /* every lane of the warp takes part in the tile's __syncwarp(), also those of failed or missing blocks */
-    StoreInverse<P>(valid && !info ? k : 0, lane, row, pivstep, scale, sipiv, SRC == SOURCE_SHARED, tile, inv, valid ? BlockOffset(b, kmax, offsets) : 0, spec, b, anorm);
-  }
-}
-
+/* ------------------------------------------------------------------------------------------- the apply */
 /* One halving step of a reduce-scatter over a sub-warp: lane l holds v[0..2H) of its own and keeps the half named by
    its bit H (upper or lower), adding in the partner's (l ^ H) values of that half. After the steps H = P/2 .. 1 lane l
    holds, in v[0], the sum over the sub-warp's lanes of their v[l]. P - 1 shuffles in all. */

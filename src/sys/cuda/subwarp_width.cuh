@@ -1,11 +1,17 @@
-/* Host side of the vbjacobi launches (vbjacobi_cuda.cu, vbjacobi_blocks.cu): the one place that maps a run-time
-   power-of-two lane count (1..32) to the template instance of a kernel. */
+/* Host side of the sub-warp launches (the batched inversion, invert_batched.cuh; PCVBJACOBI's vbjacobi_cuda.cu and
+   vbjacobi_blocks.cu): the one place that maps a run-time power-of-two lane count (1..32) to the template instance of a
+   kernel. */
 #pragma once
 #include <petscsys.h>
 #include <type_traits>
 
-namespace pbg::vbj
+namespace pbg::gj
 {
+/* The sub-warp width of blocks of at most maxk rows: the next power of two, 1..32 */
+constexpr int SubwarpWidth(PetscInt maxk)
+{
+  return maxk <= 1 ? 1 : maxk <= 2 ? 2 : maxk <= 4 ? 4 : maxk <= 8 ? 8 : maxk <= 16 ? 16 : 32;
+}
 
 /* Calls f(std::integral_constant<int, P>) for the run-time width P: 1, 2, 4, 8, 16, else 32 */
 template <class F>
@@ -34,4 +40,4 @@ static PetscErrorCode ForSubwarpWidth(int P, F f)
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
-} // namespace pbg::vbj
+} // namespace pbg::gj
