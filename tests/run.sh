@@ -65,7 +65,7 @@ pbg_seconds() { # MICROSECONDS -> seconds with one decimal
 }
 
 # The slowest cases and the sum of the case times, from durations.tsv
-pbg_time_summary() { # WALL-MICROSECONDS
+pbg_time_summary() { # WALL-MICROSECONDS [CPU-MICROSECONDS of the whole run]
   [ -s "$pbg_durations" ] || return 0
   echo "slowest cases (s): $(sort -t$'\t' -k2,2 -rn "$pbg_durations" | head -n 10 | awk -F'\t' '{printf "%s%s %s", (NR > 1 ? ", " : ""), $1, $2}')"
   echo "time: $(pbg_seconds "$1") s wall, $(awk -F'\t' '{s += $2} END {printf "%.1f", s}' "$pbg_durations") s summed over $(wc -l < "$pbg_durations") cases, CPU $(awk -F'\t' '{s += $3} END {printf "%.1f", s}' "$pbg_durations") s summed${2:+, $(pbg_seconds "$2") s for the whole run}"
