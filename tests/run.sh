@@ -11,11 +11,15 @@
 #              e.g. "compute-sanitizer --tool memcheck --error-exitcode 99"; under MPI it wraps each rank),
 #              PBG_JOBS=N (N runners of this script at once, default 1: each walks the case list and takes the next case
 #              no other runner took, so a long case does not hold the others back; the results are printed in the
-#              order of the case list once all runners are done), PBG_LONG (regex of the cases the runners take
-#              first, with those that took 20 s or more in the last run, so that no long case starts last; default
-#              '^(vg_|emu_)').
-# Every case's log ends with its wall time ("# wall time S s"); $PBG_LOGDIR/durations.tsv holds "NAME<tab>SECONDS"
-# per case run, and the summary names the slowest cases and the sum of the case times.
+#              order of the case list once all runners are done), PBG_LONG (regex of cases the runners take before the
+#              short ones, default '^(vg_|emu_)'). The runners take the longest cases first, so that no long case
+#              starts last: those that took 40 s or more, then 10 s or more (or match PBG_LONG), then 3 s or more, then
+#              the rest, each in the order of the list. A case's expected time is its time in the last run
+#              ($PBG_LOGDIR/durations.tsv), else in tests/durations.ref (the cases of 3 s or more in a full run on the
+#              2-core machine: a fresh clone has no last run).
+# Every case's log ends with its wall time and CPU time ("# wall time S s, CPU C s": user + system of its processes,
+# which other load on the machine inflates far less than the wall time); $PBG_LOGDIR/durations.tsv holds
+# "NAME<tab>SECONDS<tab>CPU-SECONDS" per case run, and the summary names the slowest cases and the sums of both.
 #
 # A case file declares cases with
 #   tcase NAME [-n NP] [--gpu] [--fail] [--grep REGEX]... [--nogrep REGEX]... -- PROGRAM ARGS...
@@ -46,15 +50,25 @@ if [ "${PBG_FORCE_NO_GPU:-0}" != 1 ] && "$PBG_ROOT/tests/bin/gpu_probe" > /dev/n
 pbg_durations=$PBG_LOGDIR/durations.tsv
 
 pbg_usec() { echo "${EPOCHREALTIME/./}"; }
+# The CPU time (user + system, microseconds) of the processes this shell has waited for, into pbg_cpu; `times` runs in
+# this shell (in a subshell it would see only the subshell's children)
+pbg_cpu_now() {
+  local l
+  times > "$PBG_WORKDIR/.times"
+  { read -r l; read -r l; } < "$PBG_WORKDIR/.times"
+  [[ $l =~ ^([0-9]+)m([0-9]+)\.([0-9]+)s\ ([0-9]+)m([0-9]+)\.([0-9]+)s$ ]] || { pbg_cpu=0; return; }
+  local f1=${BASH_REMATCH[3]}000000 f2=${BASH_REMATCH[6]}000000
+  pbg_cpu=$(((10#${BASH_REMATCH[1]} * 60 + 10#${BASH_REMATCH[2]} + 10#${BASH_REMATCH[4]} * 60 + 10#${BASH_REMATCH[5]}) * 1000000 + 10#${f1:0:6} + 10#${f2:0:6}))
+}
 pbg_seconds() { # MICROSECONDS -> seconds with one decimal
   printf '%d.%d' $(($1 / 1000000)) $(($1 / 100000 % 10))
 }
 
 # The slowest cases and the sum of the case times, from durations.tsv
-pbg_time_summary() { # WALL-MICROSECONDS
+pbg_time_summary() { # WALL-MICROSECONDS [CPU-MICROSECONDS of the whole run]
   [ -s "$pbg_durations" ] || return 0
   echo "slowest cases (s): $(sort -t$'\t' -k2,2 -rn "$pbg_durations" | head -n 10 | awk -F'\t' '{printf "%s%s %s", (NR > 1 ? ", " : ""), $1, $2}')"
-  echo "time: $(pbg_seconds "$1") s wall, $(awk -F'\t' '{s += $2} END {printf "%.1f", s}' "$pbg_durations") s summed over $(wc -l < "$pbg_durations") cases"
+  echo "time: $(pbg_seconds "$1") s wall, $(awk -F'\t' '{s += $2} END {printf "%.1f", s}' "$pbg_durations") s summed over $(wc -l < "$pbg_durations") cases, CPU $(awk -F'\t' '{s += $3} END {printf "%.1f", s}' "$pbg_durations") s summed${2:+, $(pbg_seconds "$2") s for the whole run}"
 }
 
 # PBG_JOBS > 1: this process only starts the runners, then merges their results in the order of the case list
@@ -63,7 +77,8 @@ if [ "$PBG_JOBS" -gt 1 ] && [ -z "${PBG_RUNNER:-}" ]; then
   echo "petscblockgpu tests: root $PBG_ROOT, GPU $([ $pbg_have_gpu = 1 ] && echo present || echo absent), $PBG_JOBS runners"
   rm -rf "$PBG_LOGDIR"/work.* "$PBG_LOGDIR"/runner.*
   pbg_claims=$(mktemp -d "$PBG_LOGDIR/claims.XXXXXX")
-  [ ! -f "$pbg_durations" ] || awk -F'\t' '$2 >= 20 {print $1}' "$pbg_durations" > "$pbg_claims/long"
+  # the expected times: the last run's, else the reference's (tests/durations.ref)
+  cat "$pbg_durations" "$PBG_ROOT/tests/durations.ref" 2> /dev/null | awk -F'\t' '!($1 in t) {t[$1] = $2} END {for (c in t) print c "\t" t[c]}' > "$pbg_claims/expected"
   : > "$pbg_durations"
   pbg_pids=()
   trap 'kill "${pbg_pids[@]}" 2> /dev/null; exit 130' INT TERM
@@ -88,7 +103,8 @@ if [ "$PBG_JOBS" -gt 1 ] && [ -z "${PBG_RUNNER:-}" ]; then
   # result lines carry the case's position in the list (a FAIL's log tail carries its case's): a stable sort keeps each case's lines together
   pbg_results=$(cat "$PBG_LOGDIR"/runner.*.out | grep -E '^[0-9]+ ' | sort -s -k1,1n | cut -d' ' -f2-)
   [ -z "$pbg_results" ] || echo "$pbg_results"
-  pbg_time_summary $(($(pbg_usec) - pbg_t0))
+  PBG_WORKDIR=$PBG_LOGDIR pbg_cpu_now # the runners' CPU, with everything they ran
+  pbg_time_summary $(($(pbg_usec) - pbg_t0)) "$pbg_cpu"
   npass=$(grep -c '^PASS ' <<< "$pbg_results")
   nfail=$(grep -c '^FAIL ' <<< "$pbg_results")
   nskip=$(grep -c '^SKIP ' <<< "$pbg_results")
@@ -133,11 +149,18 @@ pbg_report() { # NAME STATUS [why]
   esac
 }
 
-pbg_timed() { # NAME LOG START-MICROSECONDS: the case's wall time into its log and durations.tsv
-  local s
-  s=$(pbg_seconds $(($(pbg_usec) - $3)))
-  echo "# wall time $s s" >> "$2"
-  printf '%s\t%s\n' "$1" "$s" >> "$pbg_durations"
+pbg_start() { # the case's start: wall clock into pbg_t0case, CPU into pbg_c0case
+  pbg_cpu_now
+  pbg_c0case=$pbg_cpu
+  pbg_t0case=$(pbg_usec)
+}
+pbg_timed() { # NAME LOG: the case's wall and CPU time (since pbg_start) into its log and durations.tsv
+  local s c
+  s=$(pbg_seconds $(($(pbg_usec) - pbg_t0case)))
+  pbg_cpu_now
+  c=$(pbg_seconds $((pbg_cpu - pbg_c0case)))
+  echo "# wall time $s s, CPU $c s" >> "$2"
+  printf '%s\t%s\t%s\n' "$1" "$s" "$c" >> "$pbg_durations"
 }
 
 pbg_selected=0
@@ -147,7 +170,8 @@ pbg_begin() { # NAME -> 0 if the case is to run
   [ -z "$filter" ] || [[ "$1" =~ $filter ]] || return 1
   pbg_selected=$((pbg_selected + 1))
   [ -z "${PBG_SHARD:-}" ] || [ $(((pbg_selected - 1) % ${PBG_SHARD#*/})) = "${PBG_SHARD%/*}" ] || return 1
-  [ "$pbg_pass" != long ] || [[ "$1" =~ $PBG_LONG ]] || [ -n "${pbg_long[$1]:-}" ] || return 1
+  # a runner's pass for the cases expected to take pbg_pass seconds or more (0: all the rest)
+  [ "$pbg_pass" = 0 ] || [ "${pbg_expected[$1]:-0}" -ge "$pbg_pass" ] || { [ "$pbg_pass" = 10 ] && [[ "$1" =~ $PBG_LONG ]]; } || return 1
   # a runner takes the case unless another took it first (mkdir is atomic)
   [ -z "${PBG_RUNNER:-}" ] || mkdir "$PBG_CLAIMS/$pbg_selected" 2> /dev/null
 }
@@ -193,11 +217,10 @@ tcase() {
   if [ $gpu = 1 ] && [ $pbg_have_gpu = 0 ]; then pbg_report "$name" SKIP "no CUDA device"; return 0; fi
   if [ $gpu = 0 ] && [ "${PBG_GPU_ONLY:-0}" = 1 ]; then return 0; fi
   log=$PBG_LOGDIR/$name.log
-  local t0
-  t0=$(pbg_usec)
+  pbg_start
   { echo "# $*  (np=$np)"; pbg_run "$np" "$@"; } > "$log"
   status=$?
-  pbg_timed "$name" "$log" "$t0"
+  pbg_timed "$name" "$log"
   if [ "$status" = 124 ]; then why="timed out after ${PBG_TEST_TIMEOUT}s"
   elif [ $wantfail = 0 ] && [ "$status" != 0 ]; then why="exit status $status"
   elif [ $wantfail = 1 ] && [ "$status" = 0 ]; then why="expected a failure, got exit 0"
@@ -221,11 +244,11 @@ tcheck() {
   if [ $gpu = 1 ] && [ $pbg_have_gpu = 0 ]; then pbg_report "$name" SKIP "no CUDA device"; return 0; fi
   if [ $gpu = 0 ] && [ "${PBG_GPU_ONLY:-0}" = 1 ]; then return 0; fi
   log=$PBG_LOGDIR/$name.log
-  local t0 status
-  t0=$(pbg_usec)
+  local status
+  pbg_start
   "$@" > "$log" 2>&1
   status=$?
-  pbg_timed "$name" "$log" "$t0"
+  pbg_timed "$name" "$log"
   case $status in
     0) pbg_report "$name" PASS ;;
     77) pbg_report "$name" SKIP "$(tail -n 2 "$log" | head -n 1)" ;; # the last line is the wall time
@@ -275,12 +298,12 @@ tvg_end() {
   pbg_begin "$group" || { filter=$f; return 0; }
   filter=$f
   [ "${PBG_GPU_ONLY:-0}" != 1 ] || return 0
-  local cases=$PBG_WORKDIR/$group.cases log=$PBG_LOGDIR/$group.log t0 status i name mlog end why pbg_greps pbg_nogreps
+  local cases=$PBG_WORKDIR/$group.cases log=$PBG_LOGDIR/$group.log status i name mlog end why pbg_greps pbg_nogreps
   printf '%s\n' "${pbg_grp_lines[@]}" > "$cases"
-  t0=$(pbg_usec)
+  pbg_start
   { echo "# ${pbg_grp_wrap[*]} multirun $cases  (np=$pbg_grp_np)"; cat "$cases"; pbg_run "$pbg_grp_np" "${pbg_grp_wrap[@]}" "$PBG_ROOT/tests/bin/multirun" "$cases"; } > "$log"
   status=$?
-  pbg_timed "$group" "$log" "$t0"
+  pbg_timed "$group" "$log"
   for i in "${!pbg_grp_names[@]}"; do
     name=${pbg_grp_names[$i]} mlog=$PBG_LOGDIR/${pbg_grp_names[$i]}.log why=""
     { echo "# part of $group (log $log): ${pbg_grp_lines[$i]}  (np=$pbg_grp_np)"
@@ -313,25 +336,26 @@ pbg_source_cases() {
     . "$f"
   done
 }
-pbg_pass=all
+pbg_pass=0
+declare -A pbg_expected=()
 if [ -n "${PBG_RUNNER:-}" ]; then
-  # a runner walks the list twice: the long cases first, then the others (the claims keep each case to one run)
+  # a runner walks the list four times: the cases expected to take 40 s or more, then 10 s or more (or matching
+  # PBG_LONG), then 3 s or more, then the others (the claims keep each case to one run)
   PBG_LONG=${PBG_LONG:-'^(vg_|emu_)'}
-  declare -A pbg_long=()
-  if [ -f "$PBG_CLAIMS/long" ]; then
-    while read -r f; do pbg_long[$f]=1; done < "$PBG_CLAIMS/long"
-  fi
-  pbg_pass=long
-  pbg_source_cases
-  pbg_pass=all
-  pbg_selected=0
-  pbg_seen=()
+  while IFS=$'\t' read -r f s; do [[ $s =~ ^[0-9]+ ]] && pbg_expected[$f]=${BASH_REMATCH[0]}; done < "$PBG_CLAIMS/expected"
+  for pbg_pass in 40 10 3; do
+    pbg_source_cases
+    pbg_selected=0
+    pbg_seen=()
+  done
+  pbg_pass=0
 fi
 pbg_source_cases
 if [ -n "${PBG_RUNNER:-}" ]; then
   echo "# runner done"
 else
-  pbg_time_summary $(($(pbg_usec) - pbg_t0))
+  pbg_cpu_now
+  pbg_time_summary $(($(pbg_usec) - pbg_t0)) "$pbg_cpu"
   echo "$npass passed, $nfail failed, $nskip skipped"
 fi
 [ $nfail = 0 ]

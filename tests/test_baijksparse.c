@@ -15,6 +15,8 @@ static const char help[] = "Tests MATBAIJKSPARSE (seq and mpi): creation routes,
                            "  -view_matrix     also view the matrix with the default ASCII and INFO_DETAIL formats\n"
                            "  -error <none>    trigger an error path: reuse_sizes, reuse_type, reuse_bs, bad_bs, bad_local_size,\n"
                            "                   mult_sizes, convert_unassembled, seq_type_on_mpi\n"
+                           "  -err_continue    (-create convert_aij) the conversion must fail (bad -mat_baijksparse_* options): its error\n"
+                           "                   is caught (tests/test_refusal.h) and printed, then the program frees what it made, exits 0\n"
                            "  -gpu             also check the products on CUDA vectors (MatCreateVecs of the matrix) against the host AIJ\n"
                            "                   reference, the device copy after MatScale, MatSetValues, MatZeroEntries, MatCopy, MatDuplicate,\n"
                            "                   MatBindToCPU, and that the BAIJKMult event ran (GPU runs only; the kernel comes from\n"
@@ -22,6 +24,7 @@ static const char help[] = "Tests MATBAIJKSPARSE (seq and mpi): creation routes,
 
 #include <petscblockgpu.h>
 #include <petscdmda.h>
+#include "test_refusal.h"
 
 static const char *const Routes[] = {"convert_aij", "inplace_aij", "reuse_aij", "convert_baij", "inplace_baij", "settype", "settype_hash", "settype_assembled", "createbaijksparse", "dmda"};
 typedef enum {
@@ -773,7 +776,7 @@ int main(int argc, char **argv)
   MPI_Comm    comm;
   PetscMPIInt size, rank;
   PetscInt    bs = 3, mbs = 12, nbs = -1, avg = 4, seed = 0, grid = 6, route = R_CONVERT_AIJ, error = E_NONE, target = 0, added;
-  PetscBool   empty = PETSC_FALSE, longrows = PETSC_FALSE, reassemble = PETSC_FALSE, view = PETSC_FALSE, gpu = PETSC_FALSE, flg;
+  PetscBool   empty = PETSC_FALSE, longrows = PETSC_FALSE, reassemble = PETSC_FALSE, view = PETSC_FALSE, gpu = PETSC_FALSE, err_continue = PETSC_FALSE, flg;
   const char *Targets[] = {"root", "explicit"};
   MatType     ktype, ttype, ttype2;
   PetscRandom rnd;
@@ -802,11 +805,13 @@ int main(int argc, char **argv)
   PetscCall(PetscOptionsBool("-reassemble", "add blocks after assembly", NULL, reassemble, &reassemble, NULL));
   PetscCall(PetscOptionsBool("-view_matrix", "view with the default formats", NULL, view, &view, NULL));
   PetscCall(PetscOptionsBool("-gpu", "check the products on CUDA vectors and the device copy", NULL, gpu, &gpu, NULL));
+  PetscCall(PetscOptionsBool("-err_continue", "the conversion must fail: catch its error and end cleanly", NULL, err_continue, &err_continue, NULL));
   PetscOptionsEnd();
   if (gpu) PetscCall(PetscLogDefaultBegin()); /* the BAIJKMult event counts the device products */
   if (nbs < 0) nbs = mbs;
   PetscCheck(bs >= 1 && mbs >= 0 && nbs >= 0 && avg >= 1 && grid >= 1, comm, PETSC_ERR_ARG_OUTOFRANGE, "Need -bs >= 1, -mbs >= 0, -nbs >= 0, -avg >= 1, -grid >= 1");
   PetscCheck(route != R_DMDA || nbs == mbs, comm, PETSC_ERR_ARG_INCOMP, "-create dmda makes square matrices: drop -nbs");
+  PetscCheck(!err_continue || route == R_CONVERT_AIJ, comm, PETSC_ERR_ARG_INCOMP, "-err_continue needs -create convert_aij");
   ktype = size > 1 ? MATMPIBAIJKSPARSE : MATSEQBAIJKSPARSE;
   ttype = target ? ktype : MATBAIJKSPARSE;
 
@@ -829,6 +834,13 @@ int main(int argc, char **argv)
   /* the baijksparse matrix, by the chosen route */
   switch (route) {
   case R_CONVERT_AIJ:
+    if (err_continue) {
+      PetscErrorCode ierr;
+
+      PBG_TEST_REFUSE(ierr, MatConvert(Aref, ttype, MAT_INITIAL_MATRIX, &A));
+      PetscCall(PBGTestRefused(comm, ierr, "MatConvert()"));
+      goto done;
+    }
     PetscCall(MatConvert(Aref, ttype, MAT_INITIAL_MATRIX, &A));
     break;
   case R_INPLACE_AIJ:
@@ -956,6 +968,7 @@ int main(int argc, char **argv)
     PetscCall(CheckView(A, &P));
   }
 
+done:
   PetscCall(MatDestroy(&A));
   PetscCall(MatDestroy(&Aref));
   PetscCall(DMDestroy(&da));

@@ -11,7 +11,8 @@ static char help[] = "COO assembly of MATBAIJKSPARSE (seq and MPI) against PETSc
                      "  -err repattern_ghost (several ranks: as repattern, but only the ghost columns move, the parts' compressed patterns stay)\n"
                      "  -err insert_unassembled (after the COO values a new block by MatSetValues(), then MatSetValuesCOO() with no assembly between)\n"
                      "  -negative_count <-1> (the count of -err negative) -coo_local (every preallocation by MatSetPreallocationCOOLocal(), the local-to-global map the identity)\n"
-                     "  -err_continue (with -err range or negative: the refused preallocation is caught, then the steps run on the same matrix)\n"
+                     "  -err_continue (with -err range or negative: the refused preallocation is caught, then the steps run on the same matrix;\n"
+                     "    with -err repattern or repattern_ghost: the refused MatSetValuesCOO() is caught, then the same)\n"
                      "  -assemble_between (MatAssemblyBegin/End between MatSetPreallocationCOO and MatSetValuesCOO, then MatSetValues ADD on\n"
                      "    an entry of an off-diagonal block of the pattern, before the COO values and after them; -between_setvalues 0: no MatSetValues)\n"
                      "  -same_count_pattern (a third pattern: the full blocks shifted by one block column, the same number of blocks)\n"
@@ -19,6 +20,7 @@ static char help[] = "COO assembly of MATBAIJKSPARSE (seq and MPI) against PETSc
                      "    used after the original is destroyed)\n";
 
 #include <petscblockgpu.h>
+#include "test_refusal.h"
 #include <petscdevice_cuda.h>
 #include "test_rng.h" /* NextRand, RandInt, RandReal */
 
@@ -343,10 +345,11 @@ static PetscErrorCode DuplicateSteps(Ctx *c, Mat A, Mat R, const char *name)
    the old maps. repattern: the full blocks shifted by one block column; repattern_ghost (several ranks): only the ghost
    block columns move (GenGhostEntries()), the parts' compressed patterns stay the same. Were the maps taken, the result
    is compared with AIJ's for the COO pattern and values: it shows where the values landed */
-static PetscErrorCode Repattern(Ctx *c, Mat A, Mat R, PetscInt64 seed, PetscBool ghost)
+static PetscErrorCode Repattern(Ctx *c, Mat A, Mat R, PetscInt64 seed, PetscBool ghost, PetscBool cont)
 {
-  PetscScalar *v = NULL, one = 1;
-  MatInfo      info[2];
+  PetscScalar   *v = NULL, one = 1;
+  MatInfo        info[2];
+  PetscErrorCode ierr = PETSC_SUCCESS;
 
   PetscFunctionBeginUser;
   PetscCheck(!ghost || (c->size > 1 && c->nbl - c->rank % 2 >= 2), PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG, "-err repattern_ghost needs several ranks and -nb 2 or more");
@@ -368,7 +371,13 @@ static PetscErrorCode Repattern(Ctx *c, Mat A, Mat R, PetscInt64 seed, PetscBool
   PetscCall(MatAssemblyEnd(A, MAT_FINAL_ASSEMBLY));
   PetscCall(MatGetInfo(A, MAT_GLOBAL_SUM, &info[1]));
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "pattern replaced by MatSetValues: %g nonzeros, before %g\n", (double)info[1].nz_used, (double)info[0].nz_used));
-  PetscCall(MatSetValuesCOO(A, v, INSERT_VALUES));
+  if (cont) PBG_TEST_REFUSE(ierr, MatSetValuesCOO(A, v, INSERT_VALUES)); /* -err_continue: caught, then the steps run on A */
+  else PetscCall(MatSetValuesCOO(A, v, INSERT_VALUES));
+  if (ierr) {
+    PetscCall(PBGTestRefused(PETSC_COMM_WORLD, ierr, "MatSetValuesCOO()"));
+    PetscCall(PetscFree(v));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
   PetscCall(Compare(c, A, R, "old maps, new pattern"));
   PetscCall(PetscFree(v));
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "MatSetValuesCOO accepted the old maps\n"));
@@ -622,9 +631,9 @@ int main(int argc, char **argv)
     }
   }
   PetscCall(PetscStrcmp(err, "repattern", &eq));
-  if (eq) PetscCall(Repattern(&c, A, R, seed, PETSC_FALSE));
+  if (eq) PetscCall(Repattern(&c, A, R, seed, PETSC_FALSE, err_continue));
   PetscCall(PetscStrcmp(err, "repattern_ghost", &eq));
-  if (eq) PetscCall(Repattern(&c, A, R, seed, PETSC_TRUE));
+  if (eq) PetscCall(Repattern(&c, A, R, seed, PETSC_TRUE, err_continue));
   PetscCall(PetscStrcmp(err, "insert_unassembled", &eq));
   if (eq) PetscCall(InsertUnassembled(&c, A, R, seed));
   PetscCall(PetscStrcmp(err, "mode", &eq));

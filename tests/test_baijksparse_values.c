@@ -17,7 +17,10 @@ static char help[] = "Value operations of MATBAIJKSPARSE (seq and MPI) against P
                      "  reads too, and around each operation on Y that is to run on the device (all but the host fallbacks: a\n"
                      "  missing diagonal block; set values, grow, convert are not checked) the matrix copies between host and device\n"
                      "  (events BAIJKCopyToGPU, BAIJKCopyFromGPU) must not run and PETSc's byte counters petsc_ctog_sz, petsc_gtoc_sz\n"
-                     "  must move by no more than the row indices or ghost vector entries the operation sends; a line per check)\n";
+                     "  must move by no more than the row indices or ghost vector entries the operation sends; a line per check),\n"
+                     "  -bad_row <r> [-bad_row_columns] (after each round's fill, MatZeroRows() (MatZeroRowsColumns()) of Y with the\n"
+                     "  row r, invalid on each rank, must fail; the error ends the program, or with -err_continue it is caught\n"
+                     "  (tests/test_refusal.h) and printed, and the steps then run on the same Y)\n";
 
 #include <petscblockgpu.h>
 
@@ -43,6 +46,7 @@ enum {
   S_GROW_ZEROENTRIES
 };
 
+#include "test_refusal.h"
 #include "test_rng.h" /* NextRand, RandInt, RandReal: the same sequence on every rank for a seed */
 static PetscInt64 MixSeed(PetscInt64 a, PetscInt64 b, PetscInt64 c)
 {
@@ -812,11 +816,17 @@ int main(int argc, char **argv)
          CUDA vectors: the fill's product uploaded them) with one row r that the caller makes invalid (out of [0, local
          rows)): the call must fail with a message naming it, on every path */
       PetscInt  bad;
-      PetscBool has, cols = PETSC_FALSE;
+      PetscBool has, cols = PETSC_FALSE, cont = PETSC_FALSE;
 
       PetscCall(PetscOptionsGetInt(NULL, NULL, "-bad_row", &bad, &has));
       PetscCall(PetscOptionsGetBool(NULL, NULL, "-bad_row_columns", &cols, NULL));
-      if (has) {
+      PetscCall(PetscOptionsGetBool(NULL, NULL, "-err_continue", &cont, NULL));
+      if (has && cont) { /* refused, Y left as it was: the steps below compare it with Yref */
+        PetscErrorCode ierr;
+
+        PBG_TEST_REFUSE(ierr, cols ? MatZeroRowsColumns(c.Y, 1, &bad, 1.0, NULL, NULL) : MatZeroRows(c.Y, 1, &bad, 1.0, NULL, NULL));
+        PetscCall(PBGTestRefused(PETSC_COMM_WORLD, ierr, cols ? "MatZeroRowsColumns()" : "MatZeroRows()"));
+      } else if (has) {
         if (cols) PetscCall(MatZeroRowsColumns(c.Y, 1, &bad, 1.0, NULL, NULL));
         else PetscCall(MatZeroRows(c.Y, 1, &bad, 1.0, NULL, NULL));
         SETERRQ(PETSC_COMM_SELF, PETSC_ERR_PLIB, "MatZeroRows%s() with row %" PetscInt_FMT " did not fail", cols ? "Columns" : "", bad);

@@ -13,12 +13,15 @@ static char help[] = "Tests PCVBJACOBI against independent references on random 
                      "                              (or, under -pc_vbjacobi_singular identity, the identity as that block's inverse)\n"
                      "  -compare_host             : also set up a second PCVBJACOBI with -host_pc_vbjacobi_use_gpu 0 and require the same\n"
                      "                              blocks, inverses and products, before and after the values change (MatScale)\n"
+                     "  -err_continue             : with -ksp_error_if_not_converged, the setup's error is caught (tests/test_refusal.h) and\n"
+                     "                              printed, then the program frees what it made and exits 0\n"
                      "  -seed <s>\n";
 
 #include <petscblockgpu.h>
 #include <petscksp.h>
 #include <petscblaslapack.h>
 #include <math.h>
+#include "test_refusal.h"
 
 typedef enum {
   MODE_UNIFORM,
@@ -91,7 +94,7 @@ int main(int argc, char **argv)
 {
   Mode                     mode = MODE_UNIFORM;
   PetscInt                 nbl = 50, bs = 3, maxgen = 8, maxbs = PC_VBJACOBI_MAX_BLOCK_SIZE, noff = 3, singular_block = -1, nan_block = -1, overflow_block = -1;
-  PetscBool                pivot = PETSC_FALSE, empty_rows = PETSC_FALSE, compare = PETSC_FALSE, compare_host = PETSC_FALSE;
+  PetscBool                pivot = PETSC_FALSE, empty_rows = PETSC_FALSE, compare = PETSC_FALSE, compare_host = PETSC_FALSE, err_continue = PETSC_FALSE;
   PetscInt                 seed = 7, *runs, nruns, n = 0, rstart, N, *exp_starts, nexp = 0;
   PetscBool               *exp_empty;
   PetscMPIInt              rank, size;
@@ -99,7 +102,7 @@ int main(int argc, char **argv)
   Mat                      A;
   PC                       pc;
   KSP                      ksp;
-  Vec                      x, y, yref;
+  Vec                      x = NULL, y = NULL, yref = NULL;
   PetscBool               *empty;
   PCVBJacobiSingularPolicy policy;
   PCVBJacobiBlocking       blocking = PC_VBJACOBI_BLOCKING_AUTO;
@@ -124,6 +127,7 @@ int main(int argc, char **argv)
   PetscCall(PetscOptionsInt("-overflow_block", "scale this local block of the last rank by 1e-310 (its inverse overflows)", NULL, overflow_block, &overflow_block, NULL));
   PetscCall(PetscOptionsBool("-compare_host", "compare with the host path of PCVBJACOBI", NULL, compare_host, &compare_host, NULL));
   PetscCall(PetscOptionsInt("-seed", "random seed", NULL, seed, &seed, NULL));
+  PetscCall(PetscOptionsBool("-err_continue", "catch the setup's error and end cleanly", NULL, err_continue, &err_continue, NULL));
   PetscOptionsEnd();
 
   PetscCall(PetscRandomCreate(PETSC_COMM_SELF, &rnd));
@@ -275,6 +279,13 @@ int main(int argc, char **argv)
   PetscCall(PCSetType(pc, PCVBJACOBI));
   PetscCall(PCVBJacobiSetMaxBlockSize(pc, maxbs));
   PetscCall(KSPSetFromOptions(ksp));
+  if (err_continue) { /* the setup must fail (-ksp_error_if_not_converged with a spoiled block): caught, then the end */
+    PetscErrorCode ierr;
+
+    PBG_TEST_REFUSE(ierr, KSPSetUp(ksp));
+    PetscCall(PBGTestRefused(PETSC_COMM_WORLD, ierr, "KSPSetUp()"));
+    goto done;
+  }
   PetscCall(KSPSetUp(ksp));
   PetscCall(PCVBJacobiGetSingularPolicy(pc, &policy));
   PetscCall(MatCreateVecs(A, &x, &y));
@@ -479,6 +490,7 @@ int main(int argc, char **argv)
       PetscCall(PetscPrintf(PETSC_COMM_WORLD, "solve converged in %" PetscInt_FMT " iterations\n", its));
     }
   }
+done:
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "OK\n"));
   PetscCall(VecDestroy(&x));
   PetscCall(VecDestroy(&y));
