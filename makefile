@@ -194,9 +194,11 @@ CHECK_BENCHES := $(addprefix bench/bin/,bench_scaling bench_solve bench_values b
 demo: examples/bin/demo lib
 	@PBG_ROOT=$(CURDIR) MPIEXEC="$(MPIEXEC)" bash examples/demo.sh
 
-# The cases run in PBG_JOBS runners at once (tests/run.sh): most wait on MPI start-up, I/O or one rank, so 3 runners keep
-# the 2 cores of the CI machine busy; PBG_JOBS=1 runs them one after the other.
-PBG_JOBS ?= 3
+# The cases run in PBG_JOBS runners at once (tests/run.sh), one a core by default: they are CPU-bound (MPICH's ranks
+# busy-poll while they wait, valgrind translates), and a runner more than the cores left 2 cores with 4..6 busy
+# processes (the MPI cases of 2..4 ranks: 145 s with 3 runners against 129 s with 2 on the CI machine, session 15);
+# PBG_JOBS=1 runs them one after the other.
+PBG_JOBS ?= $(shell nproc 2> /dev/null || echo 2)
 # What the cases need is built first with PBG_BUILD_JOBS compile jobs (default: the cores), also when make check itself
 # was started without -j (CI): the CUDA sources dominate a fresh build (about 7 minutes serial on 2 cores)
 PBG_BUILD_JOBS ?= $(shell nproc 2> /dev/null || echo 2)
