@@ -3,7 +3,9 @@
 # suppressions in conf/valgrind.supp cover only system-library noise (the dynamic loader, MPICH's init), each with
 # its reason. Skipped where valgrind is missing (the GPU node); PBG_MEMCHECK=0 skips it too.
 if [ "${PBG_MEMCHECK:-1}" = 1 ] && command -v valgrind > /dev/null 2>&1; then
-  pbg_vg=(valgrind -q --error-exitcode=77 --leak-check=full --errors-for-leak-kinds=definite --show-leak-kinds=definite
+  # --vex-guest-chase=no: the JIT builds shorter superblocks; the same checks, and 15% less of the ~33 s of CPU that
+  # each process spends in the static initialisers of PETSc's CUDA libraries before main() (32.1 -> 27.0 s, session 15)
+  pbg_vg=(valgrind -q --vex-guest-chase=no --error-exitcode=77 --leak-check=full --errors-for-leak-kinds=definite --show-leak-kinds=definite
           --suppressions="$PBG_ROOT/conf/valgrind.supp")
   pbg_tb=$PBG_ROOT/tests/bin
   # memcheck's error kinds, as valgrind prints them (a group member passes only with no memcheck error at all: multirun
