@@ -348,6 +348,12 @@ PetscErrorCode MatBAIJKSPARSEOptionsRead_Private(Mat A, PetscOptionItems PetscOp
 }
 
 /* ---------------------------------------------------------------------------------------------- kernel choice */
+/* An auto/on/off option (-mat_baijksparse_balance, -mat_baijksparse_compress_rows): on, off, or the automatic rule's value */
+static PetscBool AutoOnOff(MatBAIJKSPARSEBalance setting, PetscBool automatic)
+{
+  return setting == MAT_BAIJKSPARSE_BALANCE_ON ? PETSC_TRUE : setting == MAT_BAIJKSPARSE_BALANCE_OFF ? PETSC_FALSE : automatic;
+}
+
 /* Kernel, parameters and balancing of A for its current pattern (ia: BAIJ's block row pointers) */
 PetscErrorCode MatSeqBAIJKSPARSEChoose_Private(Mat A, PetscInt mbs, const PetscInt *ia, MatBAIJKSPARSEChoice *c)
 {
@@ -368,16 +374,8 @@ PetscErrorCode MatSeqBAIJKSPARSEChoose_Private(Mat A, PetscInt mbs, const PetscI
     c->maxlen = PetscMax(c->maxlen, ia[r + 1] - ia[r]);
     if (ia[r + 1] == ia[r]) c->nempty++;
   }
-  switch (o->compress) {
-  case MAT_BAIJKSPARSE_BALANCE_ON:
-    c->compressed = PETSC_TRUE;
-    break;
-  case MAT_BAIJKSPARSE_BALANCE_OFF:
-    c->compressed = PETSC_FALSE;
-    break;
-  default: /* a pass over empty rows reads their row pointers and writes y (reads z) there, for nothing */
-    c->compressed = (PetscBool)(c->nempty > 0 && 2 * c->nempty >= mbs);
-  }
+  /* auto: a pass over empty rows reads their row pointers and writes y (reads z) there, for nothing */
+  c->compressed = AutoOnOff(o->compress, (PetscBool)(c->nempty > 0 && 2 * c->nempty >= mbs));
   /* the mean over the rows that get work: kernel parameters for the rows that have blocks */
   mean = mbs - (c->compressed ? c->nempty : 0) > 0 ? (PetscReal)c->nz / (PetscReal)(mbs - (c->compressed ? c->nempty : 0)) : 0;
 
@@ -422,16 +420,7 @@ PetscErrorCode MatSeqBAIJKSPARSEChoose_Private(Mat A, PetscInt mbs, const PetscI
   PetscCheck(MatBAIJKSPARSEParamsValid(&c->p, bs, msg, sizeof(msg)), PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "%s: kernel %s (%s) cannot run this matrix: %s", MATSEQBAIJKSPARSE, MatBAIJKSPARSEKernels[c->p.kernel], c->source, msg);
 
   c->lambda = o->lambda ? o->lambda : PetscMax(32, 4 * (PetscInt)PetscCeilReal(mean));
-  switch (o->balance) {
-  case MAT_BAIJKSPARSE_BALANCE_ON:
-    c->balanced = PETSC_TRUE;
-    break;
-  case MAT_BAIJKSPARSE_BALANCE_OFF:
-    c->balanced = PETSC_FALSE;
-    break;
-  default:
-    c->balanced = (PetscBool)(c->maxlen > c->lambda);
-  }
+  c->balanced = AutoOnOff(o->balance, (PetscBool)(c->maxlen > c->lambda));
   /* K2 counts the columns of a work item (blocks x bs) in an int */
   PetscCheck(c->p.kernel != MAT_BAIJKSPARSE_KERNEL_K2 || (PetscInt64)(c->balanced ? PetscMin(c->lambda, c->maxlen) : c->maxlen) * bs <= PETSC_INT32_MAX, PETSC_COMM_SELF, PETSC_ERR_SUP, "%s: a block row of %" PetscInt_FMT " blocks is too long for kernel K2; use -mat_baijksparse_balance on", MATSEQBAIJKSPARSE, c->maxlen);
   PetscFunctionReturn(PETSC_SUCCESS);
