@@ -4,6 +4,7 @@
 # by the bundle.
 #
 # Usage: bench/scripts/run_tutorials.sh OUTDIR [--size gpu|quick] [--host] [--cases LIST] [--np N] [--timeout S] [--gpus N]
+#                                             [--vbjacobi-sizes LIST]
 #        bench/scripts/run_tutorials.sh OUTDIR --summary-only   (the summary and plot again, from OUTDIR/tutorials.csv)
 #
 #   Cases (--cases, default all; sizes for --size gpu, the default, and --size quick, a CI-sized check of the script):
@@ -24,6 +25,9 @@
 #     ours-idrs the same with -ksp_type idrs
 #     ours-aij  (ex19mg) aijcusparse with vbjacobi as the level smoother: PETSc's DMDA builds the interpolation on the
 #               host for a -dm_mat_type not named aij*, baijksparse included
+#     ours-mbsK, ours-idrs-mbsK (--vbjacobi-sizes, e.g. matrix,8,16): ours and ours-idrs again with
+#               -pc_vbjacobi_max_block_size K (K = matrix: -pc_vbjacobi_blocking matrix), to choose vbjacobi's defaults
+#               by measurement; they count as ours in the best-against-best, not in the checks of the defaults
 #   For the multigrid cases the PC is the level smoother's (-mg_levels_pc_type) and the KSP the outer one.
 #   Every run gets -log_view; its KSPSolve time (max over ranks, all solves), the outer solve (SNESSolve, TSStep or
 #   KSPSolve), the linear iterations summed over the solves, the linear solves that did not converge, the last reason
@@ -37,7 +41,7 @@
 #   Exit status: 0 when every run ran (converged or not), 1 when a run crashed or timed out.
 set -uo pipefail
 
-usage() { sed -n '2,37p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,41p' "$0" | sed 's/^# \{0,1\}//'; }
 out=""
 size=gpu
 host=0
@@ -46,6 +50,7 @@ np=1
 tmo=1200
 gpus=1
 summary_only=0
+vbsizes=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --size) size=$2; shift 2 ;;
@@ -54,6 +59,7 @@ while [ $# -gt 0 ]; do
     --np) np=$2; shift 2 ;;
     --timeout) tmo=$2; shift 2 ;;
     --gpus) gpus=$2; shift 2 ;;
+    --vbjacobi-sizes) vbsizes=$2; shift 2 ;;
     --summary-only) summary_only=1; shift ;;
     -h|--help) usage; exit 0 ;;
     -*) echo "run_tutorials.sh: unknown option $1" >&2; usage >&2; exit 2 ;;
@@ -124,6 +130,10 @@ run_one() { # CASE OWNER MATTYPE KSP PC
   args=("${prob[@]:1}" "$matopt" "$mt" "${vecopt[@]+"${vecopt[@]}"}" "$pcopt" "$pc" -ksp_converged_reason -log_view)
   [ "$ksp" != default ] && args+=(-ksp_type "$ksp")
   [ "$owner" != petsc ] && args=(-dll_append "$lib" "${args[@]}")
+  case "$owner" in # --vbjacobi-sizes: the same PC option's prefix (-pc_ or -mg_levels_pc_)
+    *-mbsmatrix) args+=("${pcopt%type}vbjacobi_blocking" matrix) ;;
+    *-mbs*) args+=("${pcopt%type}vbjacobi_max_block_size" "${owner##*-mbs}") ;;
+  esac
   [ $host = 0 ] && [ "$np" -gt 1 ] && args+=(-use_gpu_aware_mpi 0)
   if [ "$np" -gt 1 ]; then timeout "$tmo" "$mpiexec" -n "$np" "$bin/${prob[0]}" "${args[@]}" > "$log" 2>&1
   else timeout "$tmo" "$bin/${prob[0]}" "${args[@]}" > "$log" 2>&1; fi
@@ -160,8 +170,10 @@ for c in "${caselist[@]}"; do
     # DMDA multigrid: PETSc's DMDA builds the interpolation on the host for a matrix type not named aij*, so ours is
     # also timed on aijcusparse with vbjacobi as the smoother (the README's configuration for PCMG on a DMDA)
     [ "$c" = ex19mg ] && jobs+=("$c ours-aij $aij $ksp vbjacobi")
+    for k in ${vbsizes//,/ }; do jobs+=("$c ours-mbs$k $ourmat $ksp vbjacobi"); done
   done
   jobs+=("$c ours-idrs $ourmat idrs vbjacobi")
+  for k in ${vbsizes//,/ }; do jobs+=("$c ours-idrs-mbs$k $ourmat idrs vbjacobi"); done
 done
 rows=$out/rows
 rm -rf "$rows" && mkdir -p "$rows/claim"
@@ -208,7 +220,8 @@ for c in dict.fromkeys(r['case'] for r in rows):
     ours = [r for r in rc if r['owner'] != 'petsc' and ok(r)]
     bp = min(petsc, key=t) if petsc else None
     bo = min(ours, key=t) if ours else None
-    cell = lambda r: f"{t(r):.3g} s ({r['ksp']}+{r['pc']}, {r['linear_its']} its)" if r else 'none converged'
+    variant = lambda r: f" {r['owner']}" if '-mbs' in r['owner'] else ''  # --vbjacobi-sizes runs name their option
+    cell = lambda r: f"{t(r):.3g} s ({r['ksp']}+{r['pc']}{variant(r)}, {r['linear_its']} its)" if r else 'none converged'
     sp = t(bp) / t(bo) if bp and bo and t(bo) > 0 else None
     if sp: speedups.append(sp)
     vb_ok = []
