@@ -4,6 +4,8 @@ static char help[] = "Tests PCVBJACOBI against independent references on random 
                      "  -nblocks_local <n>        : blocks (runs) per rank\n"
                      "  -bs <k>, -maxgen <k>      : block size (uniform), largest generated size (mixed, super)\n"
                      "  -maxbs <k>                : PCVBJacobiSetMaxBlockSize (supervariable runs are cut at this size)\n"
+                     "  -auto_bound               : no PCVBJacobiSetMaxBlockSize(): supervariables are merged up to the bound the PC picks\n"
+                     "                              from the diagonal part (its manual page's rule, computed here on its own)\n"
                      "  -pivot                    : rows of each block permuted, so Gauss-Jordan must pivot\n"
                      "  -offdiag <k>              : off-block columns per run (may be on other ranks)\n"
                      "  -empty_rows               : some runs have no entries at all (only with the identity policy)\n"
@@ -94,7 +96,8 @@ int main(int argc, char **argv)
 {
   Mode                     mode = MODE_UNIFORM;
   PetscInt                 nbl = 50, bs = 3, maxgen = 8, maxbs = PC_VBJACOBI_MAX_BLOCK_SIZE, noff = 3, singular_block = -1, nan_block = -1, overflow_block = -1;
-  PetscBool                pivot = PETSC_FALSE, empty_rows = PETSC_FALSE, compare = PETSC_FALSE, compare_host = PETSC_FALSE, err_continue = PETSC_FALSE;
+  PetscBool                pivot = PETSC_FALSE, empty_rows = PETSC_FALSE, compare = PETSC_FALSE, compare_host = PETSC_FALSE, err_continue = PETSC_FALSE, auto_bound = PETSC_FALSE;
+  PetscInt                 mergebs;
   PetscInt                 seed = 7, *runs, nruns, n = 0, rstart, N, *exp_starts, nexp = 0;
   PetscBool               *exp_empty;
   PetscMPIInt              rank, size;
@@ -118,6 +121,7 @@ int main(int argc, char **argv)
   PetscCall(PetscOptionsInt("-bs", "uniform block size", NULL, bs, &bs, NULL));
   PetscCall(PetscOptionsInt("-maxgen", "largest generated block/run", NULL, maxgen, &maxgen, NULL));
   PetscCall(PetscOptionsInt("-maxbs", "PCVBJacobiSetMaxBlockSize", NULL, maxbs, &maxbs, NULL));
+  PetscCall(PetscOptionsBool("-auto_bound", "leave the merge bound to the PC", NULL, auto_bound, &auto_bound, NULL));
   PetscCall(PetscOptionsInt("-offdiag", "off-block columns per run", NULL, noff, &noff, NULL));
   PetscCall(PetscOptionsBool("-pivot", "blocks need pivoting", NULL, pivot, &pivot, NULL));
   PetscCall(PetscOptionsBool("-empty_rows", "some runs are empty", NULL, empty_rows, &empty_rows, NULL));
@@ -170,21 +174,6 @@ int main(int argc, char **argv)
       r = r1;
     }
     exp_starts[nexp] = n;
-    if (blocking == PC_VBJACOBI_BLOCKING_SUPERVARIABLE) { /* greedy merge, written as a running size */
-      PetscInt nm = 0, cur = 0;
-      for (PetscInt b = 0; b < nexp; b++) {
-        PetscInt k = exp_starts[b + 1] - exp_starts[b];
-        if (b == 0 || cur + k > maxbs) {
-          exp_starts[nm] = exp_starts[b];
-          exp_empty[nm]  = exp_empty[b];
-          nm++;
-          cur = 0;
-        } else exp_empty[nm - 1] = (PetscBool)(exp_empty[nm - 1] || exp_empty[b]);
-        cur += k;
-      }
-      exp_starts[nm] = n;
-      nexp           = nm;
-    }
   }
 
   PetscCall(MatCreate(PETSC_COMM_WORLD, &A));
@@ -236,6 +225,41 @@ int main(int argc, char **argv)
   PetscCall(MatAssemblyBegin(A, MAT_FINAL_ASSEMBLY));
   PetscCall(MatAssemblyEnd(A, MAT_FINAL_ASSEMBLY));
 
+  /* the merge bound: maxbs, or with -auto_bound the documented rule on this rank's diagonal part (maxbs 32): the largest
+     bound below 2^18 local rows, else the largest power of two within half the mean row length, at least 8 and bs */
+  mergebs = maxbs;
+  if (auto_bound) {
+    Mat     Ad;
+    MatInfo info;
+
+    PetscCheck(maxbs == PC_VBJACOBI_MAX_BLOCK_SIZE, PETSC_COMM_SELF, PETSC_ERR_USER, "-auto_bound goes without -maxbs");
+    PetscCall(MatGetDiagonalBlock(A, &Ad));
+    PetscCall(MatGetInfo(Ad, MAT_LOCAL, &info));
+    if (n >= 262144) {
+      const double half = 0.5 * info.nz_used / (double)n;
+      PetscInt     p    = 32;
+
+      while (p > 1 && p > half) p /= 2;
+      mergebs = PetscMin(PetscMax(PetscMax(p, 8), mode == MODE_UNIFORM ? bs : 1), maxbs);
+    }
+    PetscCall(PetscPrintf(PETSC_COMM_SELF, "[%d] auto bound: %" PetscInt_FMT " local rows, %.2f nonzeros a row: merge up to %" PetscInt_FMT "\n", rank, n, info.nz_used / (double)PetscMax(n, 1), mergebs));
+  }
+  if (blocking == PC_VBJACOBI_BLOCKING_SUPERVARIABLE) { /* greedy merge of the natural chunks, written as a running size */
+    PetscInt nm = 0, cur = 0;
+    for (PetscInt b = 0; b < nexp; b++) {
+      PetscInt k = exp_starts[b + 1] - exp_starts[b];
+      if (b == 0 || cur + k > mergebs) {
+        exp_starts[nm] = exp_starts[b];
+        exp_empty[nm]  = exp_empty[b];
+        nm++;
+        cur = 0;
+      } else exp_empty[nm - 1] = (PetscBool)(exp_empty[nm - 1] || exp_empty[b]);
+      cur += k;
+    }
+    exp_starts[nm] = n;
+    nexp           = nm;
+  }
+
   /* an overflowing inverse: the block's entries times 1e-310 (finite, and its pivots pass the relative rule); then
      checked as a singular block: the setup fails, or the identity policy replaces it */
   if (overflow_block >= 0) {
@@ -277,7 +301,7 @@ int main(int argc, char **argv)
   PetscCall(KSPSetType(ksp, KSPGMRES));
   PetscCall(KSPGetPC(ksp, &pc));
   PetscCall(PCSetType(pc, PCVBJACOBI));
-  PetscCall(PCVBJacobiSetMaxBlockSize(pc, maxbs));
+  if (!auto_bound) PetscCall(PCVBJacobiSetMaxBlockSize(pc, maxbs));
   PetscCall(KSPSetFromOptions(ksp));
   if (err_continue) { /* the setup must fail (-ksp_error_if_not_converged with a spoiled block): caught, then the end */
     PetscErrorCode ierr;
@@ -440,7 +464,7 @@ int main(int argc, char **argv)
         PetscCall(PCCreate(PETSC_COMM_WORLD, &pch));
         PetscCall(PCSetOptionsPrefix(pch, "host_"));
         PetscCall(PCSetType(pch, PCVBJACOBI));
-        PetscCall(PCVBJacobiSetMaxBlockSize(pch, maxbs));
+        if (!auto_bound) PetscCall(PCVBJacobiSetMaxBlockSize(pch, maxbs));
         PetscCall(PCVBJacobiSetSingularPolicy(pch, policy));
         PetscCall(PCVBJacobiGetBlocking(pc, &blocking));
         PetscCall(PCVBJacobiSetBlocking(pch, blocking));

@@ -65,6 +65,19 @@ done
 for ex in cached shared; do
   tcase vbj_gpu_extraction_$ex --gpu -- test_vbjacobi -mode mixed -maxgen 32 -nblocks_local 300 -offdiag 40 -mat_type aijcusparse -pivot -compare_host -pc_vbjacobi_extraction $ex "${GPUV[@]}" --grep "extraction $ex"
 done
+# the merge bound with no maximum block size set (issue 22, session 16): below 2^18 local rows the largest (32); above,
+# the largest power of two within half the mean row length, at least 8 and bs; natural runs longer than the bound stay
+# whole; a maximum block size set by the user is the bound. The test computes the rule on its own and checks the blocks.
+VIEWB=(-auto_bound -ksp_view)
+tcase vbj_auto_bound_small -- test_vbjacobi -mode super -maxgen 9 -nblocks_local 300 "${VIEWB[@]}" --grep 'merge up to 32' --grep 'supervariables merged up to 32 rows \(auto: [0-9]+ local rows, fewer than 262144: the largest blocks\)' --grep '^OK'
+tcase vbj_auto_bound_bs2 -- test_vbjacobi -mode uniform -bs 2 -nblocks_local 140000 -offdiag 3 "${VIEWB[@]}" --grep 'merge up to 8' --grep 'supervariables merged up to 8 rows \(auto: 280000 local rows, 5\.0 nonzeros a row\)' --grep 'histogram \(size:count\): 8:35000$' --grep '^OK'
+tcase vbj_auto_bound_dense -- test_vbjacobi -mode super -maxgen 4 -nblocks_local 110000 -offdiag 30 "${VIEWB[@]}" --grep 'merge up to 16' --grep 'supervariables merged up to 16 rows' --grep '^OK'
+tcase vbj_auto_bound_long_runs -- test_vbjacobi -mode super -maxgen 20 -nblocks_local 30000 -offdiag 1 "${VIEWB[@]}" --grep 'merge up to 8' --grep 'histogram \(size:count\):.* 20:[0-9]' --grep '^OK'
+tcase vbj_user_bound_large -- test_vbjacobi -mode uniform -bs 2 -nblocks_local 140000 -offdiag 3 -maxbs 32 -ksp_view --grep 'supervariables merged up to 32 rows \(-pc_vbjacobi_max_block_size\)' --grep 'histogram \(size:count\): 32:8750$' --grep '^OK'
+tcase vbj_gpu_auto_bound_bs2 --gpu -- test_vbjacobi -mode uniform -bs 2 -nblocks_local 140000 -offdiag 3 -mat_type aijcusparse -compare_host "${VIEWB[@]}" "${GPUV[@]}" --grep 'merge up to 8' --grep 'blocks match' --grep 'supervariables merged up to 8 rows'
+tcase vbj_gpu_auto_bound_bs2_baijksparse --gpu -- test_vbjacobi -mode uniform -bs 2 -nblocks_local 140000 -offdiag 3 -mat_type baijksparse -compare_host "${VIEWB[@]}" "${GPUV[@]}" --grep 'merge up to 8' --grep 'blocks match'
+tcase vbj_gpu_auto_bound_dense --gpu -- test_vbjacobi -mode super -maxgen 4 -nblocks_local 110000 -offdiag 30 -mat_type aijcusparse -compare_host "${VIEWB[@]}" "${GPUV[@]}" --grep 'merge up to 16' --grep 'blocks match'
+tcase vbj_gpu_auto_bound_long_runs --gpu -- test_vbjacobi -mode super -maxgen 20 -nblocks_local 30000 -offdiag 1 -mat_type aijcusparse -compare_host "${VIEWB[@]}" "${GPUV[@]}" --grep 'merge up to 8' --grep 'blocks match'
 # merged supervariables on the device: the same blocks as the host path (-compare_host) and as the test's own merge
 for maxbs in 2 5 8 12 16 24 32; do
   tcase vbj_gpu_merged_cap$maxbs --gpu -- test_vbjacobi -mode super -maxgen 9 -maxbs $maxbs -nblocks_local 3000 -offdiag 3 -mat_type aijcusparse -compare_host -pc_vbjacobi_blocking supervariable -seed $maxbs "${GPUV[@]}" --grep 'blocks match'

@@ -123,6 +123,43 @@ static PetscErrorCode MatrixBlocks(Mat A, PetscInt maxbs, PetscInt *nblocks, Pet
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* The bound up to which supervariable blocking merges, when the user set no maximum block size (each rank from its own
+   diagonal part). The apply reads k values a row for blocks of k rows, against about nnz/n for the product with the
+   matrix, so larger blocks, which take fewer iterations, make each iteration longer:
+   - fewer than PC_VBJACOBI_BANDWIDTH_ROWS local rows: an iteration's time is launch latency rather than bytes, and
+     the largest blocks take the fewest iterations: the maximum (32). bench_solve's Table 1 matrices (5k..12k rows,
+     IDR(4) on an H100): bcsstk17 5072 iterations with blocks of up to 32 against 8999 with 8; bcsstk18 2924 against 6223;
+   - more: the largest power of two within half the mean row length (the inverses read at most about half of what the
+     product reads), at least PC_VBJACOBI_MERGE_FLOOR and the matrix block size. Issue 22 on an H200
+     (bench/results/tutorials_sweep_h200x4_s16.*), KSPSolve time with bounds 8 / 16 / 32: ts ex5 1024^2 (2M rows,
+     10 nonzeros a row) BiCGStab 2.37 / 2.56 / 3.05 s, GMRES 5.17 / 5.31 / 5.65 s, idrs 2.73 / - / 3.45 s; snes ex19
+     512^2 (1M rows, 20 a row) BiCGStab 0.86 / 0.85 / 0.97 s, GMRES 3.56 / 3.44 / 3.55 s, idrs 1.64 / 1.30 / 1.74 s,
+     and PETSc's idr converges at 8 and 32 but not at 16. The rule gives 8 to both. */
+static PetscErrorCode AutoMergeBound(PC pc, PetscInt *bound)
+{
+  PC_VBJacobi *jac = (PC_VBJacobi *)pc->data;
+  Mat          Ad;
+  MatInfo      info;
+  PetscInt     n, bs, k = 1;
+  double       nzr;
+
+  PetscFunctionBegin;
+  PetscCall(MatGetDiagonalBlock(pc->pmat, &Ad));
+  PetscCall(MatGetLocalSize(Ad, &n, NULL));
+  PetscCall(MatGetBlockSize(pc->pmat, &bs));
+  if (n < PC_VBJACOBI_BANDWIDTH_ROWS) {
+    *bound = jac->max_block_size;
+    PetscCall(PetscSNPrintf(jac->merge_why, sizeof(jac->merge_why), "auto: %" PetscInt_FMT " local rows, fewer than %d: the largest blocks", n, PC_VBJACOBI_BANDWIDTH_ROWS));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  PetscCall(MatGetInfo(Ad, MAT_LOCAL, &info));
+  nzr = info.nz_used / (double)n;
+  while (2 * k <= jac->max_block_size && 2.0 * k <= 0.5 * nzr) k *= 2;
+  *bound = PetscMin(PetscMax(PetscMax(k, PC_VBJACOBI_MERGE_FLOOR), bs), jac->max_block_size);
+  PetscCall(PetscSNPrintf(jac->merge_why, sizeof(jac->merge_why), "auto: %" PetscInt_FMT " local rows, %.1f nonzeros a row", n, nzr));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* Chooses the source of the blocks, resolving AUTO the same way on every rank:
    - variable block sizes when every rank has usable ones;
    - the matrix block size (bs > 1, within the bound) when the matrix is known symmetric, Hermitian or SPD, or when the PC
@@ -177,6 +214,13 @@ PetscErrorCode PCVBJacobiResolveBlocking(PC pc, PCVBJacobiBlocking *how)
       PetscCall(PetscStrncpy(jac->blocking_why, "auto: merged supervariables", sizeof(jac->blocking_why)));
     }
   }
+  /* the merge bound: the user's maximum block size, else chosen from the matrix */
+  jac->merge_bound  = 0;
+  jac->merge_why[0] = 0;
+  if (*how == PC_VBJACOBI_BLOCKING_SUPERVARIABLE) {
+    if (jac->max_block_size_set) jac->merge_bound = jac->max_block_size;
+    else PetscCall(AutoMergeBound(pc, &jac->merge_bound));
+  }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -205,7 +249,7 @@ PetscErrorCode PCVBJacobiDetectBlocks_Host(PC pc, PCVBJacobiBlocking how, PetscI
     break;
   case PC_VBJACOBI_BLOCKING_SUPERVARIABLE:
     PetscCall(DetectNaturalSupervariables(A, jac->max_block_size, nblocks, starts));
-    PetscCall(PCVBJacobiAgglomerate_Host(jac->max_block_size, nblocks, *starts));
+    PetscCall(PCVBJacobiAgglomerate_Host(jac->merge_bound, nblocks, *starts));
     break;
   default:
     SETERRQ(PetscObjectComm((PetscObject)pc), PETSC_ERR_ARG_WRONG, "PCVBJACOBI: unknown blocking %d", (int)how);

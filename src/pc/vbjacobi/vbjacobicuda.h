@@ -64,11 +64,11 @@ struct _n_PCVBJacobiDevice {
    no O(n) work or transfer on the host; the host gets the starts when it asks (PCVBJacobiBlocksGetHostStarts()).
 
    Supervariable detection: runs of consecutive rows with identical column patterns (whole rows, off-diagonal
-   pattern included), cut greedily into chunks of at most maxbs rows (natural supervariables); with merge, adjacent
-   chunks then merged greedily while the merged block has at most maxbs rows (the paper's blocking). Exactly the blocks
-   of the host path. One synchronization, to read the block count and sizes. maxbs = 1 needs no detection (every row
-   is a block). */
-PETSC_INTERN PetscErrorCode PCVBJacobiDetectSupervariables_CUDA(const PCVBJacobiDeviceMat *, PetscInt maxbs, PetscBool merge, PCVBJacobiBlocks *);
+   pattern included), cut greedily into chunks of at most maxbs rows (natural supervariables); with mergebs > 0,
+   adjacent chunks then merged greedily while the merged block has at most mergebs rows (the paper's blocking; a chunk
+   larger than mergebs stays as it is). Exactly the blocks of the host path. One synchronization, to read the block
+   count and sizes. maxbs = 1 needs no detection (every row is a block). */
+PETSC_INTERN PetscErrorCode PCVBJacobiDetectSupervariables_CUDA(const PCVBJacobiDeviceMat *, PetscInt maxbs, PetscInt mergebs, PCVBJacobiBlocks *);
 
 /* Blocks of bs rows each (matrix blocking, bs dividing nrows): made on the device, no synchronization. */
 PETSC_INTERN PetscErrorCode PCVBJacobiSetUniformBlocks_CUDA(PetscInt nrows, PetscInt bs, PCVBJacobiBlocks *);

@@ -39,9 +39,15 @@ typedef struct {
   PCVBJacobiDevice   *dev;                               /* device copies; NULL until the device first holds blocks */
 } PCVBJacobiBlocks;
 
+/* Supervariable blocking with no maximum block size set by the user merges up to 32 rows on a local part of fewer
+   rows than this, else up to a bound from the mean row length, at least PC_VBJACOBI_MERGE_FLOOR (blocking.c) */
+#define PC_VBJACOBI_BANDWIDTH_ROWS 262144
+#define PC_VBJACOBI_MERGE_FLOOR    8
+
 typedef struct {
   /* options */
   PetscInt                 max_block_size; /* cap on the size of a block, 1..PC_VBJACOBI_MAX_BLOCK_SIZE */
+  PetscBool                max_block_size_set; /* set by the user: also the merge bound of supervariable blocking */
   PCVBJacobiBlocking       blocking;       /* requested source of the blocks */
   PCVBJacobiSingularPolicy singular;       /* what to do with a singular block */
   PCVBJacobiExtraction     extraction;     /* how the GPU setup reads the blocks */
@@ -53,6 +59,8 @@ typedef struct {
   PCVBJacobiBlocks   blocks;
   PCVBJacobiBlocking blocking_used;     /* the source the setup took (never AUTO) */
   char               blocking_why[128]; /* why AUTO took it (empty when the source was asked for) */
+  PetscInt           merge_bound;       /* supervariables were merged up to this size (PCVBJacobiResolveBlocking()) */
+  char               merge_why[128];    /* how the bound was chosen when the user set none */
   PetscObjectState   nonzerostate;      /* of the Pmat when the blocks were found */
   PetscObjectId      pmat_id;           /* the Pmat object the blocks were found for */
   PetscInt           rows_detected;     /* local rows of the Pmat when the blocks were found, -1 when there are no valid blocks */

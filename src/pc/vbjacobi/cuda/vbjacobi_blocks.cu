@@ -341,8 +341,9 @@ PetscErrorCode PCVBJacobiSetUniformBlocks_CUDA(PetscInt nrows, PetscInt bs, PCVB
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode PCVBJacobiDetectSupervariables_CUDA(const PCVBJacobiDeviceMat *A, PetscInt maxbs, PetscBool merge, PCVBJacobiBlocks *blocks)
+PetscErrorCode PCVBJacobiDetectSupervariables_CUDA(const PCVBJacobiDeviceMat *A, PetscInt maxbs, PetscInt mergebs, PCVBJacobiBlocks *blocks)
 {
+  const PetscBool   merge = (PetscBool)(mergebs > 0);
   const int         n = (int)A->nrows, bs = (int)A->bs, mrows = bs > 0 ? n / bs : 0;
   size_t            b1 = 0, b2 = 0, off_runs, off_pairs, off_units, off_tmp, bytes;
   char             *base;
@@ -358,6 +359,7 @@ PetscErrorCode PCVBJacobiDetectSupervariables_CUDA(const PCVBJacobiDeviceMat *A,
   PetscFunctionBegin;
   PetscCheck(bs >= 1 && n % bs == 0, PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ, "PCVBJACOBI: %d rows are not a multiple of the block size %d", n, bs);
   PetscCheck(maxbs >= 1 && maxbs <= PC_VBJACOBI_MAX_BLOCK_SIZE, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "PCVBJACOBI: maximum block size %" PetscInt_FMT " outside 1..%d", maxbs, PC_VBJACOBI_MAX_BLOCK_SIZE);
+  PetscCheck(mergebs >= 0 && mergebs <= maxbs, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "PCVBJACOBI: merge bound %" PetscInt_FMT " outside 0..%" PetscInt_FMT, mergebs, maxbs);
   /* runs cut at one row: every row is a block, whatever the patterns (the host loop does the same) */
   if (maxbs == 1 || n == 0) {
     PetscCall(PCVBJacobiSetUniformBlocks_CUDA(n, 1, blocks));
@@ -400,7 +402,7 @@ PetscErrorCode PCVBJacobiDetectSupervariables_CUDA(const PCVBJacobiDeviceMat *A,
     const size_t    stride = Align256(sizeof(int) * ((size_t)n + 1)) / sizeof(int);
     AgglomerateWork w;
     int            *nunits, *jin, *jout;
-    const int       rounds = AgglomerateRounds(n, (int)maxbs);
+    const int       rounds = AgglomerateRounds(n, (int)mergebs);
 
     units        = (int *)(base + off_units);
     nunits       = units + stride;
@@ -412,7 +414,7 @@ PetscErrorCode PCVBJacobiDetectSupervariables_CUDA(const PCVBJacobiDeviceMat *A,
     w.mark       = units + 5 * stride;
     UnitScatterKernel<<<Grid1(n), PBG_CTA1, 0, stream>>>(n, bs, (int)maxbs, runbr, pairs, units, nunits);
     PetscCallCUDA(cudaGetLastError());
-    AgglomerateNextKernel<<<Grid1(n + 1), PBG_CTA1, 0, stream>>>(w, n, (int)maxbs);
+    AgglomerateNextKernel<<<Grid1(n + 1), PBG_CTA1, 0, stream>>>(w, n, (int)mergebs);
     PetscCallCUDA(cudaGetLastError());
     jin  = w.jump_a;
     jout = w.jump_b;
