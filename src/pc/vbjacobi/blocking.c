@@ -132,7 +132,7 @@ static PetscErrorCode MatrixBlocks(Mat A, PetscInt maxbs, PetscInt *nblocks, Pet
    - more: the largest power of two within half the mean row length (the inverses read at most about half of what the
      product reads), at least PC_VBJACOBI_MERGE_FLOOR and the matrix block size. Issue 22 on an H200
      (bench/results/tutorials_sweep_h200x4_s16.*), KSPSolve time with bounds 8 / 16 / 32: ts ex5 1024^2 (2M rows,
-     10 nonzeros a row) BiCGStab 2.37 / 2.56 / 3.05 s, GMRES 5.17 / 5.31 / 5.65 s, idrs 2.73 / - / 3.45 s; snes ex19
+     10 nonzeros a row) BiCGStab 2.37 / 2.56 / 3.05 s, GMRES 5.17 / 5.31 / 5.65 s, idrs 2.73 / 2.85 / 3.45 s; snes ex19
      512^2 (1M rows, 20 a row) BiCGStab 0.86 / 0.85 / 0.97 s, GMRES 3.56 / 3.44 / 3.55 s, idrs 1.64 / 1.30 / 1.74 s,
      and PETSc's idr converges at 8 and 32 but not at 16. The rule gives 8 to both. */
 static PetscErrorCode AutoMergeBound(PC pc, PetscInt *bound)
