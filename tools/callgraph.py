@@ -36,7 +36,7 @@ def main():
     for f in files:
         for m in DEF.finditer(text[f]):
             name = m.group(1)
-            if name in ('if', 'for', 'while', 'switch', 'return'): continue
+            if name in ('if', 'for', 'while', 'switch', 'return') or name.startswith('__'): continue  # __launch_bounds__ and other attributes
             owner.setdefault(name, f)
     edges = {f: set() for f in files}
     for f in files:

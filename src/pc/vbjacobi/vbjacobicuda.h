@@ -50,7 +50,7 @@ struct _n_PCVBJacobiDevice {
   short               *d_sexp;              /* [nblocks] the scale exponent of each block under reduced storage */
   size_t               cap_meta;            /* allocated entries of d_prec and d_sexp */
   PetscInt            *d_info;              /* [nblocks] 0, pivot column + 1, or -1 (NaN/Inf), as the host path */
-  int                 *d_outcome;           /* [2 + 2*33] first failing block and blocks replaced, then the size-sort counters;
+  int                 *d_outcome;           /* [3 + 2*33] first failing block, blocks replaced, blocks stored wider, then the size-sort counters;
                                                    reused by every setup */
   size_t               cap_blocks, cap_inv; /* allocated lengths, so a new setup reuses memory */
   void                *d_scratch;           /* work space of the block detection (vbjacobi_blocks.cu), kept for the next one */

@@ -1,4 +1,4 @@
-/* Device detection shared by the PC and Mat types. */
+/* Device detection shared by the PC and Mat types (a CUDA runtime query: it lives with the CUDA sources). */
 #include <petscblockgpu/private/pbgimpl.h>
 #include <cuda_runtime_api.h>
 
