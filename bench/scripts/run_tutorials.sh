@@ -30,8 +30,10 @@
 #               by measurement; they count as ours in the best-against-best, not in the checks of the defaults
 #   For the multigrid cases the PC is the level smoother's (-mg_levels_pc_type) and the KSP the outer one.
 #   Every run gets -log_view; its KSPSolve time (max over ranks, all solves), the outer solve (SNESSolve, TSStep or
-#   KSPSolve), the linear iterations summed over the solves, the linear solves that did not converge, the last reason
-#   and, for ex56 (a KSP alone), the final true residual (-ksp_view_final_residual) go into OUTDIR/tutorials.csv.
+#   KSPSolve), the linear iterations summed over the solves, the linear solves that did not converge, the last reason,
+#   for ex56 (a KSP alone) the final true residual (-ksp_view_final_residual), and the PCSetUp time (last column; inside
+#   KSPSolve where KSPSolve sets the PC up, outside it in ex17, whose -snes_type ksponly sets it up before) go into
+#   OUTDIR/tutorials.csv.
 #   OUTDIR/tutorials_summary.md: per case the best PETSc and the best of ours (least KSPSolve time among the runs whose
 #   outer solve converged), their ratio, and the checks of issue 22: vbjacobi converges wherever one of PETSc's PCs
 #   converges with the same KSP; idrs converges wherever PETSc's idr, gmres or bcgs does; the median speedup.
@@ -41,7 +43,7 @@
 #   Exit status: 0 when every run ran (converged or not), 1 when a run crashed or timed out.
 set -uo pipefail
 
-usage() { sed -n '2,41p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,43p' "$0" | sed 's/^# \{0,1\}//'; }
 out=""
 size=gpu
 host=0
@@ -83,7 +85,7 @@ nbad=0
 if [ $summary_only = 1 ]; then
   [ -f "$csv" ] || { echo "run_tutorials.sh: --summary-only needs $csv" >&2; exit 2; }
 else
-echo "device,case,size,owner,mat_type,ksp,pc,status,outer_reason,linear_its,linear_solves,linear_failed,last_linear_reason,kspsolve_s,outer_s,true_residual,options,log" > "$csv"
+echo "device,case,size,owner,mat_type,ksp,pc,status,outer_reason,linear_its,linear_solves,linear_failed,last_linear_reason,kspsolve_s,outer_s,true_residual,options,log,pcsetup_s" > "$csv"
 # the case's problem options, its matrix-type and vector-type options, its KSP list and the outer event
 case_setup() { # CASE -> sets prob[], matopt, vecopt, ksps, outer, pcopt (the option that selects the PC compared)
   local c=$1 q=0
@@ -124,7 +126,7 @@ case_setup() { # CASE -> sets prob[], matopt, vecopt, ksps, outer, pcopt (the op
 event_time() { awk -v e="$2" '$1 == e && NF > 5 { print $4; exit }' "$1"; }
 
 run_one() { # CASE OWNER MATTYPE KSP PC
-  local c=$1 owner=$2 mt=$3 ksp=$4 pc=$5 name log args status its nsol nfail last reason ksps_t outer_t tres
+  local c=$1 owner=$2 mt=$3 ksp=$4 pc=$5 name log args status its nsol nfail last reason ksps_t outer_t pcsetup_t tres
   name="${c}_${owner}_${mt}_${ksp}_${pc}"
   log=$out/$name.log
   args=("${prob[@]:1}" "$matopt" "$mt" "${vecopt[@]+"${vecopt[@]}"}" "$pcopt" "$pc" -ksp_converged_reason -log_view)
@@ -148,12 +150,13 @@ run_one() { # CASE OWNER MATTYPE KSP PC
   [ -n "$reason" ] || reason=-
   ksps_t=$(event_time "$log" KSPSolve)
   outer_t=$(event_time "$log" "$outer")
+  pcsetup_t=$(event_time "$log" PCSetUp)
   tres=$(awk '/KSP final norm of residual/ { v = $NF } END { print (v == "" ? "-" : v) }' "$log")
   if [ $status != 0 ] && grep -q 'Must call MatSetVariableBlockSizes() before using PCVPBJACOBI' "$log"; then
     reason="n/a (no variable block sizes)" # PETSc's vpbjacobi on a matrix without them: PETSc's error, not a crash
   elif [ $status != 0 ]; then reason="exit $status"; touch "$rows/$job.bad"; fi
-  printf '"%s",%s,"%s",%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,"%s",%s\n' "$device" "$c" "$sz" "$owner" "$mt" "$ksp" "$pc" "$status" "$reason" \
-    "$its" "$nsol" "$nfail" "$last" "${ksps_t:--}" "${outer_t:--}" "$tres" "${args[*]}" "$(basename "$log")" > "$rows/$job.csv"
+  printf '"%s",%s,"%s",%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,"%s",%s,%s\n' "$device" "$c" "$sz" "$owner" "$mt" "$ksp" "$pc" "$status" "$reason" \
+    "$its" "$nsol" "$nfail" "$last" "${ksps_t:--}" "${outer_t:--}" "$tres" "${args[*]}" "$(basename "$log")" "${pcsetup_t:--}" > "$rows/$job.csv"
   printf '  %-9s %-9s %-12s %-7s %-9s %-28s its %6s (%s solves, %s failed)  KSPSolve %9s s  %s %s s\n' "$c" "$owner" "$mt" "$ksp" "$pc" "$reason" "$its" "$nsol" "$nfail" "${ksps_t:--}" "$outer" "${outer_t:--}"
 }
 
