@@ -73,10 +73,12 @@ tcase vbj_auto_bound_small -- test_vbjacobi -mode super -maxgen 9 -nblocks_local
 tcase vbj_auto_bound_bs2 -- test_vbjacobi -mode uniform -bs 2 -nblocks_local 140000 -offdiag 3 "${VIEWB[@]}" --grep 'merge up to 8' --grep 'supervariables merged up to 8 rows \(auto: 280000 local rows, 5\.0 nonzeros a row\)' --grep 'histogram \(size:count\): 8:35000$' --grep '^OK'
 tcase vbj_auto_bound_dense -- test_vbjacobi -mode super -maxgen 4 -nblocks_local 110000 -offdiag 30 "${VIEWB[@]}" --grep 'merge up to 16' --grep 'supervariables merged up to 16 rows' --grep '^OK'
 tcase vbj_auto_bound_long_runs -- test_vbjacobi -mode super -maxgen 20 -nblocks_local 30000 -offdiag 1 "${VIEWB[@]}" --grep 'merge up to 8' --grep 'histogram \(size:count\):.* 20:[0-9]' --grep '^OK'
+tcase vbj_auto_bound_mpi2 -n 2 -- test_vbjacobi -mode super -maxgen 6 -nblocks_local 300 "${VIEWB[@]}" --grep '^\[1\] auto bound: [0-9]+ local rows' --grep 'supervariables merged up to 32 rows \(auto: ' --grep '^OK'
 tcase vbj_user_bound_large -- test_vbjacobi -mode uniform -bs 2 -nblocks_local 140000 -offdiag 3 -maxbs 32 -ksp_view --grep 'supervariables merged up to 32 rows \(-pc_vbjacobi_max_block_size\)' --grep 'histogram \(size:count\): 32:8750$' --grep '^OK'
 tcase vbj_gpu_auto_bound_bs2 --gpu -- test_vbjacobi -mode uniform -bs 2 -nblocks_local 140000 -offdiag 3 -mat_type aijcusparse -compare_host "${VIEWB[@]}" "${GPUV[@]}" --grep 'merge up to 8' --grep 'blocks match' --grep 'supervariables merged up to 8 rows'
 tcase vbj_gpu_auto_bound_bs2_baijksparse --gpu -- test_vbjacobi -mode uniform -bs 2 -nblocks_local 140000 -offdiag 3 -mat_type baijksparse -compare_host "${VIEWB[@]}" "${GPUV[@]}" --grep 'merge up to 8' --grep 'blocks match'
 tcase vbj_gpu_auto_bound_dense --gpu -- test_vbjacobi -mode super -maxgen 4 -nblocks_local 110000 -offdiag 30 -mat_type aijcusparse -compare_host "${VIEWB[@]}" "${GPUV[@]}" --grep 'merge up to 16' --grep 'blocks match'
+tcase vbj_gpu_auto_bound_mpi2 --gpu -n 2 -- test_vbjacobi -mode super -maxgen 6 -nblocks_local 300 -mat_type aijcusparse -compare_host "${VIEWB[@]}" "${GPUV[@]}" --grep 'blocks match' --grep 'supervariables merged up to 32 rows'
 tcase vbj_gpu_auto_bound_long_runs --gpu -- test_vbjacobi -mode super -maxgen 20 -nblocks_local 30000 -offdiag 1 -mat_type aijcusparse -compare_host "${VIEWB[@]}" "${GPUV[@]}" --grep 'merge up to 8' --grep 'blocks match'
 # merged supervariables on the device: the same blocks as the host path (-compare_host) and as the test's own merge
 for maxbs in 2 5 8 12 16 24 32; do
