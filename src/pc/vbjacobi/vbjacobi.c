@@ -295,7 +295,7 @@ static PetscErrorCode SetUp_Device(PC pc, const PCVBJacobiDeviceMat *dm, PetscBo
     switch (how) {
     case PC_VBJACOBI_BLOCKING_SUPERVARIABLE:
     case PC_VBJACOBI_BLOCKING_NATURAL:
-      PetscCall(PCVBJacobiDetectSupervariables_CUDA(dm, jac->max_block_size, how == PC_VBJACOBI_BLOCKING_SUPERVARIABLE ? jac->merge_bound : 0, &jac->blocks));
+      PetscCall(PCVBJacobiDetectSupervariables_CUDA(dm, jac->max_block_size, jac->merge_bound, &jac->blocks)); /* 0 (no merge) unless SUPERVARIABLE */
       break;
     case PC_VBJACOBI_BLOCKING_MATRIX: {
       PetscInt bs;

@@ -59,7 +59,7 @@ typedef struct {
   PCVBJacobiBlocks   blocks;
   PCVBJacobiBlocking blocking_used;     /* the source the setup took (never AUTO) */
   char               blocking_why[128]; /* why AUTO took it (empty when the source was asked for) */
-  PetscInt           merge_bound;       /* supervariables were merged up to this size (PCVBJacobiResolveBlocking()) */
+  PetscInt           merge_bound;       /* supervariables were merged up to this size, 0 for the other blockings (PCVBJacobiResolveBlocking()) */
   char               merge_why[128];    /* how the bound was chosen when the user set none */
   PetscObjectState   nonzerostate;      /* of the Pmat when the blocks were found */
   PetscObjectId      pmat_id;           /* the Pmat object the blocks were found for */

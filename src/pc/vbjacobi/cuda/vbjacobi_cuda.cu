@@ -17,12 +17,11 @@ static_assert(PBG_STORE_DOUBLE == PC_VBJACOBI_PRECISION_DOUBLE && PBG_STORE_SING
 /* ------------------------------------------------------------------------------------------- launch helpers */
 static_assert(NumWidthClasses == PC_VBJACOBI_NUM_WIDTH_CLASSES, "width classes of the kernels and of the header");
 
-/* The device record of a setup: its outcome, and the counters of the sort by size (count: KeyCountKernel; cursor:
-   KeyPermKernel, keyed by size), so that one copy to the device starts them all */
+/* The device record of a setup: its outcome, and the counters of the sort by size (invert_batched.cuh), so that one
+   copy to the device starts them all */
 struct SetupRecord {
-  SetupOutcome outcome;
-  int          count[NumSizeKeys];
-  int          cursor[NumSizeKeys];
+  SetupOutcome     outcome;
+  SizeSortCounters sort;
 };
 
 /* Setup of a batch by width class (pbg::gj::LaunchInvertByClass() with the PC's policies): the blocks extracted from
@@ -223,7 +222,7 @@ static PetscErrorCode ReadOutcome(SetupOutcome *d_outcome, const PetscInt *d_inf
 /* (Re)starts a setup record: no failure seen, no block replaced, class counters at zero; one copy to the device */
 static PetscErrorCode ResetRecord(SetupRecord *d_record, cudaStream_t stream)
 {
-  static const SetupRecord init = {{{INT_MAX, 0}, 0}, {0}, {0}};
+  static const SetupRecord init = {{{INT_MAX, 0}, 0}, {{0}, {0}}};
 
   PetscFunctionBegin;
   PetscCallCUDA(cudaMemcpyAsync(d_record, &init, sizeof(init), cudaMemcpyHostToDevice, stream));
@@ -285,8 +284,8 @@ PetscErrorCode PCVBJacobiSetup_CUDA(const PCVBJacobiDeviceMat *A, PCVBJacobiExtr
   /* the block sources fill class_count; a source that has not (nonempty = 0) costs a count on the device and a
      synchronization */
   if (!nonempty && blocks->nblocks) {
-    PetscCall(PetscBlockGPUCountSizes_CUDA(blocks->nblocks, (int)blocks->maxk, dev->d_starts, NULL, d_record->count, stream));
-    PetscCall(PetscBlockGPUReadClassCounts_CUDA(d_record->count, count, stream));
+    PetscCall(PetscBlockGPUCountSizes_CUDA(blocks->nblocks, (int)blocks->maxk, dev->d_starts, NULL, d_record->sort.count, stream));
+    PetscCall(PetscBlockGPUReadClassCounts_CUDA(d_record->sort.count, count, stream));
   } else PetscCheck(nonempty == blocks->nblocks, PETSC_COMM_SELF, PETSC_ERR_PLIB, "Width classes hold %" PetscInt_FMT " blocks, not %" PetscInt_FMT, nonempty, blocks->nblocks);
   if (ClassLaunches(count) > 1) { /* a uniform batch (one launch) keeps the identity order and pays nothing here */
     if (dev->cap_class_perm < (size_t)blocks->nblocks) {
@@ -294,8 +293,8 @@ PetscErrorCode PCVBJacobiSetup_CUDA(const PCVBJacobiDeviceMat *A, PCVBJacobiExtr
       PetscCallCUDA(cudaMalloc((void **)&dev->d_class_perm, sizeof(int) * blocks->nblocks));
       dev->cap_class_perm = (size_t)blocks->nblocks;
     }
-    if (nonempty) PetscCall(PetscBlockGPUCountSizes_CUDA(blocks->nblocks, (int)blocks->maxk, dev->d_starts, NULL, d_record->count, stream));
-    PetscCall(PetscBlockGPUSizePerm_CUDA(blocks->nblocks, (int)blocks->maxk, dev->d_starts, NULL, d_record->count, d_record->cursor, dev->d_class_perm, stream));
+    if (nonempty) PetscCall(PetscBlockGPUCountSizes_CUDA(blocks->nblocks, (int)blocks->maxk, dev->d_starts, NULL, d_record->sort.count, stream));
+    PetscCall(PetscBlockGPUSizePerm_CUDA(blocks->nblocks, (int)blocks->maxk, dev->d_starts, NULL, d_record->sort.count, d_record->sort.cursor, dev->d_class_perm, stream));
     perm = dev->d_class_perm;
   }
   PetscCall(PetscStrncpy(dev->kernel, "merged extract+GJE by width class: ", sizeof(dev->kernel)));
