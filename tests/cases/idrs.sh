@@ -141,13 +141,17 @@ tcase idrs_attainable_smoothing -- test_idrs "${pbg_idrs_cd[@]}" "${pbg_idrs_flo
 tcase idrs_attainable_mpi2 -n 2 -- test_idrs "${pbg_idrs_cd[@]}" "${pbg_idrs_floor[@]}"
 tcase idrs_attainable_error --fail -- test_idrs "${pbg_idrs_cd[@]}" -pc_type jacobi -ksp_rtol 1e-17 -ksp_atol 0 -ksp_max_it 5000 -ksp_error_if_not_converged --grep 'the tolerance is below the accuracy attainable in this precision'
 
-# issue 22: the divergence test counts at cycle ends only. convdiff's inner steps peak at 7.5 x ||r0|| (iteration 26)
-# while every cycle end stays below 1.2 x: with -ksp_divtol 1.5 the solve converges (before: DIVERGED_DTOL at 26, as
-# ts ex5 1024^2 failed its Newton step at an inner-step peak of 1.5e4 x ||b|| against the default divtol 1e4); a real
-# divergence (divtol 1.05, passed at a cycle end) still stops. These peaks are those of the omega angle 0.7 (the default
-# until session 16; with the default 0 no cycle end of this solve exceeds 1.05): the cases keep it
-tcase idrs_dtol_inner_peak -- test_idrs "${pbg_idrs_cd[@]}" -pc_type jacobi -ksp_idrs_angle 0.7 -ksp_divtol 1.5 -ksp_view --grep 'reason CONVERGED_RTOL' --grep 'divergence test \(dtol\) at the end of each cycle: inner steps above it in the last solve: [1-9]' --grep '^OK'
-tcase idrs_dtol_cycle_end -- test_idrs "${pbg_idrs_cd[@]}" -pc_type jacobi -ksp_idrs_angle 0.7 -ksp_divtol 1.05 -expect_reason DIVERGED_DTOL --grep 'PASS reason DIVERGED_DTOL'
+# issue 22: the divergence test counts at cycle ends only, three in a row. convdiff's inner steps peak at 7.5 x ||r0||
+# (iteration 26) while every cycle end stays below 1.2 x: with -ksp_divtol 1.5 the solve converges (before: DIVERGED_DTOL
+# at 26, as ts ex5 1024^2 failed its Newton step at an inner-step peak of 1.5e4 x ||b|| against the default divtol 1e4).
+# One cycle end (35) is at 1.2 x: with -ksp_divtol 1.05 that single peak passes and the solve converges (session 17:
+# snes ex19 512^2 with the matrix's 4 x 4 blocks on an H200 stopped at such a peak, 1e4 x at one cycle end). IDR(1)'s
+# cycle ends 36, 38 and 40 are all above 1.3 x: three in a row still stop with DIVERGED_DTOL at 40. These peaks are those
+# of the omega angle 0.7 (the default until session 16; with the default 0 no cycle end of this solve exceeds 1.05):
+# the cases keep it
+tcase idrs_dtol_inner_peak -- test_idrs "${pbg_idrs_cd[@]}" -pc_type jacobi -ksp_idrs_angle 0.7 -ksp_divtol 1.5 -ksp_view --grep 'reason CONVERGED_RTOL' --grep 'divergence test \(dtol\) at the end of each cycle, 3 in a row: in the last solve inner steps above it: [1-9]' --grep '^OK'
+tcase idrs_dtol_cycle_peak -- test_idrs "${pbg_idrs_cd[@]}" -pc_type jacobi -ksp_idrs_angle 0.7 -ksp_divtol 1.05 -ksp_view --grep 'reason CONVERGED_RTOL' --grep 'peaks of cycle ends above it: 1$' --grep '^OK'
+tcase idrs_dtol_cycle_end -- test_idrs "${pbg_idrs_cd[@]}" -pc_type jacobi -ksp_idrs_s 1 -ksp_divtol 1.3 -expect_reason DIVERGED_DTOL --grep 'reason DIVERGED_DTOL, iterations 40,' --grep 'PASS reason DIVERGED_DTOL'
 tcase idrs_dtol_inner_peak_mpi2 -n 2 -- test_idrs "${pbg_idrs_cd[@]}" -pc_type jacobi -ksp_idrs_angle 0.7 -ksp_divtol 1.5 --grep 'reason CONVERGED_RTOL' --grep '^OK'
 
 # GPU: the same solves on CUDA vectors (aijcusparse, baijksparse), the iterations against the host's within 2
@@ -160,6 +164,8 @@ tcase idrs_gpu_smooth_replace --gpu -- test_idrs "${pbg_idrs_cd[@]}" "${pbg_idrs
 tcase idrs_gpu_mpi2 --gpu -n 2 -- test_idrs "${pbg_idrs_cd[@]}" "${pbg_idrs_gpu[@]}" -pc_type vbjacobi -ksp_pc_side left -compare_idr -ksp_norm_type preconditioned --grep 'PASS iterations within' --grep '^OK'
 tcase idrs_gpu_attainable --gpu -- test_idrs "${pbg_idrs_cd[@]}" "${pbg_idrs_gpu[@]}" "${pbg_idrs_floor[@]}" --grep 'fused CUDA kernels'
 tcase idrs_gpu_dtol_inner_peak --gpu -- test_idrs "${pbg_idrs_cd[@]}" "${pbg_idrs_gpu[@]}" -pc_type jacobi -ksp_idrs_angle 0.7 -ksp_divtol 1.5 -ksp_view --grep 'reason CONVERGED_RTOL' --grep 'fused CUDA kernels' --grep '^OK'
+tcase idrs_gpu_dtol_cycle_peak --gpu -- test_idrs "${pbg_idrs_cd[@]}" "${pbg_idrs_gpu[@]}" -pc_type jacobi -ksp_idrs_angle 0.7 -ksp_divtol 1.05 -ksp_view --grep 'reason CONVERGED_RTOL' --grep 'peaks of cycle ends above it: 1$' --grep 'fused CUDA kernels' --grep '^OK'
+tcase idrs_gpu_dtol_cycle_end --gpu -- test_idrs "${pbg_idrs_cd[@]}" "${pbg_idrs_gpu[@]}" -pc_type jacobi -ksp_idrs_s 1 -ksp_divtol 1.3 -expect_reason DIVERGED_DTOL --grep 'PASS reason DIVERGED_DTOL'
 tcase idrs_gpu_breakdown --gpu -- test_idrs -problem zero -n 8 "${pbg_idrs_gpu[@]}" -pc_type none -expect_reason DIVERGED_BREAKDOWN --grep 'PASS reason DIVERGED_BREAKDOWN'
 tcase idrs_gpu_nan --gpu -- test_idrs "${pbg_idrs_cd[@]}" "${pbg_idrs_gpu[@]}" -pc_type jacobi -nan_rhs -expect_reason DIVERGED_NANORINF --grep 'PASS reason DIVERGED_NANORINF'
 pbg_idrs_gpu_host() { # NP ARGS...: iterations with CUDA vectors (ARGS then the GPU options) and on the host, within 2

@@ -196,7 +196,7 @@ static PetscErrorCode KSPView_IDRS(KSP ksp, PetscViewer viewer)
     PetscCall(PetscViewerASCIIPrintf(viewer, "  convergence test on the %s\n", norm));
     if (idrs->check_true) PetscCall(PetscViewerASCIIPrintf(viewer, "  a convergence is confirmed on the residual of the iterate (-ksp_idrs_true_residual_check); restarts in the last solve: %" PetscInt_FMT "\n", idrs->nrestarts));
     else PetscCall(PetscViewerASCIIPrintf(viewer, "  convergence not confirmed on the residual of the iterate (-ksp_idrs_true_residual_check 0)\n"));
-    PetscCall(PetscViewerASCIIPrintf(viewer, "  divergence test (dtol) at the end of each cycle: inner steps above it in the last solve: %" PetscInt_FMT "\n", idrs->npeaks));
+    PetscCall(PetscViewerASCIIPrintf(viewer, "  divergence test (dtol) at the end of each cycle, %d in a row: in the last solve inner steps above it: %" PetscInt_FMT ", peaks of cycle ends above it: %" PetscInt_FMT "\n", KSPIDRS_DTOL_CYCLES, idrs->npeaks, idrs->ncyclepeaks));
     if (idrs->stagnated)
       PetscCall(PetscViewerASCIIPrintf(viewer, "  the last solve stopped at the attainable accuracy: the residual of the iterate stayed at %g (best %g) over %" PetscInt_FMT " restarts; the tolerance is below what this precision attains\n",
                                        (double)ksp->rnorm, (double)idrs->best_true, idrs->nrestarts));
@@ -637,8 +637,10 @@ PetscErrorCode KSPIDRSGetSeed(KSP ksp, PetscInt *seed)
   `-ksp_view`, instead of restarting until max_it. So the converged reason never says CONVERGED while b - A x is
   above the tolerance (unless `-ksp_idrs_true_residual_check 0`).
 
-  The divergence test (`-ksp_divtol`) counts at the end of each cycle only: the residual of an inner step may peak far
-  above it and come back (`-info` reports such peaks, `-ksp_view` counts them).
+  The divergence test (`-ksp_divtol`) counts at the end of each cycle only, and it takes three cycle ends in a row above
+  the tolerance: the residual of an inner step, and of a single cycle end, may peak far above it and come back within
+  the next cycle (`-info` reports such peaks, `-ksp_view` counts them). A peak of p ||b|| costs about eps p ||b|| of
+  attainable accuracy, which the true-residual check below measures; a real divergence keeps growing.
 
   A zero inner product that a division needs (M(k,k) = p_k^H g_k, or (A'r, r) in the omega step) stops the solve with
   `KSP_DIVERGED_BREAKDOWN`; a residual or inner product that is infinite or NaN with `KSP_DIVERGED_NANORINF`.

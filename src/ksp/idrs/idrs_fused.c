@@ -203,6 +203,8 @@ PetscErrorCode KSPSolve_IDRS_Fused(KSP ksp)
   idrs->nogain    = 0;
   idrs->stagnated = PETSC_FALSE;
   idrs->npeaks    = 0;
+  idrs->ncyclepeaks = 0;
+  idrs->nabove      = 0;
   PetscCall(KSPIDRSStart_Private(ksp));
   ref = dp;
 

@@ -65,7 +65,8 @@ static PetscErrorCode KSPIDRSExactResidual_Private(KSP ksp, PetscBool *exact)
    ends the solve with KSP_DIVERGED_BREAKDOWN: the tolerance is below the attainable accuracy (said in -info, -ksp_view).
    The divergence test (KSP_DIVERGED_DTOL) counts only at the end of a cycle (cycle_end: the omega step, whose residual
    is minimised): the residuals of the inner steps (r -= beta G_k) peak far above it and come back (ts ex5 1024^2 with
-   vbjacobi on the host: 1.5e4 x ||b|| at inner step 22, beyond PETSc's default divtol 1e4, failed the Newton step). */
+   vbjacobi on the host: 1.5e4 x ||b|| at inner step 22, beyond PETSc's default divtol 1e4, failed the Newton step).
+   And it takes KSPIDRS_DTOL_CYCLES cycle ends in a row above the tolerance: one cycle end may peak too. */
 PetscErrorCode KSPIDRSIterationDone_Private(KSP ksp, PetscReal dp, PetscBool cycle_end)
 {
   KSP_IDRS *idrs = (KSP_IDRS *)ksp->data;
@@ -82,6 +83,15 @@ PetscErrorCode KSPIDRSIterationDone_Private(KSP ksp, PetscReal dp, PetscBool cyc
     ksp->reason = KSP_CONVERGED_ITERATING;
     idrs->npeaks++;
     PetscCall(PetscInfo(ksp, "KSPIDRS: the residual of inner step %" PetscInt_FMT " (%g) is above the divergence tolerance: a peak, not a divergence; tested again at the end of the cycle\n", ksp->its, (double)dp));
+  }
+  if (cycle_end) {
+    if (ksp->reason == KSP_DIVERGED_DTOL && ++idrs->nabove < KSPIDRS_DTOL_CYCLES) {
+      ksp->reason = KSP_CONVERGED_ITERATING;
+      PetscCall(PetscInfo(ksp, "KSPIDRS: the residual at the end of cycle %" PetscInt_FMT " (iteration %" PetscInt_FMT ", %g) is above the divergence tolerance, %" PetscInt_FMT " cycle end(s) in a row: a divergence after %d\n", ksp->its / (idrs->ws + 1), ksp->its, (double)dp, idrs->nabove, KSPIDRS_DTOL_CYCLES));
+    } else if (ksp->reason != KSP_DIVERGED_DTOL) {
+      if (idrs->nabove) idrs->ncyclepeaks++;
+      idrs->nabove = 0;
+    }
   }
   if (ksp->reason > 0 && idrs->check_true && ksp->normtype != KSP_NORM_NONE) {
     PetscReal dt;

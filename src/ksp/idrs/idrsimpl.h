@@ -21,6 +21,12 @@
    it), so a rule asking for a large gain there stopped solves that the next restart finished (s2rmq4m1 + vbjacobi). */
 #define KSPIDRS_RESTART_GAIN     1.0
 #define KSPIDRS_RESTARTS_NO_GAIN 3 /* consecutive restarts without a new best before the stop: near the floor it jitters */
+/* The divergence test: KSP_DIVERGED_DTOL when the residual is above the divergence tolerance at this many cycle ends in a
+   row. IDR's residual may peak above it at one cycle end and come back within the next cycle (snes ex19 512^2, vbjacobi
+   with the matrix's 4 x 4 blocks on an H200: 1e4 x the initial residual at iteration 175, back near it at 180; the same
+   solve on the host peaked at 1.7e3 x and converged after 2209). A peak of p x ||b|| costs about eps p ||b|| of
+   attainable accuracy, which the true-residual check measures. A real divergence keeps growing and stops there. */
+#define KSPIDRS_DTOL_CYCLES 3
 
 typedef struct {
   PetscInt  s;           /* shadow space dimension */
@@ -47,6 +53,8 @@ typedef struct {
   PetscInt     nogain;     /* restarts in a row since the last new best */
   PetscBool    stagnated;  /* the last solve stopped at the attainable accuracy (KSPIDRS_RESTART_GAIN) */
   PetscInt     npeaks;     /* inner steps of the last solve whose residual was above the divergence tolerance */
+  PetscInt     ncyclepeaks; /* cycle ends of the last solve above it, followed by one below it (KSPIDRS_DTOL_CYCLES) */
+  PetscInt     nabove;      /* cycle ends in a row above it, now */
 
   /* the fused device path (cuda/idrs_cuda.cu) */
   PetscBool      fused;      /* -ksp_idrs_fused: take it when the vectors are CUDA vectors */
