@@ -4,7 +4,7 @@
 # by the bundle.
 #
 # Usage: bench/scripts/run_tutorials.sh OUTDIR [--size gpu|quick] [--host] [--cases LIST] [--np N] [--timeout S] [--gpus N]
-#                                             [--vbjacobi-sizes LIST]
+#                                             [--vbjacobi-sizes LIST] [--runs-per-gpu K [--stagger S]]
 #        bench/scripts/run_tutorials.sh OUTDIR --summary-only   (the summary and plot again, from OUTDIR/tutorials.csv)
 #
 #   Cases (--cases, default all; sizes for --size gpu, the default, and --size quick, a CI-sized check of the script):
@@ -40,10 +40,15 @@
 #   bench/plots/plot_tutorials.py draws OUTDIR/tutorials.png from the CSV.
 #   --gpus N runs N runs at once, each on a GPU of its own (CUDA_VISIBLE_DEVICES; with --np R, R GPUs a run), the
 #   runs taken in list order by whichever slot is free: every comparison is still PETSc against ours on one H100 each.
+#   --runs-per-gpu K (with --gpus N, one rank a run): N x K slots, K of them on each GPU, for runs whose time is host
+#   work but for a short solve (ex17: ~130 s of host assembly around 0.01..0.03 s of KSPSolve). Each run's progress line
+#   ends with its GPU and the time it ended; the solve is the last second or so of a run, so two runs of one GPU whose
+#   end times are more than a few seconds apart did not share the GPU while they were timed. --stagger S starts the
+#   k-th slot of each GPU k x S seconds late, so that runs of equal length on one GPU end S seconds apart.
 #   Exit status: 0 when every run ran (converged or not), 1 when a run crashed or timed out.
 set -uo pipefail
 
-usage() { sed -n '2,43p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,48p' "$0" | sed 's/^# \{0,1\}//'; }
 out=""
 size=gpu
 host=0
@@ -51,6 +56,8 @@ cases=ex19,ex5,ex17mg,ex17gamg,ex56,ex19mg
 np=1
 tmo=1200
 gpus=1
+per_gpu=1
+stagger=0
 summary_only=0
 vbsizes=""
 while [ $# -gt 0 ]; do
@@ -61,6 +68,8 @@ while [ $# -gt 0 ]; do
     --np) np=$2; shift 2 ;;
     --timeout) tmo=$2; shift 2 ;;
     --gpus) gpus=$2; shift 2 ;;
+    --runs-per-gpu) per_gpu=$2; shift 2 ;;
+    --stagger) stagger=$2; shift 2 ;;
     --vbjacobi-sizes) vbsizes=$2; shift 2 ;;
     --summary-only) summary_only=1; shift ;;
     -h|--help) usage; exit 0 ;;
@@ -157,10 +166,14 @@ run_one() { # CASE OWNER MATTYPE KSP PC
   elif [ $status != 0 ]; then reason="exit $status"; touch "$rows/$job.bad"; fi
   printf '"%s",%s,"%s",%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,"%s",%s,%s\n' "$device" "$c" "$sz" "$owner" "$mt" "$ksp" "$pc" "$status" "$reason" \
     "$its" "$nsol" "$nfail" "$last" "${ksps_t:--}" "${outer_t:--}" "$tres" "${args[*]}" "$(basename "$log")" "${pcsetup_t:--}" > "$rows/$job.csv"
-  printf '  %-9s %-9s %-12s %-7s %-9s %-28s its %6s (%s solves, %s failed)  KSPSolve %9s s  %s %s s\n' "$c" "$owner" "$mt" "$ksp" "$pc" "$reason" "$its" "$nsol" "$nfail" "${ksps_t:--}" "$outer" "${outer_t:--}"
+  printf '  %-9s %-9s %-12s %-7s %-9s %-28s its %6s (%s solves, %s failed)  KSPSolve %9s s  %s %s s  (GPU %s, ended %s)\n' "$c" "$owner" "$mt" "$ksp" "$pc" "$reason" "$its" "$nsol" "$nfail" "${ksps_t:--}" "$outer" "${outer_t:--}" "${CUDA_VISIBLE_DEVICES:-all}" "$(date +%T)"
 }
 
-echo "run_tutorials: $device, size $size, $np rank(s), cases $cases, $gpus run(s) at once"
+[ "$per_gpu" -ge 1 ] 2> /dev/null || { echo "run_tutorials.sh: --runs-per-gpu K needs K >= 1, not $per_gpu" >&2; exit 2; }
+[ "$stagger" -ge 0 ] 2> /dev/null || { echo "run_tutorials.sh: --stagger S needs S >= 0 seconds, not $stagger" >&2; exit 2; }
+[ "$per_gpu" = 1 ] || [ "$np" = 1 ] || { echo "run_tutorials.sh: --runs-per-gpu needs one rank a run (--np 1)" >&2; exit 2; }
+nslots=$((gpus * per_gpu))
+echo "run_tutorials: $device, size $size, $np rank(s), cases $cases, $nslots run(s) at once on $gpus GPU(s)"
 # the job list, in order: CASE OWNER MATTYPE KSP PC (a case that cannot be set up counts as a crashed run)
 jobs=()
 IFS=, read -r -a caselist <<< "$cases"
@@ -180,22 +193,24 @@ for c in "${caselist[@]}"; do
 done
 rows=$out/rows
 rm -rf "$rows" && mkdir -p "$rows/claim"
-# a slot takes the next unclaimed job (mkdir is atomic) until none is left; slot i owns GPUs i*np .. i*np+np-1
+# a slot takes the next unclaimed job (mkdir is atomic) until none is left; slot i owns GPUs g*np .. g*np+np-1 with
+# g = i mod gpus (--runs-per-gpu K: K slots a GPU)
 slot() { # SLOT
   local i=$1 job c owner mt ksp pc g
+  sleep $((i / gpus * stagger))
   for ((job = 0; job < ${#jobs[@]}; job++)); do
     mkdir "$rows/claim/$job" 2> /dev/null || continue
     read -r c owner mt ksp pc <<< "${jobs[$job]}"
     case_setup "$c"
     if [ "$gpus" -gt 1 ] && [ $host = 0 ]; then
-      g=$(seq -s, $((i * np)) $((i * np + np - 1)))
+      g=$(seq -s, $((i % gpus * np)) $((i % gpus * np + np - 1)))
       CUDA_VISIBLE_DEVICES=$g run_one "$c" "$owner" "$mt" "$ksp" "$pc"
     else
       run_one "$c" "$owner" "$mt" "$ksp" "$pc"
     fi
   done
 }
-for ((i = 0; i < gpus; i++)); do slot "$i" & done
+for ((i = 0; i < nslots; i++)); do slot "$i" & done
 wait
 for ((job = 0; job < ${#jobs[@]}; job++)); do
   if [ -f "$rows/$job.csv" ]; then cat "$rows/$job.csv" >> "$csv"; else echo "run_tutorials: no result for: ${jobs[$job]}"; nbad=$((nbad + 1)); fi

@@ -112,13 +112,16 @@ fi
 pbg_run_tutorials_quick() {
   local d=$PBG_LOGDIR/run_tutorials_quick
   rm -rf "$d"
-  bash "$PBG_ROOT/bench/scripts/run_tutorials.sh" "$d" --size quick --host --cases ex56,ex17gamg || return 1
+  # two runs at once (--runs-per-gpu 2 on the host: two slots), each progress line naming when its run ended
+  bash "$PBG_ROOT/bench/scripts/run_tutorials.sh" "$d" --size quick --host --cases ex56,ex17gamg --runs-per-gpu 2 --stagger 1 | tee "$d.out" || return 1
+  grep -q '2 run(s) at once' "$d.out" && [ "$(grep -cE '\(GPU all, ended [0-9]{2}:[0-9]{2}:[0-9]{2}\)$' "$d.out")" = 26 ] || return 1
   cat "$d/tutorials.csv"
   awk -F, 'NR > 1 { n++; if ($9 ~ /^CONVERGED/) { c++; if ($NF !~ /^[0-9][0-9.e+-]*$/) nosetup++ } if ($9 ~ /^n\/a/) na++ }
     END { print n " rows, " c " converged, " na " not applicable, " nosetup + 0 " converged without a PCSetUp time"; exit !(n == 26 && c + na == n && nosetup == 0) }' "$d/tutorials.csv" &&
     grep -q 'median best-against-best speedup' "$d/tutorials_summary.md" && grep -q '^| ex56 | ' "$d/tutorials_summary.md"
 }
 [ -x "$PBG_ROOT/bench/bin/ex56" ] && [ -x "$PBG_ROOT/bench/bin/ex17" ] && tcheck run_tutorials_quick_host -- pbg_run_tutorials_quick
+tcase run_tutorials_bad_runs_per_gpu --fail -- bash "$PBG_ROOT/bench/scripts/run_tutorials.sh" "$PBG_LOGDIR/run_tutorials_bad" --host --runs-per-gpu 0 --grep 'runs-per-gpu K needs K >= 1, not 0'
 
 unset -f tut_ex19 tut_ex5
 unset ours ours_gpu opts g pre where snes_cut mg_ex19 ex17_gamg
