@@ -16,7 +16,7 @@ def main():
     plt, path, out = command_line('plot_tutorials.py', __doc__)
     rows = read_rows(path)
     cases = list(dict.fromkeys(r['case'] for r in rows))
-    fig, axes = plt.subplots(1, len(cases), figsize=(3.2 * len(cases) + 1, 4.6), squeeze=False)
+    fig, axes = plt.subplots(1, len(cases), figsize=(max(3.2 * len(cases) + 1, 9.0), 4.6), squeeze=False)
     colour = {'petsc': '0.6', 'ours': 'tab:blue', 'ours-idrs': 'tab:orange'}
     for ax, c in zip(axes[0], cases):
         rc = [r for r in rows if r['case'] == c and not r['outer_reason'].startswith('n/a')]
