@@ -32,8 +32,9 @@
 #   Every run gets -log_view; its KSPSolve time (max over ranks, all solves), the outer solve (SNESSolve, TSStep or
 #   KSPSolve), the linear iterations summed over the solves, the linear solves that did not converge, the last reason,
 #   for ex56 (a KSP alone) the final true residual (-ksp_view_final_residual), and the PCSetUp time (last column; inside
-#   KSPSolve where KSPSolve sets the PC up, outside it in ex17, whose -snes_type ksponly sets it up before) go into
-#   OUTDIR/tutorials.csv.
+#   KSPSolve where KSPSolve sets the PC up, outside it in ex17, whose -snes_type ksponly sets it up before; on the GPU
+#   PETSc prints n/a for it without -log_view_gpu_time, which this script does not add: it synchronises every event)
+#   go into OUTDIR/tutorials.csv.
 #   OUTDIR/tutorials_summary.md: per case the best PETSc and the best of ours (least KSPSolve time among the runs whose
 #   outer solve converged), their ratio, and the checks of issue 22: vbjacobi converges wherever one of PETSc's PCs
 #   converges with the same KSP; idrs converges wherever PETSc's idr, gmres or bcgs does; the median speedup.
@@ -44,11 +45,12 @@
 #   work but for a short solve (ex17: ~130 s of host assembly around 0.01..0.03 s of KSPSolve). Each run's progress line
 #   ends with its GPU and the time it ended; the solve is the last second or so of a run, so two runs of one GPU whose
 #   end times are more than a few seconds apart did not share the GPU while they were timed. --stagger S starts the
-#   k-th slot of each GPU k x S seconds late, so that runs of equal length on one GPU end S seconds apart.
+#   k-th slot of each GPU k x S seconds late, so that runs of equal length on one GPU end S seconds apart. Mind the GPU
+#   memory: nine ex17 runs a GPU fit an 80 GB H100 for ex17mg, but ex17gamg's ran out of it (session 17).
 #   Exit status: 0 when every run ran (converged or not), 1 when a run crashed or timed out.
 set -uo pipefail
 
-usage() { sed -n '2,48p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,50p' "$0" | sed 's/^# \{0,1\}//'; }
 out=""
 size=gpu
 host=0
