@@ -196,7 +196,8 @@ static PetscErrorCode KSPView_IDRS(KSP ksp, PetscViewer viewer)
     PetscCall(PetscViewerASCIIPrintf(viewer, "  convergence test on the %s\n", norm));
     if (idrs->check_true) PetscCall(PetscViewerASCIIPrintf(viewer, "  a convergence is confirmed on the residual of the iterate (-ksp_idrs_true_residual_check); restarts in the last solve: %" PetscInt_FMT "\n", idrs->nrestarts));
     else PetscCall(PetscViewerASCIIPrintf(viewer, "  convergence not confirmed on the residual of the iterate (-ksp_idrs_true_residual_check 0)\n"));
-    PetscCall(PetscViewerASCIIPrintf(viewer, "  divergence test (dtol) at the end of each cycle, %d in a row: in the last solve inner steps above it: %" PetscInt_FMT ", peaks of cycle ends above it: %" PetscInt_FMT "\n", KSPIDRS_DTOL_CYCLES, idrs->npeaks, idrs->ncyclepeaks));
+    PetscCall(PetscViewerASCIIPrintf(viewer, "  divergence test (dtol) at the end of each cycle, %d in a row: in the last solve inner steps above it: %" PetscInt_FMT ", peaks of cycle ends above it: %" PetscInt_FMT "\n", KSPIDRS_DTOL_CYCLES, idrs->npeaks,
+                                     idrs->ncyclepeaks));
     if (idrs->stagnated)
       PetscCall(PetscViewerASCIIPrintf(viewer, "  the last solve stopped at the attainable accuracy: the residual of the iterate stayed at %g (best %g) over %" PetscInt_FMT " restarts; the tolerance is below what this precision attains\n",
                                        (double)ksp->rnorm, (double)idrs->best_true, idrs->nrestarts));

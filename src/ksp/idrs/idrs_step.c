@@ -87,7 +87,8 @@ PetscErrorCode KSPIDRSIterationDone_Private(KSP ksp, PetscReal dp, PetscBool cyc
   if (cycle_end) {
     if (ksp->reason == KSP_DIVERGED_DTOL && ++idrs->nabove < KSPIDRS_DTOL_CYCLES) {
       ksp->reason = KSP_CONVERGED_ITERATING;
-      PetscCall(PetscInfo(ksp, "KSPIDRS: the residual at the end of cycle %" PetscInt_FMT " (iteration %" PetscInt_FMT ", %g) is above the divergence tolerance, %" PetscInt_FMT " cycle end(s) in a row: a divergence after %d\n", ksp->its / (idrs->ws + 1), ksp->its, (double)dp, idrs->nabove, KSPIDRS_DTOL_CYCLES));
+      PetscCall(PetscInfo(ksp, "KSPIDRS: the residual at the end of cycle %" PetscInt_FMT " (iteration %" PetscInt_FMT ", %g) is above the divergence tolerance, %" PetscInt_FMT " cycle end(s) in a row: a divergence after %d\n", ksp->its / (idrs->ws + 1),
+                          ksp->its, (double)dp, idrs->nabove, KSPIDRS_DTOL_CYCLES));
     } else if (ksp->reason != KSP_DIVERGED_DTOL) {
       if (idrs->nabove) idrs->ncyclepeaks++;
       idrs->nabove = 0;

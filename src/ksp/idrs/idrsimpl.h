@@ -23,7 +23,7 @@
 #define KSPIDRS_RESTARTS_NO_GAIN 3 /* consecutive restarts without a new best before the stop: near the floor it jitters */
 /* The divergence test: KSP_DIVERGED_DTOL when the residual is above the divergence tolerance at this many cycle ends in a
    row. IDR's residual may peak above it at one cycle end and come back within the next cycle (snes ex19 512^2, vbjacobi
-   with the matrix's 4 x 4 blocks on an H200: 1e4 x the initial residual at iteration 175, back near it at 180; the same
+   with the matrix's 4 x 4 blocks on an H200: 1e4 x the initial residual at iteration 175, back to 4 x at 180; the same
    solve on the host peaked at 1.7e3 x and converged after 2209). A peak of p x ||b|| costs about eps p ||b|| of
    attainable accuracy, which the true-residual check measures. A real divergence keeps growing and stops there. */
 #define KSPIDRS_DTOL_CYCLES 3
@@ -45,15 +45,15 @@ typedef struct {
   PetscInt     wN;
   PetscBool    wtrue, wsmooth, pvalid;
   PetscScalar *M, *f, *c, *nc, *m, *alpha;
-  PetscInt     nreplaced;  /* residual replacements in the last solve */
-  PetscBool    check_true; /* -ksp_idrs_true_residual_check: a convergence on a recurrence residual is confirmed on b - A x */
-  PetscBool    restart;    /* that check failed: the solve restarts from the current iterate */
-  PetscInt     nrestarts;  /* such restarts in the last solve */
-  PetscReal    best_true;  /* the smallest residual of the iterate at a failed check in the last solve */
-  PetscInt     nogain;     /* restarts in a row since the last new best */
-  PetscBool    stagnated;  /* the last solve stopped at the attainable accuracy (KSPIDRS_RESTART_GAIN) */
-  PetscInt     npeaks;     /* inner steps of the last solve whose residual was above the divergence tolerance */
-  PetscInt     ncyclepeaks; /* cycle ends of the last solve above it, followed by one below it (KSPIDRS_DTOL_CYCLES) */
+  PetscInt     nreplaced;   /* residual replacements in the last solve */
+  PetscBool    check_true;  /* -ksp_idrs_true_residual_check: a convergence on a recurrence residual is confirmed on b - A x */
+  PetscBool    restart;     /* that check failed: the solve restarts from the current iterate */
+  PetscInt     nrestarts;   /* such restarts in the last solve */
+  PetscReal    best_true;   /* the smallest residual of the iterate at a failed check in the last solve */
+  PetscInt     nogain;      /* restarts in a row since the last new best */
+  PetscBool    stagnated;   /* the last solve stopped at the attainable accuracy (KSPIDRS_RESTART_GAIN) */
+  PetscInt     npeaks;      /* inner steps of the last solve whose residual was above the divergence tolerance */
+  PetscInt     ncyclepeaks; /* runs of fewer than KSPIDRS_DTOL_CYCLES cycle ends above it in the last solve */
   PetscInt     nabove;      /* cycle ends in a row above it, now */
 
   /* the fused device path (cuda/idrs_cuda.cu) */
