@@ -199,12 +199,7 @@ PetscErrorCode KSPSolve_IDRS_Fused(KSP ksp)
   PetscCall(KSPIDRSInitial_Private(ksp, ksp->guess_zero ? NULL : X, &dp));
   if (ksp->reason) PetscFunctionReturn(PETSC_SUCCESS);
 
-  idrs->nrestarts   = 0;
-  idrs->nogain      = 0;
-  idrs->stagnated   = PETSC_FALSE;
-  idrs->npeaks      = 0;
-  idrs->ncyclepeaks = 0;
-  idrs->nabove      = 0;
+  KSPIDRSResetCounts_Private(ksp);
   PetscCall(KSPIDRSStart_Private(ksp));
   ref = dp;
 

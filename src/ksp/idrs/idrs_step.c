@@ -127,6 +127,20 @@ PetscErrorCode KSPIDRSIterationDone_Private(KSP ksp, PetscReal dp, PetscBool cyc
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* The counts of a solve that KSPView() reports (restarts, peaks) and the state of its tests, zeroed once per solve
+   (before the first start; a restart keeps them) */
+void KSPIDRSResetCounts_Private(KSP ksp)
+{
+  KSP_IDRS *idrs = (KSP_IDRS *)ksp->data;
+
+  idrs->nrestarts   = 0;
+  idrs->nogain      = 0;
+  idrs->stagnated   = PETSC_FALSE;
+  idrs->npeaks      = 0;
+  idrs->ncyclepeaks = 0;
+  idrs->nabove      = 0;
+}
+
 /* A (re)start of the recurrences from the residual in r (rt): empty basis, M = I */
 PetscErrorCode KSPIDRSStart_Private(KSP ksp)
 {

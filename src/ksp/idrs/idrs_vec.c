@@ -74,12 +74,7 @@ PetscErrorCode KSPSolve_IDRS_Vec(KSP ksp)
   PetscCall(KSPIDRSInitial_Private(ksp, ksp->guess_zero ? NULL : XK, &dp));
   if (ksp->reason) PetscFunctionReturn(PETSC_SUCCESS);
 
-  idrs->nrestarts   = 0;
-  idrs->nogain      = 0;
-  idrs->stagnated   = PETSC_FALSE;
-  idrs->npeaks      = 0;
-  idrs->ncyclepeaks = 0;
-  idrs->nabove      = 0;
+  KSPIDRSResetCounts_Private(ksp);
   PetscCall(KSPIDRSStart_Private(ksp));
   ref = dp;
 

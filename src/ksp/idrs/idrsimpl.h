@@ -68,6 +68,7 @@ typedef struct {
 /* idrs_step.c */
 PETSC_INTERN PetscErrorCode KSPIDRSResidual_Private(KSP, Vec, Vec, Vec, Vec);
 PETSC_INTERN PetscErrorCode KSPIDRSIterationDone_Private(KSP, PetscReal, PetscBool);
+PETSC_INTERN void           KSPIDRSResetCounts_Private(KSP);
 PETSC_INTERN PetscErrorCode KSPIDRSStart_Private(KSP);
 PETSC_INTERN PetscErrorCode KSPIDRSInitial_Private(KSP, Vec, PetscReal *);
 PETSC_INTERN void           KSPIDRSSolveC_Private(PetscInt, PetscInt, const PetscScalar *, const PetscScalar *, PetscScalar *);
