@@ -141,7 +141,9 @@ static void CheckSegments(const Bsr &A, int lambda, bool compressed, const char 
   const double diff = std::sqrt(num / den);
   const bool   ok   = errs == 0 && diff <= 1e-14 && kept && (compressed ? nempty > 0 : !slotbeg.empty());
   if (!ok) nfail++;
-  if (compressed) printf("%s %s, compressed rows, y += A x in place (%d empty rows kept: %s; lambda %d: %d work items, %d slots): rel diff %.1e, protocol errors %ld\n", ok ? "ok  " : "FAIL", what, nempty, kept ? "yes" : "NO", lambda, (int)segrow.size(), (int)slotbeg.size(), diff, errs);
+  if (compressed)
+    printf("%s %s, compressed rows, y += A x in place (%d empty rows kept: %s; lambda %d: %d work items, %d slots): rel diff %.1e, protocol errors %ld\n", ok ? "ok  " : "FAIL", what, nempty, kept ? "yes" : "NO", lambda, (int)segrow.size(),
+           (int)slotbeg.size(), diff, errs);
   else printf("%s %s, balanced rows (lambda %d: %d work items, %d slots): rel diff %.1e, protocol errors %ld\n", ok ? "ok  " : "FAIL", what, lambda, (int)segrow.size(), (int)slotbeg.size(), diff, errs);
 }
 

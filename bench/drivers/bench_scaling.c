@@ -110,7 +110,7 @@ int main(int argc, char **argv)
   Mat         A, Ahost;
   Vec         x, y, yh;
   PetscInt    grid = 64, bs = 4, reps = 50, warmup = 5;
-  PetscBool   check    = PETSC_FALSE, parts = PETSC_FALSE, gpu, csvflg;
+  PetscBool   check = PETSC_FALSE, parts = PETSC_FALSE, gpu, csvflg;
   char        type[64] = "baijksparse", label[96] = "", csvname[PETSC_MAX_PATH_LEN] = "", device[128] = "host (no GPU)";
   PetscMPIInt size, rank;
   MatInfo     info;

@@ -227,7 +227,6 @@ typedef struct {
   PetscInt       triad_n;
 } Bench;
 
-
 static PetscBool InList(char *const list[], PetscInt n, const char *s)
 {
   for (PetscInt k = 0; k < n; k++)

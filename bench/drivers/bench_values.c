@@ -187,7 +187,6 @@ typedef struct {
   PetscInt   nmeas;
 } Meas;
 
-
 static PetscErrorCode TimerStart(Bench *b)
 {
   PetscFunctionBegin;

@@ -127,7 +127,6 @@ typedef struct {
   PetscInt            nprecs; /* the precision axis: the storages besides double */
 } Bench;
 
-
 static PetscErrorCode TimerStart(Bench *b)
 {
   PetscFunctionBegin;

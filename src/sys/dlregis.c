@@ -7,6 +7,7 @@ PetscLogEvent PBG_BAIJKCOO;
 PetscLogEvent PBG_BAIJKInvertDiag;
 PetscLogEvent PBG_BAIJKConvert;
 PetscLogEvent PBG_BAIJKGhost;
+PetscLogEvent PBG_BAIJKTranspose;
 PetscLogEvent PBG_IDRSUpdate, PBG_IDRSReduce;
 
 static PetscBool PetscBlockGPUPackageInitialized = PETSC_FALSE;
@@ -69,6 +70,7 @@ PetscErrorCode PetscBlockGPUInitializePackage(void)
   PetscCall(PetscLogEventRegister("BAIJKInvBlkDiag", MAT_CLASSID, &PBG_BAIJKInvertDiag));
   PetscCall(PetscLogEventRegister("BAIJKConvert", MAT_CLASSID, &PBG_BAIJKConvert));
   PetscCall(PetscLogEventRegister("BAIJKGhostExch", MAT_CLASSID, &PBG_BAIJKGhost));
+  PetscCall(PetscLogEventRegister("BAIJKTranspose", MAT_CLASSID, &PBG_BAIJKTranspose));
   PetscCall(PetscLogEventRegister("KSPIDRSUpdate", KSP_CLASSID, &PBG_IDRSUpdate));
   PetscCall(PetscLogEventRegister("KSPIDRSReduce", KSP_CLASSID, &PBG_IDRSReduce));
 

@@ -20,7 +20,7 @@ tcase bk_host_rectangular_mpi2 -n 2 -- test_baijksparse -bs 3 -mbs 7 -nbs 11 --g
 tcase bk_host_empty_rank_mpi2 -n 2 -- test_baijksparse -bs 2 -mbs 0 -nbs 4 --grep '^OK'
 tcase bk_view_matrix -- test_baijksparse -bs 2 -mbs 4 -view_matrix --grep 'type: seqbaijksparse' --grep 'baijksparse: MatMult: '
 tcase bk_view_mpi2 -n 2 -- test_baijksparse -bs 3 -view_matrix --grep 'type: mpibaijksparse' --grep 'diagonal part: MatMult: ' --grep 'off-diagonal part: MatMult: '
-tcase bk_help -- ex2 -dll_append "$PBG_LIB" -mat_type baijksparse -help --grep 'MATSEQBAIJKSPARSE options' --grep 'mat_baijksparse_kernel' --grep 'mat_baijksparse_balance' --grep 'mat_baijksparse_lambda'
+tcase bk_help -- ex2 -dll_append "$PBG_LIB" -mat_type baijksparse -help --grep 'MATSEQBAIJKSPARSE options' --grep 'mat_baijksparse_kernel' --grep 'mat_baijksparse_balance' --grep 'mat_baijksparse_lambda' --grep 'mat_baijksparse_transpose'
 tcase bk_ex2_mat_view -- ex2 -dll_append "$PBG_LIB" -mat_type baijksparse -mat_view ::ascii_info --grep 'baijksparse: MatMult: ' --grep 'type: seqbaijksparse'
 tcase bk_gpu_ex2_cuda --gpu -- ex2 -dll_append "$PBG_LIB" -mat_type baijksparse -vec_type cuda -ksp_converged_reason -mat_view ::ascii_info --grep 'GPU kernel scalar' --grep 'CONVERGED'
 tcase bk_gpu_ex2_cuda_mpi2 --gpu -n 2 -- ex2 -dll_append "$PBG_LIB" -mat_type baijksparse -vec_type cuda -use_gpu_aware_mpi 0 -ksp_converged_reason -log_view --grep 'BAIJKMult' --grep 'CONVERGED'
@@ -148,6 +148,32 @@ tcase bk_gpu_ghost_sf_mpi2 --gpu -n 2 -- test_baijksparse -gpu -bs 4 -use_gpu_aw
 tcase bk_gpu_ghost_log_view_mpi2 --gpu -n 2 -- test_baijksparse -gpu -bs 4 -use_gpu_aware_mpi 0 -log_view --grep '^BAIJKGhostExch +[0-9]' --grep '^OK'
 tcase bk_ghost_bad_option --fail -n 2 -- test_baijksparse -bs 4 -create settype -mat_baijksparse_ghost_exchange pigeon --grep 'Unknown option "pigeon" for -mat_baijksparse_ghost_exchange. Available options: auto nccl sf'
 tcase bk_gpu_rectangular --gpu -- test_baijksparse -gpu -bs 5 -mbs 9 -nbs 14 --grep '^OK'
+# MatMultTranspose on the GPU (-mat_baijksparse_transpose): the explicit transpose (a device copy of A^T with its own
+# kernel choice: compressed rows for A's empty columns, balanced rows when forced) and the atomic kernel, against AIJ on
+# the host with poisoned outputs, after each kind of change of the matrix (CheckDevice: MatScale, MatSetValues,
+# MatDuplicate, MatCopy, bound and unbound, MatZeroEntries, new values), square and rectangular, 1 and 2 ranks; the view,
+# taken after those products, counts which kernel each transposed product used
+for bs in 1 3 7 17 50; do
+  tcase bk_gpu_transpose_explicit_bs$bs --gpu -- test_baijksparse -gpu -bs $bs -mbs 20 -nbs 27 -empty_rows -long_rows -seed $bs -mat_baijksparse_transpose explicit -view_matrix \
+        --grep 'MatMultTranspose: explicit transpose on the GPU; products so far: 0 atomic, [1-9][0-9]* explicit \(transpose patterns made [1-9]' --grep 'device products verified' --grep '^OK'
+  tcase bk_gpu_transpose_atomic_bs$bs --gpu -- test_baijksparse -gpu -bs $bs -mbs 20 -nbs 27 -empty_rows -long_rows -seed $bs -mat_baijksparse_transpose atomic -view_matrix \
+        --grep 'MatMultTranspose: atomic kernel; products so far: [1-9][0-9]* atomic, 0 explicit' --grep 'device products verified' --grep '^OK'
+done
+# auto follows MAT_FORM_EXPLICIT_TRANSPOSE (-mat_form_explicit_transpose, read by MatSetFromOptions()), as aijcusparse
+tcase bk_gpu_transpose_auto --gpu -- test_baijksparse -gpu -bs 3 -mbs 40 -empty_rows -long_rows -view_matrix \
+      --grep 'MatMultTranspose: atomic kernel \(auto\); products so far: [1-9][0-9]* atomic, 0 explicit' --grep 'device products verified' --grep '^OK'
+tcase bk_gpu_transpose_auto_form_explicit --gpu -- test_baijksparse -gpu -bs 3 -mbs 40 -empty_rows -long_rows -create settype -mat_form_explicit_transpose -view_matrix \
+      --grep 'MatMultTranspose: explicit transpose on the GPU \(auto: MAT_FORM_EXPLICIT_TRANSPOSE set\); products so far: 0 atomic, [1-9][0-9]* explicit \(transpose patterns made [1-9]' --grep 'device products verified' --grep '^OK'
+tcase bk_gpu_transpose_auto_form_explicit_mpi2 --gpu -n 2 -- test_baijksparse -gpu -bs 4 -mbs 12 -empty_rows -long_rows -reassemble -create settype -mat_form_explicit_transpose -use_gpu_aware_mpi 0 -view_matrix \
+      --grep 'off-diagonal part: MatMultTranspose: explicit transpose on the GPU \(auto: MAT_FORM_EXPLICIT_TRANSPOSE set\); products so far: 0 atomic, [1-9]' --grep 'device products verified' --grep '^OK'
+tcase bk_gpu_transpose_explicit_balanced --gpu -- test_baijksparse -gpu -bs 2 -mbs 40 -nbs 9 -long_rows -mat_baijksparse_transpose explicit -mat_baijksparse_balance on -mat_baijksparse_lambda 2 --grep 'device products verified' --grep '^OK'
+tcase bk_gpu_transpose_explicit_empty_rank_mpi2 --gpu -n 2 -- test_baijksparse -gpu -bs 3 -mbs 0 -nbs 5 -mat_baijksparse_transpose explicit -use_gpu_aware_mpi 0 --grep '^OK'
+for np in 2 3; do
+  tcase bk_gpu_transpose_explicit_mpi$np --gpu -n $np -- test_baijksparse -gpu -bs 4 -mbs 12 -empty_rows -long_rows -reassemble -mat_baijksparse_transpose explicit -use_gpu_aware_mpi 0 -view_matrix \
+        --grep 'off-diagonal part: MatMultTranspose: explicit transpose on the GPU; products so far: 0 atomic, [1-9]' --grep 'device products verified' --grep '^OK'
+done
+tcase bk_gpu_transpose_log_view --gpu -- test_baijksparse -gpu -bs 4 -mat_baijksparse_transpose explicit -log_view --grep '^BAIJKTranspose +[0-9]' --grep '^OK'
+tcase bk_transpose_bad_option --fail -- test_baijksparse -bs 4 -create settype -mat_baijksparse_transpose pigeon --grep 'Unknown option "pigeon" for -mat_baijksparse_transpose. Available options: auto explicit atomic'
 tcase bk_gpu_log_view --gpu -- test_baijksparse -gpu -bs 4 -log_view --grep 'BAIJKMult' --grep 'BAIJKCopyToGPU'
 
 # --- GPU: the tuning table (the H100 one, valid on any GPU) and the cap of K3's warps at the mean row length ------------

@@ -12,6 +12,7 @@
 const char *const MatBAIJKSPARSEKernels[]       = {"auto", "host", "scalar", "K1", "K2", "K3"};
 const char *const MatBAIJKSPARSEKernelOptions[] = {"auto", "scalar", "k1", "k2", "k3"};
 const char *const MatBAIJKSPARSEBalances[]      = {"auto", "on", "off"};
+const char *const MatBAIJKSPARSETransposes[]    = {"auto", "explicit", "atomic"};
 
 /* ---------------------------------------------------------------------------------------------- tuning table */
 #define PBG_TABLE_MAX_BS 256
@@ -299,7 +300,7 @@ static MatBAIJKSPARSEKernel DefaultKernel(int bs)
 /* ---------------------------------------------------------------------------------------------- options */
 PetscErrorCode MatBAIJKSPARSEOptionsRead_Private(Mat A, PetscOptionItems PetscOptionsObject, MatBAIJKSPARSEOptions *o)
 {
-  PetscInt    kidx = o->kernel == MAT_BAIJKSPARSE_KERNEL_AUTO ? 0 : (PetscInt)o->kernel - 1, bidx = (PetscInt)o->balance, cidx = (PetscInt)o->compress;
+  PetscInt    kidx = o->kernel == MAT_BAIJKSPARSE_KERNEL_AUTO ? 0 : (PetscInt)o->kernel - 1, bidx = (PetscInt)o->balance, cidx = (PetscInt)o->compress, tidx = (PetscInt)o->transpose;
   char        file[PETSC_MAX_PATH_LEN] = "";
   PetscBool   fset                     = PETSC_FALSE;
   const char *prefix;
@@ -310,6 +311,7 @@ PetscErrorCode MatBAIJKSPARSEOptionsRead_Private(Mat A, PetscOptionItems PetscOp
     PetscCall(PetscOptionsEList("-mat_baijksparse_balance", "Split long block rows into segments (auto: when the longest row exceeds lambda)", "MATBAIJKSPARSE", MatBAIJKSPARSEBalances, 3, MatBAIJKSPARSEBalances[bidx], &bidx, NULL));
     PetscCall(PetscOptionsInt("-mat_baijksparse_lambda", "Longest segment of a balanced block row, in blocks (0: max(32, 4 x mean row length))", "MATBAIJKSPARSE", o->lambda, &o->lambda, NULL));
     PetscCall(PetscOptionsEList("-mat_baijksparse_compress_rows", "Launch work only for block rows with blocks (auto: when at least half of them are empty, as in the off-diagonal part of an MPI matrix)", "MATBAIJKSPARSE", MatBAIJKSPARSEBalances, 3, MatBAIJKSPARSEBalances[cidx], &cidx, NULL));
+    PetscCall(PetscOptionsEList("-mat_baijksparse_transpose", "MatMultTranspose() on the GPU: explicit (a device copy of the transpose, multiplied like MatMult()), atomic (atomicAdd, no extra memory), auto (explicit with MAT_FORM_EXPLICIT_TRANSPOSE, else atomic)", "MATBAIJKSPARSE", MatBAIJKSPARSETransposes, 3, MatBAIJKSPARSETransposes[tidx], &tidx, NULL));
     PetscCall(PetscOptionsInt("-mat_baijksparse_ept", "Rows of a block per thread: K1 1 (an element per lane) or bs (a column per lane); K2, K3 1-4 (0: table or default)", "MATBAIJKSPARSE", o->ept, &o->ept, NULL));
     PetscCall(PetscOptionsInt("-mat_baijksparse_warps", "Warps per block row (K2) or per thread block (scalar, K1, K3) (0: table or default)", "MATBAIJKSPARSE", o->warps, &o->warps, NULL));
     PetscCall(PetscOptionsInt("-mat_baijksparse_teams", "K2: block rows per thread block, 1-15 (0: table or default)", "MATBAIJKSPARSE", o->teams, &o->teams, NULL));
@@ -323,6 +325,7 @@ PetscErrorCode MatBAIJKSPARSEOptionsRead_Private(Mat A, PetscOptionItems PetscOp
     PetscCall(PetscOptionsGetEList(options, prefix, "-mat_baijksparse_balance", MatBAIJKSPARSEBalances, 3, &bidx, NULL));
     PetscCall(PetscOptionsGetInt(options, prefix, "-mat_baijksparse_lambda", &o->lambda, NULL));
     PetscCall(PetscOptionsGetEList(options, prefix, "-mat_baijksparse_compress_rows", MatBAIJKSPARSEBalances, 3, &cidx, NULL));
+    PetscCall(PetscOptionsGetEList(options, prefix, "-mat_baijksparse_transpose", MatBAIJKSPARSETransposes, 3, &tidx, NULL));
     PetscCall(PetscOptionsGetInt(options, prefix, "-mat_baijksparse_ept", &o->ept, NULL));
     PetscCall(PetscOptionsGetInt(options, prefix, "-mat_baijksparse_warps", &o->warps, NULL));
     PetscCall(PetscOptionsGetInt(options, prefix, "-mat_baijksparse_teams", &o->teams, NULL));
@@ -330,10 +333,11 @@ PetscErrorCode MatBAIJKSPARSEOptionsRead_Private(Mat A, PetscOptionItems PetscOp
     PetscCall(PetscOptionsGetString(options, prefix, "-mat_baijksparse_tuning_file", file, sizeof(file), &fset));
   }
   PetscCheck(o->lambda >= 0 && o->ept >= 0 && o->warps >= 0 && o->teams >= 0 && o->lanes >= 0, PetscObjectComm((PetscObject)A), PETSC_ERR_ARG_OUTOFRANGE, "-mat_baijksparse_lambda, _ept, _warps, _teams and _lanes take values >= 0 (0: automatic)");
-  o->kernel  = kidx == 0 ? MAT_BAIJKSPARSE_KERNEL_AUTO : (MatBAIJKSPARSEKernel)(kidx + 1);
-  o->balance = (MatBAIJKSPARSEBalance)bidx;
-  o->compress = (MatBAIJKSPARSEBalance)cidx;
-  o->read    = PETSC_TRUE;
+  o->kernel    = kidx == 0 ? MAT_BAIJKSPARSE_KERNEL_AUTO : (MatBAIJKSPARSEKernel)(kidx + 1);
+  o->balance   = (MatBAIJKSPARSEBalance)bidx;
+  o->compress  = (MatBAIJKSPARSEBalance)cidx;
+  o->transpose = (MatBAIJKSPARSETranspose)tidx;
+  o->read      = PETSC_TRUE;
   if (fset) {
     PetscBool same;
 
@@ -419,7 +423,7 @@ PetscErrorCode MatSeqBAIJKSPARSEChoose_Private(Mat A, PetscInt mbs, const PetscI
   }
   PetscCheck(MatBAIJKSPARSEParamsValid(&c->p, bs, msg, sizeof(msg)), PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "%s: kernel %s (%s) cannot run this matrix: %s", MATSEQBAIJKSPARSE, MatBAIJKSPARSEKernels[c->p.kernel], c->source, msg);
 
-  c->lambda = o->lambda ? o->lambda : PetscMax(32, 4 * (PetscInt)PetscCeilReal(mean));
+  c->lambda   = o->lambda ? o->lambda : PetscMax(32, 4 * (PetscInt)PetscCeilReal(mean));
   c->balanced = AutoOnOff(o->balance, (PetscBool)(c->maxlen > c->lambda));
   /* K2 counts the columns of a work item (blocks x bs) in an int */
   PetscCheck(c->p.kernel != MAT_BAIJKSPARSE_KERNEL_K2 || (PetscInt64)(c->balanced ? PetscMin(c->lambda, c->maxlen) : c->maxlen) * bs <= PETSC_INT32_MAX, PETSC_COMM_SELF, PETSC_ERR_SUP, "%s: a block row of %" PetscInt_FMT " blocks is too long for kernel K2; use -mat_baijksparse_balance on", MATSEQBAIJKSPARSE, c->maxlen);
@@ -494,6 +498,7 @@ PetscErrorCode MatSeqBAIJKSPARSEViewKernel_Private(Mat A, PetscViewer viewer, co
                                      A->offloadmask == PETSC_OFFLOAD_BOTH  ? "current"
                                      : A->offloadmask == PETSC_OFFLOAD_GPU ? "newer than the host copy"
                                                                            : "stale (host newer)"));
+  PetscCall(MatSeqBAIJKSPARSETransposeView_Private(A, viewer, what));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -573,32 +578,24 @@ static PetscBool ConfigChanged(const MatBAIJKSPARSEDevice *d, const MatBAIJKSPAR
   return (PetscBool)(d->cfg_balance != (PetscInt)o->balance || d->cfg_compress != (PetscInt)o->compress || d->cfg_lambda != o->lambda || d->cfg_kernel != (PetscInt)o->kernel || d->cfg_ept != o->ept || d->cfg_warps != o->warps || d->cfg_teams != o->teams || d->cfg_lanes != o->lanes);
 }
 
-/* The device copy, and the kernel, parameters and segments of the products for its pattern and the options: made again
-   after a change of the pattern or of the options */
-PetscErrorCode MatSeqBAIJKSPARSEPrepareMult_Private(Mat A)
+/* The kernel, parameters and segments of the products of the device copy d (a pattern of mbs block rows, ia its host row
+   pointers) with the options of A: made again after a change of the pattern (the caller clears d->choice_valid) or of
+   the options */
+PetscErrorCode MatSeqBAIJKSPARSEPrepareDevice_Private(Mat A, MatBAIJKSPARSEDevice *d, PetscInt mbs, const PetscInt *ia)
 {
-  Mat_SeqBAIJKSPARSE   *k = (Mat_SeqBAIJKSPARSE *)A->spptr;
-  MatBAIJKSPARSEDevice *d;
-  MatBAIJKSPARSEChoice  c;
-  const PetscInt       *ia, *ja;
-  PetscInt              mbs;
-  PetscBool             done;
-  cudaStream_t          stream;
-  PetscInt64            bytes = 0;
+  Mat_SeqBAIJKSPARSE  *k = (Mat_SeqBAIJKSPARSE *)A->spptr;
+  MatBAIJKSPARSEChoice c;
+  cudaStream_t         stream;
+  PetscInt64           bytes = 0;
 
   PetscFunctionBegin;
-  PetscCall(MatSeqBAIJKSPARSECopyToGPU(A));
-  d = k->dev;
   if (d->choice_valid && !ConfigChanged(d, &k->opts)) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(PetscGetCurrentCUDAStream(&stream));
-  PetscCall(MatGetRowIJ(A, 0, PETSC_FALSE, PETSC_TRUE, &mbs, &ia, &ja, &done));
-  PetscCheck(done, PETSC_COMM_SELF, PETSC_ERR_PLIB, "Cannot get the block rows of the %s matrix", MATSEQBAIJKSPARSE);
   PetscCall(MatSeqBAIJKSPARSEChoose_Private(A, mbs, ia, &c));
   if (!d->choice_valid || c.balanced != d->balanced || c.compressed != d->compressed || (c.balanced && c.lambda != d->lambda)) {
     if (c.balanced || c.compressed) PetscCall(BuildSegments(d, mbs, ia, c.balanced ? c.lambda : PETSC_INT_MAX, c.compressed, stream, &bytes));
     else d->nseg = d->nsplit = d->nslots = 0;
   }
-  PetscCall(MatRestoreRowIJ(A, 0, PETSC_FALSE, PETSC_TRUE, &mbs, &ia, &ja, &done));
   d->params       = c.p;
   d->maxlen       = (int)c.maxlen;
   d->lambda       = (int)c.lambda;
@@ -615,6 +612,27 @@ PetscErrorCode MatSeqBAIJKSPARSEPrepareMult_Private(Mat A)
   d->cfg_lanes    = k->opts.lanes;
   d->choice_valid = PETSC_TRUE;
   if (bytes) PetscCall(PetscLogCpuToGpu((PetscLogDouble)bytes));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The device copy, and the kernel, parameters and segments of the products for its pattern and the options: made again
+   after a change of the pattern or of the options */
+PetscErrorCode MatSeqBAIJKSPARSEPrepareMult_Private(Mat A)
+{
+  Mat_SeqBAIJKSPARSE   *k = (Mat_SeqBAIJKSPARSE *)A->spptr;
+  MatBAIJKSPARSEDevice *d;
+  const PetscInt       *ia, *ja;
+  PetscInt              mbs;
+  PetscBool             done;
+
+  PetscFunctionBegin;
+  PetscCall(MatSeqBAIJKSPARSECopyToGPU(A));
+  d = k->dev;
+  if (d->choice_valid && !ConfigChanged(d, &k->opts)) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(MatGetRowIJ(A, 0, PETSC_FALSE, PETSC_TRUE, &mbs, &ia, &ja, &done));
+  PetscCheck(done, PETSC_COMM_SELF, PETSC_ERR_PLIB, "Cannot get the block rows of the %s matrix", MATSEQBAIJKSPARSE);
+  PetscCall(MatSeqBAIJKSPARSEPrepareDevice_Private(A, d, mbs, ia));
+  PetscCall(MatRestoreRowIJ(A, 0, PETSC_FALSE, PETSC_TRUE, &mbs, &ia, &ja, &done));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

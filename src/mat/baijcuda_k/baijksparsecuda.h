@@ -25,6 +25,8 @@ PETSC_INTERN PetscErrorCode MatBAIJKSPARSEMult_CUDA(const MatBAIJKSPARSEParams *
 /* Combines the partial results of split rows: y[row] = sum of its slots (+ z[row]) */
 PETSC_INTERN PetscErrorCode MatBAIJKSPARSEReduce_CUDA(int bs, int nsplit, const int *splitrow, const int *splitslot, const PetscScalar *work, const PetscScalar *z, PetscScalar *y, cudaStream_t);
 /* y += A^T x by atomicAdd (y already holds 0 or z); x has mbs*bs entries, y nbs*bs */
+/* The values of the explicit transpose: block p of A^T is block perm[p] of A transposed (nz blocks of bs x bs) */
+PETSC_INTERN PetscErrorCode MatBAIJKSPARSETransposeBlocks_CUDA(int bs, int nz, const int *perm, const PetscScalar *val, PetscScalar *tval, cudaStream_t);
 PETSC_INTERN PetscErrorCode MatBAIJKSPARSEMultTransposeAtomic_CUDA(int bs, int mbs, const int *rowptr, const int *colidx, const PetscScalar *val, const PetscScalar *x, PetscScalar *y, cudaStream_t);
 
 /* Value operations (cuda/baijksparse_values.cu): rows are local rows, diagpos as in MatBAIJKSPARSEDevice */

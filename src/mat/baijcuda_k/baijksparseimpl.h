@@ -35,6 +35,19 @@ typedef enum {
 } MatBAIJKSPARSEBalance;
 PETSC_INTERN const char *const MatBAIJKSPARSEBalances[];
 
+/* How MatMultTranspose() runs on the GPU (-mat_baijksparse_transpose). ATOMIC: a warp per block row adds A_ij^T x_i
+   into y by atomicAdd, no extra memory. EXPLICIT: a device copy of A^T (pattern built on the host once per pattern,
+   values gathered on the device after each change of A) multiplied by the MatMult() kernels. AUTO: EXPLICIT when
+   MatSetOption(MAT_FORM_EXPLICIT_TRANSPOSE) is set (-mat_form_explicit_transpose), else ATOMIC, as MATAIJCUSPARSE: the
+   copy pays only over many products of the same values (snes ex17's multigrid restriction: 25% faster products, but a
+   0.19 s host build per level for 5 V-cycles). */
+typedef enum {
+  MAT_BAIJKSPARSE_TRANSPOSE_AUTO,
+  MAT_BAIJKSPARSE_TRANSPOSE_EXPLICIT,
+  MAT_BAIJKSPARSE_TRANSPOSE_ATOMIC
+} MatBAIJKSPARSETranspose;
+PETSC_INTERN const char *const MatBAIJKSPARSETransposes[];
+
 /* Largest block size of K2 (its templates are instantiated for bs 2..45) and of K1 (32 / bs^2 >= 1) */
 #define MAT_BAIJKSPARSE_K2_MAX_BS    45
 #define MAT_BAIJKSPARSE_K1_MAX_BS    5
@@ -62,12 +75,13 @@ static inline int MatBAIJKSPARSEK1LanesPerBlock(const MatBAIJKSPARSEParams *p, i
 
 /* What the user asked for (options); 0 / AUTO: chosen from the tuning table or the built-in defaults */
 typedef struct {
-  MatBAIJKSPARSEKernel  kernel;
-  PetscInt              ept, warps, teams, lanes;
-  MatBAIJKSPARSEBalance balance;
-  PetscInt              lambda;   /* longest segment of a balanced row, in blocks (0: automatic) */
-  MatBAIJKSPARSEBalance compress; /* work items only for block rows with blocks (auto: when at least half are empty) */
-  PetscBool             read;   /* the options database has been read */
+  MatBAIJKSPARSEKernel    kernel;
+  PetscInt                ept, warps, teams, lanes;
+  MatBAIJKSPARSEBalance   balance;
+  PetscInt                lambda;    /* longest segment of a balanced row, in blocks (0: automatic) */
+  MatBAIJKSPARSEBalance   compress;  /* work items only for block rows with blocks (auto: when at least half are empty) */
+  MatBAIJKSPARSETranspose transpose; /* how MatMultTranspose() runs on the GPU */
+  PetscBool               read;      /* the options database has been read */
 } MatBAIJKSPARSEOptions;
 
 /* The device copy of a MATSEQBAIJKSPARSE matrix: BSR, 32-bit indices, bs x bs blocks column-major (BAIJ's
@@ -111,6 +125,15 @@ PETSC_INTERN PetscErrorCode          MatSetPreallocationCOO_MPIBAIJKSPARSE(Mat, 
 PETSC_INTERN PetscErrorCode          MatSetValuesCOO_MPIBAIJKSPARSE(Mat, const PetscScalar[], InsertMode);
 PETSC_INTERN PetscErrorCode          MatSetPreallocationCOOLocal_BAIJKSPARSE(Mat, PetscCount, PetscInt[], PetscInt[]); /* both types: the count checked before PETSc's cast */
 
+/* The explicit transpose of a MATSEQBAIJKSPARSE matrix on the device (baijksparse_transpose.c): its device copy (a
+   MatBAIJKSPARSEDevice of A^T with its own kernel choice), the source block of each of its blocks, and what it was made
+   for. MatSeqBAIJKSPARSETransposeGet_Private() gives the copy to multiply by, current for A's values, or NULL where
+   the atomic kernel runs (the policy of MatBAIJKSPARSETranspose); A's device copy must be current (PrepareMult). */
+typedef struct _n_MatBAIJKSPARSEExplicitT *MatBAIJKSPARSEExplicitT;
+PETSC_INTERN PetscErrorCode                MatSeqBAIJKSPARSETransposeGet_Private(Mat, MatBAIJKSPARSEDevice **);
+PETSC_INTERN PetscErrorCode                MatBAIJKSPARSEExplicitTDestroy_Private(MatBAIJKSPARSEExplicitT *);
+PETSC_INTERN PetscErrorCode                MatSeqBAIJKSPARSETransposeView_Private(Mat, PetscViewer, const char *);
+
 /* MatInvertBlockDiagonal() and MatInvertVariableBlockDiagonal() of baijksparse (baijksparse_blockdiag.c): the host array
    of inverses handed out, the device scratch and the uploaded block sizes, kept for the next call */
 typedef struct _n_MatBAIJKSPARSEBlockDiag *MatBAIJKSPARSEBlockDiag;
@@ -136,6 +159,7 @@ typedef struct {
   MatBAIJKSPARSEDevice   *dev;   /* NULL until the first device use */
   MatBAIJKSPARSECOO       coo;   /* COO assembly (baijksparse_coo.c), NULL before MatSetPreallocationCOO() */
   MatBAIJKSPARSEBlockDiag bdiag; /* inverted block diagonals (baijksparse_blockdiag.c), NULL before the first */
+  MatBAIJKSPARSEExplicitT trans; /* explicit transpose on the device (baijksparse_transpose.c), NULL before the first */
 } Mat_SeqBAIJKSPARSE;
 
 /* The engine of the ghost exchange of the device products of MATMPIBAIJKSPARSE (-mat_baijksparse_ghost_exchange):
@@ -238,6 +262,9 @@ PETSC_INTERN PetscErrorCode MatMPIBAIJKSPARSEDiagonalOnDevice_Private(Mat, Petsc
 /* The kernel, parameters and segments of the products for the pattern of the device copy (uploaded by the caller) and
    the options: made again after a change of either (baijksparse_tuning.c) */
 PETSC_INTERN PetscErrorCode MatSeqBAIJKSPARSEPrepareMult_Private(Mat);
+/* The same for the device copy d of a pattern of mbs block rows (ia: host row pointers) that the products of A use
+   with A's options: A's own copy, or its explicit transpose */
+PETSC_INTERN PetscErrorCode MatSeqBAIJKSPARSEPrepareDevice_Private(Mat, MatBAIJKSPARSEDevice *, PetscInt, const PetscInt *);
 
 /* Value operations of MATSEQBAIJKSPARSE (baijksparse_values.c): on the device copy when the values may live there */
 PETSC_INTERN PetscErrorCode MatScale_SeqBAIJKSPARSE(Mat, PetscScalar);

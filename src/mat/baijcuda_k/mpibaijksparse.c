@@ -51,6 +51,7 @@ static PetscErrorCode MatMPIBAIJKSPARSEConvertParts(Mat A, PetscBool toksparse)
       /* the parts have no options prefix: read the options (quietly) with the prefix of the matrix */
       if (!k->opts.read) PetscCall(MatBAIJKSPARSEOptionsRead_Private(A, NULL, &k->opts));
       PetscCall(MatSeqBAIJKSPARSESetOptions_Private(P, &k->opts));
+      P->form_explicit_transpose = A->form_explicit_transpose; /* the parts make the transposed products */
       PetscCall(MatBindToCPU(P, A->boundtocpu));
     }
   }
@@ -705,6 +706,24 @@ static PetscErrorCode MatView_MPIBAIJKSPARSE(Mat A, PetscViewer viewer)
 PBG_MATOPS(PBG_MPI_FORWARDER)
 #undef PBG_MPI_FORWARDER
 
+/* MPIBAIJ ignores MAT_FORM_EXPLICIT_TRANSPOSE; the parts' transposed products read it (baijksparse_transpose.c) */
+static PetscErrorCode MatSetOption_MPIBAIJKSPARSE(Mat A, MatOption op, PetscBool flg)
+{
+  Mat_MPIBAIJKSPARSE *k = (Mat_MPIBAIJKSPARSE *)A->spptr;
+
+  PetscFunctionBegin;
+  if (k->host.setoption) PetscCall((*k->host.setoption)(A, op, flg));
+  if (op == MAT_FORM_EXPLICIT_TRANSPOSE) {
+    Mat parts[2];
+
+    A->form_explicit_transpose = flg;
+    PetscCall(MatMPIBAIJKSPARSEGetSeqBAIJ_Private(A, &parts[0], &parts[1], NULL));
+    for (PetscInt i = 0; i < 2; i++)
+      if (parts[i]) parts[i]->form_explicit_transpose = flg;
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 static struct _MatOps MPIOurs;
 static PetscErrorCode MPIOursInitialize(void)
 {
@@ -723,6 +742,7 @@ static PetscErrorCode MPIOursInitialize(void)
   MPIOurs.multtranspose               = MatMultTranspose_MPIBAIJKSPARSE;
   MPIOurs.multtransposeadd            = MatMultTransposeAdd_MPIBAIJKSPARSE;
   MPIOurs.setfromoptions              = MatSetFromOptions_MPIBAIJKSPARSE;
+  MPIOurs.setoption                   = MatSetOption_MPIBAIJKSPARSE;
   MPIOurs.bindtocpu                   = MatBindToCPU_MPIBAIJKSPARSE;
   MPIOurs.scale                       = MatScale_MPIBAIJKSPARSE;
   MPIOurs.zeroentries                 = MatZeroEntries_MPIBAIJKSPARSE;

@@ -43,12 +43,41 @@ static PetscErrorCode MatSeqBAIJKSPARSEUseDevice(Mat A, PetscBool *use)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* y = D x (+ z) with the device copy d (A's own, or its explicit transpose), ny rows; z NULL: none; inplace: z is y */
+static PetscErrorCode DeviceProduct(const MatBAIJKSPARSEDevice *d, PetscInt ny, const PetscScalar *x, const PetscScalar *z, PetscBool inplace, PetscScalar *y, cudaStream_t stream)
+{
+  MatBAIJKSPARSEMultArgs args;
+  const PetscBool        segments = (PetscBool)(d->balanced || d->compressed);
+
+  PetscFunctionBegin;
+  /* compressed rows: no work item writes the empty rows, so y gets z (or 0) there first, unless y is z */
+  if (d->compressed && d->nempty && !inplace) {
+    if (!z) PetscCall(MatBAIJKSPARSEMemsetAsync_CUDA(y, 0, (size_t)ny * sizeof(PetscScalar), stream));
+    else PetscCall(MatBAIJKSPARSEMemcpyAsync_CUDA(y, z, (size_t)ny * sizeof(PetscScalar), cudaMemcpyDeviceToDevice, stream));
+  }
+  args.bs     = d->bs;
+  args.mbs    = d->mbs;
+  args.nwork  = segments ? d->nseg : d->mbs;
+  args.rowptr = d->rowptr;
+  args.colidx = d->colidx;
+  args.segptr = segments ? d->segptr : NULL;
+  args.segrow = segments ? d->segrow : NULL;
+  args.val    = d->val;
+  args.x      = x;
+  args.z      = z;
+  args.y      = y;
+  args.work   = d->work;
+  PetscCall(MatBAIJKSPARSEMult_CUDA(&d->params, &args, stream));
+  if (d->balanced && d->nsplit) PetscCall(MatBAIJKSPARSEReduce_CUDA(d->bs, d->nsplit, d->splitrow, d->splitslot, d->work, z, y, stream));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* y = A x (zz NULL), y = A x + z, or the transposed products; device vectors, else BAIJ's host kernels */
 static PetscErrorCode MatProduct_SeqBAIJKSPARSE(Mat A, Vec xx, Vec zz, Vec yy, PetscBool trans)
 {
   Mat_SeqBAIJKSPARSE   *k = (Mat_SeqBAIJKSPARSE *)A->spptr;
-  MatBAIJKSPARSEDevice *d;
-  const PetscScalar    *x, *z = NULL;
+  MatBAIJKSPARSEDevice *d, *dt = NULL;
+  const PetscScalar    *x, *z  = NULL;
   PetscScalar          *y;
   PetscMemType          mx, mz = PETSC_MEMTYPE_DEVICE, my;
   PetscBool             use;
@@ -98,33 +127,14 @@ static PetscErrorCode MatProduct_SeqBAIJKSPARSE(Mat A, Vec xx, Vec zz, Vec yy, P
   PetscCall(MatSeqBAIJKSPARSEPrepareMult_Private(A));
   d = k->dev;
   PetscCall(PetscGetCurrentCUDAStream(&stream));
+  if (trans) PetscCall(MatSeqBAIJKSPARSETransposeGet_Private(A, &dt)); /* before the event: making the copy is its own */
   PetscCall(PetscLogEventBegin(PBG_BAIJKMult, A, xx, yy, 0));
   PetscCall(PetscLogGpuTimeBegin());
   if (!trans) {
-    MatBAIJKSPARSEMultArgs args;
-    const PetscBool        segments = (PetscBool)(d->balanced || d->compressed);
-
-    /* compressed rows: no work item writes the empty rows, so y gets z (or 0) there first, unless y is z */
-    if (d->compressed && d->nempty && zz != yy) {
-      if (!zz) PetscCall(MatBAIJKSPARSEMemsetAsync_CUDA(y, 0, (size_t)ny * sizeof(PetscScalar), stream));
-      else PetscCall(MatBAIJKSPARSEMemcpyAsync_CUDA(y, z, (size_t)ny * sizeof(PetscScalar), cudaMemcpyDeviceToDevice, stream));
-    }
-    args.bs     = d->bs;
-    args.mbs    = d->mbs;
-    args.nwork  = segments ? d->nseg : d->mbs;
-    args.rowptr = d->rowptr;
-    args.colidx = d->colidx;
-    args.segptr = segments ? d->segptr : NULL;
-    args.segrow = segments ? d->segrow : NULL;
-    args.val    = d->val;
-    args.x      = x;
-    args.z      = zz ? z : NULL;
-    args.y      = y;
-    args.work   = d->work;
-    PetscCall(MatBAIJKSPARSEMult_CUDA(&d->params, &args, stream));
-    if (d->balanced && d->nsplit) PetscCall(MatBAIJKSPARSEReduce_CUDA(d->bs, d->nsplit, d->splitrow, d->splitslot, d->work, zz ? z : NULL, y, stream));
+    PetscCall(DeviceProduct(d, ny, x, zz ? z : NULL, zz == yy, y, stream));
     k->kernel = d->params.kernel;
-  } else {
+  } else if (dt) PetscCall(DeviceProduct(dt, ny, x, zz ? z : NULL, zz == yy, y, stream));
+  else {
     if (!zz) PetscCall(MatBAIJKSPARSEMemsetAsync_CUDA(y, 0, (size_t)ny * sizeof(PetscScalar), stream));
     else if (zz != yy) PetscCall(MatBAIJKSPARSEMemcpyAsync_CUDA(y, z, (size_t)ny * sizeof(PetscScalar), cudaMemcpyDeviceToDevice, stream));
     PetscCall(MatBAIJKSPARSEMultTransposeAtomic_CUDA(d->bs, d->mbs, d->rowptr, d->colidx, d->val, x, y, stream));
@@ -305,6 +315,17 @@ static PetscErrorCode MatView_SeqBAIJKSPARSE(Mat, PetscViewer);
 PBG_MATOPS(PBG_SEQ_FORWARDER)
 #undef PBG_SEQ_FORWARDER
 
+/* BAIJ ignores MAT_FORM_EXPLICIT_TRANSPOSE; the transposed products read it (baijksparse_transpose.c) */
+static PetscErrorCode MatSetOption_SeqBAIJKSPARSE(Mat A, MatOption op, PetscBool flg)
+{
+  Mat_SeqBAIJKSPARSE *k = (Mat_SeqBAIJKSPARSE *)A->spptr;
+
+  PetscFunctionBegin;
+  if (op == MAT_FORM_EXPLICIT_TRANSPOSE) A->form_explicit_transpose = flg;
+  if (k->host.setoption) PetscCall((*k->host.setoption)(A, op, flg));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* Our methods, where the device takes part or the subclass needs its own */
 static struct _MatOps SeqOurs;
 static PetscErrorCode SeqOursInitialize(void)
@@ -324,6 +345,7 @@ static PetscErrorCode SeqOursInitialize(void)
   SeqOurs.multtransposeadd            = MatMultTransposeAdd_SeqBAIJKSPARSE;
   SeqOurs.assemblyend                 = MatAssemblyEnd_SeqBAIJKSPARSE;
   SeqOurs.setfromoptions              = MatSetFromOptions_SeqBAIJKSPARSE;
+  SeqOurs.setoption                   = MatSetOption_SeqBAIJKSPARSE;
   SeqOurs.bindtocpu                   = MatBindToCPU_SeqBAIJKSPARSE;
   SeqOurs.scale                       = MatScale_SeqBAIJKSPARSE;
   SeqOurs.zeroentries                 = MatZeroEntries_SeqBAIJKSPARSE;
@@ -380,6 +402,7 @@ static PetscErrorCode MatSeqBAIJKSPARSEFreePrivate(Mat A)
   PetscCall(MatSeqBAIJKSPARSEDeviceDestroy_Private(&k->dev));
   PetscCall(MatBAIJKSPARSECOODestroy_Private(&k->coo));
   PetscCall(MatBAIJKSPARSEBlockDiagDestroy_Private(&k->bdiag));
+  PetscCall(MatBAIJKSPARSEExplicitTDestroy_Private(&k->trans));
   PetscCall(PetscFree(A->spptr));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -503,6 +526,10 @@ PetscErrorCode MatConvert_SeqBAIJ_SeqBAIJKSPARSE(Mat A, MatType type, MatReuse r
 . -mat_baijksparse_warps <0>            - K2: warps per block row; scalar, K1, K3: warps per thread block
 . -mat_baijksparse_teams <0>            - K2: block rows per thread block
 . -mat_baijksparse_lanes <0>            - scalar kernel: lanes per row (2-32); K1: lanes per block row (8, 16, 32)
+. -mat_baijksparse_transpose <auto>     - MatMultTranspose() on the GPU: atomic (atomicAdd into y, no extra memory),
+                                          explicit (a device copy of the transpose, built once per nonzero pattern,
+                                          multiplied like MatMult(), deterministic), auto (explicit when
+                                          `MAT_FORM_EXPLICIT_TRANSPOSE` is set, else atomic)
 - -mat_baijksparse_tuning_file <file>   - the tuning table (default: baijksparse_tuning_sm<XY>.txt found by `MatBAIJKSPARSEGetTuningTable()`; none: built-in defaults)
 
    Level: beginner

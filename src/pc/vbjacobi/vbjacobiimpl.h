@@ -46,14 +46,14 @@ typedef struct {
 
 typedef struct {
   /* options */
-  PetscInt                 max_block_size; /* cap on the size of a block, 1..PC_VBJACOBI_MAX_BLOCK_SIZE */
+  PetscInt                 max_block_size;     /* cap on the size of a block, 1..PC_VBJACOBI_MAX_BLOCK_SIZE */
   PetscBool                max_block_size_set; /* set by the user: also the merge bound of supervariable blocking */
-  PCVBJacobiBlocking       blocking;       /* requested source of the blocks */
-  PCVBJacobiSingularPolicy singular;       /* what to do with a singular block */
-  PCVBJacobiExtraction     extraction;     /* how the GPU setup reads the blocks */
-  PCVBJacobiPrecision      precision;      /* storage of the inverses */
-  PetscReal                precision_tol;  /* tolerance of the adaptive choice */
-  PetscBool                use_gpu;        /* set up and apply on the GPU when the Pmat (setup) or the vectors (apply) live there */
+  PCVBJacobiBlocking       blocking;           /* requested source of the blocks */
+  PCVBJacobiSingularPolicy singular;           /* what to do with a singular block */
+  PCVBJacobiExtraction     extraction;         /* how the GPU setup reads the blocks */
+  PCVBJacobiPrecision      precision;          /* storage of the inverses */
+  PetscReal                precision_tol;      /* tolerance of the adaptive choice */
+  PetscBool                use_gpu;            /* set up and apply on the GPU when the Pmat (setup) or the vectors (apply) live there */
 
   /* the blocks of the last setup, and what they were found for */
   PCVBJacobiBlocks   blocks;

@@ -246,7 +246,6 @@ static unsigned GhostGrid(PetscInt entries)
   return (unsigned)PetscMax(1, PetscMin((entries + 255) / 256, 4096));
 }
 
-
 PetscErrorCode MatBAIJKSPARSEGhostForwardBegin_CUDA(MatBAIJKSPARSEGhostPlan *g, const PetscScalar *x, PetscScalar *lvec, cudaStream_t stream)
 {
   PetscFunctionBegin;

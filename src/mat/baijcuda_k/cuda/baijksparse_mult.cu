@@ -1,5 +1,5 @@
 /* Launchers of MATSEQBAIJKSPARSE: the scalar, K1 and K3 kernels, the dispatch to the K2 instances, the reduction
-   of balanced rows and the transpose product. The kernel templates are in baijksparse_kernels.cuh. */
+   of balanced rows, the atomic transpose product and the values of the explicit transpose. The kernel templates are in baijksparse_kernels.cuh. */
 #include <utility>
 #include <cstdio>
 #include "baijksparse_kernels.cuh"
@@ -205,6 +205,32 @@ PetscErrorCode MatBAIJKSPARSEReduce_CUDA(int bs, int nsplit, const int *splitrow
   PetscFunctionBegin;
   if (!n) PetscFunctionReturn(PETSC_SUCCESS);
   ReduceKernel<<<(unsigned)((n + 255) / 256), 256, 0, stream>>>(bs, nsplit, splitrow, splitslot, work, z, y);
+  PetscCallCUDA(cudaGetLastError());
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The values of the explicit transpose, a thread per value: entry (i, j) of block p of A^T (column-major,
+   tval[p*bs*bs + j*bs + i]) is entry (j, i) of block perm[p] of A. Reads of A gather by block, writes are contiguous. */
+__global__ static void TransposeBlocksKernel(int bs, long long n, const int *__restrict__ perm, const Scalar *__restrict__ val, Scalar *__restrict__ tval)
+{
+  const long long t = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+
+  if (t < n) {
+    const int       bs2 = bs * bs;
+    const long long p   = t / bs2;
+    const int       e = (int)(t - p * bs2), j = e / bs, i = e - j * bs;
+
+    tval[t] = __ldg(val + (size_t)__ldg(perm + p) * bs2 + (size_t)i * bs + j);
+  }
+}
+
+PetscErrorCode MatBAIJKSPARSETransposeBlocks_CUDA(int bs, int nz, const int *perm, const PetscScalar *val, PetscScalar *tval, cudaStream_t stream)
+{
+  const long long n = (long long)nz * bs * bs;
+
+  PetscFunctionBegin;
+  if (!n) PetscFunctionReturn(PETSC_SUCCESS);
+  TransposeBlocksKernel<<<(unsigned)((n + 255) / 256), 256, 0, stream>>>(bs, n, perm, val, tval);
   PetscCallCUDA(cudaGetLastError());
   PetscFunctionReturn(PETSC_SUCCESS);
 }
