@@ -11,6 +11,7 @@ static const char help[] = "Tests MATBAIJKSPARSE (seq and mpi): creation routes,
                            "  -grid <6>        DMDA grid points per direction (-create dmda; the DMDA's dof is -bs)\n"
                            "  -empty_rows      random pattern with empty block rows\n"
                            "  -long_rows       random pattern with a few long block rows\n"
+                           "  -explicit_zeros <0> share of the random entries stored as 0.0 (as PETSc's multigrid interpolations have)\n"
                            "  -reassemble      add blocks after the first assembly (new off-process columns) and check again\n"
                            "  -view_matrix     also view the matrix with the default ASCII and INFO_DETAIL formats\n"
                            "  -error <none>    trigger an error path: reuse_sizes, reuse_type, reuse_bs, bad_bs, bad_local_size,\n"
@@ -121,14 +122,17 @@ static PetscErrorCode PatternDestroy(Pattern *P)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+static PetscReal zero_fraction = 0; /* -explicit_zeros: the share of the entries stored as 0.0 */
+
 static PetscErrorCode RandomBlock(PetscRandom rnd, PetscInt bs, PetscScalar *v)
 {
   PetscFunctionBegin;
   for (PetscInt i = 0; i < bs * bs; i++) {
-    PetscReal r;
+    PetscReal r, z = 1;
 
     PetscCall(PetscRandomGetValueReal(rnd, &r));
-    v[i] = 2 * r - 1;
+    if (zero_fraction > 0) PetscCall(PetscRandomGetValueReal(rnd, &z));
+    v[i] = z < zero_fraction ? 0.0 : 2 * r - 1;
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -802,6 +806,7 @@ int main(int argc, char **argv)
   PetscCall(PetscOptionsEList("-error", "error path", NULL, Errors, E_N, Errors[error], &error, NULL));
   PetscCall(PetscOptionsBool("-empty_rows", "empty block rows", NULL, empty, &empty, NULL));
   PetscCall(PetscOptionsBool("-long_rows", "a few long block rows", NULL, longrows, &longrows, NULL));
+  PetscCall(PetscOptionsReal("-explicit_zeros", "share of the random entries stored as 0.0", NULL, zero_fraction, &zero_fraction, NULL));
   PetscCall(PetscOptionsBool("-reassemble", "add blocks after assembly", NULL, reassemble, &reassemble, NULL));
   PetscCall(PetscOptionsBool("-view_matrix", "view with the default formats", NULL, view, &view, NULL));
   PetscCall(PetscOptionsBool("-gpu", "check the products on CUDA vectors and the device copy", NULL, gpu, &gpu, NULL));

@@ -166,6 +166,11 @@ tcase bk_gpu_transpose_auto_form_explicit --gpu -- test_baijksparse -gpu -bs 3 -
       --grep 'MatMultTranspose: explicit transpose on the GPU \(auto: MAT_FORM_EXPLICIT_TRANSPOSE set\); products so far: 0 atomic, [1-9][0-9]* explicit \(transpose patterns made [1-9]' --grep 'device products verified' --grep '^OK'
 tcase bk_gpu_transpose_auto_form_explicit_mpi2 --gpu -n 2 -- test_baijksparse -gpu -bs 4 -mbs 12 -empty_rows -long_rows -reassemble -create settype -mat_form_explicit_transpose -use_gpu_aware_mpi 0 -view_matrix \
       --grep 'off-diagonal part: MatMultTranspose: explicit transpose on the GPU \(auto: MAT_FORM_EXPLICIT_TRANSPOSE set\); products so far: 0 atomic, [1-9]' --grep 'device products verified' --grep '^OK'
+# stored zeros: the atomic kernel skips zero products (y + 0 is y); bs 1 has its own instance
+for bs in 1 4; do
+  tcase bk_gpu_transpose_atomic_zeros_bs$bs --gpu -- test_baijksparse -gpu -bs $bs -mbs 30 -nbs 21 -avg 8 -long_rows -explicit_zeros 0.8 -seed 7 -mat_baijksparse_transpose atomic --grep 'device products verified' --grep '^OK'
+done
+tcase bk_gpu_transpose_atomic_zeros_mpi2 --gpu -n 2 -- test_baijksparse -gpu -bs 1 -mbs 25 -avg 8 -explicit_zeros 0.9 -mat_baijksparse_transpose atomic -use_gpu_aware_mpi 0 --grep 'device products verified' --grep '^OK'
 tcase bk_gpu_transpose_explicit_balanced --gpu -- test_baijksparse -gpu -bs 2 -mbs 40 -nbs 9 -long_rows -mat_baijksparse_transpose explicit -mat_baijksparse_balance on -mat_baijksparse_lambda 2 --grep 'device products verified' --grep '^OK'
 tcase bk_gpu_transpose_explicit_empty_rank_mpi2 --gpu -n 2 -- test_baijksparse -gpu -bs 3 -mbs 0 -nbs 5 -mat_baijksparse_transpose explicit -use_gpu_aware_mpi 0 --grep '^OK'
 for np in 2 3; do
