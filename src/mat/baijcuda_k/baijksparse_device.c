@@ -71,6 +71,25 @@ PetscErrorCode MatSeqBAIJKSPARSEDeviceDestroy_Private(MatBAIJKSPARSEDevice **pd)
 
 /* Uploads n PetscInt as int: the same width (pbgimpl.h refuses 64-bit indices), a plain copy; the caller synchronizes
    before the host array changes */
+/* Room on the device for the BSR arrays of mbs block rows, nz blocks of bs x bs: rowptr grows alone, colidx and val
+   share cap_nz and are made again together (a new bs changes the size of val) */
+PetscErrorCode MatBAIJKSPARSEDeviceReserve_Private(MatBAIJKSPARSEDevice *d, PetscInt mbs, PetscInt nz, PetscInt bs)
+{
+  PetscFunctionBegin;
+  PetscCall(MatBAIJKSPARSEDeviceRealloc_Private((void **)&d->rowptr, &d->cap_rows, (size_t)mbs + 1, sizeof(int)));
+  if ((size_t)PetscMax(nz, 1) > d->cap_nz || !d->colidx || !d->val || d->cap_bs != (int)bs) {
+    PetscCall(MatBAIJKSPARSEFree_CUDA(d->colidx));
+    PetscCall(MatBAIJKSPARSEFree_CUDA(d->val));
+    d->colidx = NULL;
+    d->val    = NULL;
+    d->cap_nz = (size_t)PetscMax(nz, 1);
+    d->cap_bs = (int)bs;
+    PetscCall(MatBAIJKSPARSEMalloc_CUDA((void **)&d->colidx, d->cap_nz * sizeof(int)));
+    PetscCall(MatBAIJKSPARSEMalloc_CUDA((void **)&d->val, d->cap_nz * bs * bs * sizeof(PetscScalar)));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 static PetscErrorCode UploadInt(int *dst, const PetscInt *src, PetscInt n, cudaStream_t stream)
 {
   PetscFunctionBegin;
@@ -128,17 +147,7 @@ static PetscErrorCode MatSeqBAIJKSPARSECopyToGPU_Internal(Mat A, PetscBool patte
     d->mbs = (int)mbs;
     d->nbs = (int)nbs;
     d->nz  = (int)nz;
-    PetscCall(MatBAIJKSPARSEDeviceRealloc_Private((void **)&d->rowptr, &d->cap_rows, mbs + 1, sizeof(int)));
-    if ((size_t)PetscMax(nz, 1) > d->cap_nz || !d->colidx || !d->val || d->cap_bs != (int)bs) {
-      PetscCall(MatBAIJKSPARSEFree_CUDA(d->colidx));
-      PetscCall(MatBAIJKSPARSEFree_CUDA(d->val));
-      d->colidx = NULL;
-      d->val    = NULL;
-      d->cap_nz = (size_t)PetscMax(nz, 1);
-      d->cap_bs = (int)bs;
-      PetscCall(MatBAIJKSPARSEMalloc_CUDA((void **)&d->colidx, d->cap_nz * sizeof(int)));
-      PetscCall(MatBAIJKSPARSEMalloc_CUDA((void **)&d->val, d->cap_nz * bs * bs * sizeof(PetscScalar)));
-    }
+    PetscCall(MatBAIJKSPARSEDeviceReserve_Private(d, mbs, nz, bs));
     PetscCall(UploadInt(d->rowptr, ia, mbs + 1, stream));
     PetscCall(UploadInt(d->colidx, ja, nz, stream));
     /* the diagonal block of block row r is column r (BAIJ's columns are sorted): for shifts, diagonals and the block

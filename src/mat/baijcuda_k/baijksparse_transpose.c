@@ -11,13 +11,13 @@
 #include <petscdevice_cuda.h>
 
 struct _n_MatBAIJKSPARSEExplicitT {
-  MatBAIJKSPARSEDevice *dev;          /* A^T: rowptr, colidx, val, the kernel choice and segments */
-  int                  *perm;         /* [nz] block of A that block p of A^T comes from (device) */
-  size_t                cap_perm;     /* allocated length of perm */
-  PetscObjectState      nzstate;      /* the pattern of A's device copy when the pattern of A^T was made */
-  PetscObjectState      state;        /* A's object state when the values were gathered */
-  PetscBool             pattern_ok;   /* the pattern matches nzstate */
-  PetscBool             values_ok;    /* the values match state */
+  MatBAIJKSPARSEDevice *dev;        /* A^T: rowptr, colidx, val, the kernel choice and segments */
+  int                  *perm;       /* [nz] block of A that block p of A^T comes from (device) */
+  size_t                cap_perm;   /* allocated length of perm */
+  PetscObjectState      nzstate;    /* the pattern of A's device copy when the pattern of A^T was made */
+  PetscObjectState      state;      /* A's object state when the values were gathered */
+  PetscBool             pattern_ok; /* the pattern matches nzstate */
+  PetscBool             values_ok;  /* the values match state */
   PetscInt              npatterns, ngathers, nexplicit, natomic;
 };
 
@@ -65,18 +65,8 @@ static PetscErrorCode BuildPattern(Mat A, MatBAIJKSPARSEExplicitT t)
   if (!t->dev) PetscCall(PetscNew(&t->dev));
   d = t->dev;
   PetscCall(PetscGetCurrentCUDAStream(&stream));
-  PetscCall(MatBAIJKSPARSEDeviceRealloc_Private((void **)&d->rowptr, &d->cap_rows, (size_t)nbs + 1, sizeof(int)));
+  PetscCall(MatBAIJKSPARSEDeviceReserve_Private(d, nbs, nz, bs));
   PetscCall(MatBAIJKSPARSEDeviceRealloc_Private((void **)&t->perm, &t->cap_perm, (size_t)nz, sizeof(int)));
-  if ((size_t)PetscMax(nz, 1) > d->cap_nz || !d->colidx || !d->val || d->cap_bs != (int)bs) { /* as the copy of A: colidx and val share cap_nz */
-    PetscCall(MatBAIJKSPARSEFree_CUDA(d->colidx));
-    PetscCall(MatBAIJKSPARSEFree_CUDA(d->val));
-    d->colidx = NULL;
-    d->val    = NULL;
-    d->cap_nz = (size_t)PetscMax(nz, 1);
-    d->cap_bs = (int)bs;
-    PetscCall(MatBAIJKSPARSEMalloc_CUDA((void **)&d->colidx, d->cap_nz * sizeof(int)));
-    PetscCall(MatBAIJKSPARSEMalloc_CUDA((void **)&d->val, d->cap_nz * bs * bs * sizeof(PetscScalar)));
-  }
   /* PetscInt is int here (pbgimpl.h refuses 64-bit indices): plain copies */
   PetscCall(MatBAIJKSPARSEMemcpyAsync_CUDA(d->rowptr, tia, ((size_t)nbs + 1) * sizeof(int), cudaMemcpyHostToDevice, stream));
   if (nz) {

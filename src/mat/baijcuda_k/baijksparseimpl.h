@@ -240,6 +240,7 @@ PETSC_INTERN PetscErrorCode MatSeqBAIJKSPARSECopyPatternToGPU_Private(Mat);
 PETSC_INTERN PetscErrorCode MatSeqBAIJKSPARSECopyToHost_Private(Mat);
 /* Device arrays of the device copy: *ptr grown to n elements of size bytes when shorter; the copy freed */
 PETSC_INTERN PetscErrorCode MatBAIJKSPARSEDeviceRealloc_Private(void **, size_t *, size_t, size_t);
+PETSC_INTERN PetscErrorCode MatBAIJKSPARSEDeviceReserve_Private(MatBAIJKSPARSEDevice *, PetscInt, PetscInt, PetscInt);
 PETSC_INTERN PetscErrorCode MatSeqBAIJKSPARSEDeviceDestroy_Private(MatBAIJKSPARSEDevice **);
 /* The device view of a MATSEQBAIJKSPARSE matrix (the diagonal part of an MPI one), composed as PBG_GET_DEVICE_MAT_VIEW */
 PETSC_INTERN PetscErrorCode MatGetDeviceMatView_SeqBAIJKSPARSE(Mat, PetscBlockGPUDeviceMatView *);
