@@ -5,6 +5,8 @@ static const char help[] = "Runs the MATBAIJKSPARSE SpMV kernels (src/mat/baijcu
                            "  thread block), K3 (bs 7..70, ept 1..2, 1..3 warps, 2-D grid).\n"
                            "Each kernel also on balanced rows (segments of long rows writing partial sums to work slots), and on compressed rows\n"
                            "(no work item for an empty row; y += A x in place, the empty rows keep y).\n"
+                           "The transposed products: the atomic kernel (y += A^T x, bs 1 compiled and any bs, with 70% stored zeros, whose\n"
+                           "products it skips: a column no nonzero reaches keeps y exactly) and the gather of the explicit transpose's values.\n"
                            "Options: -seed <n>. Prints one line per case and 'OK' when all pass.\n";
 
 #include "emu/cuda_emu.h"
@@ -191,6 +193,78 @@ static void K3Case(int bs, int mbs, int warps)
   Check(A, warps == 3, what, [&](MatBAIJKSPARSEMultArgs &a) { return EmuLaunch((unsigned)a.nwork, 32 * warps, [&] { K3Kernel<EPT>(a); }, (unsigned)((bs + 32 * EPT - 1) / (32 * EPT))); });
 }
 
+/* y += A^T x by the atomic kernel (BS 1: bs 1 compiled; 0: any bs) on A with 70% of its entries stored as zeros, and
+   only zeros in its last block column: y starts as random z; against the host's z + A^T x, and exactly z in every
+   column that no nonzero entry reaches (the last block column's at least, -0.0 in z: a zero product added would make
+   it +0.0, so the skip shows) */
+template <int BS>
+static void AtomicTransposeCase(int bs, int mbs)
+{
+  Bsr A = RandomBsr(bs, mbs);
+  for (auto &v : A.val)
+    if (Uniform() < 0.4) v = 0;                /* Uniform() is in (-1, 1): 70% of the entries */
+  for (size_t k = 0; k < A.colidx.size(); k++) /* the last block column: stored zeros only, never reached */
+    if (A.colidx[k] == A.nbs - 1) std::fill(A.val.begin() + k * bs * bs, A.val.begin() + (k + 1) * bs * bs, 0.0);
+  const int           m = A.mbs * bs, n = A.nbs * bs;
+  std::vector<double> x(m), y(n), z(n), ref(n);
+  std::vector<bool>   reached(n, false);
+  for (auto &v : x) v = Uniform();
+  for (auto &v : z) v = Uniform();
+  for (int j = 0; j < bs; j++) z[(A.nbs - 1) * bs + j] = -0.0; /* -0.0 + 0.0 is +0.0: a zero product added shows */
+  ref = y = z;
+  for (int r = 0; r < A.mbs; r++)
+    for (int k = A.rowptr[r]; k < A.rowptr[r + 1]; k++)
+      for (int j = 0; j < bs; j++)
+        for (int i = 0; i < bs; i++) {
+          const double a = A.val[(size_t)k * bs * bs + j * bs + i];
+          ref[A.colidx[k] * bs + j] += a * x[r * bs + i];
+          if (a != 0) reached[A.colidx[k] * bs + j] = true;
+        }
+  const long errs = EmuLaunch((unsigned)((A.mbs + 3) / 4), 128, [&] { MultTransposeAtomicKernel<BS>(bs, A.mbs, A.rowptr.data(), A.colidx.data(), A.val.data(), x.data(), y.data()); });
+  double     num = 0, den = 0;
+  int        untouched = 0, kept = 0;
+  for (int i = 0; i < n; i++) {
+    num += (y[i] - ref[i]) * (y[i] - ref[i]);
+    den += ref[i] * ref[i];
+    if (!reached[i]) {
+      untouched++;
+      kept += y[i] == z[i] && std::signbit(y[i]) == std::signbit(z[i]);
+    }
+  }
+  const double diff = std::sqrt(num / den);
+  const bool   ok   = errs == 0 && diff <= 1e-14 && untouched > 0 && kept == untouched;
+  if (!ok) nfail++;
+  printf("%s atomic A^T x, bs %2d%s: rel diff %.1e, %d of %d unreached entries of y kept exactly, protocol errors %ld\n", ok ? "ok  " : "FAIL", bs, BS ? " (compiled)" : "", diff, kept, untouched, errs);
+}
+
+/* The values of the explicit transpose: the host's counting sort gives the source block of each block of A^T, the
+   kernel gathers them transposed (into poisoned tval); compared exactly with A's entries */
+static void TransposeBlocksCase(int bs, int mbs)
+{
+  const Bsr        A  = RandomBsr(bs, mbs);
+  const int        nz = (int)A.colidx.size(), bs2 = bs * bs;
+  std::vector<int> tia(A.nbs + 1, 0), perm(nz), trow(nz);
+  for (int q = 0; q < nz; q++) tia[A.colidx[q] + 1]++;
+  for (int c = 0; c < A.nbs; c++) tia[c + 1] += tia[c];
+  std::vector<int> next(tia.begin(), tia.end() - 1);
+  for (int r = 0; r < A.mbs; r++)
+    for (int q = A.rowptr[r]; q < A.rowptr[r + 1]; q++) {
+      perm[next[A.colidx[q]]] = q;
+      trow[next[A.colidx[q]]] = r;
+      next[A.colidx[q]]++;
+    }
+  std::vector<double> tval((size_t)nz * bs2, NAN);
+  const long long     n    = (long long)nz * bs2;
+  const long          errs = EmuLaunch((unsigned)((n + 127) / 128), 128, [&] { TransposeBlocksKernel<0>(bs, n, perm.data(), A.val.data(), tval.data()); });
+  int                 bad  = 0;
+  for (int p = 0; p < nz; p++)
+    for (int j = 0; j < bs; j++)
+      for (int i = 0; i < bs; i++) bad += !(tval[(size_t)p * bs2 + j * bs + i] == A.val[(size_t)perm[p] * bs2 + i * bs + j]);
+  const bool ok = errs == 0 && bad == 0;
+  if (!ok) nfail++;
+  printf("%s transpose gather, bs %2d: %d of %lld values wrong, protocol errors %ld\n", ok ? "ok  " : "FAIL", bs, bad, n, errs);
+}
+
 int main(int argc, char **argv)
 {
   PetscInt seed = 1;
@@ -237,6 +311,12 @@ int main(int argc, char **argv)
       CheckSegments(A50, c == 2 ? big : 7, cmp, "K3      bs 50, ept 1, 2 warps", [&](MatBAIJKSPARSEMultArgs &a) { return EmuLaunch((unsigned)a.nwork, 64, [&] { K3Kernel<1>(a); }, 2); });
     }
   }
+  AtomicTransposeCase<1>(1, 70);
+  AtomicTransposeCase<0>(1, 70);
+  AtomicTransposeCase<0>(3, 40);
+  AtomicTransposeCase<0>(7, 20);
+  AtomicTransposeCase<0>(40, 5);
+  for (int bs : {1, 2, 5, 17}) TransposeBlocksCase(bs, 30);
   if (!nfail) PetscCall(PetscPrintf(PETSC_COMM_SELF, "OK\n"));
   PetscCheck(!nfail, PETSC_COMM_SELF, PETSC_ERR_PLIB, "%d emulated kernel case(s) failed", nfail);
   PetscCall(PetscFinalize());

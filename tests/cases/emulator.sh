@@ -2,7 +2,7 @@
 # commit and check the kernels' logic and lane protocol against host references (the --gpu cases check them on
 # the device).
 tcase emu_vbjacobi_kernels -- test_emu_vbjacobi -seed 1 --grep '^OK' --nogrep FAIL
-tcase emu_baijksparse_kernels -- test_emu_baijksparse -seed 1 --grep 'bs 50, ept 1, 2 warps, compressed rows, y .= A x in place .1 empty rows kept: yes; lambda 1073741824' --grep '^OK' --nogrep FAIL
+tcase emu_baijksparse_kernels -- test_emu_baijksparse -seed 1 --grep 'bs 50, ept 1, 2 warps, compressed rows, y .= A x in place .1 empty rows kept: yes; lambda 1073741824' --grep 'atomic A\^T x, bs  1 \(compiled\)' --grep 'transpose gather, bs 17: 0 of' --grep '^OK' --nogrep FAIL
 tcase emu_agglomeration_kernels -- test_emu_blocking -seed 1 --grep '^OK' --nogrep FAIL
 # the setup launched by width class (size sort on the device, thread-per-block path for sizes 1..2), another seed
 tcase emu_vbjacobi_classes -- test_emu_vbjacobi -cases class -seed 2 --grep '^OK' --grep 'class .*perm device.*launches P<=2,4,8,16,32' --nogrep FAIL

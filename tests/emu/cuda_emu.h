@@ -377,6 +377,12 @@ inline unsigned atomicAdd(unsigned *p, unsigned v)
   *p += v;
   return o;
 }
+inline double atomicAdd(double *p, double v)
+{
+  const double o = *p;
+  *p += v;
+  return o;
+}
 /* the thread blocks run one after the other: every write is visible to the next one */
 inline void __threadfence() { }
 inline void __threadfence_system() { }

@@ -209,59 +209,15 @@ PetscErrorCode MatBAIJKSPARSEReduce_CUDA(int bs, int nsplit, const int *splitrow
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* The values of the explicit transpose, a thread per value: entry (i, j) of block p of A^T (column-major,
-   tval[p*bs*bs + j*bs + i]) is entry (j, i) of block perm[p] of A. Reads of A gather by block, writes are contiguous. */
-__global__ static void TransposeBlocksKernel(int bs, long long n, const int *__restrict__ perm, const Scalar *__restrict__ val, Scalar *__restrict__ tval)
-{
-  const long long t = (long long)blockIdx.x * blockDim.x + threadIdx.x;
-
-  if (t < n) {
-    const int       bs2 = bs * bs;
-    const long long p   = t / bs2;
-    const int       e = (int)(t - p * bs2), j = e / bs, i = e - j * bs;
-
-    tval[t] = __ldg(val + (size_t)__ldg(perm + p) * bs2 + (size_t)i * bs + j);
-  }
-}
-
 PetscErrorCode MatBAIJKSPARSETransposeBlocks_CUDA(int bs, int nz, const int *perm, const PetscScalar *val, PetscScalar *tval, cudaStream_t stream)
 {
   const long long n = (long long)nz * bs * bs;
 
   PetscFunctionBegin;
   if (!n) PetscFunctionReturn(PETSC_SUCCESS);
-  TransposeBlocksKernel<<<(unsigned)((n + 255) / 256), 256, 0, stream>>>(bs, n, perm, val, tval);
+  TransposeBlocksKernel<0><<<(unsigned)((n + 255) / 256), 256, 0, stream>>>(bs, n, perm, val, tval);
   PetscCallCUDA(cudaGetLastError());
   PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-/* y += A^T x, a warp per block row: the lanes take the (block, column) pairs of the row, each a dot product of a
-   column of the block (contiguous: column-major) with the row's x segment, added to y by atomicAdd. Simple and
-   correct for every bs; the summation order, and so the last bits, may vary from run to run. A zero product is not
-   added (y + 0 is y): stored zeros, as in PETSc's multigrid interpolations (snes ex17: ~90% of the entries), then cost
-   their read but no atomic, which is what a restriction by atomics spends its time on. BS: 1 compiled for bs 1 (no
-   division in the index), 0 for any bs. */
-template <int BS>
-__global__ static void MultTransposeAtomicKernel(int bs_arg, int mbs, const int *__restrict__ rowptr, const int *__restrict__ colidx, const Scalar *__restrict__ val, const Scalar *__restrict__ x, Scalar *y)
-{
-  const int bs   = BS ? BS : bs_arg;
-  const int lane = threadIdx.x & 31;
-  const int r    = blockIdx.x * (blockDim.x >> 5) + (threadIdx.x >> 5);
-
-  if (r < mbs) {
-    const int     beg = __ldg(rowptr + r), end = __ldg(rowptr + r + 1);
-    const size_t  n  = (size_t)(end - beg) * bs;
-    const Scalar *xr = x + (size_t)r * bs;
-
-    for (size_t idx = lane; idx < n; idx += 32) {
-      const int     k = beg + (int)(idx / bs), j = (int)(idx % bs);
-      const Scalar *vc = val + (size_t)k * bs * bs + (size_t)j * bs;
-      Scalar        s  = 0;
-
-      for (int i = 0; i < bs; i++) s += vc[i] * __ldg(xr + i);
-      if (s != (Scalar)0) atomicAdd(y + (size_t)__ldg(colidx + k) * bs + j, s);
-    }
-  }
 }
 
 PetscErrorCode MatBAIJKSPARSEMultTransposeAtomic_CUDA(int bs, int mbs, const int *rowptr, const int *colidx, const PetscScalar *val, const PetscScalar *x, PetscScalar *y, cudaStream_t stream)
