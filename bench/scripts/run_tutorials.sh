@@ -47,10 +47,14 @@
 #   end times are more than a few seconds apart did not share the GPU while they were timed. --stagger S starts the
 #   k-th slot of each GPU k x S seconds late, so that runs of equal length on one GPU end S seconds apart. Mind the GPU
 #   memory: nine ex17 runs a GPU fit an 80 GB H100 for ex17mg, but ex17gamg's ran out of it (session 17).
+#   Runs at once share the host: a solve of ~0.1 s made of short launches (ex19mg, ex17) slows down when other runs
+#   load the CPUs. In session 19 (--gpus 4) ex19mg gmres + vbjacobi took 0.261 s against 0.175 s for pbjacobi, and
+#   one run at a time 0.131 s against 0.167 s. Confirm a loss the summary reports on such a case with --gpus 1
+#   --cases CASE before believing it.
 #   Exit status: 0 when every run ran (converged or not), 1 when a run crashed or timed out.
 set -uo pipefail
 
-usage() { sed -n '2,50p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,54p' "$0" | sed 's/^# \{0,1\}//'; }
 out=""
 size=gpu
 host=0
