@@ -9,7 +9,7 @@
 #       deps/ucx/              UCX transport modules that UCX dlopens (found beside libucs: <libdir>/ucx)
 #       bin/                   mpiexec.hydra + hydra_pmi_proxy (hydra runs the proxy from its own directory)
 #       tests/{run.sh,cases/,bin/}, examples/{demo.sh,bin/}, bench/bin/, conf/*.txt
-#       bench/scripts/*.sh, bench/plots/*.py; data/suitesparse/ (../shared/matrices/suitesparse/*.mtx.gz, when present)
+#       bench/scripts/*.sh and *.py, bench/plots/*.py; data/suitesparse/ (../shared/matrices/suitesparse/*.mtx.gz, when present)
 #       python/                with PBG_BUNDLE_PYTHON_INCLUDE only: petsc4py built for the node's CPython, the petscblockgpu
 #                              module, and examples/python/, tests/python/ (the python cases of ./run.sh run them)
 #       BUNDLE-INFO.txt        what was bundled, from where
@@ -84,6 +84,7 @@ cp -p "$root"/tests/cases/*.sh "$stage/tests/cases/"
 compgen -G "$root/conf/*.txt" > /dev/null && cp -p "$root"/conf/*.txt "$stage/conf/"
 # the scripts find the root two levels up (bench/scripts/) and the programs in bench/bin, as in the tree
 compgen -G "$root/bench/scripts/*.sh" > /dev/null && cp -p "$root"/bench/scripts/*.sh "$stage/bench/scripts/"
+compgen -G "$root/bench/scripts/*.py" > /dev/null && cp -p "$root"/bench/scripts/*.py "$stage/bench/scripts/" # tutorials_summary.py
 for d in tests/data examples/data bench/data; do # data that cases may read, if any
   [ -d "$root/$d" ] && mkdir -p "$stage/$d" && cp -a "$root/$d/." "$stage/$d/"
 done

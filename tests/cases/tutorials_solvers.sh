@@ -121,6 +121,41 @@ pbg_run_tutorials_quick() {
     grep -q 'median best-against-best speedup' "$d/tutorials_summary.md" && grep -q '^| ex56 | ' "$d/tutorials_summary.md"
 }
 [ -x "$PBG_ROOT/bench/bin/ex56" ] && [ -x "$PBG_ROOT/bench/bin/ex17" ] && tcheck run_tutorials_quick_host -- pbg_run_tutorials_quick
+# run_tutorials.sh --confirm: the summary judges a flagged pair by the medians of its confirming runs (one run at a
+# time). Fixture: snes ex19mg's figures of session 19 (gmres: vbjacobi 0.261 s against pbjacobi 0.175 s with four runs
+# at once, medians 0.132 s against 0.167 s alone); then the same with confirming runs in which the loss holds
+pbg_run_tutorials_confirm() {
+  local d=$PBG_LOGDIR/run_tutorials_confirm h
+  rm -rf "$d" && mkdir -p "$d" || return 1
+  h='device,case,size,owner,mat_type,ksp,pc,status,outer_reason,linear_its,linear_solves,linear_failed,last_linear_reason,kspsolve_s,outer_s,true_residual,options,log,pcsetup_s'
+  row() { echo "\"H200\",ex19mg,\"65x65\",$1,$2,gmres,$3,0,CONVERGED_FNORM_RELATIVE,32,3,0,CONVERGED_RTOL,$4,3.1,-,\"-x\",x.log,-"; }
+  { echo "$h"; row petsc aijcusparse jacobi 0.1736; row petsc aijcusparse pbjacobi 0.1751; row ours baijksparse vbjacobi 0.686; row ours-aij aijcusparse vbjacobi 0.2608; row ours-idrs baijksparse vbjacobi 0.598; } > "$d/tutorials.csv"
+  python3 "$PBG_ROOT/bench/scripts/tutorials_summary.py" pairs "$d/tutorials.csv" > "$d/pairs.txt" || return 1
+  # the best of ours (ours-aij) slower than the best of PETSc (jacobi) too: three configurations
+  printf 'ex19mg ours-aij aijcusparse gmres vbjacobi\nex19mg petsc aijcusparse gmres jacobi\nex19mg petsc aijcusparse gmres pbjacobi\n' | cmp - "$d/pairs.txt" || { cat "$d/pairs.txt"; return 1; }
+  { echo "$h"; for v in 0.1325 0.1320 0.1320 0.1310; do row ours-aij aijcusparse vbjacobi $v; done; for v in 0.1699 0.1687 0.1648 0.1659; do row petsc aijcusparse pbjacobi $v; done; } > "$d/tutorials_confirm.csv"
+  bash "$PBG_ROOT/bench/scripts/run_tutorials.sh" "$d" --summary-only > "$d.out" 2>&1 || { cat "$d.out"; return 1; }
+  cat "$d/tutorials_summary.md"
+  grep -q 'note: ex19mg: the vbjacobi default with gmres lost in the first runs to pbjacobi: 0.261 s against 0.175 s; one run at a time (4 runs each, medians) 0.132 s against 0.167 s: not a loss' "$d/tutorials_summary.md" &&
+    grep -q 'no default failed where PETSc converged' "$d/tutorials_summary.md" || return 1
+  { echo "$h"; for v in 0.25 0.26; do row ours-aij aijcusparse vbjacobi $v; done; for v in 0.17 0.18; do row petsc aijcusparse pbjacobi $v; done; } > "$d/tutorials_confirm.csv"
+  bash "$PBG_ROOT/bench/scripts/run_tutorials.sh" "$d" --summary-only > "$d.out" 2>&1 || { cat "$d.out"; return 1; }
+  cat "$d/tutorials_summary.md"
+  grep -q '^- ex19mg: the vbjacobi default with gmres loses to pbjacobi: 0.261 s against 0.175 s; one run at a time (2 runs each, medians) 0.255 s against 0.175 s$' "$d/tutorials_summary.md"
+}
+tcheck run_tutorials_confirm_summary -- pbg_run_tutorials_confirm
+# --confirm on real runs (host, quick size): the pairs run again, alone, into tutorials_confirm.csv, the logs beside
+pbg_run_tutorials_confirm_quick() {
+  local d=$PBG_LOGDIR/run_tutorials_confirm_quick n
+  rm -rf "$d"
+  # every default/pbjacobi pair of ex56's four KSPs, flagged or not (PBG_TUTORIALS_CONFIRM_ALL): 8 configurations, twice
+  PBG_TUTORIALS_CONFIRM_ALL=1 bash "$PBG_ROOT/bench/scripts/run_tutorials.sh" "$d" --size quick --host --cases ex56 --confirm 2 | tee "$d.out" || return 1
+  n=$(sed -n 's/^run_tutorials: confirming \([0-9]*\) configuration(s) of the flagged pairs, 2 run(s) each, one at a time$/\1/p' "$d.out")
+  [ "$n" = 8 ] && [ "$(($(wc -l < "$d/tutorials_confirm.csv") - 1))" = 16 ] && [ "$(ls "$d"/ex56_*_confirm2.log | wc -l)" = 8 ] &&
+    awk -F, 'NR > 1 && $9 !~ /^CONVERGED/ { bad++ } END { exit bad > 0 }' "$d/tutorials_confirm.csv" && grep -q '^| ex56 | ' "$d/tutorials_summary.md"
+}
+[ -x "$PBG_ROOT/bench/bin/ex56" ] && tcheck run_tutorials_confirm_quick_host -- pbg_run_tutorials_confirm_quick
+tcase run_tutorials_bad_confirm --fail -- bash "$PBG_ROOT/bench/scripts/run_tutorials.sh" "$PBG_LOGDIR/run_tutorials_bad" --host --confirm x --grep 'confirm K needs K >= 0 runs, not x'
 tcase run_tutorials_bad_runs_per_gpu --fail -- bash "$PBG_ROOT/bench/scripts/run_tutorials.sh" "$PBG_LOGDIR/run_tutorials_bad" --host --runs-per-gpu 0 --grep 'runs-per-gpu K needs K >= 1, not 0'
 
 unset -f tut_ex19 tut_ex5
