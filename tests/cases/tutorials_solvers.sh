@@ -148,10 +148,11 @@ tcheck run_tutorials_confirm_summary -- pbg_run_tutorials_confirm
 pbg_run_tutorials_confirm_quick() {
   local d=$PBG_LOGDIR/run_tutorials_confirm_quick n
   rm -rf "$d"
-  # every default/pbjacobi pair of ex56's four KSPs, flagged or not (PBG_TUTORIALS_CONFIRM_ALL): 8 configurations, twice
+  # every default/pbjacobi pair of ex56's four KSPs, flagged or not (PBG_TUTORIALS_CONFIRM_ALL): 8 configurations, and
+  # the best of each side when ours is the slower in these host timings (up to 2 more), twice
   PBG_TUTORIALS_CONFIRM_ALL=1 bash "$PBG_ROOT/bench/scripts/run_tutorials.sh" "$d" --size quick --host --cases ex56 --confirm 2 | tee "$d.out" || return 1
   n=$(sed -n 's/^run_tutorials: confirming \([0-9]*\) configuration(s) of the flagged pairs, 2 run(s) each, one at a time$/\1/p' "$d.out")
-  [ "$n" = 8 ] && [ "$(($(wc -l < "$d/tutorials_confirm.csv") - 1))" = 16 ] && [ "$(ls "$d"/ex56_*_confirm2.log | wc -l)" = 8 ] &&
+  [ -n "$n" ] && [ "$n" -ge 8 ] && [ "$n" -le 10 ] && [ "$(($(wc -l < "$d/tutorials_confirm.csv") - 1))" = $((2 * n)) ] && [ "$(ls "$d"/ex56_*_confirm2.log | wc -l)" = "$n" ] &&
     awk -F, 'NR > 1 && $9 !~ /^CONVERGED/ { bad++ } END { exit bad > 0 }' "$d/tutorials_confirm.csv" && grep -q '^| ex56 | ' "$d/tutorials_summary.md"
 }
 [ -x "$PBG_ROOT/bench/bin/ex56" ] && tcheck run_tutorials_confirm_quick_host -- pbg_run_tutorials_confirm_quick
