@@ -36,6 +36,11 @@
    prints the block-row statistics (block size, block rows, nonzero blocks, minimum, mean and maximum blocks per block
    row, empty block rows) and the kernel `MatMult()` uses with its parameters.
 
+   Factorizations (`PCLU`, `PCILU`, `PCCHOLESKY`, `PCICC`, and the subdomain solvers of `PCBJACOBI` and `PCASM`) are
+   `MATBAIJ`'s, on the host, with PETSc's own solver type: it brings the host copy of values changed on the device
+   (`MatScale()`, `MatShift()`, ...) up to date before each factorization. Other solver types (MUMPS, SuperLU, ...) read
+   the host copy as it is: see doc/known_issues.md.
+
    Applications that load petscblockgpu with `-dll_append` reach this type through `-mat_type` and `MatSetType()`;
    those that link it call `PetscBlockGPUInitializePackage()` first.
 
