@@ -35,6 +35,8 @@ if [ "${PBG_MEMCHECK:-1}" = 1 ] && command -v valgrind > /dev/null 2>&1; then
     tvg vg_bk_${op}_different -- test_baijksparse_axpy -op $op --grep '^OK'
   done
   tvg vg_bk_coo -- test_baijksparse_coo -bs 3 -nb 4 --grep '^OK'
+  # session 20: the wrapped factorizations (the saved phases in a container of the factor, freed with it)
+  tvg vg_bk_factor -- test_baijksparse_factor -bs 3 -nb 5 --grep 'factors of Y refresh the host copy: yes' --grep '^OK'
   # issue 26: a new block before MatSetValuesCOO() refused, the error caught and the matrix used again
   tvg vg_bk_coo_insert_unassembled_seq -- test_baijksparse_coo -mat_type seqbaijksparse -err insert_unassembled -bs 3 -nb 3 --grep '^\[0\] refused' --grep '^OK'
   tvg vg_bk_coo_err_range_continue -- test_baijksparse_coo -bs 2 -nb 3 -err range -err_continue --grep 'refused' --grep '^OK'
