@@ -7,7 +7,8 @@ static char help[] = "PETSc's factorizations of a MATBAIJKSPARSE matrix whose va
                      "each rank's diagonal block. Checks: x against xref (the factor is of the current values), and for lu and\n"
                      "cholesky on one rank the residual |b - Y x| / |b| by Y's own product.\n"
                      "Options: -bs <3>, -nb <block rows per rank, 10>, -seed <1>, -rounds <2>, -pcs <lu,ilu,cholesky,icc>,\n"
-                     "  -vec_type <standard|cuda> (the vectors; cuda puts Y's values on the device), -solver_type <name> (for\n"
+                     "  -vec_type <standard|cuda> (the vectors; cuda puts Y's values on the device; lu and cholesky of up to\n"
+                     "  -mat_baijksparse_dense_factor_max_rows rows then factor densely on the GPU), -solver_type <name> (for\n"
                      "  -pc_factor_mat_solver_type of every PC; default: PETSc's choice)\n";
 
 #include <petscblockgpu.h>
@@ -104,7 +105,7 @@ static PetscErrorCode MakeKSP(Mat A, const char *pctype, PetscMPIInt size, const
 
 /* Whether the factor matrix of the KSP's PC (the subdomain PC under PCBJACOBI) carries the saved BAIJ phases of
    petscblockgpu's wrapper ("PBG_BAIJKSPARSE_FactorOps", baijksparse_factor.c): the factorization refreshes the host copy */
-static PetscErrorCode FactorWrapped(KSP ksp, PetscMPIInt size, PetscBool *wrapped)
+static PetscErrorCode FactorWrapped(KSP ksp, PetscMPIInt size, PetscBool *wrapped, const char **ftype)
 {
   PC          pc;
   Mat         F;
@@ -122,6 +123,7 @@ static PetscErrorCode FactorWrapped(KSP ksp, PetscMPIInt size, PetscBool *wrappe
   PetscCall(PCFactorGetMatrix(pc, &F));
   PetscCall(PetscObjectQuery((PetscObject)F, "PBG_BAIJKSPARSE_FactorOps", &obj));
   *wrapped = (PetscBool)(obj != NULL);
+  *ftype   = ((PetscObject)F)->type_name;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -210,12 +212,14 @@ int main(int argc, char **argv)
         ok = (PetscBool)(ok && res <= 1e-10);
       }
       {
-        PetscBool w, wref;
+        PetscBool   w, wref;
+        const char *ft, *ftref;
 
-        PetscCall(FactorWrapped(ksp[p], size, &w));
-        PetscCall(FactorWrapped(kspref[p], size, &wref));
+        PetscCall(FactorWrapped(ksp[p], size, &w, &ft));
+        PetscCall(FactorWrapped(kspref[p], size, &wref, &ftref));
         if (!w) wrapped_all = PETSC_FALSE;
         if (wref) refwrapped_any = PETSC_TRUE;
+        if (round == 1) PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%s: factor of Y %s, of Yref %s\n", pcs[p], ft, ftref));
       }
       if (!ok) nfail++;
       PetscCall(PetscPrintf(PETSC_COMM_WORLD, "round %" PetscInt_FMT " %-8s |x - xref|/|xref| %.2e", round, pcs[p], (double)dx));
