@@ -210,6 +210,25 @@ int main(int argc, char **argv)
         PetscCall(VecNorm(b, NORM_2, &nb2));
         res /= nb2;
         ok = (PetscBool)(ok && res <= 1e-10);
+        if (!strcmp(pcs[p], PCLU)) { /* MatSolveTranspose() of the same factor (Y is symmetric: the same x) */
+          PC        pc;
+          Mat       F;
+          PetscReal rest, nbt;
+
+          PetscCall(KSPGetPC(ksp[p], &pc));
+          PetscCall(PCFactorGetMatrix(pc, &F));
+          PetscCall(VecSet(xref, NAN));
+          PetscCall(MatSolveTranspose(F, b, xref));
+          PetscCall(MatMultTranspose(Y, xref, r));
+          PetscCall(VecAYPX(r, -1.0, b));
+          PetscCall(VecNorm(r, NORM_2, &rest));
+          PetscCall(VecNorm(b, NORM_2, &nbt));
+          rest /= nbt;
+          if (!(rest <= 1e-10)) {
+            ok = PETSC_FALSE;
+            PetscCall(PetscPrintf(PETSC_COMM_WORLD, "round %" PetscInt_FMT " lu MatSolveTranspose: |b - Y^T x|/|b| %.2e\n", round, (double)rest));
+          }
+        }
       }
       {
         PetscBool   w, wref;
