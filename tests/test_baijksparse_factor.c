@@ -7,8 +7,7 @@ static char help[] = "PETSc's factorizations of a MATBAIJKSPARSE matrix whose va
                      "each rank's diagonal block. Checks: x against xref (the factor is of the current values), and for lu and\n"
                      "cholesky on one rank the residual |b - Y x| / |b| by Y's own product.\n"
                      "Options: -bs <3>, -nb <block rows per rank, 10>, -seed <1>, -rounds <2>, -pcs <lu,ilu,cholesky,icc>,\n"
-                     "  -vec_type <standard|cuda> (the vectors; cuda puts Y's values on the device; lu and cholesky of up to\n"
-                     "  -mat_baijksparse_dense_factor_max_rows rows then factor densely on the GPU), -solver_type <name> (for\n"
+                     "  -vec_type <standard|cuda> (the vectors; cuda puts Y's values on the device), -solver_type <name> (for\n"
                      "  -pc_factor_mat_solver_type of every PC; default: PETSc's choice)\n";
 
 #include <petscblockgpu.h>

@@ -23,16 +23,3 @@ for p in "2 3 6" "3 2 5"; do
 done
 # error path: a PC that is no factorization is PETSc's error, not a crash
 tcase bk_factor_err_unknown_pc --fail -- test_baijksparse_factor -bs 2 -nb 4 -pcs nosuchpc --grep 'nosuchpc'
-tcase bk_factor_err_dense_rows --fail -- test_baijksparse_factor -bs 2 -nb 4 -pcs lu -mat_baijksparse_dense_factor_max_rows -1 --grep 'dense_factor_max_rows -1: give 0 \(never\) or more rows'
-# On the GPU, lu and cholesky of a matrix of at most -mat_baijksparse_dense_factor_max_rows rows (default 4096) are
-# PETSc's dense cuSOLVER factor (MATSEQDENSECUDA) made from a dense copy; ilu and icc stay BAIJ's; with 0, all are BAIJ's
-for p in "1 40" "3 12" "7 6" "32 3"; do
-  read -r bs nb <<< "$p"
-  tcase bk_gpu_factor_dense_bs$bs --gpu -- test_baijksparse_factor -vec_type cuda -bs $bs -nb $nb -seed $((bs + 7)) -rounds 3 --grep '^lu: factor of Y seqdensecuda, of Yref seqbaij' --grep '^cholesky: factor of Y seqdensecuda, of Yref seqsbaij' --grep '^ilu: factor of Y seqbaij' --grep 'values newer on the device before each factorization: yes' --grep '^round 3 icc ' --grep 'factors of Y refresh the host copy: yes; factors of Yref \(baij\) untouched: yes' --grep '^OK' --nogrep 'FAILED'
-  tcase bk_gpu_factor_sparse_bs$bs --gpu -- test_baijksparse_factor -vec_type cuda -bs $bs -nb $nb -seed $((bs + 7)) -mat_baijksparse_dense_factor_max_rows 0 --grep '^lu: factor of Y seqbaij' --grep '^cholesky: factor of Y seqsbaij' --grep 'values newer on the device before each factorization: yes' --grep '^round 2 icc ' --grep 'factors of Y refresh the host copy: yes; factors of Yref \(baij\) untouched: yes' --grep '^OK' --nogrep 'FAILED'
-done
-# just above and at the bound: 3 x 11 = 33 rows
-tcase bk_gpu_factor_dense_bound_above --gpu -- test_baijksparse_factor -vec_type cuda -bs 3 -nb 11 -pcs lu -mat_baijksparse_dense_factor_max_rows 32 --grep '^lu: factor of Y seqbaij' --grep '^OK' --nogrep 'FAILED'
-tcase bk_gpu_factor_dense_bound_at --gpu -- test_baijksparse_factor -vec_type cuda -bs 3 -nb 11 -pcs lu -mat_baijksparse_dense_factor_max_rows 33 --grep '^lu: factor of Y seqdensecuda' --grep '^OK' --nogrep 'FAILED'
-# under MPI the diagonal blocks of PCBJACOBI take the dense path too
-tcase bk_gpu_factor_dense_mpi2 --gpu -n 2 -- test_baijksparse_factor -vec_type cuda -use_gpu_aware_mpi 0 -bs 3 -nb 6 --grep '^lu: factor of Y seqdensecuda' --grep 'values newer on the device before each factorization: yes' --grep '^OK' --nogrep 'FAILED'

@@ -316,11 +316,6 @@ PetscErrorCode MatBAIJKSPARSEOptionsRead_Private(Mat A, PetscOptionItems PetscOp
     PetscCall(PetscOptionsInt("-mat_baijksparse_warps", "Warps per block row (K2) or per thread block (scalar, K1, K3) (0: table or default)", "MATBAIJKSPARSE", o->warps, &o->warps, NULL));
     PetscCall(PetscOptionsInt("-mat_baijksparse_teams", "K2: block rows per thread block, 1-15 (0: table or default)", "MATBAIJKSPARSE", o->teams, &o->teams, NULL));
     PetscCall(PetscOptionsInt("-mat_baijksparse_lanes", "Scalar kernel (bs 1): lanes per row, 2-32; K1: lanes per block row, 8, 16 or 32 (0: from the mean row length)", "MATBAIJKSPARSE", o->lanes, &o->lanes, NULL));
-    {
-      PetscInt maxrows = MAT_BAIJKSPARSE_DENSE_FACTOR_ROWS; /* read where the factor is made (baijksparse_factor.c); listed here for -help */
-
-      PetscCall(PetscOptionsInt("-mat_baijksparse_dense_factor_max_rows", "LU and Cholesky (PCLU, PCCHOLESKY, a multigrid coarse solve) of a matrix of at most this many rows run on the GPU, dense (cuSOLVER); larger ones, or 0: BAIJ's sparse factorization on the host", "MATBAIJKSPARSE", maxrows, &maxrows, NULL));
-    }
     PetscCall(PetscOptionsString("-mat_baijksparse_tuning_file", "Tuning table of the kernels (default: baijksparse_tuning_sm<XY>.txt in conf/ or share/petscblockgpu/ beside lib/, or PREFIX/share/petscblockgpu; none: built-in defaults)", "MATBAIJKSPARSE", PBGTableFile, file, sizeof(file), &fset));
   } else {
     PetscOptions options = ((PetscObject)A)->options;

@@ -52,9 +52,7 @@ PETSC_INTERN const char *const MatBAIJKSPARSETransposes[];
 #define MAT_BAIJKSPARSE_K2_MAX_BS    45
 #define MAT_BAIJKSPARSE_K1_MAX_BS    5
 #define MAT_BAIJKSPARSE_MAX_EPT      4
-#define MAT_BAIJKSPARSE_K2_MAX_TEAMS 15
-/* Largest matrix (rows) that PCLU/PCCHOLESKY factor densely on the GPU by default (baijksparse_factor.c) */
-#define MAT_BAIJKSPARSE_DENSE_FACTOR_ROWS 4096 /* block rows (teams) of one K2 thread block, at most */
+#define MAT_BAIJKSPARSE_K2_MAX_TEAMS 15 /* block rows (teams) of one K2 thread block, at most */
 
 /* Launch parameters of one kernel; which fields count depends on the kernel:
    SCALAR: lanes (lanes per row, 2..32, power of 2; 0: from the mean row length), warps (per thread block)
