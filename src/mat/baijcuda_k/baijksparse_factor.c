@@ -46,27 +46,30 @@ static PetscErrorCode RefreshHost(Mat A)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PetscErrorCode LUFactorNumeric_Refreshed(Mat fact, Mat A, const MatFactorInfo *info)
+/* Before a phase of the factor: its saved BAIJ phases, and A's host copy current */
+static PetscErrorCode BeginPhase(Mat fact, Mat A, FactorOps **ops)
 {
-  FactorOps *ops;
-
   PetscFunctionBegin;
-  PetscCall(GetFactorOps(fact, &ops));
+  PetscCall(GetFactorOps(fact, ops));
   PetscCall(RefreshHost(A));
-  PetscCall((*ops->lufactornumeric)(fact, A, info));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PetscErrorCode CholeskyFactorNumeric_Refreshed(Mat fact, Mat A, const MatFactorInfo *info)
-{
-  FactorOps *ops;
+/* A phase put in the place of BAIJ's: the host copy refreshed, then BAIJ's phase (field of FactorOps), then AFTER */
+#define PBG_REFRESHED_PHASE(name, field, params, args, after) \
+  static PetscErrorCode name params \
+  { \
+    FactorOps *ops; \
+\
+    PetscFunctionBegin; \
+    PetscCall(BeginPhase(fact, A, &ops)); \
+    PetscCall((*ops->field)args); \
+    after; \
+    PetscFunctionReturn(PETSC_SUCCESS); \
+  }
 
-  PetscFunctionBegin;
-  PetscCall(GetFactorOps(fact, &ops));
-  PetscCall(RefreshHost(A));
-  PetscCall((*ops->choleskyfactornumeric)(fact, A, info));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
+PBG_REFRESHED_PHASE(LUFactorNumeric_Refreshed, lufactornumeric, (Mat fact, Mat A, const MatFactorInfo *info), (fact, A, info), (void)0)
+PBG_REFRESHED_PHASE(CholeskyFactorNumeric_Refreshed, choleskyfactornumeric, (Mat fact, Mat A, const MatFactorInfo *info), (fact, A, info), (void)0)
 
 /* After a symbolic phase, which sets the numeric phase BAIJ chose (by block size and ordering): save it and put the
    refreshing one in its place */
@@ -84,53 +87,10 @@ static PetscErrorCode WrapNumeric(Mat fact, FactorOps *ops)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PetscErrorCode LUFactorSymbolic_Refreshed(Mat fact, Mat A, IS row, IS col, const MatFactorInfo *info)
-{
-  FactorOps *ops;
-
-  PetscFunctionBegin;
-  PetscCall(GetFactorOps(fact, &ops));
-  PetscCall(RefreshHost(A));
-  PetscCall((*ops->lufactorsymbolic)(fact, A, row, col, info));
-  PetscCall(WrapNumeric(fact, ops));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-static PetscErrorCode ILUFactorSymbolic_Refreshed(Mat fact, Mat A, IS row, IS col, const MatFactorInfo *info)
-{
-  FactorOps *ops;
-
-  PetscFunctionBegin;
-  PetscCall(GetFactorOps(fact, &ops));
-  PetscCall(RefreshHost(A));
-  PetscCall((*ops->ilufactorsymbolic)(fact, A, row, col, info));
-  PetscCall(WrapNumeric(fact, ops));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-static PetscErrorCode CholeskyFactorSymbolic_Refreshed(Mat fact, Mat A, IS perm, const MatFactorInfo *info)
-{
-  FactorOps *ops;
-
-  PetscFunctionBegin;
-  PetscCall(GetFactorOps(fact, &ops));
-  PetscCall(RefreshHost(A));
-  PetscCall((*ops->choleskyfactorsymbolic)(fact, A, perm, info));
-  PetscCall(WrapNumeric(fact, ops));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-static PetscErrorCode ICCFactorSymbolic_Refreshed(Mat fact, Mat A, IS perm, const MatFactorInfo *info)
-{
-  FactorOps *ops;
-
-  PetscFunctionBegin;
-  PetscCall(GetFactorOps(fact, &ops));
-  PetscCall(RefreshHost(A));
-  PetscCall((*ops->iccfactorsymbolic)(fact, A, perm, info));
-  PetscCall(WrapNumeric(fact, ops));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
+PBG_REFRESHED_PHASE(LUFactorSymbolic_Refreshed, lufactorsymbolic, (Mat fact, Mat A, IS row, IS col, const MatFactorInfo *info), (fact, A, row, col, info), PetscCall(WrapNumeric(fact, ops)))
+PBG_REFRESHED_PHASE(ILUFactorSymbolic_Refreshed, ilufactorsymbolic, (Mat fact, Mat A, IS row, IS col, const MatFactorInfo *info), (fact, A, row, col, info), PetscCall(WrapNumeric(fact, ops)))
+PBG_REFRESHED_PHASE(CholeskyFactorSymbolic_Refreshed, choleskyfactorsymbolic, (Mat fact, Mat A, IS perm, const MatFactorInfo *info), (fact, A, perm, info), PetscCall(WrapNumeric(fact, ops)))
+PBG_REFRESHED_PHASE(ICCFactorSymbolic_Refreshed, iccfactorsymbolic, (Mat fact, Mat A, IS perm, const MatFactorInfo *info), (fact, A, perm, info), PetscCall(WrapNumeric(fact, ops)))
 
 /* The factory registered for MATSEQBAIJ under "petsc" in place of PETSc's: PETSc's factor, whose phases refresh the
    host copy first when A is MATSEQBAIJKSPARSE */
