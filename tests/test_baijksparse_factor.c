@@ -75,6 +75,21 @@ static PetscErrorCode CreateMat(MatType type, PetscInt bs, PetscInt nb, PetscInt
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* The PC that factors: the KSP's own, or under PCBJACOBI (more than one rank) the first subdomain's */
+static PetscErrorCode FactorPC(KSP ksp, PetscMPIInt size, PC *pc)
+{
+  PetscFunctionBegin;
+  PetscCall(KSPGetPC(ksp, pc));
+  if (size > 1) {
+    KSP     *sub;
+    PetscInt nsub;
+
+    PetscCall(PCBJacobiGetSubKSP(*pc, &nsub, NULL, &sub));
+    PetscCall(KSPGetPC(sub[0], pc));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 static PetscErrorCode MakeKSP(Mat A, const char *pctype, PetscMPIInt size, const char *solver, KSP *ksp)
 {
   PC pc;
@@ -84,21 +99,13 @@ static PetscErrorCode MakeKSP(Mat A, const char *pctype, PetscMPIInt size, const
   PetscCall(KSPSetOperators(*ksp, A, A));
   PetscCall(KSPSetType(*ksp, KSPPREONLY));
   PetscCall(KSPGetPC(*ksp, &pc));
-  if (size == 1) {
-    PetscCall(PCSetType(pc, pctype));
-    if (solver[0]) PetscCall(PCFactorSetMatSolverType(pc, solver));
-  } else {
-    KSP     *sub;
-    PC       subpc;
-    PetscInt nsub;
-
+  if (size > 1) {
     PetscCall(PCSetType(pc, PCBJACOBI));
     PetscCall(KSPSetUp(*ksp));
-    PetscCall(PCBJacobiGetSubKSP(pc, &nsub, NULL, &sub));
-    PetscCall(KSPGetPC(sub[0], &subpc));
-    PetscCall(PCSetType(subpc, pctype));
-    if (solver[0]) PetscCall(PCFactorSetMatSolverType(subpc, solver));
+    PetscCall(FactorPC(*ksp, size, &pc));
   }
+  PetscCall(PCSetType(pc, pctype));
+  if (solver[0]) PetscCall(PCFactorSetMatSolverType(pc, solver));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -111,14 +118,7 @@ static PetscErrorCode FactorWrapped(KSP ksp, PetscMPIInt size, PetscBool *wrappe
   PetscObject obj;
 
   PetscFunctionBegin;
-  PetscCall(KSPGetPC(ksp, &pc));
-  if (size > 1) {
-    KSP     *sub;
-    PetscInt nsub;
-
-    PetscCall(PCBJacobiGetSubKSP(pc, &nsub, NULL, &sub));
-    PetscCall(KSPGetPC(sub[0], &pc));
-  }
+  PetscCall(FactorPC(ksp, size, &pc));
   PetscCall(PCFactorGetMatrix(pc, &F));
   PetscCall(PetscObjectQuery((PetscObject)F, "PBG_BAIJKSPARSE_FactorOps", &obj));
   *wrapped = (PetscBool)(obj != NULL);
@@ -129,8 +129,7 @@ static PetscErrorCode FactorWrapped(KSP ksp, PetscMPIInt size, PetscBool *wrappe
 int main(int argc, char **argv)
 {
   PetscInt    bs = 3, nb = 10, rounds = 2, Mbs, npc = 8, nfail = 0;
-  PetscInt64  seed;
-  PetscInt    iseed = 1;
+  PetscInt    seed = 1;
   char       *pcs[8], solver[64] = "";
   PetscMPIInt size, rank;
   Mat         Y, Yref, Yd;
@@ -146,7 +145,7 @@ int main(int argc, char **argv)
   PetscOptionsBegin(PETSC_COMM_WORLD, NULL, "test_baijksparse_factor options", NULL);
   PetscCall(PetscOptionsInt("-bs", "block size", NULL, bs, &bs, NULL));
   PetscCall(PetscOptionsInt("-nb", "block rows per rank", NULL, nb, &nb, NULL));
-  PetscCall(PetscOptionsInt("-seed", "seed of the values", NULL, iseed, &iseed, NULL));
+  PetscCall(PetscOptionsInt("-seed", "seed of the values", NULL, seed, &seed, NULL));
   PetscCall(PetscOptionsInt("-rounds", "rounds of new values", NULL, rounds, &rounds, NULL));
   PetscCall(PetscOptionsStringArray("-pcs", "factorization PCs", NULL, pcs, &npc, &flg));
   if (!flg) {
@@ -157,7 +156,6 @@ int main(int argc, char **argv)
   }
   PetscCall(PetscOptionsString("-solver_type", "-pc_factor_mat_solver_type of every PC", NULL, solver, solver, sizeof(solver), NULL));
   PetscOptionsEnd();
-  seed = iseed;
   PetscCheck(bs >= 1 && nb >= 2 && rounds >= 1, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-bs >= 1, -nb >= 2, -rounds >= 1");
   Mbs = nb * size;
 
@@ -214,7 +212,7 @@ int main(int argc, char **argv)
           Mat       F;
           PetscReal rest, nbt;
 
-          PetscCall(KSPGetPC(ksp[p], &pc));
+          PetscCall(FactorPC(ksp[p], size, &pc));
           PetscCall(PCFactorGetMatrix(pc, &F));
           PetscCall(VecSet(xref, NAN));
           PetscCall(MatSolveTranspose(F, b, xref));

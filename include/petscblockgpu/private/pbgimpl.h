@@ -28,11 +28,11 @@ PETSC_INTERN PetscLogEvent PBG_IDRSUpdate, PBG_IDRSReduce; /* KSPIDRS's fused ke
 /* Constructors registered by the package */
 PETSC_INTERN PetscErrorCode PCCreate_VBJacobi(PC);
 PETSC_INTERN PetscErrorCode MatCreate_SeqBAIJKSPARSE(Mat);
-/* PETSc's "petsc" factorizations of MATSEQBAIJ, wrapped so that a MATSEQBAIJKSPARSE matrix's host copy is current */
-PETSC_INTERN PetscErrorCode MatBAIJKSPARSERegisterFactors_Private(void);
 PETSC_INTERN PetscErrorCode MatCreate_MPIBAIJKSPARSE(Mat);
 PETSC_INTERN PetscErrorCode MatCreate_BAIJKSPARSE(Mat);
 PETSC_INTERN PetscErrorCode KSPCreate_IDRS(KSP);
+/* PETSc's "petsc" factorizations of MATSEQBAIJ, wrapped so that a MATSEQBAIJKSPARSE matrix's host copy is current */
+PETSC_INTERN PetscErrorCode MatBAIJKSPARSERegisterFactors_Private(void);
 
 /* PETSC_TRUE when a CUDA device can be used by this process (no driver or no device: PETSC_FALSE) */
 PETSC_INTERN PetscErrorCode PetscBlockGPUDeviceAvailable(PetscBool *);

@@ -127,9 +127,8 @@ PetscErrorCode MatBAIJKSPARSERegisterFactors_Private(void)
   PetscFunctionBegin;
   for (size_t i = 0; i < PETSC_STATIC_ARRAY_LENGTH(ftypes); i++) {
     PetscErrorCode (*create)(Mat, MatFactorType, Mat *) = NULL;
-    PetscBool foundtype, foundmtype;
 
-    PetscCall(MatSolverTypeGet(MATSOLVERPETSC, MATSEQBAIJ, ftypes[i], &foundtype, &foundmtype, &create));
+    PetscCall(MatSolverTypeGet(MATSOLVERPETSC, MATSEQBAIJ, ftypes[i], NULL, NULL, &create));
     if (!create || create == MatGetFactor_SeqBAIJ_PETSc_Refreshed) continue; /* none, or ours already */
     PetscSeqBAIJFactory[ftypes[i]] = create;
     PetscCall(MatSolverTypeRegister(MATSOLVERPETSC, MATSEQBAIJ, ftypes[i], MatGetFactor_SeqBAIJ_PETSc_Refreshed));
