@@ -227,25 +227,47 @@ matrices:
 PBG_PY_FILES := $(wildcard python/petscblockgpu/*.py)
 PBG_PETSC_VERSION_H := $(firstword $(wildcard $(PETSC_DIR)/$(PETSC_ARCH)/include/petscversion.h $(PETSC_DIR)/include/petscversion.h))
 PBG_PETSC_MINOR := $(shell awk '$$2 == "PETSC_VERSION_MAJOR" {M = $$3} $$2 == "PETSC_VERSION_MINOR" {m = $$3} END {print M "." m "|" M "." m + 1}' $(PBG_PETSC_VERSION_H) 2> /dev/null)
+# Paths may hold spaces and quotes (anything but a newline): every one the shell sees is quoted with pbg_sq. In
+# petscblockgpu.pc a space of PREFIX is escaped with a backslash, pkg-config's rule; the sed replacement escapes \ & |.
+pbg_sq = '$(subst ','\'',$(1))'
+pbg_empty :=
+pbg_space := $(pbg_empty) $(pbg_empty)
+PBG_DEST = $(call pbg_sq,$(DESTDIR)$(PREFIX))
+PBG_PC_PREFIX = $(subst |,\|,$(subst &,\&,$(subst \,\\,$(subst $(pbg_space),\$(pbg_space),$(PREFIX)))))
+PBG_C_PREFIX = $(subst ",\",$(subst \,\\,$(PREFIX)))
+# The directories install makes (PREFIX and its missing parents included) are recorded, without DESTDIR, in
+# share/petscblockgpu/created-dirs; uninstall removes those that are then empty, and no other directory.
+PBG_INSTALL_DIRS = $(PBG_DEST)/lib/pkgconfig $(PBG_DEST)/include $(PBG_DEST)/share/petscblockgpu/python/petscblockgpu
 install: lib
 	@mkdir -p build/install
-	$(PCC) -o build/install/buildinfo.o -c $(PBG_CFLAGS) -DPBG_INSTALL_PREFIX='"$(PREFIX)"' src/sys/buildinfo.c
+	$(PCC) -o build/install/buildinfo.o -c $(PBG_CFLAGS) -DPBG_INSTALL_PREFIX=$(call pbg_sq,"$(PBG_C_PREFIX)") src/sys/buildinfo.c
 	$(PBG_LIB_LINK) -o build/install/$(LIBSONAME) $(filter-out $(OBJDIR)/src/sys/buildinfo.o,$(LIB_OBJ)) build/install/buildinfo.o $(PBG_LIB_LIBS)
-	install -d $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/share/petscblockgpu/python/petscblockgpu
-	install -m 755 build/install/$(LIBSONAME) $(DESTDIR)$(PREFIX)/lib/
-	ln -sf $(LIBSONAME) $(DESTDIR)$(PREFIX)/lib/libpetscblockgpu.so
-	install -m 644 include/petscblockgpu.h $(DESTDIR)$(PREFIX)/include/
-	install -m 644 conf/baijksparse_tuning_sm*.txt $(DESTDIR)$(PREFIX)/share/petscblockgpu/
-	install -m 644 $(PBG_PY_FILES) $(DESTDIR)$(PREFIX)/share/petscblockgpu/python/petscblockgpu/
-	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@VERSION@|$(PBG_VERSION)|g' \
+	@for d in $(PBG_INSTALL_DIRS); do \
+	  while [ ! -d "$$d" ]; do case $$d in $(call pbg_sq,$(DESTDIR))?*) ;; *) break ;; esac; \
+	    printf '%s\n' "$${d#$(call pbg_sq,$(DESTDIR))}"; d=$$(dirname "$$d"); done; \
+	done > build/install/created-dirs.new
+	install -d $(PBG_INSTALL_DIRS)
+	@cat $(PBG_DEST)/share/petscblockgpu/created-dirs build/install/created-dirs.new 2> /dev/null | LC_ALL=C sort -u > build/install/created-dirs
+	install -m 644 build/install/created-dirs $(PBG_DEST)/share/petscblockgpu/
+	install -m 755 build/install/$(LIBSONAME) $(PBG_DEST)/lib/
+	ln -sf $(LIBSONAME) $(PBG_DEST)/lib/libpetscblockgpu.so
+	install -m 644 include/petscblockgpu.h $(PBG_DEST)/include/
+	install -m 644 conf/baijksparse_tuning_sm*.txt $(PBG_DEST)/share/petscblockgpu/
+	install -m 644 $(PBG_PY_FILES) $(PBG_DEST)/share/petscblockgpu/python/petscblockgpu/
+	sed -e $(call pbg_sq,s|@PREFIX@|$(PBG_PC_PREFIX)|g) -e 's|@VERSION@|$(PBG_VERSION)|g' \
 	    -e 's/@PETSC_MIN@/$(word 1,$(subst |, ,$(PBG_PETSC_MINOR)))/g' -e 's/@PETSC_NEXT@/$(word 2,$(subst |, ,$(PBG_PETSC_MINOR)))/g' \
-	    conf/petscblockgpu.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/petscblockgpu.pc
+	    conf/petscblockgpu.pc.in > $(PBG_DEST)/lib/pkgconfig/petscblockgpu.pc
 
-# Removes what install put there (and the directories of ours it made); PREFIX and DESTDIR as for install.
+# Removes what install put there, then the directories install made (created-dirs) that are left empty, deepest
+# first; PREFIX and DESTDIR as for install.
 uninstall:
-	rm -f $(DESTDIR)$(PREFIX)/lib/libpetscblockgpu.so $(DESTDIR)$(PREFIX)/lib/libpetscblockgpu.so.* \
-	      $(DESTDIR)$(PREFIX)/include/petscblockgpu.h $(DESTDIR)$(PREFIX)/lib/pkgconfig/petscblockgpu.pc
-	rm -rf $(DESTDIR)$(PREFIX)/share/petscblockgpu
+	rm -f $(PBG_DEST)/lib/libpetscblockgpu.so $(PBG_DEST)/lib/libpetscblockgpu.so.* \
+	      $(PBG_DEST)/include/petscblockgpu.h $(PBG_DEST)/lib/pkgconfig/petscblockgpu.pc
+	@dirs=$$(cat $(PBG_DEST)/share/petscblockgpu/created-dirs 2> /dev/null); \
+	printf 'rm -rf %s\n' $(PBG_DEST)/share/petscblockgpu; rm -rf $(PBG_DEST)/share/petscblockgpu; \
+	printf '%s\n' "$$dirs" | LC_ALL=C sort -r | while IFS= read -r d; do \
+	  [ -n "$$d" ] && rmdir -- $(call pbg_sq,$(DESTDIR))"$$d" 2> /dev/null && printf 'rmdir %s\n' $(call pbg_sq,$(DESTDIR))"$$d"; \
+	done; true
 
 # petsc4py built against the PETSc in use, once, in the cache (conf/build-petsc4py.sh; several minutes); make check
 # runs the Python cases when it is there, and skips them otherwise

@@ -7,8 +7,10 @@ static char help[] = "COO assembly of MATBAIJKSPARSE (seq and MPI) against PETSc
                      "and the Frobenius norm (the host values), each against the reference. The host<->device bytes that PETSc counts\n"
                      "during the MatSetValuesCOO calls are checked: none with device values, one upload of v per call with host values on a GPU.\n"
                      "Options: -bs <3> -nb <block rows per rank, 6; odd ranks one more> -seed <1> -mat_type <baijksparse>\n"
-                     "  -device_values (v in a cudaMalloc'ed buffer) -bind_to_cpu -err <none|range|noprealloc|mode|negative|repattern|repattern_ghost|insert_unassembled> -coo_view (-mat_view of each pattern)\n"
+                     "  -device_values (v in a cudaMalloc'ed buffer) -bind_to_cpu -err <none|range|noprealloc|mode|negative|repattern|repattern_ghost|insert_unassembled|zerorows|zerorowscolumns|axpy|copy> -coo_view (-mat_view of each pattern)\n"
                      "  -err repattern_ghost (several ranks: as repattern, but only the ghost columns move, the parts' compressed patterns stay)\n"
+                     "  -err zerorows|zerorowscolumns|axpy|copy (after the COO values a route that may change the pattern with no assembly\n"
+                     "    of the caller; MatSetValuesCOO() must then refuse, or match AIJ's values (zerorows/zerorowscolumns only))\n"
                      "  -err insert_unassembled (after the COO values a new block by MatSetValues(), then MatSetValuesCOO() with no assembly between)\n"
                      "  -negative_count <-1> (the count of -err negative) -coo_local (every preallocation by MatSetPreallocationCOOLocal(), the local-to-global map the identity)\n"
                      "  -err_continue (with -err range or negative: the refused preallocation is caught, then the steps run on the same matrix;\n"
@@ -454,6 +456,71 @@ static PetscErrorCode InsertUnassembled(Ctx *c, Mat A, Mat R, PetscInt64 seed)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* -err zerorows|zerorowscolumns|axpy|copy: after the COO preallocation and values, a route that may change the pattern
+   with no MatAssemblyBegin/End() of the caller: MatZeroRows() of the first block row of each rank (diagonal 0: BAIJ
+   drops the blocks of whole zeroed block rows), MatZeroRowsColumns() of the same rows, MatAXPY() and MatCopy() with
+   DIFFERENT_NONZERO_PATTERN from a matrix of one more block a rank. Then MatSetValuesCOO() INSERT of new values: it
+   must refuse (on every rank) or give exactly AIJ's COO values; for axpy and copy, whose pattern grew, only the refusal
+   is right. A refusal is caught (as -err_continue) and reported; accepted values are compared with the reference. */
+static PetscErrorCode PatternRoute(Ctx *c, Mat A, Mat R, PetscInt64 seed, const char *route)
+{
+  PetscScalar   *v = NULL;
+  PetscErrorCode ierr;
+  PetscBool      zr, zrc, axpy, copy;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscStrcmp(route, "zerorows", &zr));
+  PetscCall(PetscStrcmp(route, "zerorowscolumns", &zrc));
+  PetscCall(PetscStrcmp(route, "axpy", &axpy));
+  PetscCall(PetscStrcmp(route, "copy", &copy));
+  PetscCall(GenEntries(c, seed, 2, PETSC_TRUE, 0));
+  PetscCall(Preallocate(c, A));
+  PetscCall(Preallocate(c, R));
+  PetscCall(RandomValues(c, &v, PETSC_FALSE));
+  PetscCall(MatSetValuesCOO(A, v, INSERT_VALUES));
+  PetscCall(MatSetValuesCOO(R, v, INSERT_VALUES));
+  if (zr || zrc) {
+    PetscInt *rows, nr = c->bs;
+
+    PetscCall(PetscMalloc1(nr, &rows));
+    for (PetscInt q = 0; q < nr; q++) rows[q] = c->rstartb * c->bs + q;
+    if (zr) PetscCall(MatZeroRows(A, nr, rows, 0.0, NULL, NULL));
+    else PetscCall(MatZeroRowsColumns(A, nr, rows, 0.0, NULL, NULL));
+    PetscCall(PetscFree(rows));
+  } else {
+    Mat         B;
+    PetscInt    i, j;
+    PetscScalar one = 1;
+
+    PetscCall(MatDuplicate(A, MAT_COPY_VALUES, &B));
+    PetscCall(MatSetOption(B, MAT_NEW_NONZERO_ALLOCATION_ERR, PETSC_FALSE));
+    PetscCall(FindFreeBlock(c, &i, &j));
+    if (i >= 0) PetscCall(MatSetValues(B, 1, &i, 1, &j, &one, INSERT_VALUES));
+    PetscCall(MatAssemblyBegin(B, MAT_FINAL_ASSEMBLY));
+    PetscCall(MatAssemblyEnd(B, MAT_FINAL_ASSEMBLY));
+    if (axpy) PetscCall(MatAXPY(A, 2.0, B, DIFFERENT_NONZERO_PATTERN));
+    else PetscCall(MatCopy(B, A, DIFFERENT_NONZERO_PATTERN));
+    PetscCall(MatDestroy(&B));
+  }
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%s after the COO values\n", route));
+  PetscCall(RandomValues(c, &v, PETSC_FALSE));
+  PBG_TEST_REFUSE(ierr, MatSetValuesCOO(A, v, INSERT_VALUES));
+  if (ierr) PetscCall(PBGTestRefused(PETSC_COMM_WORLD, ierr, "MatSetValuesCOO()"));
+  else {
+    char step[64];
+
+    PetscCall(MatSetValuesCOO(R, v, INSERT_VALUES));
+    PetscCall(PetscSNPrintf(step, sizeof(step), "COO INSERT after %s", route));
+    PetscCall(Compare(c, A, R, step));
+    if (axpy || copy) {
+      PetscCall(PetscPrintf(PETSC_COMM_WORLD, "MatSetValuesCOO accepted the old maps on a grown pattern\n"));
+      c->nfail++;
+    }
+  }
+  PetscCall(PetscFree(v));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* One pattern: preallocate both, then the steps; the reference gets the same values (not the NaN) */
 static PetscErrorCode RunPattern(Ctx *c, Mat A, Mat R, const char *name, PetscBool second)
 {
@@ -636,6 +703,14 @@ int main(int argc, char **argv)
   if (eq) PetscCall(Repattern(&c, A, R, seed, PETSC_TRUE, err_continue));
   PetscCall(PetscStrcmp(err, "insert_unassembled", &eq));
   if (eq) PetscCall(InsertUnassembled(&c, A, R, seed));
+  {
+    PetscBool route = PETSC_FALSE;
+
+    for (const char *const *r = (const char *const[]){"zerorows", "zerorowscolumns", "axpy", "copy", NULL}; *r && !route; r++) {
+      PetscCall(PetscStrcmp(err, *r, &route));
+      if (route) PetscCall(PatternRoute(&c, A, R, seed, *r));
+    }
+  }
   PetscCall(PetscStrcmp(err, "mode", &eq));
   if (eq) {
     PetscInt    i[1] = {0}, j[1] = {0};

@@ -284,13 +284,13 @@ static void SparseCase(int nb, int bs)
    the reference for the info values and pivots. A (n x n, column-major) is replaced by its inverse when info = 0. */
 static int HostInvert(int n, double *A)
 {
-  std::vector<int> ipiv(n), used(n, 0);
-  double           amax = 0.0;
+  std::vector<int>    ipiv(n), used(n, 0);
+  std::vector<double> tiny(n, 0.0); /* per row: n eps times its largest entry */
   for (int i = 0; i < n * n; i++) {
     if (!std::isfinite(A[i])) return -1;
-    amax = std::max(amax, std::fabs(A[i]));
+    tiny[i % n] = std::max(tiny[i % n], std::fabs(A[i]));
   }
-  const double tiny = (double)n * DBL_EPSILON * amax;
+  for (int i = 0; i < n; i++) tiny[i] *= (double)n * DBL_EPSILON;
   for (int k = 0; k < n; k++) {
     int    p    = -1;
     double best = -1.0;
@@ -299,7 +299,7 @@ static int HostInvert(int n, double *A)
         best = std::fabs(A[i + k * n]);
         p    = i;
       }
-    if (!(best > tiny)) return k + 1;
+    if (!(p >= 0 && best > tiny[p])) return k + 1;
     used[p]        = 1;
     ipiv[k]        = p;
     const double d = 1.0 / A[p + k * n];

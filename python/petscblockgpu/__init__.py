@@ -9,11 +9,14 @@
 load() opens libpetscblockgpu.so (PETSCBLOCKGPU_LIBRARY, else lib/ of the build tree or of the install prefix that
 holds this module), checks that it was built against the PETSc that petsc4py runs (same version, same libpetsc), and
 registers the types (PetscBlockGPUInitializePackage(); harmless when -dll_append already did). The other functions
-call the C functions of the same name (see their manual pages) through ctypes, taking petsc4py objects. See
+call the C functions of the same name (see their manual pages) through ctypes, taking petsc4py objects. Their
+arguments are checked as petsc4py checks its own: an object of another class or a value of another type raises
+TypeError (naming the argument), an integer outside PetscInt OverflowError, an unknown enum value ValueError. See
 doc/python.md.
 """
 import ctypes
 import enum
+import operator
 import os
 
 import numpy as np
@@ -93,6 +96,11 @@ def load(path=None):
     Raises RuntimeError when the library was built against another PETSc than the one petsc4py runs: the process can
     hold only one libpetsc of a soname, so the library would run on a PETSc it was not compiled for."""
     global _lib
+    if path is not None:
+        try:
+            path = os.fspath(path)
+        except TypeError:
+            raise TypeError("load(): argument 'path' must be a str or os.PathLike, not %s" % _typename(path)) from None
     if _lib is not None:
         return _lib
     from petsc4py import PETSc  # initializes PETSc, with sys.argv, unless petsc4py.init() ran before
@@ -135,88 +143,179 @@ def _check(ierr):
 
 
 _Int, _Real, _Bool, _Enum, _H = ctypes.c_int32, ctypes.c_double, ctypes.c_int, ctypes.c_int, ctypes.c_void_p
+_INT_BITS = 8 * ctypes.sizeof(_Int)  # PetscInt: load() checks that PETSc's is 32-bit
+_INT_MIN, _INT_MAX = -(1 << (_INT_BITS - 1)), (1 << (_INT_BITS - 1)) - 1
+
+
+# The arguments a caller gives are checked and converted here, in one place, before ctypes sees them: ctypes wraps
+# integers silently (2**32 + 4 -> 4), and C cannot tell a Mat from a PC (optimized PETSc checks no headers), so a
+# wrong object would be ignored or dereferenced. Errors as petsc4py raises them: TypeError, OverflowError, ValueError.
+def _typename(value):
+    t = type(value)
+    return "PETSc." + t.__name__ if t.__module__ == "petsc4py.PETSc" else t.__name__
+
+
+def _obj(cls):
+    """A petsc4py object of class PETSc.<cls>, passed as its handle."""
+    def conv(where, value):
+        from petsc4py import PETSc
+        if not isinstance(value, getattr(PETSc, cls)):
+            raise TypeError("%s must be a PETSc.%s, not %s" % (where, cls, _typename(value)))
+        if not value.handle:  # destroyed or never created: C would dereference NULL
+            raise ValueError("%s is an empty PETSc.%s (destroyed or never created)" % (where, cls))
+        return value.handle
+    return conv, _H
+
+
+def _int_conv(where, value):
+    try:
+        v = operator.index(value)  # as petsc4py: integers (also numpy's and bools), no floats or strings
+    except TypeError:
+        raise TypeError("%s must be an integer, not %s" % (where, _typename(value))) from None
+    if not _INT_MIN <= v <= _INT_MAX:
+        raise OverflowError("%s = %d does not fit in PetscInt (%d-bit: %d..%d)" % (where, v, _INT_BITS, _INT_MIN, _INT_MAX))
+    return v
+
+
+def _real_conv(where, value):
+    if isinstance(value, (str, bytes)) or not (hasattr(type(value), "__float__") or hasattr(type(value), "__index__")):
+        raise TypeError("%s must be a real number, not %s" % (where, _typename(value)))
+    return float(value)
+
+
+def _bool_conv(where, value):
+    if isinstance(value, (bool, np.bool_)):
+        return bool(value)
+    try:  # 0 and 1 as in C; a string would be true whatever it says
+        v = operator.index(value)
+    except TypeError:
+        raise TypeError("%s must be a bool, not %s" % (where, _typename(value))) from None
+    if v not in (0, 1):
+        raise ValueError("%s = %d is not a bool (0 or 1)" % (where, v))
+    return bool(v)
+
+
+def _enum(cls):
+    """A member of the IntEnum cls, its name (any case) or its value."""
+    def conv(where, value):
+        names = ", ".join(m.name.lower() for m in cls)
+        if isinstance(value, str):
+            if value.upper() not in cls.__members__:
+                raise ValueError("%s = %r is not a %s (%s)" % (where, value, cls.__name__, names))
+            return int(cls[value.upper()])
+        if isinstance(value, enum.Enum) and not isinstance(value, cls):
+            raise TypeError("%s must be a %s, not %s" % (where, cls.__name__, type(value).__name__))
+        try:
+            v = operator.index(value)
+        except TypeError:
+            raise TypeError("%s must be a %s or its name, not %s" % (where, cls.__name__, _typename(value))) from None
+        if v not in cls._value2member_map_:
+            raise ValueError("%s = %d is not a %s (%s)" % (where, v, cls.__name__, names))
+        return v
+    return conv, _Enum
+
+
+_PC, _KSP = _obj("PC"), _obj("KSP")
+_IN_INT, _IN_REAL, _IN_BOOL = (_int_conv, _Int), (_real_conv, _Real), (_bool_conv, _Bool)
+
+# The C functions: each argument either (name, (check and conversion, ctypes type)), given by the caller and named as in
+# the manual page, or a bare ctypes type, made by this module (outputs, buffers)
+_SIG = {
+    "PCVBJacobiSetMaxBlockSize": [("pc", _PC), ("maxbs", _IN_INT)],
+    "PCVBJacobiGetMaxBlockSize": [("pc", _PC), ctypes.POINTER(_Int)],
+    "PCVBJacobiSetBlocking": [("pc", _PC), ("blocking", _enum(PCVBJacobiBlocking))],
+    "PCVBJacobiGetBlocking": [("pc", _PC), ctypes.POINTER(_Enum)],
+    "PCVBJacobiSetSingularPolicy": [("pc", _PC), ("policy", _enum(PCVBJacobiSingularPolicy))],
+    "PCVBJacobiGetSingularPolicy": [("pc", _PC), ctypes.POINTER(_Enum)],
+    "PCVBJacobiSetPrecision": [("pc", _PC), ("precision", _enum(PCVBJacobiPrecision))],
+    "PCVBJacobiGetPrecision": [("pc", _PC), ctypes.POINTER(_Enum)],
+    "PCVBJacobiSetPrecisionTolerance": [("pc", _PC), ("tol", _IN_REAL)],
+    "PCVBJacobiGetPrecisionTolerance": [("pc", _PC), ctypes.POINTER(_Real)],
+    "PCVBJacobiGetBlocks": [("pc", _PC), ctypes.POINTER(_Int), ctypes.POINTER(ctypes.POINTER(_Int))],
+    "PCVBJacobiGetInverses": [("pc", _PC), ctypes.POINTER(ctypes.POINTER(_Real))],
+    "PCVBJacobiGetBlockPrecisions": [("pc", _PC), ctypes.POINTER(_Int), ctypes.POINTER(ctypes.POINTER(ctypes.c_ubyte)), ctypes.POINTER(ctypes.c_int64)],
+    "MatBAIJKSPARSEGetTuningTable": [("arch", _IN_INT), ctypes.c_size_t, ctypes.c_char_p, ctypes.c_char_p, ctypes.POINTER(_Bool)],
+    "KSPIDRSSetS": [("ksp", _KSP), ("s", _IN_INT)], "KSPIDRSGetS": [("ksp", _KSP), ctypes.POINTER(_Int)],
+    "KSPIDRSSetAngle": [("ksp", _KSP), ("angle", _IN_REAL)], "KSPIDRSGetAngle": [("ksp", _KSP), ctypes.POINTER(_Real)],
+    "KSPIDRSSetSmoothing": [("ksp", _KSP), ("flg", _IN_BOOL)], "KSPIDRSGetSmoothing": [("ksp", _KSP), ctypes.POINTER(_Bool)],
+    "KSPIDRSSetReplacement": [("ksp", _KSP), ("flg", _IN_BOOL)], "KSPIDRSGetReplacement": [("ksp", _KSP), ctypes.POINTER(_Bool)],
+    "KSPIDRSSetSeed": [("ksp", _KSP), ("seed", _IN_INT)], "KSPIDRSGetSeed": [("ksp", _KSP), ctypes.POINTER(_Int)],
+}
 
 
 def _setup(lib):
     """Argument types of the C functions (PetscInt 32-bit, PetscReal double; objects are pointers)."""
-    sig = {
-        "PCVBJacobiSetMaxBlockSize": [_H, _Int], "PCVBJacobiGetMaxBlockSize": [_H, ctypes.POINTER(_Int)],
-        "PCVBJacobiSetBlocking": [_H, _Enum], "PCVBJacobiGetBlocking": [_H, ctypes.POINTER(_Enum)],
-        "PCVBJacobiSetSingularPolicy": [_H, _Enum], "PCVBJacobiGetSingularPolicy": [_H, ctypes.POINTER(_Enum)],
-        "PCVBJacobiSetPrecision": [_H, _Enum], "PCVBJacobiGetPrecision": [_H, ctypes.POINTER(_Enum)],
-        "PCVBJacobiSetPrecisionTolerance": [_H, _Real], "PCVBJacobiGetPrecisionTolerance": [_H, ctypes.POINTER(_Real)],
-        "PCVBJacobiGetBlocks": [_H, ctypes.POINTER(_Int), ctypes.POINTER(ctypes.POINTER(_Int))],
-        "PCVBJacobiGetInverses": [_H, ctypes.POINTER(ctypes.POINTER(_Real))],
-        "PCVBJacobiGetBlockPrecisions": [_H, ctypes.POINTER(_Int), ctypes.POINTER(ctypes.POINTER(ctypes.c_ubyte)), ctypes.POINTER(ctypes.c_int64)],
-        "MatBAIJKSPARSEGetTuningTable": [_Int, ctypes.c_size_t, ctypes.c_char_p, ctypes.c_char_p, ctypes.POINTER(_Bool)],
-        "KSPIDRSSetS": [_H, _Int], "KSPIDRSGetS": [_H, ctypes.POINTER(_Int)],
-        "KSPIDRSSetAngle": [_H, _Real], "KSPIDRSGetAngle": [_H, ctypes.POINTER(_Real)],
-        "KSPIDRSSetSmoothing": [_H, _Bool], "KSPIDRSGetSmoothing": [_H, ctypes.POINTER(_Bool)],
-        "KSPIDRSSetReplacement": [_H, _Bool], "KSPIDRSGetReplacement": [_H, ctypes.POINTER(_Bool)],
-        "KSPIDRSSetSeed": [_H, _Int], "KSPIDRSGetSeed": [_H, ctypes.POINTER(_Int)],
-    }
-    for name, args in sig.items():
+    for name, args in _SIG.items():
         f = getattr(lib, name)
-        f.argtypes, f.restype = args, ctypes.c_int
+        f.argtypes, f.restype = [a[1][1] if isinstance(a, tuple) else a for a in args], ctypes.c_int
 
 
-def _setter(name, conv):
+def _call(name, *args):
+    """The C function name, each argument the caller gave checked and converted by its entry in _SIG."""
+    lib = load()
+    spec = _SIG[name]
+    if len(args) != len(spec):
+        raise TypeError("%s() takes %d arguments, %d given" % (name, len(spec), len(args)))
+    conv = [a[1][0]("%s(): argument '%s'" % (name, a[0]), v) if isinstance(a, tuple) else v for a, v in zip(spec, args)]
+    _check(getattr(lib, name)(*conv))
+
+
+def _signature(name):
+    return "%s(%s)" % (name, ", ".join(a[0] for a in _SIG[name] if isinstance(a, tuple)))
+
+
+def _setter(name):
     def f(obj, value):
-        _check(getattr(load(), name)(obj.handle, conv(value)))
+        _call(name, obj, value)
     f.__name__ = name
-    f.__doc__ = "%s(obj, value): the C function %s()" % (name, name)
+    f.__doc__ = "%s: the C function %s()" % (_signature(name), name)
     return f
 
 
-def _getter(name, ctype, conv):
+def _getter(name, conv):
     def f(obj):
-        out = ctype()
-        _check(getattr(load(), name)(obj.handle, ctypes.byref(out)))
+        out = _SIG[name][1]._type_()
+        _call(name, obj, ctypes.byref(out))
         return conv(out.value)
     f.__name__ = name
-    f.__doc__ = "%s(obj): the C function %s()" % (name, name)
+    f.__doc__ = "%s: the C function %s()" % (_signature(name), name)
     return f
 
 
-def _enum(cls):
-    return lambda v: int(cls[v.upper()] if isinstance(v, str) else cls(v))
-
-
-PCVBJacobiSetMaxBlockSize = _setter("PCVBJacobiSetMaxBlockSize", int)
-PCVBJacobiGetMaxBlockSize = _getter("PCVBJacobiGetMaxBlockSize", _Int, int)
-PCVBJacobiSetBlocking = _setter("PCVBJacobiSetBlocking", _enum(PCVBJacobiBlocking))
-PCVBJacobiGetBlocking = _getter("PCVBJacobiGetBlocking", _Enum, PCVBJacobiBlocking)
-PCVBJacobiSetSingularPolicy = _setter("PCVBJacobiSetSingularPolicy", _enum(PCVBJacobiSingularPolicy))
-PCVBJacobiGetSingularPolicy = _getter("PCVBJacobiGetSingularPolicy", _Enum, PCVBJacobiSingularPolicy)
-PCVBJacobiSetPrecision = _setter("PCVBJacobiSetPrecision", _enum(PCVBJacobiPrecision))
-PCVBJacobiGetPrecision = _getter("PCVBJacobiGetPrecision", _Enum, PCVBJacobiPrecision)
-PCVBJacobiSetPrecisionTolerance = _setter("PCVBJacobiSetPrecisionTolerance", float)
-PCVBJacobiGetPrecisionTolerance = _getter("PCVBJacobiGetPrecisionTolerance", _Real, float)
-KSPIDRSSetS = _setter("KSPIDRSSetS", int)
-KSPIDRSGetS = _getter("KSPIDRSGetS", _Int, int)
-KSPIDRSSetAngle = _setter("KSPIDRSSetAngle", float)
-KSPIDRSGetAngle = _getter("KSPIDRSGetAngle", _Real, float)
-KSPIDRSSetSmoothing = _setter("KSPIDRSSetSmoothing", bool)
-KSPIDRSGetSmoothing = _getter("KSPIDRSGetSmoothing", _Bool, bool)
-KSPIDRSSetReplacement = _setter("KSPIDRSSetReplacement", bool)
-KSPIDRSGetReplacement = _getter("KSPIDRSGetReplacement", _Bool, bool)
-KSPIDRSSetSeed = _setter("KSPIDRSSetSeed", int)
-KSPIDRSGetSeed = _getter("KSPIDRSGetSeed", _Int, int)
+PCVBJacobiSetMaxBlockSize = _setter("PCVBJacobiSetMaxBlockSize")
+PCVBJacobiGetMaxBlockSize = _getter("PCVBJacobiGetMaxBlockSize", int)
+PCVBJacobiSetBlocking = _setter("PCVBJacobiSetBlocking")
+PCVBJacobiGetBlocking = _getter("PCVBJacobiGetBlocking", PCVBJacobiBlocking)
+PCVBJacobiSetSingularPolicy = _setter("PCVBJacobiSetSingularPolicy")
+PCVBJacobiGetSingularPolicy = _getter("PCVBJacobiGetSingularPolicy", PCVBJacobiSingularPolicy)
+PCVBJacobiSetPrecision = _setter("PCVBJacobiSetPrecision")
+PCVBJacobiGetPrecision = _getter("PCVBJacobiGetPrecision", PCVBJacobiPrecision)
+PCVBJacobiSetPrecisionTolerance = _setter("PCVBJacobiSetPrecisionTolerance")
+PCVBJacobiGetPrecisionTolerance = _getter("PCVBJacobiGetPrecisionTolerance", float)
+KSPIDRSSetS = _setter("KSPIDRSSetS")
+KSPIDRSGetS = _getter("KSPIDRSGetS", int)
+KSPIDRSSetAngle = _setter("KSPIDRSSetAngle")
+KSPIDRSGetAngle = _getter("KSPIDRSGetAngle", float)
+KSPIDRSSetSmoothing = _setter("KSPIDRSSetSmoothing")
+KSPIDRSGetSmoothing = _getter("KSPIDRSGetSmoothing", bool)
+KSPIDRSSetReplacement = _setter("KSPIDRSSetReplacement")
+KSPIDRSGetReplacement = _getter("KSPIDRSGetReplacement", bool)
+KSPIDRSSetSeed = _setter("KSPIDRSSetSeed")
+KSPIDRSGetSeed = _getter("KSPIDRSGetSeed", int)
 
 
 def PCVBJacobiGetBlocks(pc):
     """The local diagonal blocks of a set-up PCVBJACOBI: a numpy array of nblocks + 1 local row offsets (a copy)."""
     n, starts = _Int(), ctypes.POINTER(_Int)()
-    _check(load().PCVBJacobiGetBlocks(pc.handle, ctypes.byref(n), ctypes.byref(starts)))
+    _call("PCVBJacobiGetBlocks", pc, ctypes.byref(n), ctypes.byref(starts))
     return np.ctypeslib.as_array(starts, shape=(n.value + 1,)).astype(np.int32, copy=True)
 
 
 def PCVBJacobiGetInverses(pc):
     """The inverses of the local diagonal blocks of a set-up PCVBJACOBI: a list of k x k numpy arrays (copies)."""
-    starts = PCVBJacobiGetBlocks(pc)
-    sizes = np.diff(starts)
     inv = ctypes.POINTER(_Real)()
-    _check(load().PCVBJacobiGetInverses(pc.handle, ctypes.byref(inv)))
+    _call("PCVBJacobiGetInverses", pc, ctypes.byref(inv))
+    sizes = np.diff(PCVBJacobiGetBlocks(pc))
     flat = np.ctypeslib.as_array(inv, shape=(int(np.sum(sizes * sizes)),)) if len(sizes) else np.zeros(0)
     out, off = [], 0
     for k in sizes:
@@ -228,7 +327,7 @@ def PCVBJacobiGetInverses(pc):
 def PCVBJacobiGetBlockPrecisions(pc):
     """(counts of the local blocks stored in double, single, half; numpy array of the precision of each block; bytes)."""
     counts, prec, nbytes = (_Int * 3)(), ctypes.POINTER(ctypes.c_ubyte)(), ctypes.c_int64()
-    _check(load().PCVBJacobiGetBlockPrecisions(pc.handle, counts, ctypes.byref(prec), ctypes.byref(nbytes)))
+    _call("PCVBJacobiGetBlockPrecisions", pc, counts, ctypes.byref(prec), ctypes.byref(nbytes))
     nblocks = sum(counts)
     each = np.ctypeslib.as_array(prec, shape=(nblocks,)).copy() if nblocks else np.zeros(0, dtype=np.uint8)
     return tuple(counts), each, nbytes.value
@@ -239,6 +338,6 @@ def MatBAIJKSPARSEGetTuningTable(arch=-1):
     (10 x major + minor, e.g. 90; -1 = PETSC_DECIDE: the current device)."""
     size = 8192
     path, tried, found = ctypes.create_string_buffer(size), ctypes.create_string_buffer(size), _Bool()
-    _check(load().MatBAIJKSPARSEGetTuningTable(arch, size, path, tried, ctypes.byref(found)))
+    _call("MatBAIJKSPARSEGetTuningTable", arch, size, path, tried, ctypes.byref(found))
     t = tried.value.decode()
     return (path.value.decode() if found.value else None), (t.split(", ") if t else [])

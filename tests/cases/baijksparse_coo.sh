@@ -97,6 +97,24 @@ for p in "2 1" "3 7"; do
   read -r np bs <<< "$p"
   tcase bk_coo_insert_unassembled_bs${bs}_mpi$np -n $np -- test_baijksparse_coo -err insert_unassembled -bs $bs -nb 4 -malloc_debug -malloc_dump --grep '^\[0\] refused .*the nonzero pattern changed since MatSetPreallocationCOO\(\) \([0-9]+ blocks of' --grep '^\[1\] refused .*changed since MatSetPreallocationCOO\(\) on another rank' --grep '^OK' --nogrep 'FAILED' --nogrep 'accepted the old maps' --nogrep '^\[ *[0-9]+\] [0-9]+ bytes '
 done
+# routes that change the pattern with no assembly of the caller (issue 37): MatZeroRows() drops the zeroed block rows, so
+# MatSetValuesCOO() must refuse on every rank (before the fix its fast path took the old maps: 12 of 16 entries wrong on one
+# rank); MatZeroRowsColumns() keeps the pattern, so the values must be AIJ's; MatAXPY()/MatCopy() with another pattern refuse
+for t in seqbaijksparse mpibaijksparse; do
+  tcase bk_coo_zerorows_$t -- test_baijksparse_coo -mat_type $t -err zerorows -bs 2 -nb 2 -malloc_debug -malloc_dump --grep '^\[0\] MatSetValuesCOO\(\) refused .*nonzero pattern changed' --grep '^OK' --nogrep 'FAILED' --nogrep '^\[ *[0-9]+\] [0-9]+ bytes '
+done
+for p in "2 3" "3 3" "3 1"; do
+  read -r np bs <<< "$p"
+  tcase bk_coo_zerorows_bs${bs}_mpi$np -n $np -- test_baijksparse_coo -err zerorows -bs $bs -nb 3 -seed $((10 * np + bs)) -malloc_debug -malloc_dump --grep "^\[$((np - 1))\] MatSetValuesCOO\(\) refused .*nonzero pattern changed" --grep '^OK' --nogrep 'FAILED' --nogrep '^\[ *[0-9]+\] [0-9]+ bytes '
+done
+for np in 1 2 3; do
+  tcase bk_coo_zerorowscolumns_mpi$np -n $np -- test_baijksparse_coo -err zerorowscolumns -bs 3 -nb 3 -seed $np --grep '^COO INSERT after zerorowscolumns .* ok$' --grep '^OK' --nogrep 'FAILED'
+  for r in axpy copy; do
+    tcase bk_coo_${r}_mpi$np -n $np -- test_baijksparse_coo -err $r -bs 2 -nb 3 -seed $np -malloc_debug -malloc_dump --grep '^\[0\] MatSetValuesCOO\(\) refused' --grep '^OK' --nogrep 'FAILED' --nogrep '^\[ *[0-9]+\] [0-9]+ bytes '
+  done
+done
+# the fast path of the pattern guard still taken: one fingerprint per new pattern and none per repeated call
+tcase bk_coo_guard_fast_path -- test_baijksparse_coo -bs 3 -coo_view ::ascii_info --grep 'patterns compared by fingerprint [0-2]$' --grep '^OK'
 # MatDuplicate keeps the COO maps: MatSetValuesCOO on the duplicate (and on a duplicate of it after its original is gone)
 tcase bk_coo_duplicate -- test_baijksparse_coo -bs 3 -duplicate -coo_view ::ascii_info --grep '^random duplicate ADD .* ok$' --grep '^full blocks duplicate\^2 INSERT .* ok$' --grep '^original destroyed ADD .* ok$' --grep '^OK' --nogrep 'FAILED'
 tcase bk_coo_duplicate_mpi1 -- test_baijksparse_coo -mat_type mpibaijksparse -bs 2 -duplicate --grep '^original destroyed ADD .* ok$' --grep '^OK' --nogrep 'FAILED'
@@ -146,6 +164,10 @@ tcase bk_gpu_coo_err_repattern_mpi1 --gpu --fail -- test_baijksparse_coo -mat_ty
 tcase bk_gpu_coo_err_repattern_ghost_mpi2 --gpu --fail -n 2 -- test_baijksparse_coo -use_gpu_aware_mpi 0 -err repattern_ghost -bs 3 -nb 3 --grep 'as many blocks' --nogrep 'accepted the old maps'
 tcase bk_gpu_coo_insert_unassembled_mpi2 --gpu -n 2 -- test_baijksparse_coo -use_gpu_aware_mpi 0 -check_transfers 0 -err insert_unassembled -bs 3 -nb 4 -malloc_debug -malloc_dump --grep '^\[0\] refused .*blocks of 3' --grep '^\[1\] refused .*on another rank' --grep '^OK' --nogrep 'FAILED' --nogrep '^\[ *[0-9]+\] [0-9]+ bytes '
 tcase bk_gpu_coo_insert_unassembled_seq --gpu -- test_baijksparse_coo -mat_type seqbaijksparse -err insert_unassembled -bs 3 -nb 4 --grep '^\[0\] refused .*blocks of 3' --grep '^OK' --nogrep 'FAILED'
+for r in zerorows zerorowscolumns axpy copy; do
+  tcase bk_gpu_coo_${r}_seq --gpu -- test_baijksparse_coo -mat_type seqbaijksparse -err $r -bs 3 -nb 3 --grep "after|refused" --grep '^OK' --nogrep 'FAILED'
+  tcase bk_gpu_coo_${r}_mpi2 --gpu -n 2 -- test_baijksparse_coo -use_gpu_aware_mpi 0 -check_transfers 0 -err $r -bs 3 -nb 3 --grep "after|refused" --grep '^OK' --nogrep 'FAILED'
+done
 tcase bk_gpu_coo_local_mpi2 --gpu -n 2 -- test_baijksparse_coo -use_gpu_aware_mpi 0 -check_transfers 0 -coo_local -bs 3 -nb 4 -coo_view ::ascii_info --grep 'the last gathered on the device' --grep '^OK' --nogrep 'FAILED'
 tcase bk_gpu_coo_local_seq --gpu -- test_baijksparse_coo -mat_type seqbaijksparse -coo_local -bs 3 -coo_view ::ascii_info --grep 'the last gathered on the device' --grep 'transfers: .*: ok$' --grep '^OK' --nogrep 'FAILED'
 tcase bk_gpu_coo_err_range_continue --gpu -- test_baijksparse_coo -bs 3 -err range -err_continue -malloc_debug -malloc_dump --grep 'refused' --grep '^OK' --nogrep '^\[ *[0-9]+\] [0-9]+ bytes '

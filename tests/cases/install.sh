@@ -1,5 +1,6 @@
 # Issue 23: `make install PREFIX=...` into a temporary prefix, a program built against it with pkg-config, the tuning
-# table found from that prefix with no environment variable, `make uninstall`. Needs the build tree (not the bundle).
+# table found from that prefix with no environment variable, `make uninstall`, which leaves the prefix as it was. Issue
+# 37: the same with a space in PREFIX. Needs the build tree (not the bundle).
 
 # PETSC_DIR and PETSC_ARCH of the build: the environment, else conf/petsc.mk
 pbg_petsc_dirs() {
@@ -10,23 +11,48 @@ pbg_petsc_dirs() {
   [ -n "${PETSC_DIR:-}" ]
 }
 
-pbg_install_check() {
-  local tmp status
+# make -C the checkout; the install cases one at a time, as each links the library with its PREFIX in build/install/
+pbg_make_install() {
+  local lock=()
+  command -v flock > /dev/null && lock=(flock "$PBG_LOGDIR/install.lock")
+  "${lock[@]}" env -u MAKEFLAGS -u MAKELEVEL -u MFLAGS make -s -C "$PBG_ROOT" "$@"
+}
+
+pbg_install_check() { # [space]
+  local tmp status prefix root_before root_new
   [ -f "$PBG_ROOT/makefile" ] || { echo "no makefile in $PBG_ROOT (a bundle): nothing to install from"; return 77; }
   command -v pkg-config > /dev/null || { echo "no pkg-config on this machine (Debian package pkg-config)"; return 77; }
   pbg_petsc_dirs || { echo "no PETSC_DIR and no conf/petsc.mk"; return 1; }
   tmp=$(mktemp -d "${TMPDIR:-/tmp}/pbg-install.XXXXXX") || return 1
-  pbg_install_steps "$tmp"
+  prefix=$tmp/prefix
+  root_before=$(cd "$PBG_ROOT" && LC_ALL=C ls -A)
+  if [ "${1:-}" = space ]; then
+    # issue 37: a space in PREFIX, a file named by its first word (which the unquoted rules removed) and a directory and
+    # a file of the user's in the prefix, which stay
+    prefix="$tmp/pbg-first-word pbg-second-word/prefix"
+    echo "not ours" > "$tmp/pbg-first-word"
+    mkdir -p "$prefix/include" "$prefix/lib" && echo "not ours" > "$prefix/lib/user.txt"
+    echo "== make uninstall PREFIX='$prefix' before any install: removes nothing"
+    pbg_make_install uninstall PREFIX="$prefix"
+    [ -f "$tmp/pbg-first-word" ] && [ -f "$prefix/lib/user.txt" ] && [ -d "$prefix/include" ] \
+      || { echo "uninstall removed $tmp/pbg-first-word or what the user had in the prefix"; rm -rf "$tmp"; return 1; }
+  fi
+  pbg_install_steps "$tmp" "$prefix"
   status=$?
+  [ ! -f "$tmp/pbg-first-word" ] || [ "$(cat "$tmp/pbg-first-word")" = "not ours" ] || { echo "$tmp/pbg-first-word changed"; status=1; }
+  # nothing made in the checkout (an unquoted PREFIX made its words after the first there)
+  root_new=$(cd "$PBG_ROOT" && LC_ALL=C ls -A | LC_ALL=C comm -13 <(echo "$root_before") -)
+  [ -z "$root_new" ] || { echo "install/uninstall made in $PBG_ROOT: $root_new"; status=1; }
   rm -rf "$tmp"
   return $status
 }
 
-pbg_install_steps() { # TMPDIR_OF_THE_CASE
-  local tmp=$1 prefix=$1/prefix pcdir cc out table moved
+pbg_install_steps() { # TMPDIR_OF_THE_CASE PREFIX
+  local tmp=$1 prefix=$2 pcdir cc out table moved flags before
   pcdir=$PETSC_DIR/${PETSC_ARCH:+$PETSC_ARCH/}lib/pkgconfig
+  before=$(cd "$prefix" 2> /dev/null && find . | LC_ALL=C sort)
   echo "== make install PREFIX=$prefix"
-  env -u MAKEFLAGS -u MAKELEVEL -u MFLAGS make -s -C "$PBG_ROOT" install PREFIX="$prefix" || return 1
+  pbg_make_install install PREFIX="$prefix" || return 1
   (cd "$prefix" && find . | sort)
   [ -f "$prefix/share/petscblockgpu/baijksparse_tuning_sm90.txt" ] || { echo "no tuning table in $prefix/share/petscblockgpu"; return 1; }
   [ ! -e "$prefix/include/petscblockgpu" ] || { echo "install made $prefix/include/petscblockgpu"; return 1; }
@@ -37,10 +63,13 @@ pbg_install_steps() { # TMPDIR_OF_THE_CASE
   export PKG_CONFIG_PATH=$prefix/lib/pkgconfig:$pcdir
   pkg-config --print-requires petscblockgpu
   pkg-config --print-requires petscblockgpu | grep -q '^PETSc' || { echo "petscblockgpu.pc does not require PETSc"; return 1; }
-  pkg-config --cflags --libs petscblockgpu || return 1
+  flags=$(pkg-config --cflags --libs petscblockgpu) || return 1
+  echo "$flags"
+  # a space of PREFIX comes escaped ("\ "): a shell reading the flags makes one word of each path
+  eval "set -- $flags"
+  printf '%s\n' "$@" | grep -qxF -- "-I$prefix/include" || { echo "no -I$prefix/include among the flags"; return 1; }
   cc=$(pkg-config --variable=ccompiler PETSc)
-  # shellcheck disable=SC2046
-  "$cc" -o "$tmp/ex_installed" "$PBG_ROOT/examples/installed/ex_installed.c" $(pkg-config --cflags --libs petscblockgpu) \
+  "$cc" -o "$tmp/ex_installed" "$PBG_ROOT/examples/installed/ex_installed.c" "$@" \
     -Wl,-rpath,"$(pkg-config --variable=libdir PETSc)" || return 1
   ldd "$tmp/ex_installed" | grep libpetscblockgpu
   ldd "$tmp/ex_installed" | grep -q "libpetscblockgpu.* => $prefix/lib/" || { echo "the program does not load the installed library"; return 1; }
@@ -89,11 +118,14 @@ print("prefix:", pbg.build_info()[2])') || { echo "$out"; return 1; }
   fi
 
   echo "== make uninstall PREFIX=$prefix"
-  env -u MAKEFLAGS -u MAKELEVEL -u MFLAGS make -s -C "$PBG_ROOT" uninstall PREFIX="$prefix" || return 1
-  [ -z "$(find "$prefix" ! -type d)" ] || { echo "left after uninstall:"; find "$prefix" ! -type d; return 1; }
+  pbg_make_install uninstall PREFIX="$prefix" || return 1
+  # the prefix as it was before: no file of ours, no directory install made (empty or not), what was there kept
+  [ "$(cd "$prefix" 2> /dev/null && find . | LC_ALL=C sort)" = "$before" ] \
+    || { echo "the prefix after uninstall is not as before install; left:"; find "$prefix"; return 1; }
   echo "install, pkg-config build, tuning table lookup, uninstall: OK"
 }
 tcheck install_pkgconfig -- pbg_install_check
+tcheck install_prefix_space -- pbg_install_check space
 
 # GPU: the build tree's library finds conf/baijksparse_tuning_sm90.txt with no option or variable (the GPU nodes are
 # sm_90), and a copy of the library with no table beside it says so in -mat_view and in -info.

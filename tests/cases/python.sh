@@ -34,6 +34,8 @@ pbg_py() {
 }
 
 tcheck py_module -- pbg_py 1 "$PBG_ROOT/tests/python/test_module.py"
+# issue 37: wrong objects and types, integers beyond PetscInt, unknown enum values, for every function of the module
+tcheck py_bad_input -- pbg_py 1 "$PBG_ROOT/tests/python/test_bad_input.py"
 tcheck py_dmda_late -- pbg_py 1 "$PBG_ROOT/examples/python/dmda_block.py" --load late
 tcheck py_dmda_dll_append -- pbg_py 1 "$PBG_ROOT/examples/python/dmda_block.py" --load dll_append
 tcheck py_dmda_options -- pbg_py 1 --env "PETSC_OPTIONS=${PETSC_OPTIONS:+$PETSC_OPTIONS }-dll_append $PBG_LIB" "$PBG_ROOT/examples/python/dmda_block.py" --load options

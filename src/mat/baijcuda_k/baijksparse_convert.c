@@ -240,6 +240,9 @@ static PetscErrorCode ConvertToAIJCUSPARSEOnHost(Mat A, MatReuse reuse, Mat *new
   PetscFunctionBegin;
   PetscCall(PetscObjectQueryFunction((PetscObject)A, "MatConvert_seqbaij_seqaij_C", &f));
   PetscCheck(f, PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s matrix without BAIJ's MatConvert_seqbaij_seqaij_C", MATSEQBAIJKSPARSE);
+  /* aijcusparse needs a usable device: without one (no driver) its error comes here, before the AIJ intermediate exists
+     (it leaked) or A is converted in place */
+  if (reuse != MAT_REUSE_MATRIX) PetscCall(PetscDeviceInitialize(PETSC_DEVICE_CUDA));
   PetscCall(MatSeqBAIJKSPARSEHostAccess_Private(A, PETSC_FALSE));
   if (reuse == MAT_REUSE_MATRIX) PetscCall((*f)(A, MATSEQAIJ, MAT_REUSE_MATRIX, newmat)); /* MatSetValues() into *newmat */
   else if (reuse == MAT_INITIAL_MATRIX) {
@@ -435,13 +438,8 @@ PetscErrorCode MatConvert_Any_BAIJKSPARSE(Mat A, MatType type, MatReuse reuse, M
     *newmat = A;
   }
   if ((*newmat)->assembled) { /* an assembled matrix is not assembled again: check its kernel choice now, on every path */
-    if (ismpi) {
-      Mat Ad, Ao;
-
-      PetscCall(MatMPIBAIJKSPARSEGetSeqBAIJ_Private(*newmat, &Ad, &Ao, NULL));
-      if (Ad) PetscCall(MatSeqBAIJKSPARSECheckOptions_Private(Ad));
-      if (Ao) PetscCall(MatSeqBAIJKSPARSECheckOptions_Private(Ao));
-    } else PetscCall(MatSeqBAIJKSPARSECheckOptions_Private(*newmat));
+    if (ismpi) PetscCall(MatMPIBAIJKSPARSECheckOptions_Private(*newmat));
+    else PetscCall(MatSeqBAIJKSPARSECheckOptions_Private(*newmat));
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -66,11 +66,13 @@ typedef struct {
 /* What one matrix holds: the shared maps and its own state */
 struct _n_MatBAIJKSPARSECOO {
   COOMaps         *m;
-  PetscObjectId    id[2];       /* the seq matrix or the MPI parts whose pattern was last found to be the maps' one, */
-  PetscInt         nass[2];     /* and their number of assemblies expected at the next MatSetValuesCOO() */
-  PetscObjectState nzstate;     /* seq: A's nonzero state when the preallocation uploaded the pattern */
-  PetscInt         ncalls;      /* MatSetValuesCOO() calls, for -mat_view */
-  PetscBool        last_device; /* where the last one gathered */
+  PetscObjectId    id[2];        /* the seq matrix or the MPI parts whose pattern was last found to be the maps' one, */
+  PetscInt         nass[2];      /* and their number of assemblies expected at the next MatSetValuesCOO() */
+  PetscObjectState nzs[2];       /* and their nonzero state after the last MatSetValuesCOO() */
+  PetscInt         nfingerprint; /* patterns compared by their fingerprint (the fast path not taken), for -mat_view */
+  PetscObjectState nzstate;      /* seq: A's nonzero state when the preallocation uploaded the pattern */
+  PetscInt         ncalls;       /* MatSetValuesCOO() calls, for -mat_view */
+  PetscBool        last_device;  /* where the last one gathered */
 };
 
 static PetscErrorCode DeviceFree(void *p)
@@ -273,7 +275,9 @@ static PetscInt64 PatternHash(PetscInt mbs, const PetscInt ia[], const PetscInt 
    would take the old maps and the values land in the wrong places. The pattern is compared (its fingerprint, O(nz))
    unless nothing can have changed it since the last call: the same matrix (MPIBAIJ's preallocation makes new parts),
    assembled, and its only assembly since then the one that ended that MatSetValuesCOO() (a new preallocation leaves the
-   matrix unassembled, and was_assembled false until a second assembly). assembled: whether the matrix was assembled
+   matrix unassembled, and was_assembled false until a second assembly), and its nonzero state unchanged (MatZeroRows()
+   without MAT_KEEP_NONZERO_PATTERN drops blocks and compresses the rows inside BAIJ's method, with no assembly that
+   the count would see, but it moves the nonzero state). assembled: whether the matrix was assembled
    before MatSetValuesCOO() marks it (MPI: the matrix and the part; MatSetValues() on MPIBAIJ inserts into the parts
    without marking them unassembled). garray (ncol of them): the global block columns of MPIBAIJ's off-diagonal part,
    else NULL. BAIJ's own MatGetRowIJ(): the forwarder would download a newer device copy of the values. */
@@ -288,7 +292,8 @@ static PetscErrorCode COOPartSamePattern(Mat P, MatBAIJKSPARSECOO c, PetscInt t,
   PetscFunctionBegin;
   *same = PETSC_TRUE;
   *nz   = p->nz;
-  if (c->id[t] == ((PetscObject)P)->id && assembled && P->was_assembled && P->num_ass == c->nass[t] && P->rmap->bs == p->bs) PetscFunctionReturn(PETSC_SUCCESS);
+  if (c->id[t] == ((PetscObject)P)->id && assembled && P->was_assembled && P->num_ass == c->nass[t] && P->nonzerostate == c->nzs[t] && P->rmap->bs == p->bs) PetscFunctionReturn(PETSC_SUCCESS);
+  c->nfingerprint++;
   PetscCall((*kp->host.getrowij)(P, 0, PETSC_FALSE, PETSC_TRUE, &n, &ia, &ja, &done));
   PetscCheck(done, PETSC_COMM_SELF, PETSC_ERR_PLIB, "Cannot get the block rows of the %s matrix", MATSEQBAIJKSPARSE);
   *nz   = n ? ia[n] : 0;
@@ -534,7 +539,7 @@ PetscErrorCode MatBAIJKSPARSECOOView_Private(MatBAIJKSPARSECOO c, PetscViewer vi
   PetscFunctionBegin;
   if (!c) PetscFunctionReturn(PETSC_SUCCESS);
   m = c->m;
-  PetscCall(PetscViewerASCIIPrintf(viewer, "baijksparse COO: %" PetscCount_FMT " entries (%" PetscCount_FMT " ignored, %" PetscCount_FMT " sent to other ranks, %" PetscCount_FMT " received) on rank 0; %" PetscInt_FMT " MatSetValuesCOO(), the last gathered on the %s%s\n", m->ncoo, m->nignored, m->nsend, m->nrecv, c->ncalls, c->ncalls ? (c->last_device ? "device" : "host") : "-", m->refct > 1 ? "; maps shared with a duplicate" : ""));
+  PetscCall(PetscViewerASCIIPrintf(viewer, "baijksparse COO: %" PetscCount_FMT " entries (%" PetscCount_FMT " ignored, %" PetscCount_FMT " sent to other ranks, %" PetscCount_FMT " received) on rank 0; %" PetscInt_FMT " MatSetValuesCOO(), the last gathered on the %s; patterns compared by fingerprint %" PetscInt_FMT "%s\n", m->ncoo, m->nignored, m->nsend, m->nrecv, c->ncalls, c->ncalls ? (c->last_device ? "device" : "host") : "-", c->nfingerprint, m->refct > 1 ? "; maps shared with a duplicate" : ""));
   for (PetscInt t = 0; t < m->nparts; t++) {
     const COOPart *p = &m->part[t];
 
@@ -629,6 +634,7 @@ PetscErrorCode MatSetValuesCOO_SeqBAIJKSPARSE(Mat A, const PetscScalar v[], Inse
   PetscCall(COOPartGatherLocal(A, &c->m->part[0], w, imode, use));
   PetscCall(PetscLogEventEnd(PBG_BAIJKCOO, A, 0, 0, 0));
   c->nass[0] = A->num_ass + 1; /* the assembly PETSc's MatSetValuesCOO() ends with */
+  c->nzs[0]  = A->nonzerostate;
   c->ncalls++;
   c->last_device = use;
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -898,6 +904,7 @@ PetscErrorCode MatSetValuesCOO_MPIBAIJKSPARSE(Mat A, const PetscScalar v[], Inse
   for (PetscInt t = 0; t < 2; t++) {
     PetscCall(PetscObjectStateIncrease((PetscObject)P[t]));
     c->nass[t] = P[t]->num_ass + 1; /* MPIBAIJ's assembly of the parts in the one PETSc's MatSetValuesCOO() ends with */
+    c->nzs[t]  = P[t]->nonzerostate;
   }
   PetscCall(PetscLogEventEnd(PBG_BAIJKCOO, A, 0, 0, 0));
   c->ncalls++;

@@ -119,6 +119,18 @@ static PetscErrorCode MatGetFactor_SeqBAIJ_PETSc_Refreshed(Mat A, MatFactorType 
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* MatLUFactor() in place (also -pc_factor_in_place): BAIJ's ends in MatHeaderMerge(), which gives A the factor's data
+   but keeps A's methods and type name, so A would be a seqbaijksparse without its private data (its destroy failed).
+   A becomes a plain MATSEQBAIJ first (host copy current, device copy freed), as an in-place factor of AIJ is left a
+   factored MATSEQAIJ: a factor has no products for the device to run. */
+PetscErrorCode MatLUFactor_SeqBAIJKSPARSE(Mat A, IS row, IS col, const MatFactorInfo *info)
+{
+  PetscFunctionBegin;
+  PetscCall(MatConvert_SeqBAIJKSPARSE_SeqBAIJ(A, MATSEQBAIJ, MAT_INPLACE_MATRIX, &A));
+  PetscUseTypeMethod(A, lufactor, row, col, info);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* Called by PetscBlockGPUInitializePackage() (again after each PetscInitialize(): PETSc's registry is rebuilt then) */
 PetscErrorCode MatBAIJKSPARSERegisterFactors_Private(void)
 {

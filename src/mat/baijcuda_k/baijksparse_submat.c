@@ -4,7 +4,7 @@
    splits a block silently yields the whole block (a sub-matrix of the wrong size: PCFIELDSPLIT then failed deep in
    VecScatterCreate()). PETSc's guard against that ("Cannot use MATBAIJ with PCFIELDSPLIT ...") compares the exact type
    names MATSEQBAIJ and MATMPIBAIJ, which the subclass does not have. Here index sets of whole blocks, each block's rows in
-   order, go to BAIJ and the result is baijksparse; any other index set is taken from an AIJ copy of the matrix and the
+   order and no block twice, go to BAIJ and the result is baijksparse; any other index set is taken from an AIJ copy of the matrix and the
    result is AIJ, which holds a part of a block (fields inside a block, as PCFIELDSPLIT splits them).
 
    MPIBAIJ returns plain MATSEQBAIJ and MATMPIBAIJ sub-matrices: they are subclassed in place, so that the sub-solvers
@@ -37,18 +37,36 @@ static PetscErrorCode ISInWholeBlocks(IS is, PetscInt bs, PetscBool *whole)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* Whether all n pairs of index sets are in whole blocks; with collective, on every process of A (the two paths
-   communicate differently, so every process must take the same) */
+/* Whether is repeats no index: BAIJ compresses its index sets to block indices keeping each block once, so a repeated
+   block gave a smaller sub-matrix with no error (and repeated columns on several ranks an error on one rank only).
+   collective: over every rank of the index set's communicator (the columns of MatCreateSubMatrix() on MPI are all
+   ranks' together), else this rank's indices */
+static PetscErrorCode ISWithoutRepeats(IS is, PetscBool collective, PetscBool *unique)
+{
+  PetscMPIInt size;
+
+  PetscFunctionBegin;
+  PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)is), &size));
+  PetscCall(ISGetInfo(is, IS_UNIQUE, collective && size > 1 ? IS_GLOBAL : IS_LOCAL, PETSC_TRUE, unique));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Whether all n pairs of index sets are in whole blocks without repeats, so that BAIJ's methods take them; with
+   collective, on every process of A (the two paths communicate differently, so every process must take the same), and
+   repeats looked for over each index set's communicator (every rank checks every set: the check communicates) */
 static PetscErrorCode SubMatricesInWholeBlocks(Mat A, PetscInt n, const IS isrow[], const IS iscol[], PetscBool collective, PetscBool *whole)
 {
   PetscBool all = PETSC_TRUE, w;
 
   PetscFunctionBegin;
-  for (PetscInt i = 0; i < n && all; i++) {
-    PetscCall(ISInWholeBlocks(isrow[i], A->rmap->bs, &w));
-    all = (PetscBool)(all && w);
-    if (all && iscol[i] != isrow[i]) {
-      PetscCall(ISInWholeBlocks(iscol[i], A->cmap->bs, &w));
+  for (PetscInt i = 0; i < n; i++) {
+    for (PetscInt t = 0; t < 2; t++) {
+      IS is = t ? iscol[i] : isrow[i];
+
+      if (t && iscol[i] == isrow[i]) continue;
+      PetscCall(ISWithoutRepeats(is, collective, &w));
+      all = (PetscBool)(all && w);
+      if (all) PetscCall(ISInWholeBlocks(is, t ? A->cmap->bs : A->rmap->bs, &w));
       all = (PetscBool)(all && w);
     }
   }
@@ -80,6 +98,30 @@ static PetscErrorCode SubclassInPlace(Mat S)
   PetscCall(PetscObjectTypeCompare((PetscObject)S, MATMPIBAIJ, &mpi));
   if (seq) PetscCall(MatConvert_SeqBAIJ_SeqBAIJKSPARSE(S, MATSEQBAIJKSPARSE, MAT_INPLACE_MATRIX, &S));
   else if (mpi) PetscCall(MatConvert_MPIBAIJ_MPIBAIJKSPARSE(S, MATMPIBAIJKSPARSE, MAT_INPLACE_MATRIX, &S));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* MatDestroySubMatrices() of sub-matrices made by BAIJ and subclassed here. MPIBAIJ's carry BAIJ's reuse data
+   (Mat_SubSppt), and BAIJ's MatDestroySubMatrices() frees each by the destroy saved there when it was made, not by the
+   matrix's method: the subclass's data of each leaked (PCASM: every setup). So each sub-matrix this call frees (no other
+   reference) leaves the subclass first, and BAIJ's method, saved at the subclassing, does the rest. */
+static PetscErrorCode MatDestroySubMatrices_BAIJKSPARSE(PetscInt n, Mat *mat[])
+{
+  PetscErrorCode (*destroy)(PetscInt, Mat *[]) = NULL;
+
+  PetscFunctionBegin;
+  for (PetscInt i = 0; i < n; i++) {
+    Mat       S = (*mat)[i];
+    PetscBool isk;
+
+    if (!S) continue;
+    PetscCall(PetscObjectTypeCompare((PetscObject)S, MATSEQBAIJKSPARSE, &isk));
+    if (!isk) continue;
+    if (!destroy) destroy = ((Mat_SeqBAIJKSPARSE *)S->spptr)->host.destroysubmatrices;
+    if (((PetscObject)S)->refct <= 1) PetscCall(MatConvert_SeqBAIJKSPARSE_SeqBAIJ(S, MATSEQBAIJ, MAT_INPLACE_MATRIX, &S));
+  }
+  if (destroy) PetscCall((*destroy)(n, mat));
+  else PetscCall(MatDestroyMatrices(n, mat));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -170,7 +212,13 @@ static PetscErrorCode CreateSubMatrices_BAIJKSPARSE(Mat A, PetscBool mpi, PetscE
     for (PetscInt i = 0; i < n; i++) PetscCall(ReusedHostNewer((*submat)[i]));
   PetscCall((*host)(A, n, isrow, iscol, scall, submat));
   if (scall == MAT_INITIAL_MATRIX)
-    for (PetscInt i = 0; i < n; i++) PetscCall(SubclassInPlace((*submat)[i]));
+    for (PetscInt i = 0; i < n; i++) {
+      PetscBool isk;
+
+      PetscCall(SubclassInPlace((*submat)[i]));
+      PetscCall(PetscObjectTypeCompare((PetscObject)(*submat)[i], MATSEQBAIJKSPARSE, &isk));
+      if (isk) (*submat)[i]->ops->destroysubmatrices = MatDestroySubMatrices_BAIJKSPARSE;
+    }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

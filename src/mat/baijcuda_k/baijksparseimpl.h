@@ -286,6 +286,9 @@ PETSC_INTERN PetscErrorCode MatDuplicate_SeqBAIJKSPARSE(Mat, MatDuplicateOption,
 PETSC_INTERN PetscErrorCode MatSeqBAIJKSPARSEAXPYSubset_Private(Mat, PetscScalar, Mat, const PetscInt[], PetscInt);
 PETSC_INTERN PetscErrorCode MatBAIJKSPARSEDiagonalSetDefault_Private(Mat, Vec, InsertMode);
 
+/* In-place LU (baijksparse_factor.c): A leaves the subclass first, since BAIJ's ends in MatHeaderMerge() */
+PETSC_INTERN PetscErrorCode MatLUFactor_SeqBAIJKSPARSE(Mat, IS, IS, const MatFactorInfo *);
+
 /* Sub-matrices (baijksparse_submat.c): index sets in whole blocks give baijksparse, others AIJ */
 PETSC_INTERN PetscErrorCode MatCreateSubMatrix_SeqBAIJKSPARSE(Mat, IS, IS, MatReuse, Mat *);
 PETSC_INTERN PetscErrorCode MatCreateSubMatrix_MPIBAIJKSPARSE(Mat, IS, IS, MatReuse, Mat *);
@@ -355,3 +358,5 @@ PETSC_INTERN PetscErrorCode MatSeqBAIJKSPARSEChoose_Private(Mat, PetscInt, const
 /* Makes the kernel choice of an assembled seqbaijksparse (or part) on any path: refuses options and tuning tables the GPU
    path would refuse */
 PETSC_INTERN PetscErrorCode MatSeqBAIJKSPARSECheckOptions_Private(Mat);
+/* The same for an assembled MATMPIBAIJKSPARSE: its parts, and -mat_baijksparse_ghost_exchange */
+PETSC_INTERN PetscErrorCode MatMPIBAIJKSPARSECheckOptions_Private(Mat);

@@ -383,6 +383,35 @@ static PetscErrorCode MatDuplicate_MPIBAIJKSPARSE(Mat A, MatDuplicateOption op, 
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* -mat_baijksparse_ghost_exchange from the database, once, when MatSetFromOptions() did not set it: read at the final
+   assembly and conversion on every path (MatMPIBAIJKSPARSECheckOptions_Private(): an unknown value is refused on host
+   runs too) and by the device products */
+static PetscErrorCode ReadGhostExchange(Mat A)
+{
+  Mat_MPIBAIJKSPARSE *k = (Mat_MPIBAIJKSPARSE *)A->spptr;
+  PetscEnum           e = (PetscEnum)k->ghost_want;
+
+  PetscFunctionBegin;
+  if (k->ghost_set) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(PetscOptionsGetEnum(((PetscObject)A)->options, ((PetscObject)A)->prefix, "-mat_baijksparse_ghost_exchange", MatBAIJKSPARSEGhostExchanges, &e, NULL));
+  k->ghost_want = (MatBAIJKSPARSEGhostExchange)e;
+  k->ghost_set  = PETSC_TRUE;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The options of an assembled A checked on every path: its parts' kernel choices and the ghost exchange */
+PetscErrorCode MatMPIBAIJKSPARSECheckOptions_Private(Mat A)
+{
+  Mat Ad, Ao;
+
+  PetscFunctionBegin;
+  PetscCall(MatMPIBAIJKSPARSEGetSeqBAIJ_Private(A, &Ad, &Ao, NULL));
+  if (Ad) PetscCall(MatSeqBAIJKSPARSECheckOptions_Private(Ad));
+  if (Ao) PetscCall(MatSeqBAIJKSPARSECheckOptions_Private(Ao));
+  PetscCall(ReadGhostExchange(A));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* Our ghost scatter x -> lvec (VECSEQCUDA) from MPIBAIJ's garray. check (at the end of a final assembly): rebuild
    if the ghost columns of any rank changed (collective, as MatAssemblyEnd() is); otherwise build only if missing
    (collective too: every rank lacks it or none does). Only when the device products can run. */
@@ -432,13 +461,7 @@ static PetscErrorCode MatMPIBAIJKSPARSESetUpScatter(Mat A, PetscBool check)
   k->nghost  = nghost;
   k->nzstate = A->nonzerostate;
   /* the engine: the VecScatter above stays as the fallback (and the host path's); NCCL's plan for the same ghosts */
-  if (!k->ghost_set) {
-    PetscEnum e = (PetscEnum)k->ghost_want;
-
-    PetscCall(PetscOptionsGetEnum(((PetscObject)A)->options, ((PetscObject)A)->prefix, "-mat_baijksparse_ghost_exchange", MatBAIJKSPARSEGhostExchanges, &e, NULL));
-    k->ghost_want = (MatBAIJKSPARSEGhostExchange)e;
-    k->ghost_set  = PETSC_TRUE;
-  }
+  PetscCall(ReadGhostExchange(A));
   PetscCall(MatMPIBAIJKSPARSEGhostSetUp_Private(A, k->ghost_want, nghost, k->garray, &k->ghost, k->ghost_why, sizeof(k->ghost_why)));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -640,12 +663,8 @@ static PetscErrorCode MatAssemblyEnd_MPIBAIJKSPARSE(Mat A, MatAssemblyType mode)
   PetscCall((*k->host.assemblyend)(A, mode));
   PetscCall(MatMPIBAIJKSPARSEConvertParts(A, PETSC_TRUE)); /* parts made by MatSetUp()'s hash-based assembly */
   if (mode == MAT_FINAL_ASSEMBLY) {
-    Mat Ad, Ao;
-
     /* parts converted just now were assembled as MATSEQBAIJ: check their kernel choice here, on every path */
-    PetscCall(MatMPIBAIJKSPARSEGetSeqBAIJ_Private(A, &Ad, &Ao, NULL));
-    if (Ad) PetscCall(MatSeqBAIJKSPARSECheckOptions_Private(Ad));
-    if (Ao) PetscCall(MatSeqBAIJKSPARSECheckOptions_Private(Ao));
+    PetscCall(MatMPIBAIJKSPARSECheckOptions_Private(A));
     PetscCall(MatMPIBAIJKSPARSESetUpScatter(A, PETSC_TRUE));
   }
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -724,6 +743,33 @@ static PetscErrorCode MatSetOption_MPIBAIJKSPARSE(Mat A, MatOption op, PetscBool
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* MatTranspose(). MPIBAIJ's refills a reused transpose through MatSetValues_MPIBAIJ() into the assembled matrix, which
+   gave wrong values on several ranks (max |A^T - T| about 1 at bs 3; PETSc's MPIBAIJ does the same) and crashed at
+   bs 33 on 3 ranks. A new transpose is always made (MPIBAIJ's MAT_INITIAL_MATRIX, which is right), and a reused one
+   gets its values by MatCopy() with the same pattern, checked as MPIBAIJ checks it: A's nonzero pattern unchanged. */
+static PetscErrorCode MatTranspose_MPIBAIJKSPARSE(Mat A, MatReuse reuse, Mat *B)
+{
+  Mat_MPIBAIJKSPARSE *k = (Mat_MPIBAIJKSPARSE *)A->spptr;
+  Mat                 T;
+
+  PetscFunctionBegin;
+  if (reuse == MAT_REUSE_MATRIX) {
+    MatState *rb = NULL;
+
+    PetscCall(PetscObjectContainerQuery((PetscObject)*B, "MatTransposeParent", (void **)&rb));
+    PetscCheck(rb, PetscObjectComm((PetscObject)*B), PETSC_ERR_ARG_WRONG, "MatTranspose() with MAT_REUSE_MATRIX: the matrix to reuse was not made by MatTranspose()");
+    PetscCheck(rb->nonzerostate == A->nonzerostate, PetscObjectComm((PetscObject)A), PETSC_ERR_ARG_WRONGSTATE, "MatTranspose() with MAT_REUSE_MATRIX: the nonzero pattern of the %s matrix changed since its transpose was made; use MAT_INITIAL_MATRIX", MATMPIBAIJKSPARSE);
+  }
+  PetscCall(MatMPIBAIJKSPARSEHostAccess_Private(A, PETSC_FALSE));
+  PetscCall((*k->host.transpose)(A, MAT_INITIAL_MATRIX, &T));
+  if (reuse == MAT_INITIAL_MATRIX) *B = T;
+  else if (reuse == MAT_REUSE_MATRIX) {
+    PetscCall(MatCopy(T, *B, SAME_NONZERO_PATTERN));
+    PetscCall(MatDestroy(&T));
+  } else PetscCall(MatHeaderReplace(A, &T));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 static struct _MatOps MPIOurs;
 static PetscErrorCode MPIOursInitialize(void)
 {
@@ -757,6 +803,7 @@ static PetscErrorCode MPIOursInitialize(void)
   MPIOurs.invertvariableblockdiagonal = MatInvertVariableBlockDiagonal_MPIBAIJKSPARSE;
   MPIOurs.createsubmatrix             = MatCreateSubMatrix_MPIBAIJKSPARSE;
   MPIOurs.createsubmatrices           = MatCreateSubMatrices_MPIBAIJKSPARSE;
+  MPIOurs.transpose                   = MatTranspose_MPIBAIJKSPARSE;
   done                                = PETSC_TRUE;
   PetscFunctionReturn(PETSC_SUCCESS);
 }

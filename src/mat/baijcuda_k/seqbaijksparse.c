@@ -361,6 +361,7 @@ static PetscErrorCode SeqOursInitialize(void)
   SeqOurs.invertvariableblockdiagonal = MatInvertVariableBlockDiagonal_SeqBAIJKSPARSE;
   SeqOurs.createsubmatrix             = MatCreateSubMatrix_SeqBAIJKSPARSE;
   SeqOurs.createsubmatrices           = MatCreateSubMatrices_SeqBAIJKSPARSE;
+  SeqOurs.lufactor                    = MatLUFactor_SeqBAIJKSPARSE;
   done                                = PETSC_TRUE;
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -180,16 +180,26 @@ PetscErrorCode PCVBJacobiResolveBlocking(PC pc, PCVBJacobiBlocking *how)
   *how                 = jac->blocking;
   jac->blocking_why[0] = 0;
   if (*how == PC_VBJACOBI_BLOCKING_AUTO) {
-    PetscInt        nb, usable, gusable, bs;
+    PetscInt        nb, usable, gusable, bs, v[3]; /* -usable, any set, the largest size: one reduction */
     const PetscInt *sizes;
     const char     *prefix;
     PetscBool       set, flg, symmetric = PETSC_FALSE, smoother;
+    char            ignored[128] = "";
 
     PetscCall(MatGetVariableBlockSizes(A, &nb, &sizes));
     usable = nb > 0;
-    for (PetscInt b = 0; b < nb; b++)
-      if (sizes[b] > jac->max_block_size) usable = 0;
-    PetscCallMPI(MPIU_Allreduce(&usable, &gusable, 1, MPIU_INT, MPI_MIN, PetscObjectComm((PetscObject)pc)));
+    v[2]   = 0;
+    for (PetscInt b = 0; b < nb; b++) v[2] = PetscMax(v[2], sizes[b]);
+    if (v[2] > jac->max_block_size) usable = 0;
+    v[0] = -usable;
+    v[1] = nb > 0;
+    PetscCallMPI(MPIU_Allreduce(MPI_IN_PLACE, v, 3, MPIU_INT, MPI_MAX, PetscObjectComm((PetscObject)pc)));
+    gusable = -v[0];
+    /* sizes that were set but cannot be used: say so in -pc_view, instead of ignoring them silently */
+    if (!gusable && v[1]) {
+      if (v[2] > jac->max_block_size) PetscCall(PetscSNPrintf(ignored, sizeof(ignored), "; the variable block sizes set are ignored: the largest, %" PetscInt_FMT ", exceeds the maximum block size %" PetscInt_FMT, v[2], jac->max_block_size));
+      else PetscCall(PetscStrncpy(ignored, "; the variable block sizes set are ignored: not every rank has them", sizeof(ignored)));
+    }
     PetscCall(MatGetBlockSize(A, &bs));
     PetscCall(MatIsSymmetricKnown(A, &set, &flg));
     symmetric = (PetscBool)(set && flg);
@@ -208,10 +218,10 @@ PetscErrorCode PCVBJacobiResolveBlocking(PC pc, PCVBJacobiBlocking *how)
       PetscCall(PetscStrncpy(jac->blocking_why, "auto: the matrix has variable block sizes", sizeof(jac->blocking_why)));
     } else if (bs > 1 && bs <= jac->max_block_size && (symmetric || smoother)) {
       *how = PC_VBJACOBI_BLOCKING_MATRIX;
-      PetscCall(PetscStrncpy(jac->blocking_why, symmetric ? "auto: the matrix is known symmetric, blocks not merged" : "auto: a multigrid level smoother, blocks not merged", sizeof(jac->blocking_why)));
+      PetscCall(PetscSNPrintf(jac->blocking_why, sizeof(jac->blocking_why), "%s%s", symmetric ? "auto: the matrix is known symmetric, blocks not merged" : "auto: a multigrid level smoother, blocks not merged", ignored));
     } else {
       *how = PC_VBJACOBI_BLOCKING_SUPERVARIABLE;
-      PetscCall(PetscStrncpy(jac->blocking_why, "auto: merged supervariables", sizeof(jac->blocking_why)));
+      PetscCall(PetscSNPrintf(jac->blocking_why, sizeof(jac->blocking_why), "auto: merged supervariables%s", ignored));
     }
   }
   /* the merge bound: the user's maximum block size, else chosen from the matrix */

@@ -25,19 +25,22 @@ const char *const PCVBJacobiPrecisions[]       = {"double", "single", "half", "a
 PetscErrorCode PCVBJacobiInvertBlock_Host(PetscInt n, PetscScalar *A, PetscInt *work, PetscInt *info)
 {
   PetscInt *ipiv = work, *used = work + n;
-  PetscReal amax = 0.0, tiny;
+  PetscReal tiny[PC_VBJACOBI_MAX_BLOCK_SIZE];
 
   PetscFunctionBegin;
+  PetscCheck(n <= PC_VBJACOBI_MAX_BLOCK_SIZE, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "Block size %" PetscInt_FMT " exceeds %d", n, PC_VBJACOBI_MAX_BLOCK_SIZE);
   *info = 0;
+  for (PetscInt i = 0; i < n; i++) tiny[i] = 0.0;
   for (PetscInt i = 0; i < n * n; i++) {
     if (PetscIsInfOrNanScalar(A[i])) {
       *info = -1;
       PetscFunctionReturn(PETSC_SUCCESS);
     }
-    amax = PetscMax(amax, PetscAbsScalar(A[i]));
+    tiny[i % n] = PetscMax(tiny[i % n], PetscAbsScalar(A[i]));
   }
-  /* a pivot below this is taken as zero: rounding alone would make pivots of a singular block this small */
-  tiny = (PetscReal)n * PETSC_MACHINE_EPSILON * amax;
+  /* a pivot below this is taken as zero: rounding alone would make pivots of a singular block this small. Relative to
+     the pivot's own row: merged blocks of very different scale (one scaled by 1e15) must not fail each other */
+  for (PetscInt i = 0; i < n; i++) tiny[i] *= (PetscReal)n * PETSC_MACHINE_EPSILON;
   for (PetscInt i = 0; i < n; i++) used[i] = 0;
   for (PetscInt k = 0; k < n; k++) {
     PetscInt    p    = -1;
@@ -50,7 +53,7 @@ PetscErrorCode PCVBJacobiInvertBlock_Host(PetscInt n, PetscScalar *A, PetscInt *
         p    = i;
       }
     }
-    if (!(best > tiny)) {
+    if (!(p >= 0 && best > tiny[p])) {
       *info = k + 1;
       PetscFunctionReturn(PETSC_SUCCESS);
     }
@@ -71,7 +74,6 @@ PetscErrorCode PCVBJacobiInvertBlock_Host(PetscInt n, PetscScalar *A, PetscInt *
   { /* undo the implicit pivoting: inv[k][ipiv[j]] = S[ipiv[k]][j] */
     PetscScalar buf[PC_VBJACOBI_MAX_BLOCK_SIZE * PC_VBJACOBI_MAX_BLOCK_SIZE];
 
-    PetscCheck(n <= PC_VBJACOBI_MAX_BLOCK_SIZE, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "Block size %" PetscInt_FMT " exceeds %d", n, PC_VBJACOBI_MAX_BLOCK_SIZE);
     for (PetscInt k = 0; k < n; k++)
       for (PetscInt j = 0; j < n; j++) buf[k + ipiv[j] * n] = A[ipiv[k] + j * n];
     PetscCall(PetscArraycpy(A, buf, n * n));
@@ -340,7 +342,15 @@ static PetscErrorCode PCSetUp_VBJacobi(PC pc)
   PetscFunctionBegin;
   PetscCall(MatGetLocalSize(A, &n, &ncols));
   PetscCall(MatGetOwnershipRange(A, &rstart, NULL));
-  PetscCheck(n == ncols, PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ, "PCVBJACOBI needs a matrix with square local diagonal part, got %" PetscInt_FMT " local rows and %" PetscInt_FMT " local columns", n, ncols);
+  PetscCallMPI(MPI_Comm_rank(comm, &rank));
+  PetscCallMPI(MPI_Comm_size(comm, &size));
+  { /* refused on every rank, so that none is left waiting in the setup's communication (petsc4py's handler returns) */
+    PetscMPIInt bad = n != ncols ? rank : size;
+
+    PetscCallMPI(MPIU_Allreduce(MPI_IN_PLACE, &bad, 1, MPI_INT, MPI_MIN, comm));
+    PetscCheck(n == ncols, PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ, "PCVBJACOBI needs a matrix with square local diagonal part, got %" PetscInt_FMT " local rows and %" PetscInt_FMT " local columns", n, ncols);
+    PetscCheck(bad == size, PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ, "PCVBJACOBI needs a matrix with square local diagonal part on every rank; rank %d's is not", bad);
+  }
   PetscCall(GetDeviceMat(pc, &dm, &ondevice));
 
   /* the blocks are found again when the matrix object, its nonzero pattern or the size changed: another matrix given to
@@ -358,8 +368,6 @@ static PetscErrorCode PCSetUp_VBJacobi(PC pc)
 
   /* a singular or non-finite block fails the setup on every rank */
   PetscCallMPI(MPI_Exscan(&jac->blocks.nblocks, &first_block, 1, MPIU_INT, MPI_SUM, comm));
-  PetscCallMPI(MPI_Comm_rank(comm, &rank));
-  PetscCallMPI(MPI_Comm_size(comm, &size));
   lfail = bad_block >= 0 ? rank : size; /* the lowest failing rank tells the others what failed */
   PetscCallMPI(MPIU_Allreduce(&lfail, &gfail, 1, MPI_INT, MPI_MIN, comm));
   lfail            = bad_block >= 0;
@@ -664,6 +672,9 @@ static PetscErrorCode PCSetFromOptions_VBJacobi(PC pc, PetscOptionItems PetscOpt
                              (PetscEnum)jac->precision, (PetscEnum *)&prec, &flg));
   if (flg) PetscCall(PCVBJacobiSetPrecision(pc, prec));
   PetscCall(PetscOptionsReal("-pc_vbjacobi_precision_tol", "Adaptive storage: a block is stored in half (single) when its condition estimate ||A||_1 ||A^{-1}||_1 times 2^-11 (2^-24) is below this", "PCVBJacobiSetPrecisionTolerance", jac->precision_tol, &tol, &flg));
+  /* the setter takes PETSC_DEFAULT (-2) and PETSC_DETERMINE (-1) as the default; from the options database a negative
+     number is a mistake, refused like any other non-positive one */
+  PetscCheck(!flg || (tol > 0.0 && !PetscIsInfOrNanReal(tol)), PetscObjectComm((PetscObject)pc), PETSC_ERR_ARG_OUTOFRANGE, "-pc_vbjacobi_precision_tol %g must be positive and finite (default %g)", (double)tol, (double)PC_VBJACOBI_PRECISION_TOL_DEFAULT);
   if (flg) PetscCall(PCVBJacobiSetPrecisionTolerance(pc, tol));
   PetscCall(PetscOptionsBool("-pc_vbjacobi_use_gpu", "Set up on the GPU when the matrix lives there (aijcusparse, baijksparse), apply on it when the vectors do", "PCVBJACOBI", jac->use_gpu, &jac->use_gpu, NULL));
   PetscOptionsHeadEnd();

@@ -58,7 +58,7 @@ typedef struct {
   /* the blocks of the last setup, and what they were found for */
   PCVBJacobiBlocks   blocks;
   PCVBJacobiBlocking blocking_used;     /* the source the setup took (never AUTO) */
-  char               blocking_why[128]; /* why AUTO took it (empty when the source was asked for) */
+  char               blocking_why[256]; /* why AUTO took it (empty when the source was asked for) */
   PetscInt           merge_bound;       /* supervariables were merged up to this size, 0 for the other blockings (PCVBJacobiResolveBlocking()) */
   char               merge_why[128];    /* how the bound was chosen when the user set none */
   PetscObjectState   nonzerostate;      /* of the Pmat when the blocks were found */

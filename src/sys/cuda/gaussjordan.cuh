@@ -71,7 +71,9 @@ __device__ __forceinline__ int PivotLane(double f, bool used, double &best)
 constexpr int GaussJordanUnrollMax = PBG_GJ_UNROLL_MAX; /* (pragma arguments are not macro-expanded) */
 
 /* Gauss-Jordan elimination with implicit pivoting, in place, of the W x W matrix whose row `lane` this lane holds
-   in row[0..W-1], as PCVBJacobiInvertBlock_Host() does it (same pivots, same failure rule); a block of k < W rows
+   in row[0..W-1], as PCVBJacobiInvertBlock_Host() does it (same pivots, same failure rule: a pivot is tiny below
+   k eps times the largest entry of its own row, so that blocks of very different scale merged into one do not fail
+   each other); a block of k < W rows
    (a smaller block in a warp whose largest has W rows) is padded with the identity, which adds steps that change
    nothing. Returns the host's info: 0, the failing column + 1, or -1 for NaN/Inf.
 
@@ -87,22 +89,21 @@ constexpr int GaussJordanUnrollMax = PBG_GJ_UNROLL_MAX; /* (pragma arguments are
 template <int P, int W>
 __device__ __forceinline__ int GaussJordan(int k, int lane, double (&row)[P], int &pivstep, double &scale, int *sipiv)
 {
-  double amax = 0.0, bad = 0.0;
+  double rowmax = 0.0, bad = 0.0;
   bool   used = lane >= W; /* lanes past the padded block never pivot */
 
 #pragma unroll
   for (int t = 0; t < W; t++) {
     if (t < k && lane < k) {
       if (!isfinite(row[t])) bad = 1.0;
-      amax = fmax(amax, fabs(row[t]));
+      rowmax = fmax(rowmax, fabs(row[t]));
     }
   }
-  bad  = SubwarpMax<P>(bad);
-  amax = SubwarpMax<P>(amax);
+  bad = SubwarpMax<P>(bad);
 #pragma unroll
   for (int t = 0; t < W; t++)
-    if (t == lane && lane >= k) row[t] = 1.0; /* the identity padding (row[] was zeroed) */
-  const double tiny = (double)k * DBL_EPSILON * amax;
+    if (t == lane && lane >= k) row[t] = 1.0;           /* the identity padding (row[] was zeroed) */
+  const double tiny = (double)k * DBL_EPSILON * rowmax; /* this row's: the rule is relative to the pivot's own row */
   int          info = bad > 0.0 ? -1 : 0;
   pivstep           = -1;
   scale             = 1.0;
@@ -111,8 +112,9 @@ __device__ __forceinline__ int GaussJordan(int k, int lane, double (&row)[P], in
   for (int kk = 0; kk < W; kk++) {
     const double f = row[0];
     double       best;
-    const int    p = PivotLane<P>(f, used, best);
-    if (info == 0 && kk < k && !(best > tiny)) info = kk + 1;
+    const int    p     = PivotLane<P>(f, used, best);
+    const double tinyp = __shfl_sync(0xffffffffu, tiny, p, P); /* (every lane: other sub-warps of the warp too) */
+    if (info == 0 && kk < k && !(best > tinyp)) info = kk + 1;
     const bool   pivot = lane == p;
     const double d     = 1.0 / __shfl_sync(0xffffffffu, f, p, P);
     const double g     = pivot ? 0.0 : f * d;
@@ -455,13 +457,12 @@ __device__ __forceinline__ void InvertSmall(const Source &src, const Store &stor
     return;
   }
   src.template Small<P>(s, k, inv + off, a00, a10, a01, a11);
-  const double amax  = fmax(fmax(fabs(a00), fabs(a10)), fmax(fabs(a01), fabs(a11)));
-  const double tiny  = (double)k * DBL_EPSILON * amax;
-  const double anorm = k == 1 ? fabs(a00) : fmax(fabs(a00) + fabs(a10), fabs(a01) + fabs(a11)); /* ||A||_1 */
+  const double tiny0 = (double)k * DBL_EPSILON * fmax(fabs(a00), fabs(a01)), tiny1 = (double)k * DBL_EPSILON * fmax(fabs(a10), fabs(a11)); /* per row */
+  const double anorm = k == 1 ? fabs(a00) : fmax(fabs(a00) + fabs(a10), fabs(a01) + fabs(a11));                                            /* ||A||_1 */
   int          info  = 0;
   if (!isfinite(a00) || !isfinite(a10) || !isfinite(a01) || !isfinite(a11)) info = -1;
   else if (k == 1) {
-    if (!(fabs(a00) > tiny)) info = 1;
+    if (!(fabs(a00) > tiny0)) info = 1;
     else if (!isfinite(1.0 / a00)) info = InfoInverseNotFinite;
     else {
       const double v[4] = {1.0 / a00, 0.0, 0.0, 0.0};
@@ -473,10 +474,10 @@ __device__ __forceinline__ void InvertSmall(const Source &src, const Store &stor
     /* step 0: pivot row p (lowest index on ties), the other row q */
     const bool   p1  = fabs(a10) > fabs(a00);
     const double ap0 = p1 ? a10 : a00, ap1 = p1 ? a11 : a01, aq0 = p1 ? a00 : a10, aq1 = p1 ? a01 : a11;
-    if (!(fabs(ap0) > tiny)) info = 1;
+    if (!(fabs(ap0) > (p1 ? tiny1 : tiny0))) info = 1;
     else {
       const double d = 1.0 / ap0, u = ap1 * d, t = -aq0 * d, w = aq1 - aq0 * u; /* row p: (d, u); row q: (t, w) */
-      if (!(fabs(w) > tiny)) info = 2;
+      if (!(fabs(w) > (p1 ? tiny0 : tiny1))) info = 2;
       else {
         const double d2 = 1.0 / w, sq0 = t * d2, sp0 = d - u * sq0, sp1 = -u * d2; /* step 1: row q pivots */
         const int    p = p1, q = !p1;                                              /* inv(0, ipiv[j]) = S(p, j), inv(1, ipiv[j]) = S(q, j), ipiv = (p, q) */
