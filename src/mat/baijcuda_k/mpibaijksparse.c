@@ -746,7 +746,8 @@ static PetscErrorCode MatSetOption_MPIBAIJKSPARSE(Mat A, MatOption op, PetscBool
 /* MatTranspose(). MPIBAIJ's refills a reused transpose through MatSetValues_MPIBAIJ() into the assembled matrix, which
    gave wrong values on several ranks (max |A^T - T| about 1 at bs 3; PETSc's MPIBAIJ does the same) and crashed at
    bs 33 on 3 ranks. A new transpose is always made (MPIBAIJ's MAT_INITIAL_MATRIX, which is right), and a reused one
-   gets its values by MatCopy() with the same pattern, checked as MPIBAIJ checks it: A's nonzero pattern unchanged. */
+   gets its values by MatCopy() with the same pattern, checked as MPIBAIJ checks it: A's nonzero pattern unchanged
+   (MatTranspose() has already checked that *B was made from A and holds its "MatTransposeParent" record). */
 static PetscErrorCode MatTranspose_MPIBAIJKSPARSE(Mat A, MatReuse reuse, Mat *B)
 {
   Mat_MPIBAIJKSPARSE *k = (Mat_MPIBAIJKSPARSE *)A->spptr;
@@ -757,7 +758,6 @@ static PetscErrorCode MatTranspose_MPIBAIJKSPARSE(Mat A, MatReuse reuse, Mat *B)
     MatState *rb = NULL;
 
     PetscCall(PetscObjectContainerQuery((PetscObject)*B, "MatTransposeParent", (void **)&rb));
-    PetscCheck(rb, PetscObjectComm((PetscObject)*B), PETSC_ERR_ARG_WRONG, "MatTranspose() with MAT_REUSE_MATRIX: the matrix to reuse was not made by MatTranspose()");
     PetscCheck(rb->nonzerostate == A->nonzerostate, PetscObjectComm((PetscObject)A), PETSC_ERR_ARG_WRONGSTATE, "MatTranspose() with MAT_REUSE_MATRIX: the nonzero pattern of the %s matrix changed since its transpose was made; use MAT_INITIAL_MATRIX", MATMPIBAIJKSPARSE);
   }
   PetscCall(MatMPIBAIJKSPARSEHostAccess_Private(A, PETSC_FALSE));
