@@ -33,6 +33,11 @@ PETSC_INTERN PetscErrorCode MatCreate_BAIJKSPARSE(Mat);
 PETSC_INTERN PetscErrorCode KSPCreate_IDRS(KSP);
 /* PETSc's "petsc" factorizations of MATSEQBAIJ, wrapped so that a MATSEQBAIJKSPARSE matrix's host copy is current */
 PETSC_INTERN PetscErrorCode MatBAIJKSPARSERegisterFactors_Private(void);
+/* DMDA matrices of our type keep DMDA's block preallocation (src/dm/da): the DMDA hides the AIJ preallocation of the
+   baijksparse matrices it makes, then composes it (src/mat/baijcuda_k/baijksparse_prealloc.c) */
+PETSC_INTERN PetscErrorCode DMDABAIJKSPARSERegister_Private(void);
+PETSC_INTERN PetscErrorCode MatBAIJKSPARSEHideAIJPreallocation_Private(PetscBool);
+PETSC_INTERN PetscErrorCode MatBAIJKSPARSEComposeAIJPreallocation_Private(Mat);
 
 /* PETSC_TRUE when a CUDA device can be used by this process (no driver or no device: PETSC_FALSE) */
 PETSC_INTERN PetscErrorCode PetscBlockGPUDeviceAvailable(PetscBool *);

@@ -143,6 +143,26 @@ PETSC_INTERN PetscErrorCode                MatInvertVariableBlockDiagonal_SeqBAI
 PETSC_INTERN PetscErrorCode                MatInvertBlockDiagonal_MPIBAIJKSPARSE(Mat, const PetscScalar **);
 PETSC_INTERN PetscErrorCode                MatInvertVariableBlockDiagonal_MPIBAIJKSPARSE(Mat, PetscInt, const PetscInt *, PetscScalar *);
 
+/* How a matrix was preallocated (baijksparse_prealloc.c), for -mat_view ::ascii_info. BAIJ: block counts
+   (MatSeqBAIJSetPreallocation(), MatMPIBAIJSetPreallocation(), MatXAIJSetPreallocation(), a DM); AIJ: scalar row counts
+   (MatSeqAIJSetPreallocation(), MatMPIAIJSetPreallocation()) turned into block counts; HASH: none, MatSetUp()'s
+   hash-based assembly. Block counts, once given, win over AIJ row counts given after them. */
+typedef enum {
+  MAT_BAIJKSPARSE_PREALLOC_NONE,
+  MAT_BAIJKSPARSE_PREALLOC_BAIJ,
+  MAT_BAIJKSPARSE_PREALLOC_AIJ,
+  MAT_BAIJKSPARSE_PREALLOC_HASH
+} MatBAIJKSPARSEPreallocSource;
+typedef struct {
+  MatBAIJKSPARSEPreallocSource source;
+  PetscCount                   reserved; /* blocks the preallocation reserved on this rank (both parts); -1: not known */
+} MatBAIJKSPARSEPrealloc;
+PETSC_INTERN PetscErrorCode MatSeqAIJSetPreallocation_SeqBAIJKSPARSE(Mat, PetscInt, const PetscInt[]);
+PETSC_INTERN PetscErrorCode MatMPIAIJSetPreallocation_MPIBAIJKSPARSE(Mat, PetscInt, const PetscInt[], PetscInt, const PetscInt[]);
+PETSC_INTERN PetscErrorCode MatBAIJKSPARSEPreallocNoted_Private(Mat, MatBAIJKSPARSEPrealloc *, MatBAIJKSPARSEPreallocSource, PetscCount);
+PETSC_INTERN PetscErrorCode MatBAIJKSPARSEPreallocView_Private(Mat, const MatBAIJKSPARSEPrealloc *, PetscViewer);
+PETSC_INTERN PetscBool      MatBAIJKSPARSEAIJPreallocationHidden_Private(void);
+
 /* State of a MATSEQBAIJKSPARSE matrix (A->spptr). host holds BAIJ's methods, taken when the matrix was converted (and
    again when BAIJ's preallocation picks block-size-specific ones); every method is replaced, by our own where the
    device takes part, else by a generated forwarder that refreshes the host copy first when the device copy is newer
@@ -160,6 +180,7 @@ typedef struct {
   MatBAIJKSPARSECOO       coo;   /* COO assembly (baijksparse_coo.c), NULL before MatSetPreallocationCOO() */
   MatBAIJKSPARSEBlockDiag bdiag; /* inverted block diagonals (baijksparse_blockdiag.c), NULL before the first */
   MatBAIJKSPARSEExplicitT trans; /* explicit transpose on the device (baijksparse_transpose.c), NULL before the first */
+  MatBAIJKSPARSEPrealloc  prealloc;
 } Mat_SeqBAIJKSPARSE;
 
 /* The engine of the ghost exchange of the device products of MATMPIBAIJKSPARSE (-mat_baijksparse_ghost_exchange):
@@ -193,6 +214,7 @@ typedef struct {
   MatBAIJKSPARSEGhostPlan    *ghost;          /* the NCCL exchange, built with Mvctx; NULL: Mvctx moves the ghosts */
   char                        ghost_why[192]; /* the engine's name, or why not NCCL */
   PetscBool                   viewing;        /* in MPIBAIJ's MatView(): its sub-matrices stay MATMPIBAIJ (baijksparse_submat.c) */
+  MatBAIJKSPARSEPrealloc      prealloc;
 } Mat_MPIBAIJKSPARSE;
 
 /* The generated method tables of the seq and mpi types (PBG_MATOPS: every method of PETSc's struct _MatOps).

@@ -65,6 +65,7 @@ static PetscErrorCode MatMPIBAIJSetPreallocation_MPIBAIJKSPARSE(Mat B, PetscInt 
   PetscFunctionBegin;
   PetscCall((*k->setpreallocation)(B, bs, d_nz, d_nnz, o_nz, o_nnz));
   PetscCall(MatMPIBAIJKSPARSEConvertParts(B, PETSC_TRUE));
+  PetscCall(MatBAIJKSPARSEPreallocNoted_Private(B, &k->prealloc, MAT_BAIJKSPARSE_PREALLOC_BAIJ, -1));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -105,6 +106,7 @@ static PetscErrorCode MatMPIBAIJKSPARSEComposeFunctions(Mat B, PetscBool set, Pe
 
   PetscFunctionBegin;
   PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatMPIBAIJSetPreallocation_C", set ? MatMPIBAIJSetPreallocation_MPIBAIJKSPARSE : (restore ? k->setpreallocation : NULL)));
+  PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatMPIAIJSetPreallocation_C", set && !MatBAIJKSPARSEAIJPreallocationHidden_Private() ? MatMPIAIJSetPreallocation_MPIBAIJKSPARSE : NULL));
   PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatConvert_mpibaijksparse_mpibaij_C", set ? MatConvert_MPIBAIJKSPARSE_MPIBAIJ : NULL));
   PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatSetPreallocationCOO_C", set ? MatSetPreallocationCOO_MPIBAIJKSPARSE : NULL)); /* MPIBAIJ has none */
   PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatSetValuesCOO_C", set ? MatSetValuesCOO_MPIBAIJKSPARSE : NULL));
@@ -700,6 +702,7 @@ static PetscErrorCode MatView_MPIBAIJKSPARSE(Mat A, PetscViewer viewer)
     s.minblocks = -ext[0];
     s.maxblocks = ext[1];
     PetscCall(MatBAIJKSPARSEViewStats_Private(viewer, &s));
+    PetscCall(MatBAIJKSPARSEPreallocView_Private(A, &k->prealloc, viewer));
     /* the kernels of rank 0's parts (each rank chooses from its own rows) */
     PetscCall(PetscObjectTypeCompare((PetscObject)Ad, MATSEQBAIJKSPARSE, &isk));
     if (isk) PetscCall(MatSeqBAIJKSPARSEViewKernel_Private(Ad, viewer, "diagonal part: "));
@@ -770,6 +773,17 @@ static PetscErrorCode MatTranspose_MPIBAIJKSPARSE(Mat A, MatReuse reuse, Mat *B)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* MatSetUp() without a preallocation: MPIBAIJ's hash-based assembly, noted for -mat_view */
+static PetscErrorCode MatSetUp_MPIBAIJKSPARSE(Mat A)
+{
+  Mat_MPIBAIJKSPARSE *k = (Mat_MPIBAIJKSPARSE *)A->spptr;
+
+  PetscFunctionBegin;
+  PetscCall((*k->host.setup)(A));
+  if (A->hash_active) PetscCall(MatBAIJKSPARSEPreallocNoted_Private(A, &k->prealloc, MAT_BAIJKSPARSE_PREALLOC_HASH, -1));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 static struct _MatOps MPIOurs;
 static PetscErrorCode MPIOursInitialize(void)
 {
@@ -804,6 +818,7 @@ static PetscErrorCode MPIOursInitialize(void)
   MPIOurs.createsubmatrix             = MatCreateSubMatrix_MPIBAIJKSPARSE;
   MPIOurs.createsubmatrices           = MatCreateSubMatrices_MPIBAIJKSPARSE;
   MPIOurs.transpose                   = MatTranspose_MPIBAIJKSPARSE;
+  MPIOurs.setup                       = MatSetUp_MPIBAIJKSPARSE;
   done                                = PETSC_TRUE;
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -291,6 +291,7 @@ static PetscErrorCode MatSeqBAIJKSPARSEComposeFunctions(Mat B, PetscBool set, Pe
   PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatSetValuesCOO_C", set ? MatSetValuesCOO_SeqBAIJKSPARSE : NULL));
   PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatSetPreallocationCOOLocal_C", set ? MatSetPreallocationCOOLocal_BAIJKSPARSE : NULL));
   PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatSeqBAIJSetPreallocation_C", set ? MatSeqBAIJSetPreallocation_SeqBAIJKSPARSE : (restore ? k->setpreallocation : NULL)));
+  PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatSeqAIJSetPreallocation_C", set && !MatBAIJKSPARSEAIJPreallocationHidden_Private() ? MatSeqAIJSetPreallocation_SeqBAIJKSPARSE : NULL));
   PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatSeqBAIJGetArray_C", set ? MatSeqBAIJGetArray_SeqBAIJKSPARSE : (restore ? k->getarray : NULL)));
   PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatSeqBAIJRestoreArray_C", set ? MatSeqBAIJRestoreArray_SeqBAIJKSPARSE : (restore ? k->restorearray : NULL)));
   PetscCall(PetscObjectComposeFunction((PetscObject)B, PBG_GET_DEVICE_MAT_VIEW, set ? MatGetDeviceMatView_SeqBAIJKSPARSE : NULL));
@@ -323,6 +324,17 @@ static PetscErrorCode MatSetOption_SeqBAIJKSPARSE(Mat A, MatOption op, PetscBool
   PetscFunctionBegin;
   if (op == MAT_FORM_EXPLICIT_TRANSPOSE) A->form_explicit_transpose = flg;
   if (k->host.setoption) PetscCall((*k->host.setoption)(A, op, flg));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* MatSetUp() without a preallocation: BAIJ's hash-based assembly, noted for -mat_view */
+static PetscErrorCode MatSetUp_SeqBAIJKSPARSE(Mat A)
+{
+  Mat_SeqBAIJKSPARSE *k = (Mat_SeqBAIJKSPARSE *)A->spptr;
+
+  PetscFunctionBegin;
+  PetscCall((*k->host.setup)(A));
+  if (A->hash_active) PetscCall(MatBAIJKSPARSEPreallocNoted_Private(A, &k->prealloc, MAT_BAIJKSPARSE_PREALLOC_HASH, -1));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -362,6 +374,7 @@ static PetscErrorCode SeqOursInitialize(void)
   SeqOurs.createsubmatrix             = MatCreateSubMatrix_SeqBAIJKSPARSE;
   SeqOurs.createsubmatrices           = MatCreateSubMatrices_SeqBAIJKSPARSE;
   SeqOurs.lufactor                    = MatLUFactor_SeqBAIJKSPARSE;
+  SeqOurs.setup                       = MatSetUp_SeqBAIJKSPARSE;
   done                                = PETSC_TRUE;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -383,9 +396,13 @@ static PetscErrorCode MatSeqBAIJKSPARSEInstallOps(Mat B)
 static PetscErrorCode MatSeqBAIJSetPreallocation_SeqBAIJKSPARSE(Mat B, PetscInt bs, PetscInt nz, const PetscInt nnz[])
 {
   Mat_SeqBAIJKSPARSE *k = (Mat_SeqBAIJKSPARSE *)B->spptr;
+  /* the end of MatSetUp()'s hash-based assembly preallocates the exact block counts it found (after marking the
+     matrix not preallocated): the matrix stays "not preallocated, hash" for -mat_view */
+  PetscBool from_hash = (PetscBool)(k->prealloc.source == MAT_BAIJKSPARSE_PREALLOC_HASH && !B->preallocated && !B->hash_active);
 
   PetscFunctionBegin;
   PetscCall((*k->setpreallocation)(B, bs, nz, nnz));
+  if (!from_hash) PetscCall(MatBAIJKSPARSEPreallocNoted_Private(B, &k->prealloc, MAT_BAIJKSPARSE_PREALLOC_BAIJ, -1));
   PetscCall(MatSeqBAIJKSPARSEInstallOps(B));
   B->offloadmask = PETSC_OFFLOAD_CPU;
   /* a new preallocation is a new pattern, whether or not the nonzero state moves (BAIJ's does not move it when the
@@ -438,6 +455,7 @@ static PetscErrorCode MatView_SeqBAIJKSPARSE(Mat A, PetscViewer viewer)
 
     PetscCall(MatBAIJKSPARSEGetStats_Private(A, NULL, &s));
     PetscCall(MatBAIJKSPARSEViewStats_Private(viewer, &s));
+    PetscCall(MatBAIJKSPARSEPreallocView_Private(A, &k->prealloc, viewer));
     PetscCall(MatSeqBAIJKSPARSEViewKernel_Private(A, viewer, ""));
     PetscCall(MatBAIJKSPARSECOOView_Private(k->coo, viewer));
   }
