@@ -557,6 +557,12 @@ PetscErrorCode MatConvert_SeqBAIJ_SeqBAIJKSPARSE(Mat A, MatType type, MatReuse r
    The storage, assembly and every operation are those of `MATSEQBAIJ`; the matrix can be converted to and from
    `MATSEQBAIJ` in place, and `MatConvert()` from `MATSEQAIJ` keeps the block size set on the AIJ matrix.
 
+   `MatSeqAIJSetPreallocation()` (and `MatMPIAIJSetPreallocation()` for `MATMPIBAIJKSPARSE`) is honoured, unlike
+   `MATSEQBAIJ`: block row I gets ceil(max_{i in I} nnz[i] / bs) blocks (exact for dense bs x bs blocks, no more than
+   `MATSEQAIJ` reserves for the same counts); a row that needs more grows (a malloc), `MAT_NEW_NONZERO_ALLOCATION_ERR`
+   being off after the AIJ call. Block counts given before (`MatXAIJSetPreallocation()`, `MatSeqBAIJSetPreallocation()`,
+   a `DM`) win. `MatView()` with `PETSC_VIEWER_ASCII_INFO` says how the matrix was preallocated.
+
    With a CUDA device, `MatCreateVecs()` gives `VECCUDA` vectors and `MatMult()`, `MatMultAdd()`, `MatMultTranspose()`
    and `MatMultTransposeAdd()` on device vectors run on the GPU: the BSR arrays (32-bit indices, blocks column-major as
    BAIJ stores them) are copied to the device at the first product and again whenever the host copy changed
