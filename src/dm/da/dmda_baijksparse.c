@@ -6,20 +6,68 @@
    for the same pattern, and for one rank in 1-D a routine that writes Mat_SeqAIJ fields directly. DMDA's creation
    routine is wrapped here (as baijksparse_factor.c wraps BAIJ's factor): every DMDA's DMCreateMatrix() hides the AIJ
    preallocation of the baijksparse matrices made inside it, so the DMDA preallocates with block counts as before, and
-   composes it on the result, for the program's own calls. Any other matrix type is untouched. */
+   composes it on the result, for the program's own calls. A 1-D DMDA, which has no block route, gets its scalar
+   route's matrix converted. Any other matrix type is untouched. */
 #include <petsc/private/dmimpl.h>
 #include <petscdmda.h>
+#include <petscblockgpu.h>
 #include <petscblockgpu/private/pbgimpl.h>
 
 static PetscErrorCode (*DMCreate_DA_PETSc)(DM)                = NULL;
 static PetscErrorCode (*DMCreateMatrix_DA_PETSc)(DM, Mat *) = NULL;
 
+/* A 1-D DMDA has no BAIJ route in PETSc ("Not implemented for 1 dimension"): its AIJ route builds the matrix (host
+   AIJ, block size dof, the stencil's pattern), which is converted, and what DMDA set on it is set again on the result:
+   the local-to-global map, the stencil, the DM, the pattern locked, the parallel viewer in natural ordering */
+static PetscErrorCode DMCreateMatrix_DA_1d_BAIJKSPARSE(DM da, Mat *J)
+{
+  char                   mattype[256];
+  Mat                    A;
+  PetscErrorCode         ierr;
+  ISLocalToGlobalMapping ltog;
+  PetscInt               starts[3], dims[3], dof;
+  PetscErrorCodeFn      *view = NULL, *load = NULL;
+  PetscMPIInt            size;
+
+  PetscFunctionBegin;
+  PetscCall(PetscStrncpy(mattype, da->mattype, sizeof(mattype)));
+  PetscCall(DMSetMatType(da, MATAIJ));
+  ierr = (*DMCreateMatrix_DA_PETSc)(da, &A);
+  PetscCall(DMSetMatType(da, mattype));
+  PetscCall(ierr);
+  PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)da), &size));
+  if (size > 1) {
+    PetscCall(MatGetOperation(A, MATOP_VIEW, &view));
+    PetscCall(MatGetOperation(A, MATOP_LOAD, &load));
+  }
+  PetscCall(MatConvert(A, mattype, MAT_INITIAL_MATRIX, J));
+  PetscCall(MatDestroy(&A));
+  PetscCall(DMGetLocalToGlobalMapping(da, &ltog));
+  PetscCall(MatSetLocalToGlobalMapping(*J, ltog, ltog));
+  PetscCall(DMDAGetGhostCorners(da, &starts[0], &starts[1], &starts[2], &dims[0], &dims[1], &dims[2]));
+  PetscCall(DMDAGetDof(da, &dof));
+  PetscCall(MatSetStencil(*J, 1, dims, starts, dof));
+  PetscCall(MatSetDM(*J, da));
+  if (!da->prealloc_only) PetscCall(MatSetOption(*J, MAT_NEW_NONZERO_LOCATION_ERR, PETSC_TRUE));
+  if (view) PetscCall(MatSetOperation(*J, MATOP_VIEW, view));
+  if (load) PetscCall(MatSetOperation(*J, MATOP_LOAD, load));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 static PetscErrorCode DMCreateMatrix_DA_BAIJKSPARSE(DM da, Mat *J)
 {
   PetscErrorCode ierr;
+  PetscInt       dim;
+  PetscBool      ours;
 
   PetscFunctionBegin;
   PetscCheck(DMCreateMatrix_DA_PETSc, PetscObjectComm((PetscObject)da), PETSC_ERR_PLIB, "DMDA's DMCreateMatrix() was not saved");
+  PetscCall(DMGetDimension(da, &dim));
+  PetscCall(PetscStrendswith(da->mattype, MATBAIJKSPARSE, &ours));
+  if (dim == 1 && ours) {
+    PetscCall(DMCreateMatrix_DA_1d_BAIJKSPARSE(da, J));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
   PetscCall(MatBAIJKSPARSEHideAIJPreallocation_Private(PETSC_TRUE));
   ierr = (*DMCreateMatrix_DA_PETSc)(da, J);
   PetscCall(MatBAIJKSPARSEHideAIJPreallocation_Private(PETSC_FALSE));
