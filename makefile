@@ -184,7 +184,27 @@ $(OBJDIR)/petsc-tutorials/ex56.o: $(PETSC_EX56)
 bench/bin/ex17 bench/bin/ex56: bench/bin/%: $(OBJDIR)/petsc-tutorials/%.o
 	@mkdir -p $(@D)
 	$(PCC_LINKER) $(PCC_LINKER_FLAGS) -o $@ $< $(PETSC_LIB)
+# bench/scripts/run_dropin.sh (issue 38, the drop-in sweep: aijcusparse against baijksparse) runs more of PETSc's tutorials,
+# unmodified, named DIR_exN after their directory (snes ex5 is bench/bin/snes_ex5; bench/bin/ex5 stays ts ex5): NAME=SOURCE
+# pairs, SOURCE relative to PETSC_TUTSRC without .c; one whose source this PETSc lacks is left out
+PETSC_DROPIN := ksp_ex2=ksp/ksp/tutorials/ex2 ksp_ex3=ksp/ksp/tutorials/ex3 ksp_ex23=ksp/ksp/tutorials/ex23 \
+  ksp_ex45=ksp/ksp/tutorials/ex45 ksp_ex50=ksp/ksp/tutorials/ex50 snes_ex3=snes/tutorials/ex3 snes_ex5=snes/tutorials/ex5 \
+  snes_ex12=snes/tutorials/ex12 snes_ex13=snes/tutorials/ex13 snes_ex62=snes/tutorials/ex62 ts_ex2=ts/tutorials/ex2 \
+  ts_ex4=ts/tutorials/ex4 ts_ex26=ts/tutorials/ex26 ts_ex45=ts/tutorials/ex45
+define pbg_tutorial_rules # NAME SOURCE
+$(OBJDIR)/petsc-tutorials/$(1).o: $(PETSC_TUTSRC)/$(2).c
+	@mkdir -p $$(@D)
+	$$(PCC) -o $$@ -c $$(PCC_FLAGS) $$(CFLAGS) $$(CCPPFLAGS) $$<
+bench/bin/$(1): $(OBJDIR)/petsc-tutorials/$(1).o
+	@mkdir -p $$(@D)
+	$$(PCC_LINKER) $$(PCC_LINKER_FLAGS) -o $$@ $$< $$(PETSC_LIB)
+endef
+pbg_dropin_name = $(word 1,$(subst =, ,$(1)))
+pbg_dropin_src  = $(word 2,$(subst =, ,$(1)))
+PETSC_DROPIN_FOUND := $(foreach t,$(PETSC_DROPIN),$(if $(wildcard $(PETSC_TUTSRC)/$(call pbg_dropin_src,$(t)).c),$(t)))
+$(foreach t,$(PETSC_DROPIN_FOUND),$(eval $(call pbg_tutorial_rules,$(call pbg_dropin_name,$(t)),$(call pbg_dropin_src,$(t)))))
 PETSC_TUTORIAL_BINS := $(if $(PETSC_EX19),bench/bin/ex19) $(if $(word 2,$(PETSC_EX5)),bench/bin/ex5) $(if $(PETSC_EX17),bench/bin/ex17) $(if $(PETSC_EX56),bench/bin/ex56)
+PETSC_TUTORIAL_BINS += $(foreach t,$(PETSC_DROPIN_FOUND),bench/bin/$(call pbg_dropin_name,$(t)))
 bench: $(PETSC_TUTORIAL_BINS)
 # The benchmark programs that the test cases run (tests/cases/*.sh), which make check builds; the GPU-only drivers
 # (bench_bsrmv, bench_invert, tune_baijksparse: CUDA sources, run by bench/scripts/gpu_session.sh on the GPU node, about
