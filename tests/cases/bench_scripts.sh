@@ -18,3 +18,24 @@ pbg_compare_builds_summary() {
 if [ -d "$PBG_ROOT/bench/results/compare_builds_h200" ]; then
   tcheck bench_compare_builds_summary -- pbg_compare_builds_summary
 fi
+# bench/scripts/run_dropin.sh (issue 38, the drop-in sweep) on the host at its quick size, three cases of different kinds
+# (MatSetUp only, DMDA, AIJ preallocation with bs 3 and vbjacobi): every run ran, the CSV has a row a run with the
+# ratio filled for each baijksparse run, the summary names the device and checks the 1.2x promise; then --summary-only
+pbg_run_dropin_quick() {
+  local d=$PBG_WORKDIR/run_dropin_quick
+  rm -rf "$d"
+  bash "$PBG_ROOT/bench/scripts/run_dropin.sh" "$d" --host --size quick --np 1 --cases ksp_ex23,snes_ex5,ex56 || return 1
+  python3 - "$d/dropin.csv" << 'PY' || return 1
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+ok = [r for r in rows if r['status'] == 'ok' and r['device'] == 'host' and r['main_s'] != '-']
+ratios = [r for r in rows if r['mat_type'] == 'baijksparse' and r['main_ratio'] and r['kspsolve_ratio']]
+print(len(rows), 'rows,', len(ok), 'ran,', len(ratios), 'baijksparse rows with both ratios')
+sys.exit(not (len(rows) == 7 and len(ok) == 7 and len(ratios) == 4))
+PY
+  grep -q 'Device: \*\*host\*\*' "$d/dropin_summary.md" && grep -qE '^\| ex56 \| prealloc \| .* \| vbjacobi \|' "$d/dropin_summary.md" || return 1
+  bash "$PBG_ROOT/bench/scripts/run_dropin.sh" "$d" --summary-only > /dev/null || return 1
+}
+if [ -x "$PBG_ROOT/bench/bin/ksp_ex23" ] && [ -x "$PBG_ROOT/bench/bin/snes_ex5" ] && [ -x "$PBG_ROOT/bench/bin/ex56" ]; then
+  tcheck run_dropin_quick_host -- pbg_run_dropin_quick
+fi
