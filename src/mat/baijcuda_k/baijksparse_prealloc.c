@@ -47,20 +47,30 @@ PetscErrorCode MatBAIJKSPARSEComposeAIJPreallocation_Private(Mat A)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* The block counts of one part (ncols scalar columns) from its scalar row counts, checked as AIJ checks them (at most
-   rowlength: AIJ's off-diagonal part has the global number of columns, so MPIAIJ lets o_nnz reach it). nz and
-   *bnz: PETSC_DEFAULT / PETSC_DECIDE and MAT_SKIP_ALLOCATION pass through to BAIJ. *bnnz is NULL without nnz. */
-static PetscErrorCode BlockCounts(Mat B, const char *part, PetscInt bs, PetscInt ncols, PetscInt rowlength, PetscInt nz, const PetscInt nnz[], PetscInt *bnz, PetscInt **bnnz, PetscCount *reserved)
+/* AIJ's checks of one part's counts (at most rowlength: AIJ's off-diagonal part has the global number of columns, so
+   MPIAIJ lets o_nnz reach it); made before anything is allocated, so that a refusal leaks nothing */
+static PetscErrorCode CheckCounts(Mat B, const char *part, PetscInt rowlength, PetscInt nz, const PetscInt nnz[])
 {
-  const PetscInt m = B->rmap->n, mbs = m / bs, nbcols = ncols / bs;
+  PetscFunctionBegin;
+  if (nz != PETSC_DEFAULT && nz != PETSC_DECIDE && nz != MAT_SKIP_ALLOCATION) PetscCheck(nz >= 0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "%snz cannot be less than 0: value %" PetscInt_FMT, part, nz);
+  if (!nnz || nz == MAT_SKIP_ALLOCATION) PetscFunctionReturn(PETSC_SUCCESS);
+  for (PetscInt i = 0; i < B->rmap->n; i++) {
+    PetscCheck(nnz[i] >= 0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "%snnz cannot be less than 0: local row %" PetscInt_FMT " value %" PetscInt_FMT, part, i, nnz[i]);
+    PetscCheck(nnz[i] <= rowlength, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "%snnz cannot be greater than row length: local row %" PetscInt_FMT " value %" PetscInt_FMT " rowlength %" PetscInt_FMT, part, i, nnz[i], rowlength);
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The block counts of one part (ncols scalar columns) from its checked scalar row counts. nz and *bnz: PETSC_DEFAULT /
+   PETSC_DECIDE and MAT_SKIP_ALLOCATION pass through to BAIJ. *bnnz is NULL without nnz. */
+static PetscErrorCode BlockCounts(Mat B, PetscInt bs, PetscInt ncols, PetscInt nz, const PetscInt nnz[], PetscInt *bnz, PetscInt **bnnz, PetscCount *reserved)
+{
+  const PetscInt mbs = B->rmap->n / bs, nbcols = ncols / bs;
 
   PetscFunctionBegin;
   *bnnz = NULL;
   if (nz == PETSC_DEFAULT || nz == PETSC_DECIDE || nz == MAT_SKIP_ALLOCATION) *bnz = nz;
-  else {
-    PetscCheck(nz >= 0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "%snz cannot be less than 0: value %" PetscInt_FMT, part, nz);
-    *bnz = PetscMin(nbcols, (nz + bs - 1) / bs);
-  }
+  else *bnz = PetscMin(nbcols, (nz + bs - 1) / bs);
   *reserved = (PetscCount)mbs * (*bnz >= 0 ? *bnz : 5); /* BAIJ's default: 5 blocks a block row */
   if (nnz && nz != MAT_SKIP_ALLOCATION) {
     PetscCall(PetscMalloc1(mbs, bnnz));
@@ -68,11 +78,7 @@ static PetscErrorCode BlockCounts(Mat B, const char *part, PetscInt bs, PetscInt
     for (PetscInt brow = 0; brow < mbs; brow++) {
       PetscInt most = 0;
 
-      for (PetscInt i = brow * bs; i < (brow + 1) * bs; i++) {
-        PetscCheck(nnz[i] >= 0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "%snnz cannot be less than 0: local row %" PetscInt_FMT " value %" PetscInt_FMT, part, i, nnz[i]);
-        PetscCheck(nnz[i] <= rowlength, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "%snnz cannot be greater than row length: local row %" PetscInt_FMT " value %" PetscInt_FMT " rowlength %" PetscInt_FMT, part, i, nnz[i], rowlength);
-        most = PetscMax(most, nnz[i]);
-      }
+      for (PetscInt i = brow * bs; i < (brow + 1) * bs; i++) most = PetscMax(most, nnz[i]);
       (*bnnz)[brow] = PetscMin(nbcols, (most + bs - 1) / bs);
       *reserved += (*bnnz)[brow];
     }
@@ -118,7 +124,8 @@ PetscErrorCode MatSeqAIJSetPreallocation_SeqBAIJKSPARSE(Mat B, PetscInt nz, cons
     PetscFunctionReturn(PETSC_SUCCESS);
   }
   PetscCall(AIJCountsBlockSize(B, &bs));
-  PetscCall(BlockCounts(B, "", bs, B->cmap->n, B->cmap->n, nz, nnz, &bnz, &bnnz, &reserved));
+  PetscCall(CheckCounts(B, "", B->cmap->n, nz, nnz));
+  PetscCall(BlockCounts(B, bs, B->cmap->n, nz, nnz, &bnz, &bnnz, &reserved));
   PetscCall(MatSeqBAIJSetPreallocation(B, bs, bnz, bnnz));
   PetscCall(PetscFree(bnnz));
   /* the block counts may fall short of what the AIJ counts allowed (scattered entries): grow rather than fail */
@@ -146,8 +153,11 @@ PetscErrorCode MatMPIAIJSetPreallocation_MPIBAIJKSPARSE(Mat B, PetscInt d_nz, co
   }
   PetscCall(AIJCountsBlockSize(B, &bs));
   if (o_nz == MAT_SKIP_ALLOCATION) o_nz = PETSC_DEFAULT;
-  PetscCall(BlockCounts(B, "d_", bs, B->cmap->n, B->cmap->n, d_nz == MAT_SKIP_ALLOCATION ? PETSC_DEFAULT : d_nz, d_nnz, &dbnz, &dbnnz, &dres));
-  PetscCall(BlockCounts(B, "o_", bs, B->cmap->N - B->cmap->n, B->cmap->N, o_nz, o_nnz, &obnz, &obnnz, &ores));
+  if (d_nz == MAT_SKIP_ALLOCATION) d_nz = PETSC_DEFAULT;
+  PetscCall(CheckCounts(B, "d_", B->cmap->n, d_nz, d_nnz));
+  PetscCall(CheckCounts(B, "o_", B->cmap->N, o_nz, o_nnz));
+  PetscCall(BlockCounts(B, bs, B->cmap->n, d_nz, d_nnz, &dbnz, &dbnnz, &dres));
+  PetscCall(BlockCounts(B, bs, B->cmap->N - B->cmap->n, o_nz, o_nnz, &obnz, &obnnz, &ores));
   if (!o_nnz && (obnz == PETSC_DEFAULT || obnz == PETSC_DECIDE)) ores = (PetscCount)(B->rmap->n / bs) * 2; /* MPIBAIJ's default: 2 */
   PetscCall(MatMPIBAIJSetPreallocation(B, bs, dbnz, dbnnz, obnz, obnnz));
   PetscCall(PetscFree(dbnnz));
