@@ -10,6 +10,7 @@ static char help[] = "Value operations of MATBAIJKSPARSE (seq and MPI) against P
                      "  grow_zeroentries (on duplicates of Y and Yref: a product, a new nonzero, MatZeroEntries, values set)\n"
                      "Options: -bs <1..64> (3), -nb <block rows per rank, 8; odd ranks get one more>, -seed <1>, -rounds <2>,\n"
                      "  -ops <comma list of steps, default all>, -vec_type <standard|cuda> (the type of MatCreateVecs(Y)),\n"
+                     "  -axpy_unknown (axpy_same passes UNKNOWN_NONZERO_PATTERN, as TS does at every step: found the same on the device)\n"
                      "  -missing_diag (every third block row of Y, X lacks its diagonal block: shift, diagonal set, zero rows with a\n"
                      "  diagonal take the host path, which inserts it),\n"
                      "  -rows_unsorted (the rows of zerorows and zerorowscolumns shuffled, a third of them given twice),\n"
@@ -69,6 +70,7 @@ typedef struct {
   PetscRandom    rnd;
   PetscScalar    nan;
   PetscBool      missingdiag;    /* -missing_diag */
+  PetscBool      axpyunknown;    /* -axpy_unknown: axpy_same passes UNKNOWN_NONZERO_PATTERN, as TS does */
   PetscBool      rowsunsorted;   /* -rows_unsorted */
   PetscBool      check, xferok;  /* -check_transfers; the last checked step moved no matrix values */
   PetscInt       nghost, zghost; /* ghost block columns of Y's and Z's local rows */
@@ -478,7 +480,7 @@ static PetscErrorCode RunStep(Ctx *c, PetscInt s, PetscBool productfirst, PetscR
   case S_AXPY_SAME: {
     const PetscScalar a = 0.75 + RandReal(&c->gs);
     PetscCall(CheckBegin(c, s, &active));
-    PetscCall(MatAXPY(Y, a, c->X, SAME_NONZERO_PATTERN));
+    PetscCall(MatAXPY(Y, a, c->X, c->axpyunknown ? UNKNOWN_NONZERO_PATTERN : SAME_NONZERO_PATTERN));
     PetscCall(CheckEnd(c, s, active));
     PetscCall(MatAXPY(Yref, a, c->Xref, SAME_NONZERO_PATTERN));
   } break;
@@ -707,6 +709,7 @@ int main(int argc, char **argv)
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-rounds", &rounds, NULL));
   PetscCall(PetscOptionsGetString(NULL, NULL, "-vec_type", vtype, sizeof(vtype), NULL));
   PetscCall(PetscOptionsGetBool(NULL, NULL, "-missing_diag", &c.missingdiag, NULL));
+  PetscCall(PetscOptionsGetBool(NULL, NULL, "-axpy_unknown", &c.axpyunknown, NULL));
   PetscCall(PetscOptionsGetBool(NULL, NULL, "-check_transfers", &c.check, NULL));
   PetscCall(PetscOptionsGetBool(NULL, NULL, "-rows_unsorted", &c.rowsunsorted, NULL));
   PetscCheck(c.bs >= 1 && c.bs <= 64, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-bs %" PetscInt_FMT ": must be 1..64", c.bs);

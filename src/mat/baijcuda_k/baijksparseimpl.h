@@ -269,6 +269,7 @@ PETSC_INTERN PetscErrorCode MatGetDeviceMatView_SeqBAIJKSPARSE(Mat, PetscBlockGP
 /* The diagonal and off-diagonal parts of a MATMPIBAIJ or MATMPIBAIJKSPARSE matrix (either may be NULL before
    preallocation). PETSc's MatMPIBAIJGetSeqBAIJ() accepts only the exact type name MATMPIBAIJ. */
 PETSC_INTERN PetscErrorCode MatMPIBAIJKSPARSEGetSeqBAIJ_Private(Mat, Mat *, Mat *, const PetscInt *[]);
+PETSC_INTERN PetscErrorCode MatBAIJKSPARSESameBlockPattern_Private(Mat, Mat, PetscBool *);
 /* The residency predicates, the one answer to "where does this run":
    UseDevice: a device is present and A is not bound to the CPU (products, COO, block diagonals, the device view);
    ValuesOnDevice: the value operations of A run on its device copy (it exists and matches the pattern, A is assembled

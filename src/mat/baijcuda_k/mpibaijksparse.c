@@ -214,6 +214,21 @@ static PetscErrorCode MatAXPY_MPIBAIJKSPARSE(Mat Y, PetscScalar a, Mat X, MatStr
 
   PetscFunctionBegin;
   PetscCall(PetscObjectTypeCompare((PetscObject)X, MATMPIBAIJKSPARSE, &isk));
+  if (str == UNKNOWN_NONZERO_PATTERN && isk && X != Y) { /* TS passes it at every step: the same pattern on every rank? */
+    Mat             Yd, Yo, Xd, Xo;
+    const PetscInt *yg, *xg;
+    PetscBool       same = PETSC_FALSE;
+
+    PetscCall(MatMPIBAIJKSPARSEGetSeqBAIJ_Private(Y, &Yd, &Yo, &yg));
+    PetscCall(MatMPIBAIJKSPARSEGetSeqBAIJ_Private(X, &Xd, &Xo, &xg));
+    if (Yd && Xd && Yo && Xo) {
+      PetscCall(MatBAIJKSPARSESameBlockPattern_Private(Xd, Yd, &same));
+      if (same) PetscCall(MatBAIJKSPARSESameBlockPattern_Private(Xo, Yo, &same));
+      if (same && Yo->cmap->n) PetscCall(PetscArraycmp(xg, yg, Yo->cmap->n / Y->rmap->bs, &same)); /* the ghost columns */
+    }
+    PetscCallMPI(MPIU_Allreduce(MPI_IN_PLACE, &same, 1, MPI_C_BOOL, MPI_LAND, PetscObjectComm((PetscObject)Y)));
+    if (same) str = SAME_NONZERO_PATTERN;
+  }
   if (str == SAME_NONZERO_PATTERN && isk) { /* part by part: on the device where both live there */
     Mat Yd, Yo, Xd, Xo;
 
