@@ -142,6 +142,7 @@ PETSC_INTERN PetscErrorCode                MatInvertBlockDiagonal_SeqBAIJKSPARSE
 PETSC_INTERN PetscErrorCode                MatInvertVariableBlockDiagonal_SeqBAIJKSPARSE(Mat, PetscInt, const PetscInt *, PetscScalar *);
 PETSC_INTERN PetscErrorCode                MatInvertBlockDiagonal_MPIBAIJKSPARSE(Mat, const PetscScalar **);
 PETSC_INTERN PetscErrorCode                MatInvertVariableBlockDiagonal_MPIBAIJKSPARSE(Mat, PetscInt, const PetscInt *, PetscScalar *);
+PETSC_INTERN PetscErrorCode                MatGetBlockDiagonal_BAIJKSPARSE(Mat, Mat *);
 
 /* How a matrix was preallocated (baijksparse_prealloc.c), for -mat_view ::ascii_info. BAIJ: block counts
    (MatSeqBAIJSetPreallocation(), MatMPIBAIJSetPreallocation(), MatXAIJSetPreallocation(), a DM); AIJ: scalar row counts

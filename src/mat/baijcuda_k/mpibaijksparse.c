@@ -828,6 +828,7 @@ static PetscErrorCode MPIOursInitialize(void)
   MPIOurs.diagonalscale               = MatDiagonalScale_MPIBAIJKSPARSE;
   MPIOurs.zerorows                    = MatZeroRows_MPIBAIJKSPARSE;
   MPIOurs.duplicate                   = MatDuplicate_MPIBAIJKSPARSE;
+  MPIOurs.getblockdiagonal            = MatGetBlockDiagonal_BAIJKSPARSE;
   MPIOurs.invertblockdiagonal         = MatInvertBlockDiagonal_MPIBAIJKSPARSE;
   MPIOurs.invertvariableblockdiagonal = MatInvertVariableBlockDiagonal_MPIBAIJKSPARSE;
   MPIOurs.createsubmatrix             = MatCreateSubMatrix_MPIBAIJKSPARSE;

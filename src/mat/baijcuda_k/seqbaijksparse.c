@@ -369,6 +369,7 @@ static PetscErrorCode SeqOursInitialize(void)
   SeqOurs.diagonalscale               = MatDiagonalScale_SeqBAIJKSPARSE;
   SeqOurs.zerorows                    = MatZeroRows_SeqBAIJKSPARSE;
   SeqOurs.zerorowscolumns             = MatZeroRowsColumns_SeqBAIJKSPARSE;
+  SeqOurs.getblockdiagonal            = MatGetBlockDiagonal_BAIJKSPARSE;
   SeqOurs.invertblockdiagonal         = MatInvertBlockDiagonal_SeqBAIJKSPARSE;
   SeqOurs.invertvariableblockdiagonal = MatInvertVariableBlockDiagonal_SeqBAIJKSPARSE;
   SeqOurs.createsubmatrix             = MatCreateSubMatrix_SeqBAIJKSPARSE;
