@@ -159,9 +159,9 @@ pbg_run_tutorials_confirm_quick() {
 tcase run_tutorials_bad_confirm --fail -- bash "$PBG_ROOT/bench/scripts/run_tutorials.sh" "$PBG_LOGDIR/run_tutorials_bad" --host --confirm x --grep 'confirm K needs K >= 0 runs, not x'
 tcase run_tutorials_bad_runs_per_gpu --fail -- bash "$PBG_ROOT/bench/scripts/run_tutorials.sh" "$PBG_LOGDIR/run_tutorials_bad" --host --runs-per-gpu 0 --grep 'runs-per-gpu K needs K >= 1, not 0'
 
-unset -f tut_ex19 tut_ex5
-unset ours ours_gpu opts g pre where snes_cut mg_ex19 ex17_gamg
 # PETSc's pbjacobi on baijksparse applies on the device (issue 38: it applied on the host, copying both vectors at every
 # apply, 6.2x slower than on aijcusparse in snes ex19 512^2 on an H200): PCApply moves nothing between host and device
 tcase tut_gpu_ex19_pbjacobi_baijksparse --gpu -- $(tut_ex19 128) -dm_mat_type baijksparse -dm_vec_type cuda -pc_type pbjacobi -log_view --grep 'Nonlinear solve converged' --grep '^PCApply +[0-9]+ .* 0 0\.00e\+00 +0 0\.00e\+00 +100$'
 tcase tut_gpu_ex19_pbjacobi_baijksparse_np2 --gpu -n 2 -- $(tut_ex19 128) -dm_mat_type baijksparse -dm_vec_type cuda -pc_type pbjacobi -use_gpu_aware_mpi 0 -log_view --grep 'Nonlinear solve converged' --grep '^PCApply +[0-9]+ .* 0 0\.00e\+00 +0 0\.00e\+00 +100$'
+unset -f tut_ex19 tut_ex5
+unset ours ours_gpu opts g pre where snes_cut mg_ex19 ex17_gamg
