@@ -49,7 +49,7 @@ int main(int argc, char **argv)
   Mat            J, R;
   Vec            x, y, yr;
   PetscInt       dim = 1, dof = 2, m = 17, s = 1;
-  PetscBool      periodic = PETSC_FALSE, flg;
+  PetscBool      periodic  = PETSC_FALSE, flg;
   char           mtype[64] = MATBAIJKSPARSE;
   DMBoundaryType bt;
   PetscReal      err, nrm;

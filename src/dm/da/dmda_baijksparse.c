@@ -13,7 +13,7 @@
 #include <petscblockgpu.h>
 #include <petscblockgpu/private/pbgimpl.h>
 
-static PetscErrorCode (*DMCreate_DA_PETSc)(DM)                = NULL;
+static PetscErrorCode (*DMCreate_DA_PETSc)(DM)              = NULL;
 static PetscErrorCode (*DMCreateMatrix_DA_PETSc)(DM, Mat *) = NULL;
 
 /* A 1-D DMDA has no BAIJ route in PETSc ("Not implemented for 1 dimension"): its AIJ route builds the matrix (host

@@ -94,7 +94,8 @@ static PetscErrorCode AIJCountsBlockSize(Mat B, PetscInt *bs)
   PetscCall(PetscLayoutSetUp(B->cmap));
   PetscCall(MatGetBlockSize(B, bs));
   if (*bs < 1) *bs = 1;
-  PetscCheck(B->rmap->n % *bs == 0 && B->cmap->n % *bs == 0, PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ, "%s: the local sizes %" PetscInt_FMT " x %" PetscInt_FMT " are not multiples of the block size %" PetscInt_FMT "; set the block size with MatSetBlockSize() before the preallocation", ((PetscObject)B)->type_name, B->rmap->n, B->cmap->n, *bs);
+  PetscCheck(B->rmap->n % *bs == 0 && B->cmap->n % *bs == 0, PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ, "%s: the local sizes %" PetscInt_FMT " x %" PetscInt_FMT " are not multiples of the block size %" PetscInt_FMT "; set the block size with MatSetBlockSize() before the preallocation",
+             ((PetscObject)B)->type_name, B->rmap->n, B->cmap->n, *bs);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -173,7 +174,7 @@ PetscErrorCode MatMPIAIJSetPreallocation_MPIBAIJKSPARSE(Mat B, PetscInt d_nz, co
 PetscErrorCode MatBAIJKSPARSEPreallocView_Private(Mat A, const MatBAIJKSPARSEPrealloc *p, PetscViewer viewer)
 {
   MatInfo     info;
-  PetscInt    bs2 = A->rmap->bs * A->cmap->bs;
+  PetscInt    bs2      = A->rmap->bs * A->cmap->bs;
   PetscCount  reserved = p->reserved;
   PetscMPIInt size;
 

@@ -452,7 +452,7 @@ static void DescribeParams(const MatBAIJKSPARSEParams *p, int bs, char *buf, siz
   }
 }
 
-PetscErrorCode MatSeqBAIJKSPARSEViewKernel_Private(Mat A, PetscViewer viewer, const char *what)
+PetscErrorCode MatSeqBAIJKSPARSEViewKernel_Private(Mat A, PetscViewer viewer, const char *what, PetscBool *gpu)
 {
   Mat_SeqBAIJKSPARSE  *k = (Mat_SeqBAIJKSPARSE *)A->spptr;
   PetscBool            avail, done;
@@ -462,6 +462,7 @@ PetscErrorCode MatSeqBAIJKSPARSEViewKernel_Private(Mat A, PetscViewer viewer, co
   char                 buf[256];
 
   PetscFunctionBegin;
+  *gpu = PETSC_FALSE;
   PetscCall(PetscBlockGPUDeviceAvailable(&avail));
   if (!avail || A->boundtocpu) {
     PetscCall(PetscViewerASCIIPrintf(viewer, "baijksparse: %sMatMult: host BAIJ kernels (%s)\n", what, !avail ? "no CUDA device" : "bound to the CPU"));
@@ -498,7 +499,7 @@ PetscErrorCode MatSeqBAIJKSPARSEViewKernel_Private(Mat A, PetscViewer viewer, co
                                      A->offloadmask == PETSC_OFFLOAD_BOTH  ? "current"
                                      : A->offloadmask == PETSC_OFFLOAD_GPU ? "newer than the host copy"
                                                                            : "stale (host newer)"));
-  PetscCall(MatSeqBAIJKSPARSETransposeView_Private(A, viewer, what));
+  *gpu = PETSC_TRUE;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

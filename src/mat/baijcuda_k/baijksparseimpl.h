@@ -363,7 +363,7 @@ PETSC_INTERN PetscErrorCode MatBAIJKSPARSEGetStats_Private(Mat, Mat, MatBAIJKSPA
 PETSC_INTERN PetscErrorCode MatBAIJKSPARSEViewStats_Private(PetscViewer, const MatBAIJKSPARSEStats *);
 /* Prints which kernels MatMult() of the MATSEQBAIJKSPARSE matrix A uses (or would use), with their parameters;
    what names the part ("" for a sequential matrix, "diagonal part: " ...) */
-PETSC_INTERN PetscErrorCode MatSeqBAIJKSPARSEViewKernel_Private(Mat, PetscViewer, const char *);
+PETSC_INTERN PetscErrorCode MatSeqBAIJKSPARSEViewKernel_Private(Mat, PetscViewer, const char *, PetscBool *);
 
 /* Options of MATBAIJKSPARSE: read from the database (PetscOptionsObject NULL: quietly, without -help text) */
 PETSC_INTERN PetscErrorCode MatBAIJKSPARSEOptionsRead_Private(Mat, PetscOptionItems, MatBAIJKSPARSEOptions *);

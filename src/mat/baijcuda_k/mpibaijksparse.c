@@ -700,7 +700,7 @@ static PetscErrorCode MatView_MPIBAIJKSPARSE(Mat A, PetscViewer viewer)
     MatBAIJKSPARSEStats s;
     Mat                 Ad, Ao;
     PetscInt            sums[3], ext[2];
-    PetscBool           isk;
+    PetscBool           isk, gpu;
 
     PetscCall(MatMPIBAIJKSPARSEGetSeqBAIJ_Private(A, &Ad, &Ao, NULL));
     PetscCall(MatBAIJKSPARSEGetStats_Private(Ad, Ao, &s));
@@ -720,9 +720,11 @@ static PetscErrorCode MatView_MPIBAIJKSPARSE(Mat A, PetscViewer viewer)
     PetscCall(MatBAIJKSPARSEPreallocView_Private(A, &k->prealloc, viewer));
     /* the kernels of rank 0's parts (each rank chooses from its own rows) */
     PetscCall(PetscObjectTypeCompare((PetscObject)Ad, MATSEQBAIJKSPARSE, &isk));
-    if (isk) PetscCall(MatSeqBAIJKSPARSEViewKernel_Private(Ad, viewer, "diagonal part: "));
+    if (isk) PetscCall(MatSeqBAIJKSPARSEViewKernel_Private(Ad, viewer, "diagonal part: ", &gpu));
+    if (isk && gpu) PetscCall(MatSeqBAIJKSPARSETransposeView_Private(Ad, viewer, "diagonal part: "));
     PetscCall(PetscObjectTypeCompare((PetscObject)Ao, MATSEQBAIJKSPARSE, &isk));
-    if (isk) PetscCall(MatSeqBAIJKSPARSEViewKernel_Private(Ao, viewer, "off-diagonal part: "));
+    if (isk) PetscCall(MatSeqBAIJKSPARSEViewKernel_Private(Ao, viewer, "off-diagonal part: ", &gpu));
+    if (isk && gpu) PetscCall(MatSeqBAIJKSPARSETransposeView_Private(Ao, viewer, "off-diagonal part: "));
     PetscCall(MatBAIJKSPARSECOOView_Private(k->coo, viewer));
     if (k->Mvctx) {
       PetscCall(PetscViewerASCIIPrintf(viewer, "baijksparse: ghost values: %" PetscInt_FMT " block columns on rank 0, into a CUDA vector while the diagonal part multiplies; ", k->nghost));

@@ -453,11 +453,13 @@ static PetscErrorCode MatView_SeqBAIJKSPARSE(Mat A, PetscViewer viewer)
   PetscCall(PetscViewerGetFormat(viewer, &format));
   if (isascii && (format == PETSC_VIEWER_ASCII_INFO || format == PETSC_VIEWER_ASCII_INFO_DETAIL)) {
     MatBAIJKSPARSEStats s;
+    PetscBool           gpu;
 
     PetscCall(MatBAIJKSPARSEGetStats_Private(A, NULL, &s));
     PetscCall(MatBAIJKSPARSEViewStats_Private(viewer, &s));
     PetscCall(MatBAIJKSPARSEPreallocView_Private(A, &k->prealloc, viewer));
-    PetscCall(MatSeqBAIJKSPARSEViewKernel_Private(A, viewer, ""));
+    PetscCall(MatSeqBAIJKSPARSEViewKernel_Private(A, viewer, "", &gpu));
+    if (gpu) PetscCall(MatSeqBAIJKSPARSETransposeView_Private(A, viewer, ""));
     PetscCall(MatBAIJKSPARSECOOView_Private(k->coo, viewer));
   }
   PetscCall(MatSeqBAIJKSPARSEHostAccess_Private(A, PETSC_FALSE));
