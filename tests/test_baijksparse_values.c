@@ -8,6 +8,7 @@ static char help[] = "Value operations of MATBAIJKSPARSE (seq and MPI) against P
                      "  scale shift axpy_same axpy_subset copy diagonalscale diagonalset_add diagonalset_insert getdiagonal\n"
                      "  zeroentries_setvalues zerorows zerorowscolumns duplicate convert multtranspose\n"
                      "  grow_zeroentries (on duplicates of Y and Yref: a product, a new nonzero, MatZeroEntries, values set)\n"
+                     "  shift_grow (on duplicates: a shift, a new block left of the diagonal in every block row but the first, a shift)\n"
                      "Options: -bs <1..64> (3), -nb <block rows per rank, 8; odd ranks get one more>, -seed <1>, -rounds <2>,\n"
                      "  -ops <comma list of steps, default all>, -vec_type <standard|cuda> (the type of MatCreateVecs(Y)),\n"
                      "  -axpy_unknown (axpy_same passes UNKNOWN_NONZERO_PATTERN, as TS does at every step: found the same on the device)\n"
@@ -25,9 +26,9 @@ static char help[] = "Value operations of MATBAIJKSPARSE (seq and MPI) against P
 
 #include <petscblockgpu.h>
 
-#define NSTEPS 16
-static const char *const StepNames[NSTEPS] = {"scale",    "shift",           "axpy_same", "axpy_subset", "copy",          "diagonalscale",   "diagonalset_add", "diagonalset_insert", "getdiagonal", "zeroentries_setvalues",
-                                              "zerorows", "zerorowscolumns", "duplicate", "convert",     "multtranspose", "grow_zeroentries"};
+#define NSTEPS 17
+static const char *const StepNames[NSTEPS] = {"scale",    "shift",           "axpy_same", "axpy_subset", "copy",          "diagonalscale",    "diagonalset_add", "diagonalset_insert", "getdiagonal", "zeroentries_setvalues",
+                                              "zerorows", "zerorowscolumns", "duplicate", "convert",     "multtranspose", "grow_zeroentries", "shift_grow"};
 enum {
   S_SCALE,
   S_SHIFT,
@@ -44,7 +45,8 @@ enum {
   S_DUPLICATE,
   S_CONVERT,
   S_MULTTRANSPOSE,
-  S_GROW_ZEROENTRIES
+  S_GROW_ZEROENTRIES,
+  S_SHIFT_GROW
 };
 
 #include "test_refusal.h"
@@ -368,8 +370,8 @@ static PetscErrorCode CheckBegin(Ctx *c, PetscInt s, PetscBool *active)
   PetscFunctionBeginUser;
   *active = PETSC_FALSE;
   if (!c->check) PetscFunctionReturn(PETSC_SUCCESS);
-  if (s == S_CONVERT || s == S_GROW_ZEROENTRIES) PetscFunctionReturn(PETSC_SUCCESS); /* host values needed, or a new pattern */
-  if (s == S_ZEROROWSCOLUMNS && c->size > 1) {                                       /* MPI: MPIBAIJ's host method (README) */
+  if (s == S_CONVERT || s == S_GROW_ZEROENTRIES || s == S_SHIFT_GROW) PetscFunctionReturn(PETSC_SUCCESS); /* host values needed, or a new pattern */
+  if (s == S_ZEROROWSCOLUMNS && c->size > 1) {                                                            /* MPI: MPIBAIJ's host method (README) */
     PetscCall(PetscPrintf(PETSC_COMM_WORLD, "  transfers %s: not checked (the MPI type runs it on the host)\n", StepNames[s]));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
@@ -663,6 +665,31 @@ static PetscErrorCode RunStep(Ctx *c, PetscInt s, PetscBool productfirst, PetscR
     PetscCall(MatDestroy(&W));
     PetscCall(MatDestroy(&Wref));
   } break;
+  case S_SHIFT_GROW: { /* on duplicates: a shift, then a new block left of the diagonal in every local block row but the
+                         first (the stored diagonal blocks move), then a shift again, which must find them anew */
+    Mat         W, Wref, Ms[2];
+    PetscScalar v = 0.25;
+
+    PetscCall(MatDuplicate(Y, MAT_COPY_VALUES, &W));
+    PetscCall(MatDuplicate(Yref, MAT_COPY_VALUES, &Wref));
+    Ms[0] = W;
+    Ms[1] = Wref;
+    for (PetscInt m = 0; m < 2; m++) {
+      PetscCall(MatShift(Ms[m], 0.5));
+      PetscCall(MatSetOption(Ms[m], MAT_NEW_NONZERO_ALLOCATION_ERR, PETSC_FALSE));
+      for (PetscInt i = 0; i < c->nbl; i++) {
+        const PetscInt r = (c->rstartb + i) * c->bs, cl = 0;
+
+        if (r) PetscCall(MatSetValues(Ms[m], 1, &r, 1, &cl, &v, ADD_VALUES));
+      }
+      PetscCall(MatAssemblyBegin(Ms[m], MAT_FINAL_ASSEMBLY));
+      PetscCall(MatAssemblyEnd(Ms[m], MAT_FINAL_ASSEMBLY));
+      PetscCall(MatShift(Ms[m], -1.25));
+    }
+    PetscCall(Compare(c, W, Wref, productfirst, PETSC_FALSE, dp, dv));
+    PetscCall(MatDestroy(&W));
+    PetscCall(MatDestroy(&Wref));
+  } break;
   case S_CONVERT: {
     Mat       B;
     PetscBool isbaij;
@@ -729,7 +756,7 @@ int main(int argc, char **argv)
       }
       /* on every rank (PETSC_COMM_SELF): an error on PETSC_COMM_WORLD is printed by rank 0 only, which another rank
          leaving main() first can get killed before it prints */
-      PetscCheck(found, PETSC_COMM_SELF, PETSC_ERR_ARG_UNKNOWN_TYPE, "-ops: unknown op \"%s\"; the ops are scale, shift, axpy_same, axpy_subset, copy, diagonalscale, diagonalset_add, diagonalset_insert, getdiagonal, zeroentries_setvalues, zerorows, zerorowscolumns, duplicate, convert, multtranspose, grow_zeroentries", opnames[i]);
+      PetscCheck(found, PETSC_COMM_SELF, PETSC_ERR_ARG_UNKNOWN_TYPE, "-ops: unknown op \"%s\"; the ops are scale, shift, axpy_same, axpy_subset, copy, diagonalscale, diagonalset_add, diagonalset_insert, getdiagonal, zeroentries_setvalues, zerorows, zerorowscolumns, duplicate, convert, multtranspose, grow_zeroentries, shift_grow", opnames[i]);
       PetscCall(PetscFree(opnames[i]));
     }
   }

@@ -102,3 +102,12 @@ tcase bk_values_axpy_unknown -- test_baijksparse_values -bs 3 -nb 6 -rounds 2 -o
 tcase bk_values_axpy_unknown_mpi2 -n 2 -- test_baijksparse_values -bs 2 -nb 5 -rounds 2 -ops axpy_same,shift,axpy_same -axpy_unknown --grep '^Y is still mpibaijksparse' --grep '^OK' --nogrep 'FAILED'
 tcase bk_gpu_values_axpy_unknown --gpu -- test_baijksparse_values -vec_type cuda -check_transfers -bs 3 -nb 6 -rounds 2 -ops axpy_same,scale,axpy_same -axpy_unknown --grep 'transfers axpy_same: matrix copies to/from the device 0\.?/0\.?, .*: ok' --grep '^OK' --nogrep 'FAILED'
 tcase bk_gpu_values_axpy_unknown_mpi2 --gpu -n 2 -- test_baijksparse_values -vec_type cuda -use_gpu_aware_mpi 0 -bs 2 -nb 5 -rounds 2 -ops axpy_same,shift,axpy_same -axpy_unknown --grep '^Y is still mpibaijksparse' --grep '^OK' --nogrep 'FAILED'
+# MatShift() on the host keeps the diagonal blocks' positions for the nonzero state: a shift, a new block before the
+# diagonal in every block row, a shift again must match BAIJ (a position kept from before the growth would not)
+for bs in 1 3; do
+  tcase bk_values_shift_grow_bs$bs -- test_baijksparse_values -bs $bs -nb 6 -rounds 2 -ops shift,shift_grow --grep '^Y is still seqbaijksparse after 4 steps' --grep '^OK' --nogrep 'FAILED'
+done
+tcase bk_values_shift_grow_missing_diag -- test_baijksparse_values -bs 2 -nb 7 -missing_diag -rounds 2 -ops shift_grow --grep '^Y is still seqbaijksparse after 2 steps' --grep '^OK' --nogrep 'FAILED'
+tcase bk_values_shift_grow_mpi2 -n 2 -- test_baijksparse_values -bs 3 -nb 6 -rounds 2 -ops shift,shift_grow --grep '^Y is still mpibaijksparse after 4 steps' --grep '^OK' --nogrep 'FAILED'
+tcase bk_gpu_values_shift_grow --gpu -- test_baijksparse_values -vec_type cuda -bs 3 -nb 6 -rounds 2 -ops shift,shift_grow --grep 'vectors seqcuda' --grep '^Y is still seqbaijksparse after 4 steps' --grep '^OK' --nogrep 'FAILED'
+tcase bk_gpu_values_shift_grow_mpi2 --gpu -n 2 -- test_baijksparse_values -vec_type cuda -use_gpu_aware_mpi 0 -bs 3 -nb 6 -rounds 2 -ops shift,shift_grow --grep 'vectors mpicuda' --grep '^Y is still mpibaijksparse after 4 steps' --grep '^OK' --nogrep 'FAILED'

@@ -418,36 +418,43 @@ static PetscErrorCode DiagonalUpdateDevice(Mat A, Vec D, PetscScalar a, PetscBoo
 }
 
 /* A += a I on the host values when every diagonal block is stored (*done), in one pass: BAIJ's MatShift() is PETSc's
-   MatShift_Basic(), a MatSetValues() a row and an assembly (0.2 s a call at 2M rows on the host, at every TS step) */
+   MatShift_Basic(), a MatSetValues() a row and an assembly at every TS step. The diagonal blocks' positions are kept
+   for the nonzero state (a TS shifts the same pattern at every step: a search a row each time cost as much as the
+   shift itself) */
 static PetscErrorCode ShiftHost(Mat A, PetscScalar a, PetscBool *done)
 {
-  const PetscInt *ia, *ja;
-  PetscInt        mbs, n, bs = A->rmap->bs, bs2 = bs * bs, *pos;
-  PetscBool       rowij;
-  PetscScalar    *val;
+  Mat_SeqBAIJKSPARSE *k  = (Mat_SeqBAIJKSPARSE *)A->spptr;
+  PetscInt            bs = A->rmap->bs, bs2 = bs * bs, mbs = A->rmap->n / PetscMax(bs, 1);
+  PetscScalar        *val;
 
   PetscFunctionBegin;
   *done = PETSC_FALSE;
   if (!A->assembled || A->rmap->n != A->cmap->n || A->cmap->bs != bs) PetscFunctionReturn(PETSC_SUCCESS);
-  PetscCall(MatGetRowIJ(A, 0, PETSC_FALSE, PETSC_TRUE, &mbs, &ia, &ja, &rowij));
-  if (!rowij) PetscFunctionReturn(PETSC_SUCCESS);
-  PetscCall(PetscMalloc1(mbs, &pos));
+  if (!k->hostdiag || k->hostdiag_state != A->nonzerostate) {
+    const PetscInt *ia, *ja;
+    PetscInt        n;
+    PetscBool       rowij, all = PETSC_TRUE;
+
+    PetscCall(MatGetRowIJ(A, 0, PETSC_FALSE, PETSC_TRUE, &n, &ia, &ja, &rowij));
+    if (!rowij) PetscFunctionReturn(PETSC_SUCCESS);
+    PetscCall(PetscFree(k->hostdiag));
+    PetscCall(PetscMalloc1(PetscMax(mbs, 1), &k->hostdiag));
+    for (PetscInt r = 0; r < mbs && all; r++) {
+      PetscCall(PetscFindInt(r, ia[r + 1] - ia[r], ja + ia[r], &k->hostdiag[r]));
+      if (k->hostdiag[r] < 0) all = PETSC_FALSE; /* a new nonzero: BAIJ's MatShift() inserts it */
+      else k->hostdiag[r] += ia[r];
+    }
+    PetscCall(MatRestoreRowIJ(A, 0, PETSC_FALSE, PETSC_TRUE, &n, &ia, &ja, &rowij));
+    if (!all) PetscCall(PetscFree(k->hostdiag));
+    else k->hostdiag_state = A->nonzerostate;
+  }
+  if (!k->hostdiag) PetscFunctionReturn(PETSC_SUCCESS);
   *done = PETSC_TRUE;
-  for (PetscInt r = 0; r < mbs && *done; r++) {
-    PetscCall(PetscFindInt(r, ia[r + 1] - ia[r], ja + ia[r], &pos[r]));
-    if (pos[r] < 0) *done = PETSC_FALSE; /* a new nonzero: BAIJ's MatShift() inserts it */
-    else pos[r] += ia[r];
-  }
-  n = mbs; /* (MatRestoreRowIJ() zeroes mbs) */
-  PetscCall(MatRestoreRowIJ(A, 0, PETSC_FALSE, PETSC_TRUE, &mbs, &ia, &ja, &rowij));
-  if (*done) {
-    PetscCall(MatSeqBAIJGetArray(A, &val)); /* the host values, current (and newer afterwards) */
-    for (PetscInt r = 0; r < n; r++)
-      for (PetscInt c = 0; c < bs; c++) val[(PetscInt64)pos[r] * bs2 + c * bs + c] += a;
-    PetscCall(MatSeqBAIJRestoreArray(A, &val));
-    PetscCall(PetscLogFlops((PetscLogDouble)A->rmap->n));
-  }
-  PetscCall(PetscFree(pos));
+  PetscCall(MatSeqBAIJGetArray(A, &val)); /* the host values, current (and newer afterwards) */
+  for (PetscInt r = 0; r < mbs; r++)
+    for (PetscInt c = 0; c < bs; c++) val[(PetscInt64)k->hostdiag[r] * bs2 + c * bs + c] += a;
+  PetscCall(MatSeqBAIJRestoreArray(A, &val));
+  PetscCall(PetscLogFlops((PetscLogDouble)A->rmap->n));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -182,6 +182,10 @@ typedef struct {
   MatBAIJKSPARSEBlockDiag bdiag; /* inverted block diagonals (baijksparse_blockdiag.c), NULL before the first */
   MatBAIJKSPARSEExplicitT trans; /* explicit transpose on the device (baijksparse_transpose.c), NULL before the first */
   MatBAIJKSPARSEPrealloc  prealloc;
+  /* where each block row's diagonal block sits among the host values (MatShift() on the host), for the nonzero state
+     hostdiag_state; NULL before the first host shift */
+  PetscInt        *hostdiag;
+  PetscObjectState hostdiag_state;
 } Mat_SeqBAIJKSPARSE;
 
 /* The engine of the ghost exchange of the device products of MATMPIBAIJKSPARSE (-mat_baijksparse_ghost_exchange):
@@ -216,6 +220,8 @@ typedef struct {
   char                        ghost_why[192]; /* the engine's name, or why not NCCL */
   PetscBool                   viewing;        /* in MPIBAIJ's MatView(): its sub-matrices stay MATMPIBAIJ (baijksparse_submat.c) */
   MatBAIJKSPARSEPrealloc      prealloc;
+  PetscBool                   inserting;       /* the host copies were made current at the object state inserting_state */
+  PetscObjectState            inserting_state; /* by a MatSetValues() of the insertion phase not yet assembled */
 } Mat_MPIBAIJKSPARSE;
 
 /* The generated method tables of the seq and mpi types (PBG_MATOPS: every method of PETSc's struct _MatOps).

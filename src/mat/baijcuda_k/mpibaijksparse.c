@@ -802,6 +802,40 @@ static PetscErrorCode MatSetUp_MPIBAIJKSPARSE(Mat A)
 }
 
 static struct _MatOps MPIOurs;
+/* Before BAIJ's insertion: the host copies of the parts current, once an insertion phase. Programs written for AIJ call
+   MatSetValues() an entry at a time (ksp ex2: 10M calls a rank), and finding the parts costs four type-name compares.
+   The object state moves at every MatAssemblyEnd() and every value change through the interface, and PETSc refuses
+   products and value operations on an unassembled matrix: while the state is the one recorded at the phase's first
+   insertion and the matrix is unassembled, no device copy can have become newer since. */
+static PetscErrorCode InsertionAccess(Mat A)
+{
+  Mat_MPIBAIJKSPARSE *k = (Mat_MPIBAIJKSPARSE *)A->spptr;
+
+  PetscFunctionBegin;
+  if (A->assembled || !k->inserting || k->inserting_state != ((PetscObject)A)->state) {
+    PetscCall(MatMPIBAIJKSPARSEHostAccess_Private(A, PETSC_TRUE));
+    k->inserting       = (PetscBool)!A->assembled;
+    k->inserting_state = ((PetscObject)A)->state;
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatSetValues_MPIBAIJKSPARSE(Mat A, PetscInt m, const PetscInt im[], PetscInt n, const PetscInt in[], const PetscScalar v[], InsertMode addv)
+{
+  PetscFunctionBegin;
+  PetscCall(InsertionAccess(A));
+  PetscCall((*((Mat_MPIBAIJKSPARSE *)A->spptr)->host.setvalues)(A, m, im, n, in, v, addv));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatSetValuesBlocked_MPIBAIJKSPARSE(Mat A, PetscInt m, const PetscInt im[], PetscInt n, const PetscInt in[], const PetscScalar v[], InsertMode addv)
+{
+  PetscFunctionBegin;
+  PetscCall(InsertionAccess(A));
+  PetscCall((*((Mat_MPIBAIJKSPARSE *)A->spptr)->host.setvaluesblocked)(A, m, im, n, in, v, addv));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 static PetscErrorCode MPIOursInitialize(void)
 {
   static PetscBool done = PETSC_FALSE;
@@ -809,6 +843,8 @@ static PetscErrorCode MPIOursInitialize(void)
   PetscFunctionBegin;
   if (done) PetscFunctionReturn(PETSC_SUCCESS);
   MPIOurs.destroy                     = MatDestroy_MPIBAIJKSPARSE;
+  MPIOurs.setvalues                   = MatSetValues_MPIBAIJKSPARSE;
+  MPIOurs.setvaluesblocked            = MatSetValuesBlocked_MPIBAIJKSPARSE;
   MPIOurs.axpy                        = MatAXPY_MPIBAIJKSPARSE;
   MPIOurs.view                        = MatView_MPIBAIJKSPARSE;
   MPIOurs.assemblyend                 = MatAssemblyEnd_MPIBAIJKSPARSE;

@@ -409,6 +409,7 @@ static PetscErrorCode MatSeqBAIJSetPreallocation_SeqBAIJKSPARSE(Mat B, PetscInt 
   /* a new preallocation is a new pattern, whether or not the nonzero state moves (BAIJ's does not move it when the
      new pattern is filled exactly, as MatSeqBAIJSetPreallocationCSR() and COO do): the device pattern is stale */
   if (k->dev) k->dev->pattern_valid = PETSC_FALSE;
+  PetscCall(PetscFree(k->hostdiag));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -422,6 +423,7 @@ static PetscErrorCode MatSeqBAIJKSPARSEFreePrivate(Mat A)
   PetscCall(MatBAIJKSPARSECOODestroy_Private(&k->coo));
   PetscCall(MatBAIJKSPARSEBlockDiagDestroy_Private(&k->bdiag));
   PetscCall(MatBAIJKSPARSEExplicitTDestroy_Private(&k->trans));
+  PetscCall(PetscFree(k->hostdiag));
   PetscCall(PetscFree(A->spptr));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
