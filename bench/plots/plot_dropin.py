@@ -19,6 +19,7 @@ def num(s):
 def main():
     plt, path, out = command_line('plot_dropin.py', __doc__)
     rows = read_rows(path)
+    rows = [r for r in rows if r.get('median', 'yes') in ('yes', None)] or rows  # the run standing for each configuration
     nps = list(dict.fromkeys(r['np'] for r in rows))
     aij_ok = {(r['case'], r['np']) for r in rows if r['mat_type'] != 'baijksparse' and r['status'] == 'ok'}
     fig, axes = plt.subplots(len(nps), 1, figsize=(max(8.0, 0.42 * len(rows) / len(nps) + 2), 3.6 * len(nps)),

@@ -5,7 +5,7 @@
 # the same PC (jacobi, or pbjacobi where the problem has several fields a point), vectors on the device, plus
 # baijksparse with -pc_type vbjacobi where a block Jacobi fits (a block size above 1).
 #
-# Usage: bench/scripts/run_dropin.sh OUTDIR [--size gpu|quick] [--host] [--cases LIST] [--np LIST] [--timeout S]
+# Usage: bench/scripts/run_dropin.sh OUTDIR [--size gpu|quick] [--host] [--cases LIST] [--np LIST] [--timeout S] [--repeat N]
 #        bench/scripts/run_dropin.sh OUTDIR --summary-only   (the summary and plot again, from OUTDIR/dropin.csv)
 #
 #   --size gpu (default): the main stage takes a few seconds on an H200; --size quick: seconds on the 2-core host
@@ -16,6 +16,9 @@
 #              -use_gpu_aware_mpi 0 is added and the ranks share the visible GPUs as run_tutorials.sh does (PETSc gives
 #              rank r the GPU r mod the number of visible GPUs: one each on a 2-GPU node)
 #   --timeout  seconds a run may take (default 300 at the gpu size, 120 quick)
+#   --repeat   N runs of each configuration (default 1), the types alternating (aij, baijksparse, aij, ...); the
+#              summary compares the runs of median main-stage time (a run's main stage also holds the program's own
+#              host work and the device's start, which vary by up to 40% between identical runs on the GPU node)
 #   --extra "OPTIONS"  PETSc options appended to every run (the last of a repeated option wins), e.g. a lower cap
 #
 #   Cases (name: PETSc source; what the matrix is; how it is built):
@@ -66,6 +69,7 @@ cases=$allcases
 nps=1,2
 tmo=""
 extra=""
+repeats=1
 summary_only=0
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -75,6 +79,7 @@ while [ $# -gt 0 ]; do
     --np) nps=$2; shift 2 ;;
     --timeout) tmo=$2; shift 2 ;;
     --extra) extra=$2; shift 2 ;;
+    --repeat) repeats=$2; shift 2 ;;
     --summary-only) summary_only=1; shift ;;
     -h|--help) usage; exit 0 ;;
     -*) echo "run_dropin.sh: unknown option $1" >&2; usage >&2; exit 2 ;;
@@ -216,9 +221,10 @@ error_text() {
 }
 
 nbad=0
-run_one() { # NP MATTYPE PC
-  local np=$1 mt=$2 p=$3 name log args xs rc status err its nsol nfail reason main total ksp sv ab ae jac jev
+run_one() { # NP MATTYPE PC REPEAT
+  local np=$1 mt=$2 p=$3 rep=$4 name log args xs rc status err its nsol nfail reason main total ksp sv ab ae jac jev
   name="${c}_np${np}_${mt}_${p}"
+  [ "$repeats" -gt 1 ] && name+="_r$rep"
   log=$out/$name.log
   args=("${prob[@]:1}" "$matopt" "$mt" "${vecopt[@]+"${vecopt[@]}"}" -pc_type "$p" -ksp_converged_reason -log_view)
   # the plugin is loaded in every run (aij too), so that both types pay its load
@@ -249,24 +255,26 @@ run_one() { # NP MATTYPE PC
   jev=-; jac=""
   for e in SNESJacobianEval TSJacobianEval; do jac=$(event_time "$log" $e); [ -n "$jac" ] && { jev=$e; break; }; done
   [ $status = crash ] || [ $status = timeout ] && { nbad=$((nbad + 1)); }
-  printf '"%s",%s,%s,%s,"%s",%s,%s,%s,"%s",%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,,,"%s",%s\n' "$device" "$c" "$family" "$np" "$sz" "$mt" "$p" \
+  printf '"%s",%s,%s,%s,"%s",%s,%s,%s,%s,"%s",%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,,,,"%s",%s\n' "$device" "$c" "$family" "$np" "$sz" "$mt" "$p" "$rep" \
     "$status" "$err" "${main:--}" "${total:--}" "${ksp:--}" "$its" "$nsol" "$nfail" "${reason:--}" "${sv:--}" "${ab:--}" "${ae:--}" \
     "$jev" "${jac:--}" "$outer:$(event_time "$log" "$outer" | sed 's/^$/-/')" "${prob[0]} ${args[*]}" "$(basename "$log")" >> "$csv"
   printf '  %-10s np %s %-12s %-9s %-7s main %9s s  KSPSolve %9s s  its %7s  %s  (%d s)%s\n' "$c" "$np" "$mt" "$p" "$status" "${main:--}" "${ksp:--}" \
     "$its" "${reason:--}" $((SECONDS - t0)) "${err:+  $err}"
 }
 
-echo "device,case,family,np,size,mat_type,pc,status,error,main_s,total_s,kspsolve_s,linear_its,linear_solves,linear_failed,outer_reason,matsetvalues_s,matassemblybegin_s,matassemblyend_s,jacobian_event,jacobian_s,outer_event_s,main_ratio,kspsolve_ratio,command,log" > "$csv"
-echo "run_dropin: $device, size $size, ranks $nps, timeout $tmo s, $aij against baijksparse"
+echo "device,case,family,np,size,mat_type,pc,repeat,status,error,main_s,total_s,kspsolve_s,linear_its,linear_solves,linear_failed,outer_reason,matsetvalues_s,matassemblybegin_s,matassemblyend_s,jacobian_event,jacobian_s,outer_event_s,median,main_ratio,kspsolve_ratio,command,log" > "$csv"
+echo "run_dropin: $device, size $size, ranks $nps, timeout $tmo s, $repeats run(s) each, $aij against baijksparse"
 IFS=, read -r -a caselist <<< "$cases"
 IFS=, read -r -a nplist <<< "$nps"
 for c in "${caselist[@]}"; do
   case_setup "$c" || { nbad=$((nbad + 1)); continue; }
   echo "$c ($family, $sz): ${prob[*]} $matopt {$aij|baijksparse} ${vecopt[*]} -pc_type $pc$([ $vbj = 1 ] && echo '|vbjacobi')"
   for np in "${nplist[@]}"; do
-    run_one "$np" "$aij" "$pc"
-    run_one "$np" baijksparse "$pc"
-    [ $vbj = 1 ] && run_one "$np" baijksparse vbjacobi
+    for ((rep = 1; rep <= repeats; rep++)); do
+      run_one "$np" "$aij" "$pc" $rep
+      run_one "$np" baijksparse "$pc" $rep
+      [ $vbj = 1 ] && run_one "$np" baijksparse vbjacobi $rep
+    done
   done
 done
 finish || nbad=$((nbad + 1))

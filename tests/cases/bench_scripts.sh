@@ -36,6 +36,28 @@ PY
   grep -q 'Device: \*\*host\*\*' "$d/dropin_summary.md" && grep -qE '^\| ex56 \| prealloc \| .* \| vbjacobi \|' "$d/dropin_summary.md" || return 1
   bash "$PBG_ROOT/bench/scripts/run_dropin.sh" "$d" --summary-only > /dev/null || return 1
 }
+# --repeat 3: three rows a configuration, exactly one of them marked the median (the middle main-stage time), the ratio
+# on that baijksparse row only, the spread column in the summary
+pbg_run_dropin_repeat() {
+  local d=$PBG_WORKDIR/run_dropin_repeat
+  rm -rf "$d"
+  bash "$PBG_ROOT/bench/scripts/run_dropin.sh" "$d" --host --size quick --np 1 --cases ksp_ex23 --repeat 3 || return 1
+  python3 - "$d/dropin.csv" << 'PY' || return 1
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+for mt in ('aij', 'baijksparse'):
+    g = [r for r in rows if r['mat_type'] == mt]
+    med = [r for r in g if r['median'] == 'yes']
+    times = sorted(float(r['main_s']) for r in g)
+    assert len(g) == 3 and sorted(r['repeat'] for r in g) == ['1', '2', '3'], g
+    assert len(med) == 1 and float(med[0]['main_s']) == times[1], (med, times)
+    assert all(bool(r['main_ratio']) == (mt == 'baijksparse' and r['median'] == 'yes') for r in g)
+print('ok')
+PY
+  grep -qE '^\| ksp_ex23 \| .* \| [0-9.]+-[0-9.]+ \(3 runs\) / [0-9.]+-[0-9.]+ \(3 runs\) \|$' "$d/dropin_summary.md" || return 1
+  [ -f "$d/ksp_ex23_np1_baijksparse_jacobi_r3.log" ]
+}
 if [ -x "$PBG_ROOT/bench/bin/ksp_ex23" ] && [ -x "$PBG_ROOT/bench/bin/snes_ex5" ] && [ -x "$PBG_ROOT/bench/bin/ex56" ]; then
   tcheck run_dropin_quick_host -- pbg_run_dropin_quick
+  tcheck run_dropin_repeat_host -- pbg_run_dropin_repeat
 fi
