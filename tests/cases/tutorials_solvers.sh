@@ -101,10 +101,41 @@ if [ -x "$PBG_ROOT/bench/bin/ex56" ]; then
 fi
 tcase tut_ex19_mg_vbjacobi_auto_smoother -- "${mg_ex19[@]}" -mg_levels_ksp_type chebyshev -snes_view --grep 'Nonlinear solve converged' --grep 'blocks from: matrix \(auto: a multigrid level smoother, blocks not merged\)'
 tcase tut_ex19_vbjacobi_auto_merged -- $(tut_ex19 16) "${ours[@]}" -ksp_view --grep 'Nonlinear solve converged' --grep 'blocks from: supervariable \(auto: merged supervariables\)'
+# issue 39: PCGAMG on baijksparse (graph, products through AIJ, blocked level operators): the same iterations as on
+# aij, every level operator baijksparse (the coarse ones with the prolongator's column block size); the default
+# smoother and vbjacobi; 1-3 ranks (ex56 takes cube rank counts only)
+pbg_gamg_same_its() { # NP AIJTYPE MATOPTION PROGRAM ARGS...
+  local np=$1 aij=$2 opt=$3 a b
+  shift 3
+  a=$(pbg_run "$np" "$@" "$opt" "$aij") || { echo "$a"; return 1; }
+  b=$(pbg_run "$np" "$@" "$opt" baijksparse -ksp_view) || { echo "$b"; return 1; }
+  a=$(grep -oE 'Linear solve converged due to [A-Z_]+ iterations [0-9]+' <<< "$a")
+  echo "$aij: $a"
+  echo "baijksparse: $(grep -oE 'Linear solve converged due to [A-Z_]+ iterations [0-9]+' <<< "$b")"
+  [ -n "$a" ] && [ "$a" = "$(grep -oE 'Linear solve converged due to [A-Z_]+ iterations [0-9]+' <<< "$b")" ] || return 1
+  # the level operators: all ours, at least one coarse level with another block size than the fine one
+  grep -E '^ +type: (seq|mpi)(aij|baij)' <<< "$b" | sort | uniq -c
+  ! grep -qE '^ +type: (seq|mpi)aij' <<< "$b" && grep -qE '^ +type: (seq|mpi)baijksparse' <<< "$b"
+}
+if [ -x "$PBG_ROOT/bench/bin/ex56" ]; then
+  tcheck tut_ex56_gamg_baijksparse -- pbg_gamg_same_its 1 aij -mat_type ex56 -ne 9 -dll_append "$PBG_LIB" -pc_type gamg -ksp_type cg -ksp_rtol 1e-8 -ksp_converged_reason
+  tcheck tut_ex56_gamg_baijksparse_vbjacobi -- pbg_gamg_same_its 1 aij -mat_type ex56 -ne 9 -dll_append "$PBG_LIB" -pc_type gamg -mg_levels_pc_type vbjacobi -ksp_type cg -ksp_rtol 1e-8 -ksp_converged_reason
+  tcheck tut_ex56_gamg_baijksparse_reuse -- pbg_gamg_same_its 1 aij -mat_type ex56 -ne 7 -dll_append "$PBG_LIB" -pc_type gamg -pc_gamg_reuse_interpolation -two_solves -use_mat_nearnullspace -ksp_type cg -ksp_rtol 1e-8 -ksp_converged_reason
+  tcheck tut_ex56_gamg_baijksparse_strength_index -- pbg_gamg_same_its 1 aij -mat_type ex56 -ne 9 -dll_append "$PBG_LIB" -pc_type gamg -use_mat_nearnullspace -pc_gamg_threshold .01 -pc_gamg_mat_coarsen_strength_index 1,2 -ksp_type cg -ksp_rtol 1e-8 -ksp_converged_reason
+  tcheck tut_gpu_ex56_gamg_baijksparse --gpu -- pbg_gamg_same_its 1 aijcusparse -mat_type ex56 -ne 9 -dll_append "$PBG_LIB" -vec_type cuda -pc_type gamg -use_mat_nearnullspace -ksp_type cg -ksp_rtol 1e-8 -ksp_converged_reason
+  tcheck tut_gpu_ex56_gamg_baijksparse_reuse --gpu -- pbg_gamg_same_its 1 aijcusparse -mat_type ex56 -ne 7 -dll_append "$PBG_LIB" -vec_type cuda -pc_type gamg -pc_gamg_reuse_interpolation -two_solves -use_mat_nearnullspace -mg_levels_pc_type vbjacobi -ksp_type cg -ksp_rtol 1e-8 -ksp_converged_reason
+  tcheck tut_ex56_gamg_baijksparse_mpi8 -- pbg_gamg_same_its 8 aij -mat_type ex56 -ne 3 -dll_append "$PBG_LIB" -pc_type gamg -ksp_type cg -ksp_rtol 1e-8 -ksp_converged_reason
+fi
+tcheck tut_ex2_gamg_baijksparse_bs1_np3 -- pbg_gamg_same_its 3 aij -mat_type ex2 -m 60 -n 60 -dll_append "$PBG_LIB" -pc_type gamg -ksp_type cg -ksp_rtol 1e-8 -ksp_converged_reason
 if [ -x "$PBG_ROOT/bench/bin/ex17" ]; then
   ex17_gamg=(ex17 -dm_plex_dim 3 -dm_plex_simplex 0 -displacement_petscspace_degree 1 -dm_plex_box_faces 2,2,2 -dm_refine 2 -snes_type ksponly -pc_type gamg -ksp_type cg -dll_append "$PBG_LIB" -mg_levels_pc_type vbjacobi -snes_converged_reason -ksp_converged_reason)
-  tcase tut_ex17_gamg_baijksparse_refused --fail -- "${ex17_gamg[@]}" -dm_mat_type baijksparse --grep 'PCGAMG needs an AIJ operator .*seqbaijksparse'
-  tcase tut_ex17_gamg_baijksparse_refused_mpi2 --fail -n 2 -- "${ex17_gamg[@]}" -dm_mat_type baijksparse --grep 'PCGAMG needs an AIJ operator .*mpibaijksparse'
+  for np in 1 2 3; do
+    tcheck tut_ex17_gamg_baijksparse_np$np -- pbg_gamg_same_its $np aij -dm_mat_type "${ex17_gamg[@]}"
+  done
+  # on the GPU: against aijcusparse, the products on the device (cuSPARSE through the conversions)
+  for np in 1 2; do
+    tcheck tut_gpu_ex17_gamg_baijksparse_np$np --gpu -- pbg_gamg_same_its $np aijcusparse -dm_mat_type "${ex17_gamg[@]}" -dm_vec_type cuda -use_gpu_aware_mpi 0
+  done
   tcase tut_ex17_gamg_vbjacobi_smoother -- "${ex17_gamg[@]}" -dm_mat_type aij --grep 'Linear solve converged' --grep 'Nonlinear solve converged'
   tcase tut_ex17_gamg_vbjacobi_smoother_mpi2 -n 2 -- "${ex17_gamg[@]}" -dm_mat_type aij --grep 'Linear solve converged' --grep 'Nonlinear solve converged'
 fi

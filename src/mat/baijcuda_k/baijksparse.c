@@ -46,6 +46,22 @@
 
 .seealso: [](ch_matrices), `Mat`, `MATSEQBAIJKSPARSE`, `MATMPIBAIJKSPARSE`, `MATBAIJ`, `MatCreateBAIJKSPARSE()`, `PCVBJACOBI`
 M*/
+/* BSR stores square blocks. A matrix asked for as baijksparse whose row and column block sizes differ (PCGAMG's
+   prolongators, created with the operator's type: bs x the number of near-null-space vectors) is made the AIJ type
+   that holds such blocks, on the device where it is usable (*rect) */
+PetscErrorCode MatBAIJKSPARSERectangularBlocks_Private(Mat A, MatType devtype, MatType hosttype, PetscBool *rect)
+{
+  PetscBool avail;
+
+  PetscFunctionBegin;
+  *rect = (PetscBool)(A->rmap->bs > 0 && A->cmap->bs > 0 && A->rmap->bs != A->cmap->bs);
+  if (!*rect) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(PetscBlockGPUDeviceAvailable(&avail));
+  PetscCall(PetscInfo(A, "block sizes %" PetscInt_FMT " x %" PetscInt_FMT ": not square, so %s instead of %s\n", A->rmap->bs, A->cmap->bs, avail ? devtype : hosttype, MATBAIJKSPARSE));
+  PetscCall(MatSetType(A, avail ? devtype : hosttype));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 PetscErrorCode MatCreate_BAIJKSPARSE(Mat A)
 {
   PetscMPIInt size;

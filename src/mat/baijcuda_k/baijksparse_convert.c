@@ -373,18 +373,6 @@ PetscErrorCode MatConvert_BAIJKSPARSE_HostForward(Mat A, MatType type, MatReuse 
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* The graph of PCGAMG (MatCreateGraph()). BAIJ has none, and past the graph PCGAMG builds its prolongator with the
-   operator's type and multiplies it with the operator (MatMatMult), which no BAIJ type has: so a clear stop here, at the
-   first step, naming the way that works, instead of PETSc's "No method creategraph" or, with a graph, a failed product
-   deep in the setup. */
-PetscErrorCode MatCreateGraph_BAIJKSPARSE(Mat A, PetscBool sym, PetscBool scale, PetscReal filter, PetscInt num_idx, PetscInt index[], Mat *graph)
-{
-  PetscFunctionBegin;
-  (void)sym, (void)scale, (void)filter, (void)num_idx, (void)index, (void)graph;
-  SETERRQ(PetscObjectComm((PetscObject)A), PETSC_ERR_SUP, "PCGAMG needs an AIJ operator (it builds its prolongators with the operator's type and multiplies them with it, which %s, like BAIJ, cannot): use -dm_mat_type aijcusparse (or -mat_type aijcusparse) with PCGAMG; -mg_levels_pc_type vbjacobi works as its smoother there",
-          ((PetscObject)A)->type_name);
-}
-
 /* ---------------------------------------------------------------------------------------------- any type -> baijksparse */
 
 PetscErrorCode MatConvert_Any_BAIJKSPARSE(Mat A, MatType type, MatReuse reuse, Mat *newmat)

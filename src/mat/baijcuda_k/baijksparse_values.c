@@ -841,3 +841,64 @@ PetscErrorCode MatDuplicate_SeqBAIJKSPARSE(Mat A, MatDuplicateOption op, Mat *M)
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
+
+/* ---------------------------------------------------------------------------------------------- block weights */
+PetscErrorCode MatSeqBAIJKSPARSEBlockWeights_Private(Mat A, PetscInt nidx, const PetscInt idx[], PetscScalar w[])
+{
+  Mat_SeqBAIJKSPARSE *k  = (Mat_SeqBAIJKSPARSE *)A->spptr;
+  const PetscInt      bs = A->rmap->bs, bs2 = bs * bs;
+  unsigned long long  mask = 0;
+  PetscBool           dev;
+  MatInfo             info;
+  PetscInt            nz;
+
+  PetscFunctionBegin;
+  PetscCall(MatGetInfo(A, MAT_LOCAL, &info));
+  nz = (PetscInt)info.nz_used / bs2;
+  if (!nz) PetscFunctionReturn(PETSC_SUCCESS);
+  if (bs <= 64) {
+    for (PetscInt i = 0; i < (nidx ? nidx : bs); i++) mask |= 1ULL << (nidx ? idx[i] : i);
+  }
+  /* on the device where its copy is the current one (a download of one scalar a block, not the blocks) */
+  dev = (PetscBool)(bs <= 64 && MatSeqBAIJKSPARSEDeviceCurrent_Private(A));
+  if (dev) {
+    PetscScalar *val, *wd;
+    PetscInt64   len;
+    cudaStream_t stream;
+
+    PetscCall(DeviceValues(A, &val, &len, NULL));
+    PetscCheck(len == (PetscInt64)nz * bs2, PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s: %" PetscInt64_FMT " device values for %" PetscInt_FMT " blocks", MATSEQBAIJKSPARSE, len, nz);
+    PetscCall(PetscGetCurrentCUDAStream(&stream));
+    PetscCall(PetscLogEventBegin(PBG_BAIJKValues, A, 0, 0, 0));
+    PetscCall(MatBAIJKSPARSEMallocAsync_CUDA((void **)&wd, (size_t)nz * sizeof(PetscScalar), stream));
+    PetscCall(PetscLogGpuTimeBegin());
+    PetscCall(MatBAIJKSPARSEBlockWeights_CUDA((int)bs, (int)nz, mask, val, wd, stream));
+    PetscCall(PetscLogGpuTimeEnd());
+    PetscCall(MatBAIJKSPARSEMemcpyAsync_CUDA(w, wd, (size_t)nz * sizeof(PetscScalar), cudaMemcpyDeviceToHost, stream));
+    PetscCall(MatBAIJKSPARSEFreeAsync_CUDA(wd, stream));
+    PetscCall(MatBAIJKSPARSEStreamSynchronize_CUDA(stream));
+    PetscCall(PetscLogGpuToCpu((PetscLogDouble)nz * sizeof(PetscScalar)));
+    PetscCall(PetscLogGpuFlops((PetscLogDouble)len));
+    PetscCall(PetscLogEventEnd(PBG_BAIJKValues, A, 0, 0, 0));
+  } else {
+    PetscScalar *a;
+
+    PetscCall(MatSeqBAIJKSPARSEHostAccess_Private(A, PETSC_FALSE));
+    PetscCheck(k->getarray && k->restorearray, PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s matrix without MatSeqBAIJGetArray_C", MATSEQBAIJKSPARSE);
+    PetscCall((*k->getarray)(A, &a)); /* BAIJ's own: a read, the object state unchanged */
+    for (PetscInt b = 0; b < nz; b++) {
+      const PetscScalar *blk = a + (PetscInt64)b * bs2;
+      PetscReal          s   = 0;
+
+      for (PetscInt jj = 0; jj < (nidx ? nidx : bs); jj++) {
+        const PetscInt j = nidx ? idx[jj] : jj;
+
+        for (PetscInt ii = 0; ii < (nidx ? nidx : bs); ii++) s += PetscAbsReal(PetscRealPart(blk[j * bs + (nidx ? idx[ii] : ii)]));
+      }
+      w[b] = s;
+    }
+    PetscCall((*k->restorearray)(A, &a));
+    PetscCall(PetscLogFlops((PetscLogDouble)nz * bs2));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}

@@ -357,7 +357,14 @@ PETSC_INTERN PetscErrorCode MatConvert_SeqBAIJKSPARSE_SeqAIJCUSPARSE(Mat, MatTyp
 /* BAIJ's conversions to aij and sbaij, re-exported on seq- and mpibaijksparse ("MatConvert_<ours>_<type>_C"): the host
    values are brought up to date first */
 PETSC_INTERN PetscErrorCode MatConvert_BAIJKSPARSE_HostForward(Mat, MatType, MatReuse, Mat *);
+/* A matrix with rectangular blocks asked for as baijksparse becomes devtype (device usable) or hosttype (*rect) */
+PETSC_INTERN PetscErrorCode MatBAIJKSPARSERectangularBlocks_Private(Mat, MatType, MatType, PetscBool *);
+/* What PCGAMG asks of the operator (baijksparse_product.c): its graph, and the sparse products through AIJ */
 PETSC_INTERN PetscErrorCode MatCreateGraph_BAIJKSPARSE(Mat, PetscBool, PetscBool, PetscReal, PetscInt, PetscInt[], Mat *);
+PETSC_INTERN PetscErrorCode MatProductSetFromOptions_BAIJKSPARSE(Mat);
+/* The weight of each stored block of the MATSEQBAIJKSPARSE A (the sum of the absolute values of its entries, or of
+   those in the rows and columns idx[] of the block) into w[] (host), computed on the device when its copy is current */
+PETSC_INTERN PetscErrorCode MatSeqBAIJKSPARSEBlockWeights_Private(Mat, PetscInt, const PetscInt[], PetscScalar[]);
 /* The start every in-place conversion between BAIJ and the subclass shares (type checks, MAT_REUSE_MATRIX done here,
    MAT_INITIAL_MATRIX duplicated): MatBAIJKSPARSEConvertStart_Private(A, base, sub, tosub, reuse, newmat, &B); B NULL:
    nothing left to do, else the matrix to convert in place */

@@ -114,6 +114,7 @@ static PetscErrorCode MatMPIBAIJKSPARSEComposeFunctions(Mat B, PetscBool set, Pe
   PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatConvert_mpiaij_mpibaijksparse_C", set ? MatConvert_Any_BAIJKSPARSE : NULL));
   PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatConvert_mpibaij_mpibaijksparse_C", set ? MatConvert_Any_BAIJKSPARSE : NULL));
   PetscCall(PetscObjectComposeFunction((PetscObject)B, PBG_GET_DEVICE_MAT_VIEW, set ? MatGetDeviceMatView_MPIBAIJKSPARSE : NULL));
+  PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatProductSetFromOptions_anytype_C", set ? MatProductSetFromOptions_BAIJKSPARSE : NULL));
   for (size_t i = 0; i < PETSC_STATIC_ARRAY_LENGTH(MPIForwardedTargets); i++) {
     PetscErrorCode (*f)(Mat, MatType, MatReuse, Mat *) = NULL;
 
@@ -850,6 +851,7 @@ static PetscErrorCode MPIOursInitialize(void)
   MPIOurs.assemblyend                 = MatAssemblyEnd_MPIBAIJKSPARSE;
   MPIOurs.convertfrom                 = MatConvert_Any_BAIJKSPARSE;
   MPIOurs.creategraph                 = MatCreateGraph_BAIJKSPARSE;
+  MPIOurs.productsetfromoptions       = MatProductSetFromOptions_BAIJKSPARSE;
   MPIOurs.mult                        = MatMult_MPIBAIJKSPARSE;
   MPIOurs.multadd                     = MatMultAdd_MPIBAIJKSPARSE;
   MPIOurs.multtranspose               = MatMultTranspose_MPIBAIJKSPARSE;
@@ -975,7 +977,11 @@ PetscErrorCode MatConvert_MPIBAIJ_MPIBAIJKSPARSE(Mat A, MatType type, MatReuse r
 M*/
 PetscErrorCode MatCreate_MPIBAIJKSPARSE(Mat A)
 {
+  PetscBool rect;
+
   PetscFunctionBegin;
+  PetscCall(MatBAIJKSPARSERectangularBlocks_Private(A, MATMPIAIJCUSPARSE, MATMPIAIJ, &rect));
+  if (rect) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(MatSetType(A, MATMPIBAIJ));
   PetscCall(MatConvert_MPIBAIJ_MPIBAIJKSPARSE(A, MATMPIBAIJKSPARSE, MAT_INPLACE_MATRIX, &A));
   PetscFunctionReturn(PETSC_SUCCESS);

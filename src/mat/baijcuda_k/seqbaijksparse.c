@@ -295,6 +295,7 @@ static PetscErrorCode MatSeqBAIJKSPARSEComposeFunctions(Mat B, PetscBool set, Pe
   PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatSeqBAIJGetArray_C", set ? MatSeqBAIJGetArray_SeqBAIJKSPARSE : (restore ? k->getarray : NULL)));
   PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatSeqBAIJRestoreArray_C", set ? MatSeqBAIJRestoreArray_SeqBAIJKSPARSE : (restore ? k->restorearray : NULL)));
   PetscCall(PetscObjectComposeFunction((PetscObject)B, PBG_GET_DEVICE_MAT_VIEW, set ? MatGetDeviceMatView_SeqBAIJKSPARSE : NULL));
+  PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatProductSetFromOptions_anytype_C", set ? MatProductSetFromOptions_BAIJKSPARSE : NULL));
   for (size_t i = 0; i < PETSC_STATIC_ARRAY_LENGTH(SeqForwardedTargets); i++) {
     PetscErrorCode (*f)(Mat, MatType, MatReuse, Mat *) = NULL;
 
@@ -351,6 +352,7 @@ static PetscErrorCode SeqOursInitialize(void)
   SeqOurs.view                        = MatView_SeqBAIJKSPARSE;
   SeqOurs.convertfrom                 = MatConvert_Any_BAIJKSPARSE;
   SeqOurs.creategraph                 = MatCreateGraph_BAIJKSPARSE;
+  SeqOurs.productsetfromoptions       = MatProductSetFromOptions_BAIJKSPARSE;
   SeqOurs.mult                        = MatMult_SeqBAIJKSPARSE;
   SeqOurs.multadd                     = MatMultAdd_SeqBAIJKSPARSE;
   SeqOurs.multtranspose               = MatMultTranspose_SeqBAIJKSPARSE;
@@ -597,7 +599,11 @@ PetscErrorCode MatConvert_SeqBAIJ_SeqBAIJKSPARSE(Mat A, MatType type, MatReuse r
 M*/
 PetscErrorCode MatCreate_SeqBAIJKSPARSE(Mat A)
 {
+  PetscBool rect;
+
   PetscFunctionBegin;
+  PetscCall(MatBAIJKSPARSERectangularBlocks_Private(A, MATSEQAIJCUSPARSE, MATSEQAIJ, &rect));
+  if (rect) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(MatSetType(A, MATSEQBAIJ));
   PetscCall(MatConvert_SeqBAIJ_SeqBAIJKSPARSE(A, MATSEQBAIJKSPARSE, MAT_INPLACE_MATRIX, &A));
   PetscFunctionReturn(PETSC_SUCCESS);

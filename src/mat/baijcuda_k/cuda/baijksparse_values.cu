@@ -255,6 +255,26 @@ static PetscErrorCode RowGrid(int nrows, int G, unsigned *grid)
       KERNEL<0><<<grid, kThreads, 0, stream>>>(__VA_ARGS__); \
     } \
   } while (0)
+/* ------------------------------------------------------------------------------------------------ block weights */
+/* a thread per block: the sum of |entry| over the entries (i, j) whose rows i and columns j are both in the mask
+   (bit i; all bits set: every entry), the edge weight of PCGAMG's graph */
+__global__ static void BlockWeightsKernel(int bs, int nz, unsigned long long mask, const Scalar *__restrict__ val, Scalar *__restrict__ w)
+{
+  const int bs2 = bs * bs;
+
+  for (I64 k = (I64)blockIdx.x * blockDim.x + threadIdx.x; k < nz; k += (I64)gridDim.x * blockDim.x) {
+    const Scalar *b = val + k * bs2;
+    double        s = 0;
+
+    for (int j = 0; j < bs; j++) {
+      if (!(mask >> j & 1ULL)) continue;
+      for (int i = 0; i < bs; i++)
+        if (mask >> i & 1ULL) s += fabs(PetscRealPart(b[j * bs + i]));
+    }
+    w[k] = s;
+  }
+}
+
 } // namespace baijkv
 } // namespace pbg
 
@@ -344,6 +364,15 @@ PetscErrorCode MatBAIJKSPARSEZeroRowsColumns_CUDA(int bs, int mbs, int nz, const
   if (!mbs || !nz) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(RowGrid(mbs, G, &grid));
   PBG_ROW_KERNEL_DISPATCH(ZeroRowsColumnsKernel, bs, grid, stream, bs, mbs, G, rowptr, colidx, mask, diag, x, b, val);
+  PetscCallCUDA(cudaGetLastError());
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode MatBAIJKSPARSEBlockWeights_CUDA(int bs, int nz, unsigned long long mask, const PetscScalar *val, PetscScalar *w, cudaStream_t stream)
+{
+  PetscFunctionBegin;
+  if (!nz) PetscFunctionReturn(PETSC_SUCCESS);
+  BlockWeightsKernel<<<StrideGrid((I64)nz), kThreads, 0, stream>>>(bs, nz, mask, val, w);
   PetscCallCUDA(cudaGetLastError());
   PetscFunctionReturn(PETSC_SUCCESS);
 }

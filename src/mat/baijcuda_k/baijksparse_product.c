@@ -1,0 +1,342 @@
+/* What PCGAMG (and PCMG with Galerkin coarse operators) ask of the operator: its graph (MatCreateGraph()) and the
+   sparse products (MatMatMult(), MatPtAP() and the other MatProduct types) with AIJ or baijksparse operands.
+
+   The graph: one vertex a block row, the weight of an edge the sum of the absolute values of its block (or of the
+   sub-block given by the strength index), as PETSc's MatCreateGraph_Simple_AIJ() computes it for a blocked AIJ; the
+   weights are computed where the values are newest (a kernel on the device copy, one scalar a block comes back), and the
+   graph is a host AIJ matrix with one entry a stored block, which PETSc's own MatCreateGraph() then symmetrizes, scales
+   and filters: GAMG's coarsening reads it on the host.
+
+   The products: BAIJ has none with sparse operands. Each baijksparse operand is converted to aijcusparse (aij
+   without a usable device; the seq conversion keeps the values on the device) and PETSc's AIJ product runs on the
+   converted operands (cuSPARSE's SpGEMM on the device). The result is
+   - baijksparse when its blocks are square and it is an operator (PtAP, RARt) or the B operand is baijksparse: the
+     coarse operators of GAMG come out blocked (bs = the columns of a prolongator block: 6 with elasticity's rigid-body
+     modes), so that the V-cycle runs our products and vbjacobi finds their blocks. The AIJ product (D) is kept and
+     its values copied into C at each numeric phase;
+   - otherwise an AIJ matrix of the converted type, which is the product itself: the operands of the AIJ product are
+     swapped in only while it runs (as PETSc's MatProductSymbolic_PtAP_Unsafe() does), so C holds no second copy.
+   At a numeric phase an operand converted earlier is converted again only when its object state moved (values
+   changed: Newton steps, -pc_gamg_reuse_interpolation), into the same matrix. A native blocked product that stores
+   block indices only is the next step (issue 39). */
+#include "baijksparseimpl.h"
+
+/* ---------------------------------------------------------------------------------------------- the graph */
+PetscErrorCode MatCreateGraph_BAIJKSPARSE(Mat A, PetscBool sym, PetscBool scale, PetscReal filter, PetscInt num_idx, PetscInt index[], Mat *graph)
+{
+  MPI_Comm        comm = PetscObjectComm((PetscObject)A);
+  PetscInt        bs = A->rmap->bs, rstart, cstart, mbs, ncoo = 0;
+  const PetscInt *garray = NULL;
+  PetscInt       *ci, *cj;
+  PetscScalar    *cv;
+  Mat             parts[2] = {NULL, NULL}, G;
+  PetscBool       mpi, isset, issym;
+  PetscMPIInt     size;
+
+  PetscFunctionBegin;
+  PetscCheck(A->rmap->bs == A->cmap->bs, comm, PETSC_ERR_SUP, "%s: the graph of a matrix with rectangular blocks", ((PetscObject)A)->type_name);
+  PetscCheck(num_idx >= 0 && num_idx <= bs, comm, PETSC_ERR_ARG_OUTOFRANGE, "MatCreateGraph(): %" PetscInt_FMT " strength indices for block size %" PetscInt_FMT, num_idx, bs);
+  for (PetscInt i = 0; i < num_idx; i++) PetscCheck(index[i] >= 0 && index[i] < bs, comm, PETSC_ERR_ARG_OUTOFRANGE, "MatCreateGraph(): strength index %" PetscInt_FMT " is outside the block size %" PetscInt_FMT, index[i], bs);
+  PetscCall(PetscObjectTypeCompare((PetscObject)A, MATMPIBAIJKSPARSE, &mpi));
+  if (mpi) PetscCall(MatMPIBAIJKSPARSEGetSeqBAIJ_Private(A, &parts[0], &parts[1], &garray));
+  else parts[0] = A;
+  rstart = A->rmap->rstart / bs;
+  cstart = A->cmap->rstart / bs;
+  mbs    = A->rmap->n / bs;
+  /* the stored blocks of both parts, as (block row, block column) pairs, and their weights */
+  for (PetscInt p = 0; p < 2; p++)
+    if (parts[p]) {
+      MatInfo info;
+
+      PetscCall(MatGetInfo(parts[p], MAT_LOCAL, &info));
+      ncoo += (PetscInt)info.nz_used / (bs * bs);
+    }
+  PetscCall(PetscMalloc3(ncoo, &ci, ncoo, &cj, ncoo, &cv));
+  ncoo = 0;
+  for (PetscInt p = 0; p < 2; p++) {
+    const PetscInt *ia, *ja;
+    PetscInt        n, nz;
+    PetscBool       done;
+
+    if (!parts[p]) continue;
+    PetscCall(MatGetRowIJ(parts[p], 0, PETSC_FALSE, PETSC_TRUE, &n, &ia, &ja, &done));
+    PetscCheck(done && n == mbs, PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s: cannot get the block rows", ((PetscObject)A)->type_name);
+    nz = ia[n];
+    for (PetscInt r = 0; r < n; r++)
+      for (PetscInt e = ia[r]; e < ia[r + 1]; e++) {
+        ci[ncoo + e] = rstart + r;
+        cj[ncoo + e] = p ? garray[ja[e]] : cstart + ja[e];
+      }
+    PetscCall(MatRestoreRowIJ(parts[p], 0, PETSC_FALSE, PETSC_TRUE, &n, &ia, &ja, &done));
+    PetscCall(MatSeqBAIJKSPARSEBlockWeights_Private(parts[p], num_idx, index, cv + ncoo));
+    ncoo += nz;
+  }
+  PetscCallMPI(MPI_Comm_size(comm, &size));
+  PetscCall(MatCreate(comm, &G));
+  PetscCall(MatSetSizes(G, mbs, A->cmap->n / bs, PETSC_DETERMINE, PETSC_DETERMINE));
+  PetscCall(MatSetType(G, size > 1 ? MATMPIAIJ : MATSEQAIJ));
+  PetscCall(MatSetPreallocationCOO(G, ncoo, ci, cj));
+  PetscCall(MatSetValuesCOO(G, cv, INSERT_VALUES));
+  PetscCall(PetscFree3(ci, cj, cv));
+  PetscCall(MatIsSymmetricKnown(A, &isset, &issym));
+  if (isset) PetscCall(MatSetOption(G, MAT_SYMMETRIC, issym));
+  PetscCall(PetscInfo(A, "graph of %" PetscInt_FMT " block rows from the block weights (%s), then PETSc's AIJ graph\n", mbs, num_idx ? "strength index" : "all entries"));
+  /* bs 1 AIJ: PETSc's graph of G is G itself, symmetrized, scaled and filtered as asked */
+  PetscCall(MatCreateGraph(G, sym, scale, filter, 0, NULL, graph));
+  PetscCall(MatDestroy(&G));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* ---------------------------------------------------------------------------------------------- products */
+typedef struct {
+  Mat              Aa, Ba;         /* the AIJ operands: conversions of ours, or the operands themselves */
+  PetscBool        Aconv, Bconv;   /* whether Aa / Ba are conversions */
+  PetscObjectState Astate, Bstate; /* the operands' states when converted */
+  Mat              D;              /* a baijksparse result: the AIJ product whose values C copies */
+  PetscBool        fresh;          /* C holds the values of the AIJ operands at the states below */
+  PetscObjectState Aastate, Bastate;
+  void            *inner_data; /* an AIJ result: the AIJ product's own data, numeric phase and destructor */
+  PetscErrorCode (*inner_numeric)(Mat);
+  PetscErrorCode (*inner_destroy)(void *); /* PETSc passes it &data */
+} ProductCtx;
+
+static PetscErrorCode IsOurs(Mat X, PetscBool *ours)
+{
+  PetscFunctionBegin;
+  PetscCall(PetscObjectTypeCompareAny((PetscObject)X, ours, MATSEQBAIJKSPARSE, MATMPIBAIJKSPARSE, ""));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The AIJ type a baijksparse operand is converted to: aijcusparse where the device is usable */
+static PetscErrorCode TargetAIJType(Mat X, MatType *type)
+{
+  PetscBool   dev;
+  PetscMPIInt size;
+
+  PetscFunctionBegin;
+  PetscCall(MatBAIJKSPARSEUseDevice_Private(X, &dev));
+  PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)X), &size));
+  *type = dev ? (size > 1 ? MATMPIAIJCUSPARSE : MATSEQAIJCUSPARSE) : (size > 1 ? MATMPIAIJ : MATSEQAIJ);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode OperandAIJ(Mat X, Mat *Xa, PetscBool *conv, PetscObjectState *state)
+{
+  MatType type;
+
+  PetscFunctionBegin;
+  PetscCall(IsOurs(X, conv));
+  if (*conv) {
+    PetscCall(TargetAIJType(X, &type));
+    PetscCall(MatConvert(X, type, MAT_INITIAL_MATRIX, Xa));
+    PetscCall(PetscObjectStateGet((PetscObject)X, state));
+  } else {
+    PetscCall(PetscObjectReference((PetscObject)X));
+    *Xa = X;
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The conversion of X again into Xa when X's values changed since (same pattern: an AIJ product cannot change its) */
+static PetscErrorCode OperandRefresh(Mat X, Mat Xa, PetscBool conv, PetscObjectState *state, PetscBool *changed)
+{
+  PetscObjectState s;
+  Mat              T;
+
+  PetscFunctionBegin;
+  if (!conv) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(PetscObjectStateGet((PetscObject)X, &s));
+  if (s == *state) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(MatConvert(X, ((PetscObject)Xa)->type_name, MAT_INITIAL_MATRIX, &T));
+  PetscCall(MatCopy(T, Xa, SAME_NONZERO_PATTERN));
+  PetscCall(MatDestroy(&T));
+  *state   = s;
+  *changed = PETSC_TRUE;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode ProductCtxDestroy(void *data)
+{
+  ProductCtx *ctx = *(ProductCtx **)data;
+
+  PetscFunctionBegin;
+  if (ctx->inner_destroy) PetscCall((*ctx->inner_destroy)(&ctx->inner_data));
+  PetscCall(MatDestroy(&ctx->Aa));
+  PetscCall(MatDestroy(&ctx->Ba));
+  PetscCall(MatDestroy(&ctx->D));
+  PetscCall(PetscFree(ctx));
+  *(ProductCtx **)data = NULL;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The block sizes of the result of the product type t of A and B, as PETSc's AIJ products set them */
+static void ResultBlockSizes(MatProductType t, Mat A, Mat B, PetscInt *rbs, PetscInt *cbs)
+{
+  switch (t) {
+  case MATPRODUCT_AtB:
+    *rbs = A->cmap->bs, *cbs = B->cmap->bs;
+    break;
+  case MATPRODUCT_ABt:
+    *rbs = A->rmap->bs, *cbs = B->rmap->bs;
+    break;
+  case MATPRODUCT_PtAP:
+    *rbs = *cbs = B->cmap->bs;
+    break;
+  case MATPRODUCT_RARt:
+    *rbs = *cbs = B->rmap->bs;
+    break;
+  default:
+    *rbs = A->rmap->bs, *cbs = B->cmap->bs;
+  }
+}
+
+static PetscErrorCode ProductNumeric_AIJResult(Mat C)
+{
+  Mat_Product *product = C->product;
+  ProductCtx  *ctx     = (ProductCtx *)product->data;
+  Mat          A = product->A, B = product->B;
+  PetscBool    changed = PETSC_FALSE;
+
+  PetscFunctionBegin;
+  PetscCall(OperandRefresh(A, ctx->Aa, ctx->Aconv, &ctx->Astate, &changed));
+  PetscCall(OperandRefresh(B, ctx->Ba, ctx->Bconv, &ctx->Bstate, &changed));
+  product->A    = ctx->Aa;
+  product->B    = ctx->Ba;
+  product->data = ctx->inner_data;
+  PetscCall((*ctx->inner_numeric)(C));
+  product->data = ctx;
+  product->A    = A;
+  product->B    = B;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode ProductNumeric_OursResult(Mat C)
+{
+  Mat_Product *product = C->product;
+  ProductCtx  *ctx     = (ProductCtx *)product->data;
+  PetscBool    changed = PETSC_FALSE;
+  Mat          T;
+
+  PetscFunctionBegin;
+  PetscCall(OperandRefresh(product->A, ctx->Aa, ctx->Aconv, &ctx->Astate, &changed));
+  PetscCall(OperandRefresh(product->B, ctx->Ba, ctx->Bconv, &ctx->Bstate, &changed));
+  if (ctx->fresh && !changed) { /* the symbolic phase computed the values of these operands (AIJ ones: same objects) */
+    PetscObjectState sa, sb;
+
+    PetscCall(PetscObjectStateGet((PetscObject)ctx->Aa, &sa));
+    PetscCall(PetscObjectStateGet((PetscObject)ctx->Ba, &sb));
+    ctx->fresh = PETSC_FALSE;
+    if (sa == ctx->Aastate && sb == ctx->Bastate) PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  ctx->fresh = PETSC_FALSE;
+  PetscCall(MatProductNumeric(ctx->D));
+  PetscCall(MatConvert(ctx->D, ((PetscObject)C)->type_name, MAT_INITIAL_MATRIX, &T));
+  PetscCall(MatCopy(T, C, SAME_NONZERO_PATTERN));
+  PetscCall(MatDestroy(&T));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode ProductSymbolic_ThroughAIJ(Mat C)
+{
+  Mat_Product   *product = C->product;
+  Mat            A = product->A, B = product->B, E;
+  MatProductType t = product->type;
+  ProductCtx    *ctx;
+  PetscInt       rbs, cbs;
+  PetscBool      bours, ours;
+  MatType        otype;
+
+  PetscFunctionBegin;
+  PetscCall(PetscNew(&ctx));
+  PetscCall(OperandAIJ(A, &ctx->Aa, &ctx->Aconv, &ctx->Astate));
+  PetscCall(OperandAIJ(B, &ctx->Ba, &ctx->Bconv, &ctx->Bstate));
+  ResultBlockSizes(t, A, B, &rbs, &cbs);
+  PetscCall(IsOurs(B, &bours));
+  ours = (PetscBool)(rbs == cbs && rbs >= 1 && (t == MATPRODUCT_PtAP || t == MATPRODUCT_RARt || bours));
+  if (ours) {
+    /* the AIJ product D, then C becomes its baijksparse copy (C keeps its product) */
+    Mat_Product *saved;
+    PetscMPIInt  size;
+
+    PetscCall(MatProductCreate(ctx->Aa, ctx->Ba, NULL, &ctx->D));
+    PetscCall(MatProductSetType(ctx->D, t));
+    PetscCall(MatProductSetAlgorithm(ctx->D, MATPRODUCTALGORITHMDEFAULT));
+    PetscCall(MatProductSetFill(ctx->D, product->fill));
+    PetscCall(MatProductSetFromOptions(ctx->D));
+    PetscCall(MatProductSymbolic(ctx->D));
+    PetscCall(MatProductNumeric(ctx->D));
+    PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)C), &size));
+    otype = size > 1 ? MATMPIBAIJKSPARSE : MATSEQBAIJKSPARSE;
+    if (ctx->D->rmap->bs != rbs || ctx->D->cmap->bs != cbs) PetscCall(MatSetBlockSizes(ctx->D, rbs, cbs));
+    PetscCall(MatConvert(ctx->D, otype, MAT_INITIAL_MATRIX, &E));
+    saved      = C->product;
+    C->product = NULL;
+    PetscCall(MatHeaderReplace(C, &E));
+    C->product = saved;
+    PetscCall(PetscObjectStateGet((PetscObject)ctx->Aa, &ctx->Aastate));
+    PetscCall(PetscObjectStateGet((PetscObject)ctx->Ba, &ctx->Bastate));
+    product->data          = ctx;
+    product->destroy       = ProductCtxDestroy;
+    ctx->fresh             = PETSC_TRUE;
+    C->ops->productnumeric = ProductNumeric_OursResult;
+    PetscCall(PetscInfo(C, "%s of %s and %s through %s: baijksparse result, block size %" PetscInt_FMT "\n", MatProductTypes[t], ((PetscObject)A)->type_name, ((PetscObject)B)->type_name, ((PetscObject)ctx->Aa)->type_name, rbs));
+  } else {
+    /* C is the AIJ product itself, its operands swapped in while it is set up and while it runs */
+    product->A = ctx->Aa;
+    product->B = ctx->Ba;
+    PetscCall(MatProductSetFromOptions(C));
+    PetscCall(MatProductSymbolic(C));
+    product->A             = A;
+    product->B             = B;
+    ctx->inner_data        = product->data;
+    ctx->inner_destroy     = product->destroy;
+    ctx->inner_numeric     = C->ops->productnumeric;
+    product->data          = ctx;
+    product->destroy       = ProductCtxDestroy;
+    C->ops->productnumeric = ProductNumeric_AIJResult;
+    PetscCall(PetscInfo(C, "%s of %s and %s through %s: %s result\n", MatProductTypes[t], ((PetscObject)A)->type_name, ((PetscObject)B)->type_name, ((PetscObject)ctx->Aa)->type_name, ((PetscObject)C)->type_name));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* MatProductSetFromOptions() of baijksparse (the method, and "MatProductSetFromOptions_anytype_C" for mixed operands):
+   sparse operands (AIJ, any AIJ subclass, or ours) take the AIJ route; others (dense) what BAIJ offers */
+PetscErrorCode MatProductSetFromOptions_BAIJKSPARSE(Mat C)
+{
+  Mat_Product *product = C->product;
+  PetscBool    aours, sparse[2];
+
+  PetscFunctionBegin;
+  PetscCall(IsOurs(product->A, &aours));
+  for (PetscInt i = 0; i < 2; i++) {
+    Mat       X = i ? product->B : product->A;
+    PetscBool ours, aij;
+
+    PetscCall(IsOurs(X, &ours));
+    PetscCall(PetscObjectBaseTypeCompareAny((PetscObject)X, &aij, MATSEQAIJ, MATMPIAIJ, ""));
+    sparse[i] = (PetscBool)(ours || aij);
+  }
+  switch (product->type) {
+  case MATPRODUCT_AB:
+  case MATPRODUCT_AtB:
+  case MATPRODUCT_ABt:
+  case MATPRODUCT_PtAP:
+  case MATPRODUCT_RARt:
+    if (sparse[0] && sparse[1]) {
+      C->ops->productsymbolic = ProductSymbolic_ThroughAIJ;
+      PetscFunctionReturn(PETSC_SUCCESS);
+    }
+    break;
+  default:
+    break;
+  }
+  if (aours) { /* BAIJ's own (a dense B), which reads no values */
+    PetscErrorCode (*f)(Mat) = NULL;
+    PetscBool mpi;
+
+    PetscCall(PetscObjectTypeCompare((PetscObject)product->A, MATMPIBAIJKSPARSE, &mpi));
+    f = mpi ? ((Mat_MPIBAIJKSPARSE *)product->A->spptr)->host.productsetfromoptions : ((Mat_SeqBAIJKSPARSE *)product->A->spptr)->host.productsetfromoptions;
+    if (f) PetscCall((*f)(C));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
