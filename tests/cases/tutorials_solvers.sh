@@ -124,6 +124,7 @@ if [ -x "$PBG_ROOT/bench/bin/ex56" ]; then
   tcheck tut_ex56_gamg_baijksparse_strength_index -- pbg_gamg_same_its 1 aij -mat_type ex56 -ne 9 -dll_append "$PBG_LIB" -pc_type gamg -use_mat_nearnullspace -pc_gamg_threshold .01 -pc_gamg_mat_coarsen_strength_index 1,2 -ksp_type cg -ksp_rtol 1e-8 -ksp_converged_reason
   tcheck tut_gpu_ex56_gamg_baijksparse --gpu -- pbg_gamg_same_its 1 aijcusparse -mat_type ex56 -ne 9 -dll_append "$PBG_LIB" -vec_type cuda -pc_type gamg -use_mat_nearnullspace -ksp_type cg -ksp_rtol 1e-8 -ksp_converged_reason
   tcheck tut_gpu_ex56_gamg_baijksparse_reuse --gpu -- pbg_gamg_same_its 1 aijcusparse -mat_type ex56 -ne 7 -dll_append "$PBG_LIB" -vec_type cuda -pc_type gamg -pc_gamg_reuse_interpolation -two_solves -use_mat_nearnullspace -mg_levels_pc_type vbjacobi -ksp_type cg -ksp_rtol 1e-8 -ksp_converged_reason
+  tcase tut_ex56_gamg_baijksparse_malloc_dump -- ex56 -ne 5 -dll_append "$PBG_LIB" -mat_type baijksparse -pc_type gamg -pc_gamg_reuse_interpolation -two_solves -use_mat_nearnullspace -ksp_type cg -ksp_converged_reason -malloc_debug -malloc_dump --grep 'Linear solve converged' --nogrep '^\[ *[0-9]+\] [0-9]+ bytes '
   tcheck tut_ex56_gamg_baijksparse_mpi8 -- pbg_gamg_same_its 8 aij -mat_type ex56 -ne 3 -dll_append "$PBG_LIB" -pc_type gamg -ksp_type cg -ksp_rtol 1e-8 -ksp_converged_reason
 fi
 tcheck tut_ex2_gamg_baijksparse_bs1_np3 -- pbg_gamg_same_its 3 aij -mat_type ex2 -m 60 -n 60 -dll_append "$PBG_LIB" -pc_type gamg -ksp_type cg -ksp_rtol 1e-8 -ksp_converged_reason

@@ -120,16 +120,38 @@ static PetscErrorCode TargetAIJType(Mat X, MatType *type)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* The AIJ copy of an operand of ours is kept on it (composed) with the operand's state: GAMG multiplies a level's
+   operator twice (A P for the smoothed prolongator, then P^T A P), and converts it once */
 static PetscErrorCode OperandAIJ(Mat X, Mat *Xa, PetscBool *conv, PetscObjectState *state)
 {
-  MatType type;
+  MatType          type;
+  Mat              cached = NULL;
+  PetscContainer   c      = NULL;
+  PetscObjectState s, *cs = NULL;
+  PetscBool        same = PETSC_FALSE;
 
   PetscFunctionBegin;
   PetscCall(IsOurs(X, conv));
   if (*conv) {
     PetscCall(TargetAIJType(X, &type));
-    PetscCall(MatConvert(X, type, MAT_INITIAL_MATRIX, Xa));
-    PetscCall(PetscObjectStateGet((PetscObject)X, state));
+    PetscCall(PetscObjectStateGet((PetscObject)X, &s));
+    PetscCall(PetscObjectQuery((PetscObject)X, "PBG_AIJCopy", (PetscObject *)&cached));
+    PetscCall(PetscObjectQuery((PetscObject)X, "PBG_AIJCopyState", (PetscObject *)&c));
+    if (cached && c) {
+      PetscCall(PetscContainerGetPointer(c, (void **)&cs));
+      PetscCall(PetscObjectTypeCompare((PetscObject)cached, type, &same));
+    }
+    if (same && *cs == s) {
+      PetscCall(PetscObjectReference((PetscObject)cached));
+      *Xa = cached;
+    } else {
+      PetscCall(MatConvert(X, type, MAT_INITIAL_MATRIX, Xa));
+      PetscCall(PetscObjectCompose((PetscObject)X, "PBG_AIJCopy", (PetscObject)*Xa));
+      PetscCall(PetscMalloc1(1, &cs));
+      *cs = s;
+      PetscCall(PetscObjectContainerCompose((PetscObject)X, "PBG_AIJCopyState", cs, PetscCtxDestroyDefault));
+    }
+    *state = s;
   } else {
     PetscCall(PetscObjectReference((PetscObject)X));
     *Xa = X;
@@ -147,9 +169,21 @@ static PetscErrorCode OperandRefresh(Mat X, Mat Xa, PetscBool conv, PetscObjectS
   if (!conv) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(PetscObjectStateGet((PetscObject)X, &s));
   if (s == *state) PetscFunctionReturn(PETSC_SUCCESS);
-  PetscCall(MatConvert(X, ((PetscObject)Xa)->type_name, MAT_INITIAL_MATRIX, &T));
-  PetscCall(MatCopy(T, Xa, SAME_NONZERO_PATTERN));
-  PetscCall(MatDestroy(&T));
+  {
+    PetscContainer    c      = NULL;
+    PetscObjectState *cs     = NULL;
+    Mat               cached = NULL;
+
+    PetscCall(PetscObjectQuery((PetscObject)X, "PBG_AIJCopy", (PetscObject *)&cached));
+    PetscCall(PetscObjectQuery((PetscObject)X, "PBG_AIJCopyState", (PetscObject *)&c));
+    if (c) PetscCall(PetscContainerGetPointer(c, (void **)&cs));
+    if (!(cached == Xa && cs && *cs == s)) { /* another product sharing the copy has not refreshed it yet */
+      PetscCall(MatConvert(X, ((PetscObject)Xa)->type_name, MAT_INITIAL_MATRIX, &T));
+      PetscCall(MatCopy(T, Xa, SAME_NONZERO_PATTERN));
+      PetscCall(MatDestroy(&T));
+      if (cached == Xa && cs) *cs = s;
+    }
+  }
   *state   = s;
   *changed = PETSC_TRUE;
   PetscFunctionReturn(PETSC_SUCCESS);
