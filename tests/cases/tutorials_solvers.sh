@@ -99,6 +99,14 @@ if [ -x "$PBG_ROOT/bench/bin/ex56" ]; then
   tcase tut_ex56_vbjacobi_auto_symmetric -- ex56 -ne 7 -dll_append "$PBG_LIB" -mat_type baijksparse -ksp_type cg -pc_type vbjacobi -ksp_converged_reason -ksp_view \
     --grep 'Linear solve converged' --grep 'blocks from: matrix \(auto: the matrix is known symmetric, blocks not merged\)'
 fi
+# issue 40: a DMDA whose matrix type is baijksparse builds PCMG's interpolation as aijcusparse on the GPU (PETSc's own
+# route would be a host MAIJ: every transfer copies the vectors); Galerkin coarse operators through our products
+for np in 1 2; do
+  tcase tut_gpu_ex19_mg_baijksparse_transfers_np$np --gpu -n $np -- "${mg_ex19[@]}" -dm_vec_type cuda -use_gpu_aware_mpi 0 -info :dm --grep 'interpolation of a DMDA with matrix type baijksparse: (seq|mpi)aijcusparse' --grep 'Nonlinear solve converged'
+  tcase tut_gpu_ex19_mg_baijksparse_galerkin_np$np --gpu -n $np -- "${mg_ex19[@]}" -dm_vec_type cuda -use_gpu_aware_mpi 0 -pc_mg_galerkin -ksp_view --grep 'type: (seq|mpi)baijksparse' --grep 'Using Galerkin computed coarse grid matrices' --grep 'Nonlinear solve converged'
+done
+tcase tut_ex19_mg_baijksparse_galerkin -- "${mg_ex19[@]}" -pc_mg_galerkin -ksp_view --grep 'type: seqbaijksparse' --grep 'Using Galerkin computed coarse grid matrices' --grep 'Nonlinear solve converged'
+tcase tut_ex19_mg_baijksparse_host_interpolation -- "${mg_ex19[@]}" -info :dm --nogrep 'interpolation of a DMDA with matrix type' --grep 'Nonlinear solve converged'
 tcase tut_ex19_mg_vbjacobi_auto_smoother -- "${mg_ex19[@]}" -mg_levels_ksp_type chebyshev -snes_view --grep 'Nonlinear solve converged' --grep 'blocks from: matrix \(auto: a multigrid level smoother, blocks not merged\)'
 tcase tut_ex19_vbjacobi_auto_merged -- $(tut_ex19 16) "${ours[@]}" -ksp_view --grep 'Nonlinear solve converged' --grep 'blocks from: supervariable \(auto: merged supervariables\)'
 # issue 39: PCGAMG on baijksparse (graph, products through AIJ, blocked level operators): the same iterations as on

@@ -7,14 +7,16 @@
    routine is wrapped here (as baijksparse_factor.c wraps BAIJ's factor): every DMDA's DMCreateMatrix() hides the AIJ
    preallocation of the baijksparse matrices made inside it, so the DMDA preallocates with block counts as before, and
    composes it on the result, for the program's own calls. A 1-D DMDA, which has no block route, gets its scalar
-   route's matrix converted. Any other matrix type is untouched. */
+   route's matrix converted. Any other matrix type is untouched. The interpolation between two such DMDAs is built as
+   aijcusparse where the device is usable, so that PCMG's transfers stay on the device. */
 #include <petsc/private/dmimpl.h>
 #include <petscdmda.h>
 #include <petscblockgpu.h>
 #include <petscblockgpu/private/pbgimpl.h>
 
-static PetscErrorCode (*DMCreate_DA_PETSc)(DM)              = NULL;
-static PetscErrorCode (*DMCreateMatrix_DA_PETSc)(DM, Mat *) = NULL;
+static PetscErrorCode (*DMCreate_DA_PETSc)(DM)                                = NULL;
+static PetscErrorCode (*DMCreateMatrix_DA_PETSc)(DM, Mat *)                   = NULL;
+static PetscErrorCode (*DMCreateInterpolation_DA_PETSc)(DM, DM, Mat *, Vec *) = NULL;
 
 /* A 1-D DMDA has no BAIJ route in PETSc ("Not implemented for 1 dimension"): its AIJ route builds the matrix (host
    AIJ, block size dof, the stencil's pattern), which is converted, and what DMDA set on it is set again on the result:
@@ -76,12 +78,43 @@ static PetscErrorCode DMCreateMatrix_DA_BAIJKSPARSE(DM da, Mat *J)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* The interpolation of a DMDA whose matrix type is ours (issue 40). PETSc's DMDA keeps the DM's matrix type for its
+   interpolation only when the name begins with "aij" (ConvertToAIJ() in dainterp.c); any other type gets a host AIJ
+   (in a MAIJ for several fields), and then every MatInterpolate() and MatRestrict() of PCMG copies the vectors
+   between host and device. With a usable device the interpolation is built as aijcusparse instead, exactly as for
+   -dm_mat_type aijcusparse (the MAIJ converted to it): the transfers run on the device. Without one, PETSc's host
+   AIJ as before. */
+static PetscErrorCode DMCreateInterpolation_DA_BAIJKSPARSE(DM dac, DM daf, Mat *A, Vec *scale)
+{
+  char           mattype[256];
+  PetscBool      ours, dev;
+  PetscErrorCode ierr;
+
+  PetscFunctionBegin;
+  PetscCheck(DMCreateInterpolation_DA_PETSc, PetscObjectComm((PetscObject)dac), PETSC_ERR_PLIB, "DMDA's DMCreateInterpolation() was not saved");
+  PetscCall(PetscStrendswith(dac->mattype, MATBAIJKSPARSE, &ours));
+  PetscCall(PetscBlockGPUDeviceAvailable(&dev));
+  if (!ours || !dev) {
+    PetscCall((*DMCreateInterpolation_DA_PETSc)(dac, daf, A, scale));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  PetscCall(PetscStrncpy(mattype, dac->mattype, sizeof(mattype)));
+  PetscCall(DMSetMatType(dac, MATAIJCUSPARSE));
+  ierr = (*DMCreateInterpolation_DA_PETSc)(dac, daf, A, scale);
+  PetscCall(DMSetMatType(dac, mattype));
+  PetscCall(ierr);
+  PetscCall(PetscInfo(dac, "interpolation of a DMDA with matrix type %s: %s\n", mattype, ((PetscObject)*A)->type_name));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 static PetscErrorCode DMCreate_DA_BAIJKSPARSE(DM da)
 {
   PetscFunctionBegin;
   PetscCall((*DMCreate_DA_PETSc)(da));
   if (!DMCreateMatrix_DA_PETSc) DMCreateMatrix_DA_PETSc = da->ops->creatematrix;
   if (da->ops->creatematrix == DMCreateMatrix_DA_PETSc) da->ops->creatematrix = DMCreateMatrix_DA_BAIJKSPARSE;
+  if (!DMCreateInterpolation_DA_PETSc) DMCreateInterpolation_DA_PETSc = da->ops->createinterpolation;
+  if (da->ops->createinterpolation == DMCreateInterpolation_DA_PETSc) da->ops->createinterpolation = DMCreateInterpolation_DA_BAIJKSPARSE;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -7,7 +7,7 @@
    graph is a host AIJ matrix with one entry a stored block, which PETSc's own MatCreateGraph() then symmetrizes, scales
    and filters: GAMG's coarsening reads it on the host.
 
-   The products: BAIJ has none with sparse operands. Each baijksparse operand is converted to aijcusparse (aij
+   The products: BAIJ has none with sparse operands. Each baijksparse (or MAIJ) operand is converted to aijcusparse (aij
    without a usable device; the seq conversion keeps the values on the device) and PETSc's AIJ product runs on the
    converted operands (cuSPARSE's SpGEMM on the device). The result is
    - baijksparse when its blocks are square and it is an operator (PtAP, RARt) or the B operand is baijksparse: the
@@ -120,7 +120,7 @@ static PetscErrorCode TargetAIJType(Mat X, MatType *type)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* The AIJ copy of an operand of ours is kept on it (composed) with the operand's state: GAMG multiplies a level's
+/* The AIJ copy of an operand of ours (or a MAIJ: DMDA's host interpolation) is kept on it (composed) with the operand's state: GAMG multiplies a level's
    operator twice (A P for the smoothed prolongator, then P^T A P), and converts it once */
 static PetscErrorCode OperandAIJ(Mat X, Mat *Xa, PetscBool *conv, PetscObjectState *state)
 {
@@ -132,6 +132,7 @@ static PetscErrorCode OperandAIJ(Mat X, Mat *Xa, PetscBool *conv, PetscObjectSta
 
   PetscFunctionBegin;
   PetscCall(IsOurs(X, conv));
+  if (!*conv) PetscCall(PetscObjectTypeCompareAny((PetscObject)X, conv, MATSEQMAIJ, MATMPIMAIJ, "")); /* DMDA's host interpolation */
   if (*conv) {
     PetscCall(TargetAIJType(X, &type));
     PetscCall(PetscObjectStateGet((PetscObject)X, &s));
@@ -347,7 +348,7 @@ PetscErrorCode MatProductSetFromOptions_BAIJKSPARSE(Mat C)
     PetscBool ours, aij;
 
     PetscCall(IsOurs(X, &ours));
-    PetscCall(PetscObjectBaseTypeCompareAny((PetscObject)X, &aij, MATSEQAIJ, MATMPIAIJ, ""));
+    PetscCall(PetscObjectBaseTypeCompareAny((PetscObject)X, &aij, MATSEQAIJ, MATMPIAIJ, MATSEQMAIJ, MATMPIMAIJ, ""));
     sparse[i] = (PetscBool)(ours || aij);
   }
   switch (product->type) {
