@@ -121,8 +121,6 @@ static PetscErrorCode FactorWrapped(KSP ksp, PetscMPIInt size, PetscBool *wrappe
   PetscCall(FactorPC(ksp, size, &pc));
   PetscCall(PCFactorGetMatrix(pc, &F));
   PetscCall(PetscObjectQuery((PetscObject)F, "PBG_BAIJKSPARSE_FactorOps", &obj));
-  /* or the LU through the aijcusparse copy (the default LU on the device), which converts the current values */
-  if (!obj) PetscCall(PetscObjectQuery((PetscObject)F, "PBG_CuLU", &obj));
   *wrapped = (PetscBool)(obj != NULL);
   *ftype   = ((PetscObject)F)->type_name;
   PetscFunctionReturn(PETSC_SUCCESS);

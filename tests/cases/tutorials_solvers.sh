@@ -105,19 +105,6 @@ for np in 1 2; do
   tcase tut_gpu_ex19_mg_baijksparse_transfers_np$np --gpu -n $np -- "${mg_ex19[@]}" -dm_vec_type cuda -use_gpu_aware_mpi 0 -info :dm --grep 'interpolation of a DMDA with matrix type baijksparse: (seq|mpi)aijcusparse' --grep 'Nonlinear solve converged'
   tcase tut_gpu_ex19_mg_baijksparse_galerkin_np$np --gpu -n $np -- "${mg_ex19[@]}" -dm_vec_type cuda -use_gpu_aware_mpi 0 -pc_mg_galerkin -ksp_view --grep 'type: (seq|mpi)baijksparse' --grep 'Using Galerkin computed coarse grid matrices' --grep 'Nonlinear solve converged'
 done
-# the coarse LU of a baijksparse level on the device (solver type cusparse through the aijcusparse copy), the default
-# there; -mg_coarse_pc_factor_mat_solver_type petsc gives BAIJ's host LU and the same iterations
-pbg_coarse_lu_same() {
-  local a b
-  a=$(pbg_run 1 "${mg_ex19[@]}" -dm_vec_type cuda -info :mat) || { echo "$a"; return 1; }
-  b=$(pbg_run 1 "${mg_ex19[@]}" -dm_vec_type cuda -mg_coarse_pc_factor_mat_solver_type petsc) || { echo "$b"; return 1; }
-  grep -m1 'LU of seqbaijksparse through its seqaijcusparse copy' <<< "$a" || return 1
-  a=$(grep -oE '(Linear|Nonlinear) solve converged due to [A-Z_]+ iterations [0-9]+' <<< "$a")
-  b=$(grep -oE '(Linear|Nonlinear) solve converged due to [A-Z_]+ iterations [0-9]+' <<< "$b")
-  echo "cusparse: $a"; echo "petsc: $b"
-  [ -n "$a" ] && [ "$a" = "$b" ]
-}
-tcheck tut_gpu_ex19_mg_baijksparse_coarse_lu --gpu -- pbg_coarse_lu_same
 tcase tut_ex19_mg_baijksparse_galerkin -- "${mg_ex19[@]}" -pc_mg_galerkin -ksp_view --grep 'type: seqbaijksparse' --grep 'Using Galerkin computed coarse grid matrices' --grep 'Nonlinear solve converged'
 tcase tut_ex19_mg_baijksparse_host_interpolation -- "${mg_ex19[@]}" -info :dm --nogrep 'interpolation of a DMDA with matrix type' --grep 'Nonlinear solve converged'
 tcase tut_ex19_mg_vbjacobi_auto_smoother -- "${mg_ex19[@]}" -mg_levels_ksp_type chebyshev -snes_view --grep 'Nonlinear solve converged' --grep 'blocks from: matrix \(auto: a multigrid level smoother, blocks not merged\)'

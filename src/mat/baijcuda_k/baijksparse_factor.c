@@ -131,100 +131,6 @@ PetscErrorCode MatLUFactor_SeqBAIJKSPARSE(Mat A, IS row, IS col, const MatFactor
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* ------------------------------------------------------------------ LU on the device: solver type "cusparse" (issue 40)
-   The LU of a MATSEQBAIJKSPARSE matrix under MATSOLVERCUSPARSE is aijcusparse's LU of its aijcusparse copy (converted on
-   the device): the factorization on the host as PETSc does it for aijcusparse, the triangular solves on the device, so
-   that a multigrid coarse solve (PCMG's and PCGAMG's default LU) moves no vector to the host and back. Registered for
-   the exact type, it is MatGetFactor()'s default for LU where a device is usable (without one the factory declines and
-   BAIJ's "petsc" LU runs); -pc_factor_mat_solver_type petsc picks BAIJ's. The copy is kept on the factor and
-   converted again, into the same matrix, when the matrix given to a phase has changed. */
-typedef struct {
-  Mat              B;     /* the aijcusparse copy */
-  Mat              A;     /* the matrix it was last converted from (not referenced) */
-  PetscObjectState state; /* and A's state then */
-  PetscErrorCode (*lufactorsymbolic)(Mat, Mat, IS, IS, const MatFactorInfo *);
-  PetscErrorCode (*lufactornumeric)(Mat, Mat, const MatFactorInfo *);
-} CuLU;
-
-static PetscErrorCode CuLUDestroy(void **ctx)
-{
-  CuLU *c = (CuLU *)*ctx;
-
-  PetscFunctionBegin;
-  PetscCall(MatDestroy(&c->B));
-  PetscCall(PetscFree(*ctx));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-/* The aijcusparse copy of A, current */
-static PetscErrorCode CuLUCopy(Mat fact, Mat A, CuLU **cu)
-{
-  PetscObjectState s;
-
-  PetscFunctionBegin;
-  PetscCall(PetscObjectContainerQuery((PetscObject)fact, "PBG_CuLU", (void **)cu));
-  PetscCheck(*cu, PETSC_COMM_SELF, PETSC_ERR_PLIB, "cusparse LU of a %s matrix without its state", MATSEQBAIJKSPARSE);
-  PetscCall(PetscObjectStateGet((PetscObject)A, &s));
-  if ((*cu)->B && ((*cu)->A != A || (*cu)->state != s)) PetscCall(MatConvert(A, MATSEQAIJCUSPARSE, MAT_REUSE_MATRIX, &(*cu)->B));
-  else if (!(*cu)->B) PetscCall(MatConvert(A, MATSEQAIJCUSPARSE, MAT_INITIAL_MATRIX, &(*cu)->B));
-  (*cu)->A     = A;
-  (*cu)->state = s;
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-static PetscErrorCode CuLUFactorNumeric(Mat fact, Mat A, const MatFactorInfo *info)
-{
-  CuLU *cu;
-
-  PetscFunctionBegin;
-  PetscCall(CuLUCopy(fact, A, &cu));
-  PetscCall((*cu->lufactornumeric)(fact, cu->B, info));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-static PetscErrorCode CuLUFactorSymbolic(Mat fact, Mat A, IS row, IS col, const MatFactorInfo *info)
-{
-  CuLU *cu;
-
-  PetscFunctionBegin;
-  PetscCall(CuLUCopy(fact, A, &cu));
-  PetscCall((*cu->lufactorsymbolic)(fact, cu->B, row, col, info));
-  cu->lufactornumeric        = fact->ops->lufactornumeric; /* the numeric phase aijcusparse chose */
-  fact->ops->lufactornumeric = CuLUFactorNumeric;
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-static PetscErrorCode MatGetFactor_SeqBAIJKSPARSE_CUSPARSE(Mat A, MatFactorType ftype, Mat *F)
-{
-  PetscErrorCode (*create)(Mat, MatFactorType, Mat *) = NULL;
-  PetscBool avail;
-  CuLU     *cu;
-  Mat       B;
-
-  PetscFunctionBegin;
-  *F = NULL;
-  PetscCall(PetscBlockGPUDeviceAvailable(&avail));
-  if (!avail || A->boundtocpu || ftype != MAT_FACTOR_LU) PetscFunctionReturn(PETSC_SUCCESS); /* declined: BAIJ's "petsc" */
-  PetscCall(MatSolverTypeGet(MATSOLVERCUSPARSE, MATSEQAIJCUSPARSE, ftype, NULL, NULL, &create));
-  if (!create) PetscFunctionReturn(PETSC_SUCCESS);
-  PetscCall(PetscNew(&cu));
-  PetscCall(MatConvert(A, MATSEQAIJCUSPARSE, MAT_INITIAL_MATRIX, &B));
-  PetscCall((*create)(B, ftype, F));
-  PetscCall(PetscObjectStateGet((PetscObject)A, &cu->state));
-  cu->B = B;
-  cu->A = A;
-  if (!*F) {
-    PetscCall(MatDestroy(&cu->B));
-    PetscCall(PetscFree(cu));
-    PetscFunctionReturn(PETSC_SUCCESS);
-  }
-  cu->lufactorsymbolic        = (*F)->ops->lufactorsymbolic;
-  (*F)->ops->lufactorsymbolic = CuLUFactorSymbolic;
-  PetscCall(PetscObjectContainerCompose((PetscObject)*F, "PBG_CuLU", cu, (PetscCtxDestroyFn *)CuLUDestroy));
-  PetscCall(PetscInfo(A, "LU of %s through its %s copy (factor %s, solves on the device)\n", MATSEQBAIJKSPARSE, MATSEQAIJCUSPARSE, ((PetscObject)*F)->type_name));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
 /* Called by PetscBlockGPUInitializePackage() (again after each PetscInitialize(): PETSc's registry is rebuilt then) */
 PetscErrorCode MatBAIJKSPARSERegisterFactors_Private(void)
 {
@@ -239,6 +145,5 @@ PetscErrorCode MatBAIJKSPARSERegisterFactors_Private(void)
     PetscSeqBAIJFactory[ftypes[i]] = create;
     PetscCall(MatSolverTypeRegister(MATSOLVERPETSC, MATSEQBAIJ, ftypes[i], MatGetFactor_SeqBAIJ_PETSc_Refreshed));
   }
-  PetscCall(MatSolverTypeRegister(MATSOLVERCUSPARSE, MATSEQBAIJKSPARSE, MAT_FACTOR_LU, MatGetFactor_SeqBAIJKSPARSE_CUSPARSE));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
