@@ -36,6 +36,16 @@
    prints the block-row statistics (block size, block rows, nonzero blocks, minimum, mean and maximum blocks per block
    row, empty block rows) and the kernel `MatMult()` uses with its parameters.
 
+   `PCGAMG` runs on it: `MatCreateGraph()` weighs each block (sum of the absolute values of its entries, or of the
+   sub-block of `-pc_gamg_mat_coarsen_strength_index`; on the device where the values live) and hands PETSc's AIJ graph
+   code a host AIJ matrix of one entry a block. The sparse products (`MatMatMult()`, `MatPtAP()`, and the other
+   `MatProductType`s with AIJ, MAIJ or `MATBAIJKSPARSE` operands) convert the operands of this type to `MATAIJCUSPARSE`
+   (`MATAIJ` without a usable device) and run PETSc's AIJ product; `MatPtAP()` and `MatRARt()` give `MATBAIJKSPARSE`
+   with the block size of the prolongator's columns, so that GAMG's coarse operators are blocked. A matrix asked for as
+   this type whose row and column block sizes differ (GAMG's prolongators) is made `MATAIJCUSPARSE` (`MATAIJ` without a
+   device): BSR blocks are square. The interpolation between two `DMDA`s of this matrix type is `MATAIJCUSPARSE` where
+   the device is usable, so that `PCMG`'s transfers run there.
+
    Factorizations (`PCLU`, `PCILU`, `PCCHOLESKY`, `PCICC`, and the subdomain solvers of `PCBJACOBI` and `PCASM`) are
    `MATBAIJ`'s, on the host, with PETSc's own solver type: it brings the host copy of values changed on the device
    (`MatScale()`, `MatShift()`, ...) up to date before each factorization. Other solver types (MUMPS, SuperLU, ...) read
