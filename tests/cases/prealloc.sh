@@ -56,7 +56,7 @@ for np in 1 2; do
   tcase prealloc_err_toolong_np$np --fail -n $np -- test_prealloc -err toolong --grep "(^|[^_a-z])${p}nnz cannot be greater than row length"
   tcase prealloc_err_bs_np$np --fail -n $np -- test_prealloc -err bs --grep 'Local size [0-9]+ not compatible with block size 3|are not multiples of the block size 3'
   # rectangular blocks (3 x 1) asked for as baijksparse: an AIJ matrix (BSR's blocks are square), which takes them
-  tcase prealloc_bs_cols_aij_np$np -n $np -- test_prealloc -err bs_cols --grep 'block sizes 3 x 1 asked for as baijksparse: the matrix is (seq|mpi)aij: ok' --grep '^OK'
+  tcase prealloc_bs_cols_aij_np$np -n $np -- test_prealloc -err bs_cols --grep 'block sizes 3 x 1 asked for as baijksparse: the matrix is (seq|mpi)aij(cusparse)?: ok' --grep '^OK'
   # the user's MAT_NEW_NONZERO_ALLOCATION_ERR after the AIJ counts: BAIJ's error
   tcase prealloc_err_allocerr_np$np --fail -n $np -- test_prealloc -err allocerr --grep '[Nn]ew nonzero at \([0-9]+,[0-9]+\) caused a malloc' --nogrep 'was accepted'
   # the test's own check: one entry of A perturbed by 1e-8 must fail it
@@ -91,7 +91,7 @@ if [ "${PBG_MEMCHECK:-1}" = 1 ] && command -v valgrind > /dev/null 2>&1; then
   tvg vg_prealloc_none_bs3 -- test_prealloc -prealloc none -bs 3 -nb 4 --grep 'hash-based assembly' --grep '^OK'
   tvg vg_prealloc_xaij_then_aij_bs3 -- test_prealloc -prealloc xaij_then_aij -bs 3 -nb 4 --grep 'from block counts: [0-9]+ blocks stored, 0 mallocs$' --grep '^OK'
   tvg vg_prealloc_err_negative -- test_prealloc -err negative -err_continue --grep 'refused .*nnz cannot be less than 0' --grep '^OK'
-  tvg vg_prealloc_bs_cols_aij -- test_prealloc -err bs_cols --grep 'the matrix is seqaij: ok' --grep '^OK'
+  tvg vg_prealloc_bs_cols_aij -- test_prealloc -err bs_cols --grep 'the matrix is seqaij(cusparse)?: ok' --grep '^OK'
   tvg vg_prealloc_err_allocerr -- test_prealloc -err allocerr -err_continue --grep 'refused .*[Nn]ew nonzero at' --grep 'assembly 3: max \|A - R\| = .* ok$' --grep '^OK'
   tvg_end
   tvg_begin vg_group_prealloc_mpi2 -n 2 -- "${pbg_vg[@]}"
