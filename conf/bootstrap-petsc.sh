@@ -76,9 +76,9 @@ if [ -f "$prefix/.petscblockgpu-complete" ]; then # built by another process mea
   exit 0
 fi
 
-# 3. Debian packages (MPICH, OpenBLAS/LAPACK, and the tools of the build).
+# 3. Debian packages (MPICH, OpenBLAS/LAPACK, and the tools of the build and of make check: clang-format).
 need=()
-for p in mpich libmpich-dev libopenblas-dev liblapack-dev make python3 xz-utils; do
+for p in mpich libmpich-dev libopenblas-dev liblapack-dev make python3 xz-utils clang-format; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' || need+=("$p")
 done
 if [ ${#need[@]} -gt 0 ]; then

@@ -1,0 +1,54 @@
+# The house rules (issue 41), checked by make check: every component's call graph has no loop and no CUDA runtime call
+# in its host files (tools/callgraph.py --cuda-runtime: the runtime belongs in cuda/), and every C, C++ and CUDA source
+# is formatted (clang-format with .clang-format, PETSc's style). Each check is first shown to fail on a violation
+# planted in a scratch tree, so that it cannot pass for want of looking.
+
+pbg_house_callgraph() { python3 "$PBG_ROOT/tools/callgraph.py" --cuda-runtime "$PBG_ROOT/$1"; }
+for comp in src/mat/baijcuda_k src/pc/vbjacobi src/ksp/idrs src/sys src/dm/da; do
+  tcheck "house_callgraph_$(basename "$comp")" -- pbg_house_callgraph "$comp"
+done
+
+# two files that call each other, one calling the CUDA runtime from a host file: both reported, exit status 1
+pbg_house_callgraph_planted() {
+  local d=$PBG_WORKDIR/house_callgraph_planted out
+  rm -rf "$d" && mkdir -p "$d"
+  printf 'int HouseA(int x)\n{\n  return HouseB(x);\n}\n' > "$d/a.c"
+  printf 'int HouseB(int x)\n{\n  if (x) return HouseA(x - 1);\n  return (int)cudaDeviceSynchronize();\n}\n' > "$d/b.c"
+  if out=$(python3 "$PBG_ROOT/tools/callgraph.py" --cuda-runtime "$d"); then
+    echo "$out"
+    echo "the planted loop and runtime call passed the check"
+    return 1
+  fi
+  echo "$out"
+  grep -q '^LOOP: ' <<< "$out" && grep -q '^CUDA runtime in .*b.c: cudaDeviceSynchronize' <<< "$out"
+}
+tcheck house_callgraph_detects_planted -- pbg_house_callgraph_planted
+
+# clang-format 14 or newer (installed by conf/bootstrap-petsc.sh with the build's tools); without it the cases skip
+pbg_house_clang_format() {
+  command -v clang-format > /dev/null || { echo "no clang-format"; return 77; }
+  [ "$(clang-format --version | grep -oE '[0-9]+' | head -n 1)" -ge 14 ] || { echo "clang-format older than 14"; return 77; }
+}
+pbg_house_format() {
+  local files
+  pbg_house_clang_format || return $?
+  files=$(git -C "$PBG_ROOT" ls-files '*.c' '*.h' '*.cu' '*.cuh' '*.cxx') || { echo "not a git checkout"; return 77; }
+  echo "$(wc -l <<< "$files") files"
+  (cd "$PBG_ROOT" && xargs clang-format --dry-run --Werror <<< "$files")
+}
+tcheck house_format -- pbg_house_format
+
+# a badly formatted copy of a source file, checked with the project's .clang-format, must fail
+pbg_house_format_planted() {
+  local d=$PBG_WORKDIR/house_format_planted
+  pbg_house_clang_format || return $?
+  rm -rf "$d" && mkdir -p "$d"
+  cp "$PBG_ROOT/.clang-format" "$d/"
+  printf 'static int  HouseC( int x ){return x+1;}\n' > "$d/c.c"
+  if (cd "$d" && clang-format --dry-run --Werror c.c); then
+    echo "the planted misformatting passed the check"
+    return 1
+  fi
+  echo "the planted misformatting was found"
+}
+tcheck house_format_detects_planted -- pbg_house_format_planted
