@@ -68,7 +68,9 @@ PetscErrorCode MatCreateGraph_BAIJKSPARSE(Mat A, PetscBool sym, PetscBool scale,
         cj[ncoo + e] = p ? garray[ja[e]] : cstart + ja[e];
       }
     PetscCall(MatRestoreRowIJ(parts[p], 0, PETSC_FALSE, PETSC_TRUE, &n, &ia, &ja, &done));
-    PetscCall(MatSeqBAIJKSPARSEBlockWeights_Private(parts[p], num_idx, index, cv + ncoo));
+    /* bs 1: the values themselves, as PETSc's graph of a scalar AIJ keeps them (their absolute values are taken below
+       when the graph is filtered or scaled; a strength index is ignored, as there); bs > 1: sums of absolute values */
+    PetscCall(MatSeqBAIJKSPARSEBlockWeights_Private(parts[p], bs > 1 ? num_idx : 0, index, (PetscBool)(bs > 1), cv + ncoo));
     ncoo += nz;
   }
   PetscCallMPI(MPI_Comm_size(comm, &size));
@@ -92,6 +94,7 @@ typedef struct {
   Mat              Aa, Ba;         /* the AIJ operands: conversions of ours, or the operands themselves */
   PetscBool        Aconv, Bconv;   /* whether Aa / Ba are conversions */
   PetscObjectState Astate, Bstate; /* the operands' states when converted */
+  PetscObjectState Anz, Bnz;       /* and their nonzero states when the product was set up */
   Mat              D;              /* a baijksparse result: the AIJ product whose values C copies */
   PetscBool        fresh;          /* C holds the values of the AIJ operands at the states below */
   PetscObjectState Aastate, Bastate;
@@ -160,13 +163,15 @@ static PetscErrorCode OperandAIJ(Mat X, Mat *Xa, PetscBool *conv, PetscObjectSta
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* The conversion of X again into Xa when X's values changed since (same pattern: an AIJ product cannot change its) */
-static PetscErrorCode OperandRefresh(Mat X, Mat Xa, PetscBool conv, PetscObjectState *state, PetscBool *changed)
+/* The conversion of X again into Xa when X's values changed since. The pattern must be the one of the symbolic phase
+   (nz): a new pattern needs a new product (MAT_INITIAL_MATRIX), as for AIJ */
+static PetscErrorCode OperandRefresh(Mat X, Mat Xa, PetscBool conv, PetscObjectState nz, PetscObjectState *state, PetscBool *changed)
 {
   PetscObjectState s;
   Mat              T;
 
   PetscFunctionBegin;
+  PetscCheck(X->nonzerostate == nz, PetscObjectComm((PetscObject)X), PETSC_ERR_ARG_WRONGSTATE, "The nonzero pattern of an operand (%s) changed since the product was set up: compute the product anew (MAT_INITIAL_MATRIX)", ((PetscObject)X)->type_name);
   if (!conv) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(PetscObjectStateGet((PetscObject)X, &s));
   if (s == *state) PetscFunctionReturn(PETSC_SUCCESS);
@@ -233,8 +238,8 @@ static PetscErrorCode ProductNumeric_AIJResult(Mat C)
   PetscBool    changed = PETSC_FALSE;
 
   PetscFunctionBegin;
-  PetscCall(OperandRefresh(A, ctx->Aa, ctx->Aconv, &ctx->Astate, &changed));
-  PetscCall(OperandRefresh(B, ctx->Ba, ctx->Bconv, &ctx->Bstate, &changed));
+  PetscCall(OperandRefresh(A, ctx->Aa, ctx->Aconv, ctx->Anz, &ctx->Astate, &changed));
+  PetscCall(OperandRefresh(B, ctx->Ba, ctx->Bconv, ctx->Bnz, &ctx->Bstate, &changed));
   product->A    = ctx->Aa;
   product->B    = ctx->Ba;
   product->data = ctx->inner_data;
@@ -253,8 +258,8 @@ static PetscErrorCode ProductNumeric_OursResult(Mat C)
   Mat          T;
 
   PetscFunctionBegin;
-  PetscCall(OperandRefresh(product->A, ctx->Aa, ctx->Aconv, &ctx->Astate, &changed));
-  PetscCall(OperandRefresh(product->B, ctx->Ba, ctx->Bconv, &ctx->Bstate, &changed));
+  PetscCall(OperandRefresh(product->A, ctx->Aa, ctx->Aconv, ctx->Anz, &ctx->Astate, &changed));
+  PetscCall(OperandRefresh(product->B, ctx->Ba, ctx->Bconv, ctx->Bnz, &ctx->Bstate, &changed));
   if (ctx->fresh && !changed) { /* the symbolic phase computed the values of these operands (AIJ ones: same objects) */
     PetscObjectState sa, sb;
 
@@ -285,6 +290,8 @@ static PetscErrorCode ProductSymbolic_ThroughAIJ(Mat C)
   PetscCall(PetscNew(&ctx));
   PetscCall(OperandAIJ(A, &ctx->Aa, &ctx->Aconv, &ctx->Astate));
   PetscCall(OperandAIJ(B, &ctx->Ba, &ctx->Bconv, &ctx->Bstate));
+  ctx->Anz = A->nonzerostate;
+  ctx->Bnz = B->nonzerostate;
   ResultBlockSizes(t, A, B, &rbs, &cbs);
   PetscCall(IsOurs(B, &bours));
   ours = (PetscBool)(rbs == cbs && rbs >= 1 && (t == MATPRODUCT_PtAP || t == MATPRODUCT_RARt || bours));

@@ -843,7 +843,7 @@ PetscErrorCode MatDuplicate_SeqBAIJKSPARSE(Mat A, MatDuplicateOption op, Mat *M)
 }
 
 /* ---------------------------------------------------------------------------------------------- block weights */
-PetscErrorCode MatSeqBAIJKSPARSEBlockWeights_Private(Mat A, PetscInt nidx, const PetscInt idx[], PetscScalar w[])
+PetscErrorCode MatSeqBAIJKSPARSEBlockWeights_Private(Mat A, PetscInt nidx, const PetscInt idx[], PetscBool absval, PetscScalar w[])
 {
   Mat_SeqBAIJKSPARSE *k  = (Mat_SeqBAIJKSPARSE *)A->spptr;
   const PetscInt      bs = A->rmap->bs, bs2 = bs * bs;
@@ -872,7 +872,7 @@ PetscErrorCode MatSeqBAIJKSPARSEBlockWeights_Private(Mat A, PetscInt nidx, const
     PetscCall(PetscLogEventBegin(PBG_BAIJKValues, A, 0, 0, 0));
     PetscCall(MatBAIJKSPARSEMallocAsync_CUDA((void **)&wd, (size_t)nz * sizeof(PetscScalar), stream));
     PetscCall(PetscLogGpuTimeBegin());
-    PetscCall(MatBAIJKSPARSEBlockWeights_CUDA((int)bs, (int)nz, mask, val, wd, stream));
+    PetscCall(MatBAIJKSPARSEBlockWeights_CUDA((int)bs, (int)nz, mask, absval, val, wd, stream));
     PetscCall(PetscLogGpuTimeEnd());
     PetscCall(MatBAIJKSPARSEMemcpyAsync_CUDA(w, wd, (size_t)nz * sizeof(PetscScalar), cudaMemcpyDeviceToHost, stream));
     PetscCall(MatBAIJKSPARSEFreeAsync_CUDA(wd, stream));
@@ -893,7 +893,11 @@ PetscErrorCode MatSeqBAIJKSPARSEBlockWeights_Private(Mat A, PetscInt nidx, const
       for (PetscInt jj = 0; jj < (nidx ? nidx : bs); jj++) {
         const PetscInt j = nidx ? idx[jj] : jj;
 
-        for (PetscInt ii = 0; ii < (nidx ? nidx : bs); ii++) s += PetscAbsReal(PetscRealPart(blk[j * bs + (nidx ? idx[ii] : ii)]));
+        for (PetscInt ii = 0; ii < (nidx ? nidx : bs); ii++) {
+          const PetscReal x = PetscRealPart(blk[j * bs + (nidx ? idx[ii] : ii)]);
+
+          s += absval ? PetscAbsReal(x) : x;
+        }
       }
       w[b] = s;
     }

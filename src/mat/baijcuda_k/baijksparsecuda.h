@@ -32,8 +32,9 @@ PETSC_INTERN PetscErrorCode MatBAIJKSPARSEMultTransposeAtomic_CUDA(int bs, int m
 /* Value operations (cuda/baijksparse_values.cu): rows are local rows, diagpos as in MatBAIJKSPARSEDevice */
 /* the diagonal entry of every row with a diagonal block: val = v (insert) or val + v, v = d[row] (d not NULL) or a */
 PETSC_INTERN PetscErrorCode MatBAIJKSPARSEDiagonalUpdate_CUDA(int bs, int mbs, const int *diagpos, const PetscScalar *d, PetscScalar a, PetscBool insert, PetscScalar *val, cudaStream_t);
-/* w[k] = sum of |entry| of block k over the rows and columns i with bit i of mask set (bs <= 64) */
-PETSC_INTERN PetscErrorCode MatBAIJKSPARSEBlockWeights_CUDA(int bs, int nz, unsigned long long mask, const PetscScalar *val, PetscScalar *w, cudaStream_t);
+/* w[k] = sum of |entry| (absval; else of the entries' real parts) of block k over the rows and columns i with bit i of
+   mask set (bs <= 64) */
+PETSC_INTERN PetscErrorCode MatBAIJKSPARSEBlockWeights_CUDA(int bs, int nz, unsigned long long mask, PetscBool absval, const PetscScalar *val, PetscScalar *w, cudaStream_t);
 /* v[row] = the diagonal entry (0 in a block row without a diagonal block) */
 PETSC_INTERN PetscErrorCode MatBAIJKSPARSEGetDiagonal_CUDA(int bs, int mbs, const int *diagpos, const PetscScalar *val, PetscScalar *v, cudaStream_t);
 /* val(row, col) *= l[row] r[col]; l or r may be NULL */

@@ -363,8 +363,9 @@ PETSC_INTERN PetscErrorCode MatBAIJKSPARSERectangularBlocks_Private(Mat, MatType
 PETSC_INTERN PetscErrorCode MatCreateGraph_BAIJKSPARSE(Mat, PetscBool, PetscBool, PetscReal, PetscInt, PetscInt[], Mat *);
 PETSC_INTERN PetscErrorCode MatProductSetFromOptions_BAIJKSPARSE(Mat);
 /* The weight of each stored block of the MATSEQBAIJKSPARSE A (the sum of the absolute values of its entries, or of
-   those in the rows and columns idx[] of the block) into w[] (host), computed on the device when its copy is current */
-PETSC_INTERN PetscErrorCode MatSeqBAIJKSPARSEBlockWeights_Private(Mat, PetscInt, const PetscInt[], PetscScalar[]);
+   those in the rows and columns idx[] of the block; without absval the sum of the values) into w[] (host), computed on
+   the device when its copy is current */
+PETSC_INTERN PetscErrorCode MatSeqBAIJKSPARSEBlockWeights_Private(Mat, PetscInt, const PetscInt[], PetscBool, PetscScalar[]);
 /* The start every in-place conversion between BAIJ and the subclass shares (type checks, MAT_REUSE_MATRIX done here,
    MAT_INITIAL_MATRIX duplicated): MatBAIJKSPARSEConvertStart_Private(A, base, sub, tosub, reuse, newmat, &B); B NULL:
    nothing left to do, else the matrix to convert in place */

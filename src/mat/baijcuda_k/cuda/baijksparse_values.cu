@@ -256,9 +256,9 @@ static PetscErrorCode RowGrid(int nrows, int G, unsigned *grid)
     } \
   } while (0)
 /* ------------------------------------------------------------------------------------------------ block weights */
-/* a thread per block: the sum of |entry| over the entries (i, j) whose rows i and columns j are both in the mask
-   (bit i; all bits set: every entry), the edge weight of PCGAMG's graph */
-__global__ static void BlockWeightsKernel(int bs, int nz, unsigned long long mask, const Scalar *__restrict__ val, Scalar *__restrict__ w)
+/* a thread per block: the sum of |entry| (absval) or of the entries (real parts) over the entries (i, j) whose rows i
+   and columns j are both in the mask (bit i; all bits set: every entry), the edge weight of PCGAMG's graph */
+__global__ static void BlockWeightsKernel(int bs, int nz, unsigned long long mask, int absval, const Scalar *__restrict__ val, Scalar *__restrict__ w)
 {
   const int bs2 = bs * bs;
 
@@ -269,7 +269,7 @@ __global__ static void BlockWeightsKernel(int bs, int nz, unsigned long long mas
     for (int j = 0; j < bs; j++) {
       if (!(mask >> j & 1ULL)) continue;
       for (int i = 0; i < bs; i++)
-        if (mask >> i & 1ULL) s += fabs(PetscRealPart(b[j * bs + i]));
+        if (mask >> i & 1ULL) s += absval ? fabs(PetscRealPart(b[j * bs + i])) : PetscRealPart(b[j * bs + i]);
     }
     w[k] = s;
   }
@@ -368,11 +368,11 @@ PetscErrorCode MatBAIJKSPARSEZeroRowsColumns_CUDA(int bs, int mbs, int nz, const
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode MatBAIJKSPARSEBlockWeights_CUDA(int bs, int nz, unsigned long long mask, const PetscScalar *val, PetscScalar *w, cudaStream_t stream)
+PetscErrorCode MatBAIJKSPARSEBlockWeights_CUDA(int bs, int nz, unsigned long long mask, PetscBool absval, const PetscScalar *val, PetscScalar *w, cudaStream_t stream)
 {
   PetscFunctionBegin;
   if (!nz) PetscFunctionReturn(PETSC_SUCCESS);
-  BlockWeightsKernel<<<StrideGrid((I64)nz), kThreads, 0, stream>>>(bs, nz, mask, val, w);
+  BlockWeightsKernel<<<StrideGrid((I64)nz), kThreads, 0, stream>>>(bs, nz, mask, absval ? 1 : 0, val, w);
   PetscCallCUDA(cudaGetLastError());
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -1,0 +1,18 @@
+# issue 39: what PCGAMG asks of a baijksparse operator, against AIJ with the same values (tests/test_gamg_ops.c): the
+# graph in every combination of symmetrize, scale, filter and strength index; A P, A^T P, P^T A P with an AIJ
+# prolongator of bs x cbs blocks and, for cbs = bs, a baijksparse one; P^T A P baijksparse with block size cbs; its reuse
+# after A's values change; a refused reuse after A's pattern changed. bs 1..6, 1-3 ranks, and on the device
+for args in "-bs 1 -cbs 1" "-bs 1 -cbs 3" "-bs 2 -cbs 2" "-bs 3 -cbs 6" "-bs 3 -cbs 3" "-bs 5 -cbs 2" "-bs 6 -cbs 6 -nb 5"; do
+  name=$(tr -d ' -' <<< "$args")
+  tcase gamg_ops_$name -- test_gamg_ops $args --grep '^P\^T A P is baijksparse with block size [0-9]+: ok' --grep 'refused .*pattern of an operand .* changed since the product was set up' --grep '^OK' --nogrep 'FAILED'
+done
+for np in 2 3; do
+  tcase gamg_ops_bs3_np$np -n $np -- test_gamg_ops -bs 3 -cbs 3 --grep '^P\^T A P \(P mpibaijksparse\) +mpibaijksparse .* ok' --grep '^OK' --nogrep 'FAILED'
+  tcase gamg_ops_bs2cbs3_np$np -n $np -- test_gamg_ops -bs 2 -cbs 3 -seed 5 --grep '^OK' --nogrep 'FAILED'
+done
+tcase gamg_ops_malloc_dump -- test_gamg_ops -bs 3 -cbs 3 -malloc_debug -malloc_dump --grep '^OK' --nogrep '^\[ *[0-9]+\] [0-9]+ bytes '
+for args in "-bs 3 -cbs 3" "-bs 1 -cbs 1" "-bs 4 -cbs 2"; do
+  name=$(tr -d ' -' <<< "$args")
+  tcase gamg_ops_gpu_$name --gpu -- test_gamg_ops -vec_type cuda $args --grep '^P\^T A P is baijksparse with block size [0-9]+: ok' --grep '^OK' --nogrep 'FAILED'
+done
+tcase gamg_ops_gpu_bs3_np2 --gpu -n 2 -- test_gamg_ops -vec_type cuda -use_gpu_aware_mpi 0 -bs 3 -cbs 3 --grep '^OK' --nogrep 'FAILED'

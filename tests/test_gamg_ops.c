@@ -1,0 +1,224 @@
+static char help[] = "What PCGAMG asks of a MATBAIJKSPARSE operator (issue 39), against MATAIJ holding the same values:\n"
+                     "MatCreateGraph() (symmetrized or not, scaled or not, filtered or not, with a strength index or not),\n"
+                     "and the products A P, P^T A P (P a random AIJ prolongator with bs x cbs blocks, or a baijksparse one when\n"
+                     "cbs = bs), A^T P and the reuse of P^T A P after A's values change. A is a random block-sparse matrix with\n"
+                     "some empty block rows and one long block row; the values of A are put on the device first when there is\n"
+                     "one (-vec_type cuda). Each result is compared with the AIJ one (max |difference| / max |reference|). A reuse after\n"
+                     "A's pattern changed (a shift inserts the missing diagonal blocks) is refused with a message.\n"
+                     "Options: -bs <3>, -cbs <2> (the prolongator's column block size), -nb <block rows per rank, 7>, -seed <1>\n";
+
+#include <petscblockgpu.h>
+#include "test_rng.h"
+#include "test_refusal.h"
+
+static PetscReal Diff(Mat X, Mat R)
+{
+  Mat       Xa, Ra;
+  PetscReal d = -1, r = 0;
+
+  if (MatConvert(X, MATAIJ, MAT_INITIAL_MATRIX, &Xa)) return -1;
+  if (MatConvert(R, MATAIJ, MAT_INITIAL_MATRIX, &Ra)) return -1;
+  if (MatAXPY(Xa, -1.0, Ra, DIFFERENT_NONZERO_PATTERN)) return -1;
+  if (MatNorm(Xa, NORM_MAX, &d) || MatNorm(Ra, NORM_MAX, &r)) return -1;
+  MatDestroy(&Xa);
+  MatDestroy(&Ra);
+  return r > 0 ? d / r : d;
+}
+
+static PetscErrorCode Report(const char *what, Mat X, Mat R, PetscInt *nfail)
+{
+  PetscReal d  = Diff(X, R);
+  PetscBool ok = (PetscBool)(d >= 0 && d <= 1e-12);
+  MatType   t;
+
+  PetscFunctionBeginUser;
+  PetscCall(MatGetType(X, &t));
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%-44s %-16s rel diff %.2e  %s\n", what, t, (double)d, ok ? "ok" : "FAILED"));
+  if (!ok) (*nfail)++;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* A random block matrix of block size bs into A (type) and Aref (aij): the diagonal block, 0-3 more per block row, an
+   empty block row every fifth (no diagonal either), a long row (a quarter of all block columns) on the first rank */
+static PetscErrorCode FillA(MatType type, PetscInt bs, PetscInt nb, PetscInt64 seed, PetscInt scale, Mat *A, Mat *Aref)
+{
+  PetscMPIInt  rank, size;
+  PetscInt     rstart, Nb;
+  PetscInt64   s = seed;
+  PetscScalar *v;
+  Mat          M[2];
+
+  PetscFunctionBeginUser;
+  PetscCallMPI(MPI_Comm_rank(PETSC_COMM_WORLD, &rank));
+  PetscCallMPI(MPI_Comm_size(PETSC_COMM_WORLD, &size));
+  for (int m = 0; m < 2; m++) {
+    PetscCall(MatCreate(PETSC_COMM_WORLD, &M[m]));
+    PetscCall(MatSetSizes(M[m], nb * bs, nb * bs, PETSC_DETERMINE, PETSC_DETERMINE));
+    PetscCall(MatSetBlockSize(M[m], bs));
+    PetscCall(MatSetType(M[m], m ? MATAIJ : type));
+    PetscCall(MatSetUp(M[m]));
+  }
+  PetscCall(MatGetOwnershipRange(M[0], &rstart, NULL));
+  PetscCall(MatGetSize(M[0], &Nb, NULL));
+  rstart /= bs;
+  Nb /= bs;
+  PetscCall(PetscMalloc1(bs * bs, &v));
+  for (PetscInt r = rstart; r < rstart + nb; r++) {
+    PetscInt ncol = (r % 5 == 4) ? 0 : 1 + RandInt(&s, 4);
+
+    if (rank == 0 && r == rstart + 1) ncol = PetscMax(2, Nb / 4);
+    for (PetscInt k = 0; k < ncol; k++) {
+      PetscInt c = k == 0 ? r : RandInt(&s, Nb);
+
+      for (PetscInt i = 0; i < bs * bs; i++) v[i] = scale * (RandReal(&s) - 0.5) + (k == 0 && i % (bs + 1) == 0 ? 4.0 : 0.0);
+      for (int m = 0; m < 2; m++) PetscCall(MatSetValuesBlocked(M[m], 1, &r, 1, &c, v, ADD_VALUES));
+    }
+  }
+  PetscCall(PetscFree(v));
+  for (int m = 0; m < 2; m++) {
+    PetscCall(MatAssemblyBegin(M[m], MAT_FINAL_ASSEMBLY));
+    PetscCall(MatAssemblyEnd(M[m], MAT_FINAL_ASSEMBLY));
+  }
+  *A    = M[0];
+  *Aref = M[1];
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* A prolongator with bs x cbs blocks: each block row in one random aggregate (block column) of about nb/3 a rank */
+static PetscErrorCode FillP(MatType type, Mat A, PetscInt bs, PetscInt cbs, PetscInt64 seed, Mat *P)
+{
+  PetscInt     m, rstart, ncl, cstart, N;
+  PetscInt64   s = seed;
+  PetscScalar *v;
+
+  PetscFunctionBeginUser;
+  PetscCall(MatGetLocalSize(A, &m, NULL));
+  PetscCall(MatGetOwnershipRange(A, &rstart, NULL));
+  ncl = PetscMax(1, m / bs / 3);
+  PetscCall(MatCreate(PETSC_COMM_WORLD, P));
+  PetscCall(MatSetSizes(*P, m, ncl * cbs, PETSC_DETERMINE, PETSC_DETERMINE));
+  PetscCall(MatSetBlockSizes(*P, bs, cbs));
+  PetscCall(MatSetType(*P, type));
+  PetscCall(MatSetUp(*P));
+  PetscCall(MatGetOwnershipRangeColumn(*P, &cstart, NULL));
+  PetscCall(MatGetSize(*P, NULL, &N));
+  PetscCall(PetscMalloc1(bs * cbs, &v));
+  for (PetscInt r = 0; r < m / bs; r++) {
+    PetscInt row = rstart / bs + r, col = cstart / cbs + RandInt(&s, ncl), rows[64], cols[64];
+
+    if (r % 4 == 3) col = RandInt(&s, N / cbs); /* some off-process aggregates */
+    for (PetscInt i = 0; i < bs; i++) rows[i] = row * bs + i;
+    for (PetscInt j = 0; j < cbs; j++) cols[j] = col * cbs + j;
+    for (PetscInt i = 0; i < bs * cbs; i++) v[i] = RandReal(&s);
+    PetscCall(MatSetValues(*P, bs, rows, cbs, cols, v, INSERT_VALUES));
+  }
+  PetscCall(PetscFree(v));
+  PetscCall(MatAssemblyBegin(*P, MAT_FINAL_ASSEMBLY));
+  PetscCall(MatAssemblyEnd(*P, MAT_FINAL_ASSEMBLY));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+int main(int argc, char **argv)
+{
+  PetscInt  bs = 3, cbs = 2, nb = 7, nfail = 0, seed = 1, idx[2] = {0, 2};
+  char      vtype[64] = "";
+  Mat       A, Aref, P, Pref, C, Cref, G, Gref;
+  Vec       x;
+  PetscBool dev;
+  char      what[128];
+  MatType   ptype;
+
+  PetscCall(PetscInitialize(&argc, &argv, NULL, help));
+  PetscCall(PetscBlockGPUInitializePackage());
+  PetscCall(PetscOptionsGetInt(NULL, NULL, "-bs", &bs, NULL));
+  PetscCall(PetscOptionsGetInt(NULL, NULL, "-cbs", &cbs, NULL));
+  PetscCall(PetscOptionsGetInt(NULL, NULL, "-nb", &nb, NULL));
+  PetscCall(PetscOptionsGetInt(NULL, NULL, "-seed", &seed, NULL));
+  PetscCall(PetscOptionsGetString(NULL, NULL, "-vec_type", vtype, sizeof(vtype), &dev));
+  PetscCheck(bs >= 1 && bs <= 64 && cbs >= 1 && cbs <= 64, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-bs and -cbs in 1..64");
+  PetscCall(FillA(MATBAIJKSPARSE, bs, nb, seed, 1, &A, &Aref));
+  if (dev) { /* the values on the device: a product there */
+    PetscCall(MatCreateVecs(A, &x, NULL));
+    PetscCall(VecSetType(x, vtype));
+    PetscCall(VecSet(x, 1.0));
+    PetscCall(MatMult(A, x, x));
+    PetscCall(VecDestroy(&x));
+  }
+
+  /* the graph, every combination GAMG passes */
+  for (int sym = 0; sym < 2; sym++)
+    for (int scale = 0; scale < 2; scale++)
+      for (int f = 0; f < 2; f++)
+        for (int ix = 0; ix < 2; ix++) {
+          PetscInt  nidx   = ix && bs >= 3 ? 2 : 0;
+          PetscReal filter = f ? 0.01 : -1;
+
+          PetscCall(MatCreateGraph(A, (PetscBool)sym, (PetscBool)scale, filter, nidx, idx, &G));
+          PetscCall(MatCreateGraph(Aref, (PetscBool)sym, (PetscBool)scale, filter, nidx, idx, &Gref));
+          PetscCall(PetscSNPrintf(what, sizeof(what), "graph sym %d scale %d filter %g index %" PetscInt_FMT, sym, scale, (double)filter, nidx));
+          PetscCall(Report(what, G, Gref, &nfail));
+          PetscCall(MatDestroy(&G));
+          PetscCall(MatDestroy(&Gref));
+        }
+
+  /* products with an AIJ prolongator (bs x cbs blocks: made AIJ when asked for as baijksparse) and, when cbs = bs,
+     with a baijksparse one */
+  for (int pk = 0; pk < (cbs == bs ? 2 : 1); pk++) {
+    PetscCall(FillP(pk ? MATBAIJKSPARSE : MATAIJ, A, bs, cbs, seed + 7, &P));
+    PetscCall(FillP(MATAIJ, Aref, bs, cbs, seed + 7, &Pref));
+    PetscCall(MatGetType(P, &ptype));
+    PetscCall(MatMatMult(A, P, MAT_INITIAL_MATRIX, PETSC_DETERMINE, &C));
+    PetscCall(MatMatMult(Aref, Pref, MAT_INITIAL_MATRIX, PETSC_DETERMINE, &Cref));
+    PetscCall(PetscSNPrintf(what, sizeof(what), "A P (P %s)", ptype));
+    PetscCall(Report(what, C, Cref, &nfail));
+    PetscCall(MatDestroy(&C));
+    PetscCall(MatDestroy(&Cref));
+    PetscCall(MatTransposeMatMult(A, P, MAT_INITIAL_MATRIX, PETSC_DETERMINE, &C));
+    PetscCall(MatTransposeMatMult(Aref, Pref, MAT_INITIAL_MATRIX, PETSC_DETERMINE, &Cref));
+    PetscCall(PetscSNPrintf(what, sizeof(what), "A^T P (P %s)", ptype));
+    PetscCall(Report(what, C, Cref, &nfail));
+    PetscCall(MatDestroy(&C));
+    PetscCall(MatDestroy(&Cref));
+    PetscCall(MatPtAP(A, P, MAT_INITIAL_MATRIX, PETSC_DETERMINE, &C));
+    PetscCall(MatPtAP(Aref, Pref, MAT_INITIAL_MATRIX, PETSC_DETERMINE, &Cref));
+    PetscCall(PetscSNPrintf(what, sizeof(what), "P^T A P (P %s)", ptype));
+    PetscCall(Report(what, C, Cref, &nfail));
+    {
+      PetscBool ours;
+      PetscInt  b;
+
+      PetscCall(PetscObjectTypeCompareAny((PetscObject)C, &ours, MATSEQBAIJKSPARSE, MATMPIBAIJKSPARSE, ""));
+      PetscCall(MatGetBlockSize(C, &b));
+      PetscCall(PetscPrintf(PETSC_COMM_WORLD, "P^T A P is baijksparse with block size %" PetscInt_FMT ": %s\n", b, ours && b == cbs ? "ok" : "FAILED"));
+      if (!(ours && b == cbs)) nfail++;
+    }
+    /* reuse: A's values change, P^T A P again into the same matrix */
+    PetscCall(MatScale(A, 2.0));
+    PetscCall(MatScale(Aref, 2.0));
+    PetscCall(MatPtAP(A, P, MAT_REUSE_MATRIX, PETSC_DETERMINE, &C));
+    PetscCall(MatPtAP(Aref, Pref, MAT_REUSE_MATRIX, PETSC_DETERMINE, &Cref));
+    PetscCall(PetscSNPrintf(what, sizeof(what), "P^T A P reused, A changed (P %s)", ptype));
+    PetscCall(Report(what, C, Cref, &nfail));
+    /* a new pattern (the shift inserts the missing diagonal blocks): reuse is refused with a message */
+    if (!pk) {
+      PetscErrorCode ierr;
+
+      PetscCall(MatShift(A, 0.5));
+      PBG_TEST_REFUSE(ierr, MatPtAP(A, P, MAT_REUSE_MATRIX, PETSC_DETERMINE, &C));
+      PetscCall(PBGTestRefused(PETSC_COMM_WORLD, ierr, "P^T A P reused after A's pattern changed"));
+      PetscCall(MatDestroy(&A));
+      PetscCall(MatDestroy(&Aref));
+      PetscCall(FillA(MATBAIJKSPARSE, bs, nb, seed, 1, &A, &Aref));
+    }
+    PetscCall(MatDestroy(&C));
+    PetscCall(MatDestroy(&Cref));
+    PetscCall(MatDestroy(&P));
+    PetscCall(MatDestroy(&Pref));
+  }
+  PetscCall(MatDestroy(&A));
+  PetscCall(MatDestroy(&Aref));
+  if (nfail) PetscCall(PetscPrintf(PETSC_COMM_WORLD, "FAILED: %" PetscInt_FMT " checks\n", nfail));
+  else PetscCall(PetscPrintf(PETSC_COMM_WORLD, "OK\n"));
+  PetscCall(PetscFinalize());
+  return nfail ? 1 : 0;
+}
