@@ -167,18 +167,19 @@ int main(int argc, char **argv)
     PetscCall(FillP(pk ? MATBAIJKSPARSE : MATAIJ, A, bs, cbs, seed + 7, &P));
     PetscCall(FillP(MATAIJ, Aref, bs, cbs, seed + 7, &Pref));
     PetscCall(MatGetType(P, &ptype));
-    PetscCall(MatMatMult(A, P, MAT_INITIAL_MATRIX, PETSC_DETERMINE, &C));
-    PetscCall(MatMatMult(Aref, Pref, MAT_INITIAL_MATRIX, PETSC_DETERMINE, &Cref));
-    PetscCall(PetscSNPrintf(what, sizeof(what), "A P (P %s)", ptype));
-    PetscCall(Report(what, C, Cref, &nfail));
-    PetscCall(MatDestroy(&C));
-    PetscCall(MatDestroy(&Cref));
-    PetscCall(MatTransposeMatMult(A, P, MAT_INITIAL_MATRIX, PETSC_DETERMINE, &C));
-    PetscCall(MatTransposeMatMult(Aref, Pref, MAT_INITIAL_MATRIX, PETSC_DETERMINE, &Cref));
-    PetscCall(PetscSNPrintf(what, sizeof(what), "A^T P (P %s)", ptype));
-    PetscCall(Report(what, C, Cref, &nfail));
-    PetscCall(MatDestroy(&C));
-    PetscCall(MatDestroy(&Cref));
+    for (int t = 0; t < 2; t++) { /* A P, then A^T P */
+      if (t) {
+        PetscCall(MatTransposeMatMult(A, P, MAT_INITIAL_MATRIX, PETSC_DETERMINE, &C));
+        PetscCall(MatTransposeMatMult(Aref, Pref, MAT_INITIAL_MATRIX, PETSC_DETERMINE, &Cref));
+      } else {
+        PetscCall(MatMatMult(A, P, MAT_INITIAL_MATRIX, PETSC_DETERMINE, &C));
+        PetscCall(MatMatMult(Aref, Pref, MAT_INITIAL_MATRIX, PETSC_DETERMINE, &Cref));
+      }
+      PetscCall(PetscSNPrintf(what, sizeof(what), "%s P (P %s)", t ? "A^T" : "A", ptype));
+      PetscCall(Report(what, C, Cref, &nfail));
+      PetscCall(MatDestroy(&C));
+      PetscCall(MatDestroy(&Cref));
+    }
     PetscCall(MatPtAP(A, P, MAT_INITIAL_MATRIX, PETSC_DETERMINE, &C));
     PetscCall(MatPtAP(Aref, Pref, MAT_INITIAL_MATRIX, PETSC_DETERMINE, &Cref));
     PetscCall(PetscSNPrintf(what, sizeof(what), "P^T A P (P %s)", ptype));

@@ -125,12 +125,25 @@ static PetscErrorCode TargetAIJType(Mat X, MatType *type)
 
 /* The AIJ copy of an operand of ours (or a MAIJ: DMDA's host interpolation) is kept on it (composed) with the operand's state: GAMG multiplies a level's
    operator twice (A P for the smoothed prolongator, then P^T A P), and converts it once */
+/* The AIJ copy kept on X and the state it was converted at (NULL, NULL when none) */
+static PetscErrorCode CachedCopy(Mat X, Mat *cached, PetscObjectState **cs)
+{
+  PetscContainer c = NULL;
+
+  PetscFunctionBegin;
+  *cs = NULL;
+  PetscCall(PetscObjectQuery((PetscObject)X, "PBG_AIJCopy", (PetscObject *)cached));
+  PetscCall(PetscObjectQuery((PetscObject)X, "PBG_AIJCopyState", (PetscObject *)&c));
+  if (c) PetscCall(PetscContainerGetPointer(c, (void **)cs));
+  if (!*cs) *cached = NULL;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 static PetscErrorCode OperandAIJ(Mat X, Mat *Xa, PetscBool *conv, PetscObjectState *state)
 {
   MatType          type;
-  Mat              cached = NULL;
-  PetscContainer   c      = NULL;
-  PetscObjectState s, *cs = NULL;
+  Mat              cached;
+  PetscObjectState s, *cs;
   PetscBool        same = PETSC_FALSE;
 
   PetscFunctionBegin;
@@ -139,12 +152,8 @@ static PetscErrorCode OperandAIJ(Mat X, Mat *Xa, PetscBool *conv, PetscObjectSta
   if (*conv) {
     PetscCall(TargetAIJType(X, &type));
     PetscCall(PetscObjectStateGet((PetscObject)X, &s));
-    PetscCall(PetscObjectQuery((PetscObject)X, "PBG_AIJCopy", (PetscObject *)&cached));
-    PetscCall(PetscObjectQuery((PetscObject)X, "PBG_AIJCopyState", (PetscObject *)&c));
-    if (cached && c) {
-      PetscCall(PetscContainerGetPointer(c, (void **)&cs));
-      PetscCall(PetscObjectTypeCompare((PetscObject)cached, type, &same));
-    }
+    PetscCall(CachedCopy(X, &cached, &cs));
+    if (cached) PetscCall(PetscObjectTypeCompare((PetscObject)cached, type, &same));
     if (same && *cs == s) {
       PetscCall(PetscObjectReference((PetscObject)cached));
       *Xa = cached;
@@ -167,28 +176,20 @@ static PetscErrorCode OperandAIJ(Mat X, Mat *Xa, PetscBool *conv, PetscObjectSta
    (nz): a new pattern needs a new product (MAT_INITIAL_MATRIX), as for AIJ */
 static PetscErrorCode OperandRefresh(Mat X, Mat Xa, PetscBool conv, PetscObjectState nz, PetscObjectState *state, PetscBool *changed)
 {
-  PetscObjectState s;
-  Mat              T;
+  PetscObjectState s, *cs;
+  Mat              T, cached;
 
   PetscFunctionBegin;
   PetscCheck(X->nonzerostate == nz, PetscObjectComm((PetscObject)X), PETSC_ERR_ARG_WRONGSTATE, "The nonzero pattern of an operand (%s) changed since the product was set up: compute the product anew (MAT_INITIAL_MATRIX)", ((PetscObject)X)->type_name);
   if (!conv) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(PetscObjectStateGet((PetscObject)X, &s));
   if (s == *state) PetscFunctionReturn(PETSC_SUCCESS);
-  {
-    PetscContainer    c      = NULL;
-    PetscObjectState *cs     = NULL;
-    Mat               cached = NULL;
-
-    PetscCall(PetscObjectQuery((PetscObject)X, "PBG_AIJCopy", (PetscObject *)&cached));
-    PetscCall(PetscObjectQuery((PetscObject)X, "PBG_AIJCopyState", (PetscObject *)&c));
-    if (c) PetscCall(PetscContainerGetPointer(c, (void **)&cs));
-    if (!(cached == Xa && cs && *cs == s)) { /* another product sharing the copy has not refreshed it yet */
-      PetscCall(MatConvert(X, ((PetscObject)Xa)->type_name, MAT_INITIAL_MATRIX, &T));
-      PetscCall(MatCopy(T, Xa, SAME_NONZERO_PATTERN));
-      PetscCall(MatDestroy(&T));
-      if (cached == Xa && cs) *cs = s;
-    }
+  PetscCall(CachedCopy(X, &cached, &cs));
+  if (!(cached == Xa && *cs == s)) { /* another product sharing the copy has not refreshed it yet */
+    PetscCall(MatConvert(X, ((PetscObject)Xa)->type_name, MAT_INITIAL_MATRIX, &T));
+    PetscCall(MatCopy(T, Xa, SAME_NONZERO_PATTERN));
+    PetscCall(MatDestroy(&T));
+    if (cached == Xa) *cs = s;
   }
   *state   = s;
   *changed = PETSC_TRUE;
