@@ -376,6 +376,40 @@ int main(int argc, char **argv)
   if (D != Dobj) PetscCall(Fail(&c, "seqbaijksparse -> aij INPLACE", "the object changed"));
   PetscCall(Compare(&c, "seqbaijksparse -> aij INPLACE", D, aseq, nz, fD));
 
+  /* a new nonzero into a converted matrix: BAIJ moves to arrays of its own (for block size 1 the conversion made B
+     with copies of the AIJ arrays, which B frees; -malloc_dump checks that) */
+  {
+    const PetscInt i0 = c.m - 1;
+    PetscInt       jb = -1;
+
+    for (PetscInt b = 0; b < c.n / c.bs && jb < 0; b++) { /* a block column the last block row lacks */
+      PetscBool empty = PETSC_TRUE;
+
+      for (PetscInt r = c.m - c.bs; r < c.m && empty; r++)
+        for (PetscInt q = b * c.bs; q < (b + 1) * c.bs && empty; q++) {
+          PetscScalar v;
+
+          PetscCall(MatGetValues(c.R, 1, &r, 1, &q, &v));
+          if (v != 0) empty = PETSC_FALSE;
+        }
+      if (empty) jb = b;
+    }
+    if (jb >= 0) {
+      const PetscInt    j0  = jb * c.bs;
+      const PetscScalar one = 1.0, vk = fK;
+
+      PetscCall(MatSetOption(c.R, MAT_NEW_NONZERO_ALLOCATION_ERR, PETSC_FALSE));
+      PetscCall(MatSetValues(c.R, 1, &i0, 1, &j0, &one, INSERT_VALUES));
+      PetscCall(MatAssemblyBegin(c.R, MAT_FINAL_ASSEMBLY));
+      PetscCall(MatAssemblyEnd(c.R, MAT_FINAL_ASSEMBLY));
+      PetscCall(MatSetOption(K, MAT_NEW_NONZERO_ALLOCATION_ERR, PETSC_FALSE));
+      PetscCall(MatSetValues(K, 1, &i0, 1, &j0, &vk, INSERT_VALUES));
+      PetscCall(MatAssemblyBegin(K, MAT_FINAL_ASSEMBLY));
+      PetscCall(MatAssemblyEnd(K, MAT_FINAL_ASSEMBLY));
+      PetscCall(Compare(&c, "a new nonzero into aij -> baijksparse", K, MATSEQBAIJKSPARSE, nz + c.bs * c.bs, fK));
+    }
+  }
+
   PetscCall(MatDestroy(&D));
   PetscCall(MatDestroy(&B));
   PetscCall(MatDestroy(&K));

@@ -22,6 +22,7 @@ tcase bk_convert_wide -- test_baijksparse_convert -bs 3 -mb 5 -nbc 11 -seed 4 --
 tcase bk_convert_tall -- test_baijksparse_convert -bs 4 -mb 12 -nbc 3 -seed 5 --grep '^seqaij 48 x 12' --grep '^OK' --nogrep 'FAILED'
 tcase bk_convert_full_blocks -- test_baijksparse_convert -bs 5 -mb 7 -partial 0 --grep 'blocks hold entries$' --grep '^OK' --nogrep 'FAILED'
 tcase bk_convert_malloc_dump -- test_baijksparse_convert -bs 3 -mb 6 -malloc_debug -malloc_dump --grep '^OK' --nogrep '^\[ *[0-9]+\] [0-9]+ bytes '
+tcase bk_convert_bs1_malloc_dump -- test_baijksparse_convert -bs 1 -mb 30 -malloc_debug -malloc_dump --grep '^a new nonzero into aij -> baijksparse: seqbaijksparse' --grep '^OK' --nogrep '^\[ *[0-9]+\] [0-9]+ bytes '
 # error paths: BAIJ's block size (the AIJ's row block size) does not divide the columns (PETSc's message); a
 # MAT_REUSE_MATRIX target without a block of the input
 tcase bk_convert_err_bs --fail -- test_baijksparse_convert -bs 3 -mb 8 -err bs --grep 'Local size 25 not compatible with block size 3'
