@@ -231,6 +231,38 @@ PetscErrorCode MatConvert_SeqAIJCUSPARSE_SeqBAIJKSPARSE(Mat A, MatType type, Mat
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* The values of the seqaijcusparse A into the seqbaijksparse B made from it by MatConvert(), when the caller knows that
+   A's pattern has not changed since (a product's result, baijksparse_product.c): the scatter kernel alone where A's
+   values are on the device, else the host conversion copied in */
+PetscErrorCode MatSeqAIJCUSPARSEBAIJKSPARSERefresh_Private(Mat A, Mat B)
+{
+  PetscBool on;
+
+  PetscFunctionBegin;
+  PetscCall(AIJValuesOnDevice(A, &on));
+  if (on) PetscCall(PetscObjectTypeCompare((PetscObject)B, MATSEQBAIJKSPARSE, &on));
+  if (on) on = (PetscBool)!B->boundtocpu;
+  if (on) {
+    const PetscInt *ai, *aj;
+    PetscInt        mm;
+    PetscBool       done;
+    PetscInt        nnz;
+
+    PetscCall(MatGetRowIJ(A, 0, PETSC_FALSE, PETSC_FALSE, &mm, &ai, &aj, &done));
+    PetscCheck(done, PETSC_COMM_SELF, PETSC_ERR_PLIB, "Cannot get the rows of the %s matrix", MATSEQAIJCUSPARSE);
+    nnz = ai[mm];
+    PetscCall(MatRestoreRowIJ(A, 0, PETSC_FALSE, PETSC_FALSE, &mm, &ai, &aj, &done));
+    if (nnz) PetscCall(ScatterAIJToBAIJKSPARSE(A, nnz, B));
+  } else {
+    Mat T;
+
+    PetscCall(MatConvert(A, ((PetscObject)B)->type_name, MAT_INITIAL_MATRIX, &T));
+    PetscCall(MatCopy(T, B, SAME_NONZERO_PATTERN));
+    PetscCall(MatDestroy(&T));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* ---------------------------------------------------------------------------------------------- baijksparse -> aijcusparse */
 /* The host conversion: BAIJ's MatConvert_SeqBAIJ_SeqAIJ() on the host values, then aijcusparse in place */
 static PetscErrorCode ConvertToAIJCUSPARSEOnHost(Mat A, MatReuse reuse, Mat *newmat)
@@ -259,6 +291,94 @@ static PetscErrorCode ConvertToAIJCUSPARSEOnHost(Mat A, MatReuse reuse, Mat *new
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* Arrays a matrix made "with arrays" reads; it does not free them: the object does, through this (composed) */
+typedef struct {
+  PetscInt    *i, *j;
+  PetscScalar *a;
+} OwnedCSR;
+
+static PetscErrorCode OwnedCSRDestroy(void **ctx)
+{
+  OwnedCSR *o = (OwnedCSR *)*ctx;
+
+  PetscFunctionBegin;
+  PetscCall(PetscFree(o->i));
+  PetscCall(PetscFree(o->j));
+  PetscCall(PetscFree(o->a));
+  PetscCall(PetscFree(o));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* A new seqaijcusparse B with the CSR pattern (ci, cj) (taken over: freed here or by B) and zero values, block sizes
+   those of A. AIJ's MatSeqAIJSetPreallocationCSR() inserts the pattern entry by entry (ksp ex56 -ne 79: about 3 s for
+   the 121M entries of the operator); an AIJ "with arrays" is made in O(rows). Such a matrix refuses new nonzeros and,
+   once made to accept them, frees the arrays it was given when it reallocates: a private copy (products) keeps the
+   arrays and refuses new nonzeros; one the user gets (MatConvert()) is a duplicate, which owns its arrays and accepts
+   them, as MatConvert_SeqBAIJ_SeqAIJ() leaves it. */
+static PetscErrorCode NewAIJCUSPARSEOfPattern(Mat A, PetscInt *ci, PetscInt *cj, PetscBool private_copy, Mat *B)
+{
+  const PetscInt m = A->rmap->n;
+  PetscScalar   *ca;
+  Mat            T;
+
+  PetscFunctionBegin;
+  PetscCall(PetscCalloc1(PetscMax(ci[m], 1), &ca));
+  PetscCall(MatCreateSeqAIJWithArrays(PetscObjectComm((PetscObject)A), m, A->cmap->n, ci, cj, ca, &T));
+  if (private_copy) {
+    OwnedCSR *o;
+
+    PetscCall(PetscNew(&o));
+    o->i = ci, o->j = cj, o->a = ca;
+    PetscCall(PetscObjectContainerCompose((PetscObject)T, "PBG_OwnedCSR", o, (PetscCtxDestroyFn *)OwnedCSRDestroy));
+    *B = T;
+  } else {
+    PetscCall(MatDuplicate(T, MAT_COPY_VALUES, B));
+    PetscCall(MatDestroy(&T));
+    PetscCall(PetscFree(ci));
+    PetscCall(PetscFree(cj));
+    PetscCall(PetscFree(ca));
+    PetscCall(MatSetOption(*B, MAT_NEW_NONZERO_LOCATION_ERR, PETSC_FALSE));
+  }
+  PetscCall(MatSetBlockSizes(*B, A->rmap->bs, A->cmap->bs));
+  PetscCall(MatConvert(*B, MATSEQAIJCUSPARSE, MAT_INPLACE_MATRIX, B));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The values of the seqbaijksparse A (current on the device) into the seqaijcusparse B, whose pattern is every entry of
+   every block of A's, by a kernel */
+static PetscErrorCode BSRValuesToAIJCUSPARSE(Mat A, Mat B)
+{
+  MatBAIJKSPARSEDevice *d;
+  const PetscInt       *bi, *bj;
+  PetscScalar          *bv;
+  cudaStream_t          stream;
+
+  PetscFunctionBegin;
+  PetscCall(MatSeqBAIJKSPARSECopyToGPU(A)); /* nothing to send: the device copy is current */
+  d = ((Mat_SeqBAIJKSPARSE *)A->spptr)->dev;
+  if (!d->nz) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(MatSeqAIJCUSPARSEGetIJ(B, PETSC_FALSE, &bi, &bj)); /* B's device arrays (built from its host copy when new) */
+  PetscCall(MatSeqAIJCUSPARSERestoreIJ(B, PETSC_FALSE, &bi, &bj));
+  PetscCall(MatSeqAIJCUSPARSEGetArrayWrite(B, &bv));
+  PetscCall(PetscGetCurrentCUDAStream(&stream));
+  PetscCall(PetscLogEventBegin(PBG_BAIJKConvert, A, B, 0, 0));
+  PetscCall(PetscLogGpuTimeBegin());
+  PetscCall(MatBAIJKSPARSEConvertBSRToCSR_CUDA(d->bs, d->mbs, d->nz, d->rowptr, d->val, bv, stream));
+  PetscCall(PetscLogGpuTimeEnd());
+  PetscCall(PetscLogEventEnd(PBG_BAIJKConvert, A, B, 0, 0));
+  PetscCall(MatSeqAIJCUSPARSERestoreArrayWrite(B, &bv));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Whether the values of the seqbaijksparse A can go to an aijcusparse matrix on the device */
+static PetscErrorCode BAIJValuesOnDevice(Mat A, PetscBool *on)
+{
+  PetscFunctionBegin;
+  PetscCall(MatSeqBAIJKSPARSEValuesOnDevice_Private(A, on));
+  *on = (PetscBool)(*on && A->offloadmask != PETSC_OFFLOAD_CPU);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /*
   MatConvert_SeqBAIJKSPARSE_SeqAIJCUSPARSE - composed on every seqbaijksparse matrix as
   "MatConvert_seqbaijksparse_seqaijcusparse_C", which MatConvert() finds for MATAIJCUSPARSE and MATSEQAIJCUSPARSE.
@@ -269,22 +389,19 @@ static PetscErrorCode ConvertToAIJCUSPARSEOnHost(Mat A, MatReuse reuse, Mat *new
 */
 PetscErrorCode MatConvert_SeqBAIJKSPARSE_SeqAIJCUSPARSE(Mat A, MatType type, MatReuse reuse, Mat *newmat)
 {
-  MPI_Comm              comm = PetscObjectComm((PetscObject)A);
-  Mat_SeqBAIJKSPARSE   *k;
-  MatBAIJKSPARSEDevice *d;
-  const PetscInt       *ia, *ja;
-  PetscInt             *ci, *cj, mbs, bs = A->rmap->bs, m = A->rmap->n;
-  PetscInt64            nnz;
-  PetscBool             on = PETSC_FALSE, flg;
-  Mat                   B;
+  MPI_Comm        comm = PetscObjectComm((PetscObject)A);
+  const PetscInt *ia, *ja;
+  PetscInt       *ci, *cj, mbs, bs = A->rmap->bs, m = A->rmap->n;
+  PetscInt64      nnz;
+  PetscBool       on = PETSC_FALSE, flg;
+  Mat             B;
 
   PetscFunctionBegin;
   PetscCall(PetscObjectTypeCompare((PetscObject)A, MATSEQBAIJKSPARSE, &flg));
   PetscCheck(flg, comm, PETSC_ERR_ARG_WRONG, "Expected a %s matrix, not %s", MATSEQBAIJKSPARSE, ((PetscObject)A)->type_name);
   PetscCall(PetscStrcmpAny(type, &flg, MATAIJCUSPARSE, MATSEQAIJCUSPARSE, ""));
   PetscCheck(flg, comm, PETSC_ERR_SUP, "Cannot convert a %s matrix to %s: use %s or %s", ((PetscObject)A)->type_name, type, MATAIJCUSPARSE, MATSEQAIJCUSPARSE);
-  PetscCall(MatSeqBAIJKSPARSEValuesOnDevice_Private(A, &on));
-  on = (PetscBool)(on && A->offloadmask != PETSC_OFFLOAD_CPU);
+  PetscCall(BAIJValuesOnDevice(A, &on));
   if (on && reuse == MAT_REUSE_MATRIX) {
     PetscValidHeaderSpecific(*newmat, MAT_CLASSID, 4);
     PetscCall(PetscObjectTypeCompare((PetscObject)*newmat, MATSEQAIJCUSPARSE, &flg));
@@ -297,9 +414,6 @@ PetscErrorCode MatConvert_SeqBAIJKSPARSE_SeqAIJCUSPARSE(Mat A, MatType type, Mat
   }
   PetscCheck(reuse != MAT_INPLACE_MATRIX || *newmat == A, comm, PETSC_ERR_ARG_WRONG, "MAT_INPLACE_MATRIX requires the same input and output matrix");
 
-  k = (Mat_SeqBAIJKSPARSE *)A->spptr;
-  PetscCall(MatSeqBAIJKSPARSECopyToGPU(A)); /* nothing to send: the device copy is current */
-  d = k->dev;
   PetscCall(BlockRowIJ(A, PETSC_FALSE, &mbs, &ia, &ja));
   nnz = (PetscInt64)(mbs ? ia[mbs] : 0) * bs * bs;
   PetscCall(ExpandBlockPattern(mbs, bs, ia, ja, &ci, &cj));
@@ -316,36 +430,52 @@ PetscErrorCode MatConvert_SeqBAIJKSPARSE_SeqAIJCUSPARSE(Mat A, MatType type, Mat
     PetscCall(PetscArraycmp(bi, ci, m + 1, &same));
     if (same) PetscCall(PetscArraycmp(bj, cj, (PetscInt)nnz, &same));
     PetscCall(MatRestoreRowIJ(B, 0, PETSC_FALSE, PETSC_FALSE, &mm, &bi, &bj, &done));
+    PetscCall(PetscFree(ci));
+    PetscCall(PetscFree(cj));
     PetscCheck(same, comm, PETSC_ERR_ARG_INCOMP, "MAT_REUSE_MATRIX: the matrix to reuse does not have the pattern of the input (every entry of its %" PetscInt_FMT " blocks)", mbs ? ia[mbs] : 0);
-  } else {
-    PetscCall(MatCreate(comm, &B));
-    PetscCall(MatSetSizes(B, A->rmap->n, A->cmap->n, A->rmap->N, A->cmap->N));
-    PetscCall(MatSetBlockSizes(B, A->rmap->bs, A->cmap->bs));
-    PetscCall(MatSetType(B, MATSEQAIJCUSPARSE));
-    PetscCall(MatSeqAIJSetPreallocationCSR(B, ci, cj, NULL));
-    /* as MatConvert_SeqBAIJ_SeqAIJ() leaves it: new nonzeros may be added later */
-    PetscCall(MatSetOption(B, MAT_NEW_NONZERO_LOCATION_ERR, PETSC_FALSE));
-  }
-  PetscCall(PetscFree(ci));
-  PetscCall(PetscFree(cj));
-  if (nnz) {
-    const PetscInt *bi, *bj;
-    PetscScalar    *bv;
-    cudaStream_t    stream;
-
-    PetscCall(MatSeqAIJCUSPARSEGetIJ(B, PETSC_FALSE, &bi, &bj)); /* B's device arrays (built from its host copy when new) */
-    PetscCall(MatSeqAIJCUSPARSERestoreIJ(B, PETSC_FALSE, &bi, &bj));
-    PetscCall(MatSeqAIJCUSPARSEGetArrayWrite(B, &bv));
-    PetscCall(PetscGetCurrentCUDAStream(&stream));
-    PetscCall(PetscLogEventBegin(PBG_BAIJKConvert, A, B, 0, 0));
-    PetscCall(PetscLogGpuTimeBegin());
-    PetscCall(MatBAIJKSPARSEConvertBSRToCSR_CUDA(d->bs, d->mbs, d->nz, d->rowptr, d->val, bv, stream));
-    PetscCall(PetscLogGpuTimeEnd());
-    PetscCall(PetscLogEventEnd(PBG_BAIJKConvert, A, B, 0, 0));
-    PetscCall(MatSeqAIJCUSPARSERestoreArrayWrite(B, &bv));
-  }
+  } else PetscCall(NewAIJCUSPARSEOfPattern(A, ci, cj, PETSC_FALSE, &B));
+  PetscCall(BSRValuesToAIJCUSPARSE(A, B));
   if (reuse == MAT_INPLACE_MATRIX) PetscCall(MatHeaderReplace(A, &B));
   else *newmat = B;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The seqaijcusparse copy of the seqbaijksparse A that a product keeps (baijksparse_product.c): as MatConvert()
+   (MAT_INITIAL_MATRIX), but private: its arrays are kept, new nonzeros are refused. With A's values on the host, or no
+   usable device: MatConvert() itself. */
+PetscErrorCode MatSeqBAIJKSPARSEAIJCUSPARSECopy_Private(Mat A, Mat *B)
+{
+  const PetscInt *ia, *ja;
+  PetscInt       *ci, *cj, mbs;
+  PetscBool       on;
+
+  PetscFunctionBegin;
+  PetscCall(BAIJValuesOnDevice(A, &on));
+  if (!on) {
+    PetscCall(MatConvert(A, MATSEQAIJCUSPARSE, MAT_INITIAL_MATRIX, B));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  PetscCall(BlockRowIJ(A, PETSC_FALSE, &mbs, &ia, &ja));
+  PetscCall(ExpandBlockPattern(mbs, A->rmap->bs, ia, ja, &ci, &cj));
+  PetscCall(BlockRowIJ(A, PETSC_TRUE, &mbs, &ia, &ja));
+  PetscCall(NewAIJCUSPARSEOfPattern(A, ci, cj, PETSC_TRUE, B));
+  PetscCall(BSRValuesToAIJCUSPARSE(A, *B));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The values of the seqbaijksparse A into B, its copy made by MatSeqBAIJKSPARSEAIJCUSPARSECopy_Private() or
+   MatConvert(), when the caller knows that A's pattern has not changed since (the product checks A's nonzero state):
+   the kernel alone, or MatConvert() with MAT_REUSE_MATRIX where the values are on the host */
+PetscErrorCode MatSeqBAIJKSPARSEAIJCUSPARSERefresh_Private(Mat A, Mat B)
+{
+  PetscBool on;
+
+  PetscFunctionBegin;
+  PetscCall(BAIJValuesOnDevice(A, &on));
+  if (on) PetscCall(PetscObjectTypeCompare((PetscObject)B, MATSEQAIJCUSPARSE, &on));
+  if (on) on = (PetscBool)!B->boundtocpu;
+  if (on) PetscCall(BSRValuesToAIJCUSPARSE(A, B));
+  else PetscCall(MatConvert(A, ((PetscObject)B)->type_name, MAT_REUSE_MATRIX, &B));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -158,7 +158,11 @@ static PetscErrorCode OperandAIJ(Mat X, Mat *Xa, PetscBool *conv, PetscObjectSta
       PetscCall(PetscObjectReference((PetscObject)cached));
       *Xa = cached;
     } else {
-      PetscCall(MatConvert(X, type, MAT_INITIAL_MATRIX, Xa));
+      PetscBool seq;
+
+      PetscCall(PetscObjectTypeCompare((PetscObject)X, MATSEQBAIJKSPARSE, &seq));
+      if (seq && !strcmp(type, MATSEQAIJCUSPARSE)) PetscCall(MatSeqBAIJKSPARSEAIJCUSPARSECopy_Private(X, Xa));
+      else PetscCall(MatConvert(X, type, MAT_INITIAL_MATRIX, Xa));
       PetscCall(PetscObjectCompose((PetscObject)X, "PBG_AIJCopy", (PetscObject)*Xa));
       PetscCall(PetscMalloc1(1, &cs));
       *cs = s;
@@ -186,9 +190,15 @@ static PetscErrorCode OperandRefresh(Mat X, Mat Xa, PetscBool conv, PetscObjectS
   if (s == *state) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(CachedCopy(X, &cached, &cs));
   if (!(cached == Xa && *cs == s)) { /* another product sharing the copy has not refreshed it yet */
-    PetscCall(MatConvert(X, ((PetscObject)Xa)->type_name, MAT_INITIAL_MATRIX, &T));
-    PetscCall(MatCopy(T, Xa, SAME_NONZERO_PATTERN));
-    PetscCall(MatDestroy(&T));
+    PetscBool seq;
+
+    PetscCall(PetscObjectTypeCompare((PetscObject)X, MATSEQBAIJKSPARSE, &seq));
+    if (seq) PetscCall(MatSeqBAIJKSPARSEAIJCUSPARSERefresh_Private(X, Xa));
+    else {
+      PetscCall(MatConvert(X, ((PetscObject)Xa)->type_name, MAT_INITIAL_MATRIX, &T));
+      PetscCall(MatCopy(T, Xa, SAME_NONZERO_PATTERN));
+      PetscCall(MatDestroy(&T));
+    }
     if (cached == Xa) *cs = s;
   }
   *state   = s;
@@ -255,7 +265,7 @@ static PetscErrorCode ProductNumeric_OursResult(Mat C)
 {
   Mat_Product *product = C->product;
   ProductCtx  *ctx     = (ProductCtx *)product->data;
-  PetscBool    changed = PETSC_FALSE;
+  PetscBool    changed = PETSC_FALSE, seq;
   Mat          T;
 
   PetscFunctionBegin;
@@ -271,9 +281,13 @@ static PetscErrorCode ProductNumeric_OursResult(Mat C)
   }
   ctx->fresh = PETSC_FALSE;
   PetscCall(MatProductNumeric(ctx->D));
-  PetscCall(MatConvert(ctx->D, ((PetscObject)C)->type_name, MAT_INITIAL_MATRIX, &T));
-  PetscCall(MatCopy(T, C, SAME_NONZERO_PATTERN));
-  PetscCall(MatDestroy(&T));
+  PetscCall(PetscObjectTypeCompare((PetscObject)ctx->D, MATSEQAIJCUSPARSE, &seq));
+  if (seq) PetscCall(MatSeqAIJCUSPARSEBAIJKSPARSERefresh_Private(ctx->D, C));
+  else {
+    PetscCall(MatConvert(ctx->D, ((PetscObject)C)->type_name, MAT_INITIAL_MATRIX, &T));
+    PetscCall(MatCopy(T, C, SAME_NONZERO_PATTERN));
+    PetscCall(MatDestroy(&T));
+  }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

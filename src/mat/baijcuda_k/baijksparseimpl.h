@@ -354,6 +354,12 @@ PETSC_INTERN PetscErrorCode MatConvert_Any_BAIJKSPARSE(Mat, MatType, MatReuse, M
    seqbaijksparse matrix as "MatConvert_seqaijcusparse_seqbaijksparse_C" and "MatConvert_seqbaijksparse_seqaijcusparse_C" */
 PETSC_INTERN PetscErrorCode MatConvert_SeqAIJCUSPARSE_SeqBAIJKSPARSE(Mat, MatType, MatReuse, Mat *);
 PETSC_INTERN PetscErrorCode MatConvert_SeqBAIJKSPARSE_SeqAIJCUSPARSE(Mat, MatType, MatReuse, Mat *);
+/* For the products (same file): the private aijcusparse copy of a seqbaijksparse operand (its arrays kept, new nonzeros
+   refused), its values refreshed when only values changed, and the values of an aijcusparse product copied into its
+   baijksparse result of the same block pattern (kernels alone where the values are on the device) */
+PETSC_INTERN PetscErrorCode MatSeqBAIJKSPARSEAIJCUSPARSECopy_Private(Mat, Mat *);
+PETSC_INTERN PetscErrorCode MatSeqBAIJKSPARSEAIJCUSPARSERefresh_Private(Mat, Mat);
+PETSC_INTERN PetscErrorCode MatSeqAIJCUSPARSEBAIJKSPARSERefresh_Private(Mat, Mat);
 /* BAIJ's conversions to aij and sbaij, re-exported on seq- and mpibaijksparse ("MatConvert_<ours>_<type>_C"): the host
    values are brought up to date first */
 PETSC_INTERN PetscErrorCode MatConvert_BAIJKSPARSE_HostForward(Mat, MatType, MatReuse, Mat *);
