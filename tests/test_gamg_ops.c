@@ -123,7 +123,7 @@ int main(int argc, char **argv)
   PetscInt  bs = 3, cbs = 2, nb = 7, nfail = 0, seed = 1, idx[2] = {0, 2};
   char      vtype[64] = "";
   Mat       A, Aref, P, Pref, C, Cref, G, Gref;
-  Vec       x;
+  Vec       x, y;
   PetscBool dev;
   char      what[128];
   MatType   ptype;
@@ -138,11 +138,13 @@ int main(int argc, char **argv)
   PetscCheck(bs >= 1 && bs <= 64 && cbs >= 1 && cbs <= 64, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-bs and -cbs in 1..64");
   PetscCall(FillA(MATBAIJKSPARSE, bs, nb, seed, 1, &A, &Aref));
   if (dev) { /* the values on the device: a product there */
-    PetscCall(MatCreateVecs(A, &x, NULL));
+    PetscCall(MatCreateVecs(A, &x, &y));
     PetscCall(VecSetType(x, vtype));
+    PetscCall(VecSetType(y, vtype));
     PetscCall(VecSet(x, 1.0));
-    PetscCall(MatMult(A, x, x));
+    PetscCall(MatMult(A, x, y));
     PetscCall(VecDestroy(&x));
+    PetscCall(VecDestroy(&y));
   }
 
   /* the graph, every combination GAMG passes */

@@ -6,6 +6,7 @@ PetscLogEvent PBG_BAIJKMult, PBG_BAIJKCopyToGPU, PBG_BAIJKCopyFromGPU, PBG_BAIJK
 PetscLogEvent PBG_BAIJKCOO;
 PetscLogEvent PBG_BAIJKInvertDiag;
 PetscLogEvent PBG_BAIJKConvert;
+PetscLogEvent PBG_BAIJKConvertPattern;
 PetscLogEvent PBG_BAIJKGhost;
 PetscLogEvent PBG_BAIJKTranspose;
 PetscLogEvent PBG_IDRSUpdate, PBG_IDRSReduce;
@@ -71,6 +72,7 @@ PetscErrorCode PetscBlockGPUInitializePackage(void)
   PetscCall(PetscLogEventRegister("BAIJKSetValCOO", MAT_CLASSID, &PBG_BAIJKCOO));
   PetscCall(PetscLogEventRegister("BAIJKInvBlkDiag", MAT_CLASSID, &PBG_BAIJKInvertDiag));
   PetscCall(PetscLogEventRegister("BAIJKConvert", MAT_CLASSID, &PBG_BAIJKConvert));
+  PetscCall(PetscLogEventRegister("BAIJKConvPattern", MAT_CLASSID, &PBG_BAIJKConvertPattern));
   PetscCall(PetscLogEventRegister("BAIJKGhostExch", MAT_CLASSID, &PBG_BAIJKGhost));
   PetscCall(PetscLogEventRegister("BAIJKTranspose", MAT_CLASSID, &PBG_BAIJKTranspose));
   PetscCall(PetscLogEventRegister("KSPIDRSUpdate", KSP_CLASSID, &PBG_IDRSUpdate));

@@ -143,7 +143,9 @@ static PetscErrorCode ScatterAIJToBAIJKSPARSE(Mat A, PetscInt nnz, Mat B)
   cudaStream_t          stream;
 
   PetscFunctionBegin;
+  PetscCall(PetscLogEventBegin(PBG_BAIJKConvertPattern, A, 0, 0, 0));
   PetscCall(MatSeqBAIJKSPARSECopyPatternToGPU_Private(B));
+  PetscCall(PetscLogEventEnd(PBG_BAIJKConvertPattern, A, 0, 0, 0));
   d = ((Mat_SeqBAIJKSPARSE *)B->spptr)->dev;
   PetscCall(MatSeqAIJCUSPARSEGetIJ(A, PETSC_FALSE, &ci, &cj)); /* full row offsets, even when A compresses its rows */
   PetscCall(MatSeqAIJCUSPARSEGetArrayRead(A, &ca));
@@ -198,6 +200,7 @@ PetscErrorCode MatConvert_SeqAIJCUSPARSE_SeqBAIJKSPARSE(Mat A, MatType type, Mat
     PetscCall(MatSetBlockSize(B, bs));
     PetscCall(MatSetType(B, MATSEQBAIJ));
   } else PetscCall(CheckReuseTarget(A, *newmat, MATSEQBAIJKSPARSE, bs));
+  PetscCall(PetscLogEventBegin(PBG_BAIJKConvertPattern, A, 0, 0, 0));
   /* the host copy of A's pattern is current even when its values are not (aijcusparse keeps i, j on the host) */
   PetscCall(MatGetRowIJ(A, 0, PETSC_FALSE, PETSC_FALSE, &mm, &ai, &aj, &done));
   PetscCheck(done && mm == m, PETSC_COMM_SELF, PETSC_ERR_PLIB, "Cannot get the rows of the %s matrix", MATSEQAIJCUSPARSE);
@@ -225,6 +228,7 @@ PetscErrorCode MatConvert_SeqAIJCUSPARSE_SeqBAIJKSPARSE(Mat A, MatType type, Mat
   PetscCall(PetscFree(bj));
   /* as MatConvert_Any_BAIJKSPARSE(), while the host copy is current (its MatGetRowIJ() would fetch device values) */
   if (reuse != MAT_REUSE_MATRIX) PetscCall(MatSeqBAIJKSPARSECheckOptions_Private(B));
+  PetscCall(PetscLogEventEnd(PBG_BAIJKConvertPattern, A, 0, 0, 0));
   if (nnz) PetscCall(ScatterAIJToBAIJKSPARSE(A, nnz, B));
   if (reuse == MAT_INPLACE_MATRIX) PetscCall(MatHeaderReplace(A, &B));
   else *newmat = B;
@@ -357,8 +361,10 @@ static PetscErrorCode BSRValuesToAIJCUSPARSE(Mat A, Mat B)
   PetscCall(MatSeqBAIJKSPARSECopyToGPU(A)); /* nothing to send: the device copy is current */
   d = ((Mat_SeqBAIJKSPARSE *)A->spptr)->dev;
   if (!d->nz) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(PetscLogEventBegin(PBG_BAIJKConvertPattern, A, 0, 0, 0));
   PetscCall(MatSeqAIJCUSPARSEGetIJ(B, PETSC_FALSE, &bi, &bj)); /* B's device arrays (built from its host copy when new) */
   PetscCall(MatSeqAIJCUSPARSERestoreIJ(B, PETSC_FALSE, &bi, &bj));
+  PetscCall(PetscLogEventEnd(PBG_BAIJKConvertPattern, A, 0, 0, 0));
   PetscCall(MatSeqAIJCUSPARSEGetArrayWrite(B, &bv));
   PetscCall(PetscGetCurrentCUDAStream(&stream));
   PetscCall(PetscLogEventBegin(PBG_BAIJKConvert, A, B, 0, 0));
@@ -414,6 +420,7 @@ PetscErrorCode MatConvert_SeqBAIJKSPARSE_SeqAIJCUSPARSE(Mat A, MatType type, Mat
   }
   PetscCheck(reuse != MAT_INPLACE_MATRIX || *newmat == A, comm, PETSC_ERR_ARG_WRONG, "MAT_INPLACE_MATRIX requires the same input and output matrix");
 
+  PetscCall(PetscLogEventBegin(PBG_BAIJKConvertPattern, A, 0, 0, 0));
   PetscCall(BlockRowIJ(A, PETSC_FALSE, &mbs, &ia, &ja));
   nnz = (PetscInt64)(mbs ? ia[mbs] : 0) * bs * bs;
   PetscCall(ExpandBlockPattern(mbs, bs, ia, ja, &ci, &cj));
@@ -434,6 +441,7 @@ PetscErrorCode MatConvert_SeqBAIJKSPARSE_SeqAIJCUSPARSE(Mat A, MatType type, Mat
     PetscCall(PetscFree(cj));
     PetscCheck(same, comm, PETSC_ERR_ARG_INCOMP, "MAT_REUSE_MATRIX: the matrix to reuse does not have the pattern of the input (every entry of its %" PetscInt_FMT " blocks)", mbs ? ia[mbs] : 0);
   } else PetscCall(NewAIJCUSPARSEOfPattern(A, ci, cj, PETSC_FALSE, &B));
+  PetscCall(PetscLogEventEnd(PBG_BAIJKConvertPattern, A, 0, 0, 0));
   PetscCall(BSRValuesToAIJCUSPARSE(A, B));
   if (reuse == MAT_INPLACE_MATRIX) PetscCall(MatHeaderReplace(A, &B));
   else *newmat = B;
@@ -455,10 +463,12 @@ PetscErrorCode MatSeqBAIJKSPARSEAIJCUSPARSECopy_Private(Mat A, Mat *B)
     PetscCall(MatConvert(A, MATSEQAIJCUSPARSE, MAT_INITIAL_MATRIX, B));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
+  PetscCall(PetscLogEventBegin(PBG_BAIJKConvertPattern, A, 0, 0, 0));
   PetscCall(BlockRowIJ(A, PETSC_FALSE, &mbs, &ia, &ja));
   PetscCall(ExpandBlockPattern(mbs, A->rmap->bs, ia, ja, &ci, &cj));
   PetscCall(BlockRowIJ(A, PETSC_TRUE, &mbs, &ia, &ja));
   PetscCall(NewAIJCUSPARSEOfPattern(A, ci, cj, PETSC_TRUE, B));
+  PetscCall(PetscLogEventEnd(PBG_BAIJKConvertPattern, A, 0, 0, 0));
   PetscCall(BSRValuesToAIJCUSPARSE(A, *B));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
