@@ -1,0 +1,147 @@
+#!/usr/bin/env bash
+# PCGAMG with baijksparse against PCGAMG on aijcusparse (issue 39), PETSc's tutorials unmodified, in one run:
+#   ksp ex56 (3-D Q1 elasticity, bs 3, CG) at -ne 79 (1.5M unknowns) and -ne 99 (3.1M), snes ex17 3-D Q1 and Q2
+#   elasticity (DMPlex, one Newton step: the linear solve).
+# Configurations: PETSc's (aijcusparse with GAMG's default Chebyshev + jacobi levels, and with pbjacobi levels) and
+# ours (baijksparse with jacobi levels, and with vbjacobi levels). Each run reports the iterations, PCSetUp and
+# KSPSolve (max over ranks, -log_view), the host<->device megabytes of PCSetUp, the peak device memory of the run
+# (nvidia-smi, every 100 ms, the GPUs this run sees together) and, for a run that fails, PETSc's message.
+#
+# Usage: bench/scripts/run_gamg.sh OUTDIR [--cases LIST] [--np LIST] [--timeout S] [--configs LIST] [--host] [--quick]
+#   --cases   comma list of ex56_79, ex56_99, ex17_q1, ex17_q2 (default all)
+#   --np      comma list of rank counts (default 1; more ranks share the visible GPUs, -use_gpu_aware_mpi 0)
+#   --configs comma list of aij_jac, aij_pbj, baij_jac, baij_vbj (default all)
+#   --host    aij in place of aijcusparse and host vectors (CI, no GPU); --quick: small sizes (seconds on the host)
+# Output: OUTDIR/gamg.csv, OUTDIR/gamg_summary.md, OUTDIR/logs/*.log
+set -u
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+out=${1:?usage: run_gamg.sh OUTDIR [--cases LIST] [--np LIST] [--timeout S] [--configs LIST]}
+shift
+cases=ex56_79,ex56_99,ex17_q1,ex17_q2
+nps=1
+tmo=300
+configs=aij_jac,aij_pbj,baij_jac,baij_vbj
+host=0
+quick=0
+while [ $# -gt 0 ]; do
+  case $1 in
+    --cases) cases=$2; shift 2 ;;
+    --np) nps=$2; shift 2 ;;
+    --timeout) tmo=$2; shift 2 ;;
+    --configs) configs=$2; shift 2 ;;
+    --host) host=1; shift ;;
+    --quick) quick=1; shift ;;
+    *) echo "run_gamg.sh: unknown option $1" >&2; exit 2 ;;
+  esac
+done
+lib=$here/lib/libpetscblockgpu.so
+mpiexec=${MPIEXEC:-mpiexec}
+bin=$here/bench/bin
+mkdir -p "$out/logs"
+export NCCL_NVLS_ENABLE=0
+device=$(nvidia-smi --query-gpu=name --format=csv,noheader 2> /dev/null | head -1)
+[ -n "$device" ] || device="no GPU"
+csv=$out/gamg.csv
+echo "device,case,np,config,mat_type,levels_pc,status,its,pcsetup_s,kspsolve_s,pcsetup_ctog_MB,pcsetup_gtoc_MB,peak_mem_MiB,error" > "$csv"
+
+# The program and its options for a case; the matrix type option is added by the caller
+case_cmd() {
+  if [ $quick = 1 ]; then
+    case $1 in
+      ex56_*) echo "$bin/ex56 -ne 9 -ksp_type cg -ksp_rtol 1e-8 -ksp_norm_type unpreconditioned -mat_type" ;;
+      ex17_q1) echo "$bin/ex17 -dm_plex_dim 3 -dm_plex_simplex 0 -displacement_petscspace_degree 1 -dm_plex_box_faces 2,2,2 -dm_refine 2 -snes_type ksponly -ksp_type cg -ksp_rtol 1e-8 -snes_converged_reason -dm_mat_type" ;;
+      ex17_q2) echo "$bin/ex17 -dm_plex_dim 3 -dm_plex_simplex 0 -displacement_petscspace_degree 2 -dm_plex_box_faces 2,2,2 -dm_refine 1 -snes_type ksponly -ksp_type cg -ksp_rtol 1e-8 -snes_converged_reason -dm_mat_type" ;;
+      *) return 1 ;;
+    esac
+    return 0
+  fi
+  case $1 in
+    ex56_79) echo "$bin/ex56 -ne 79 -ksp_type cg -ksp_rtol 1e-8 -ksp_norm_type unpreconditioned -mat_type" ;;
+    ex56_99) echo "$bin/ex56 -ne 99 -ksp_type cg -ksp_rtol 1e-8 -ksp_norm_type unpreconditioned -mat_type" ;;
+    ex17_q1) echo "$bin/ex17 -dm_plex_dim 3 -dm_plex_simplex 0 -displacement_petscspace_degree 1 -dm_plex_box_faces 8,8,8 -dm_refine 3 -snes_type ksponly -ksp_type cg -ksp_rtol 1e-8 -snes_converged_reason -dm_mat_type" ;;
+    ex17_q2) echo "$bin/ex17 -dm_plex_dim 3 -dm_plex_simplex 0 -displacement_petscspace_degree 2 -dm_plex_box_faces 4,4,4 -dm_refine 3 -snes_type ksponly -ksp_type cg -ksp_rtol 1e-8 -snes_converged_reason -dm_mat_type" ;;
+    *) return 1 ;;
+  esac
+}
+
+# Column of a -log_view line: name, field (4 = max time)
+ev() { awk -v e="$1" '$1 == e && NF > 10 {print $4; exit}' "$2"; }
+
+IFS=, read -r -a case_list <<< "$cases"
+IFS=, read -r -a np_list <<< "$nps"
+IFS=, read -r -a config_list <<< "$configs"
+for c in "${case_list[@]}"; do
+  cmd=$(case_cmd "$c") || { echo "run_gamg.sh: unknown case $c" >&2; exit 2; }
+  [ -x "${cmd%% *}" ] || { echo "run_gamg.sh: ${cmd%% *} missing (make bench)" >&2; continue; }
+  for np in "${np_list[@]}"; do
+    for cfg in "${config_list[@]}"; do
+      case $cfg in
+        aij_jac) mt=aijcusparse; lp=jacobi ;;
+        aij_pbj) mt=aijcusparse; lp=pbjacobi ;;
+        baij_jac) mt=baijksparse; lp=jacobi ;;
+        baij_vbj) mt=baijksparse; lp=vbjacobi ;;
+        *) echo "run_gamg.sh: unknown config $cfg" >&2; exit 2 ;;
+      esac
+      log=$out/logs/${c}_np${np}_${cfg}.log
+      vec="-vec_type cuda"
+      [[ $c == ex17* ]] && vec="-dm_vec_type cuda"
+      if [ $host = 1 ]; then
+        vec=""
+        [ $mt = aijcusparse ] && mt=aij
+      fi
+      extra=""
+      [ "$np" -gt 1 ] && extra="-use_gpu_aware_mpi 0"
+      mem=$(mktemp)
+      nvidia-smi --query-gpu=memory.used --format=csv,noheader,nounits -lms 100 > "$mem" 2> /dev/null &
+      mp=$!
+      # shellcheck disable=SC2086
+      timeout "$tmo" "$mpiexec" -n "$np" $cmd $mt -dll_append "$lib" $vec -pc_type gamg -mg_levels_pc_type $lp \
+        -ksp_converged_reason -log_view $extra > "$log" 2>&1
+      rc=$?
+      kill $mp 2> /dev/null
+      wait $mp 2> /dev/null
+      peak=$(awk '{if ($1 + 0 > m) m = $1 + 0} END {print m + 0}' "$mem") # the largest of one GPU
+      rm -f "$mem"
+      its=$(grep -m1 -oE 'Linear solve converged due to [A-Z_]+ iterations [0-9]+' "$log" | awk '{print $NF}')
+      status=ok
+      err=""
+      if [ $rc -ne 0 ] || [ -z "$its" ]; then
+        status=fail
+        [ $rc -eq 124 ] && status=timeout
+        err=$(grep -m1 -E 'PETSC ERROR: [A-Za-z]' "$log" | grep -v -- '-----' | sed 's/.*PETSC ERROR: //; s/,/;/g' | cut -c1-120)
+        [ -n "$err" ] || err=$(grep -m1 -iE 'error|out of memory' "$log" | sed 's/,/;/g' | cut -c1-120)
+      fi
+      pcs=$(ev PCSetUp "$log")
+      ksp=$(ev KSPSolve "$log")
+      ctog=$(awk '$1 == "PCSetUp" && NF > 20 {print $(NF-3) + 0; exit}' "$log")
+      gtoc=$(awk '$1 == "PCSetUp" && NF > 20 {print $(NF-1) + 0; exit}' "$log")
+      echo "$device,$c,$np,$cfg,$mt,$lp,$status,${its:-},${pcs:-},${ksp:-},${ctog:-},${gtoc:-},$peak,$err" >> "$csv"
+      echo "$c np $np $cfg: $status its ${its:-?} PCSetUp ${pcs:-?} KSPSolve ${ksp:-?} peak ${peak} MiB ${err}"
+    done
+  done
+done
+
+# The summary: per case and rank count, our best against PETSc's best that ran (KSPSolve), and the setups
+python3 - "$csv" > "$out/gamg_summary.md" << 'PY'
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+print("Device: **%s**. PCGAMG, PETSc's tutorials unmodified; times are -log_view maxima in seconds; 'best' is the fastest KSPSolve among the configurations that ran.\n" % (rows[0]["device"] if rows else "?"))
+print("| case | np | PETSc's best (KSPSolve, PCSetUp, its) | ours best (KSPSolve, PCSetUp, its) | KSPSolve speedup | PCSetUp ratio ours/PETSc | failures |")
+print("|---|---|---|---|---|---|---|")
+keys = []
+for r in rows:
+    k = (r["case"], r["np"])
+    if k not in keys: keys.append(k)
+for k in keys:
+    sel = [r for r in rows if (r["case"], r["np"]) == k]
+    def best(prefix):
+        ok = [r for r in sel if r["config"].startswith(prefix) and r["status"] == "ok" and r["kspsolve_s"]]
+        return min(ok, key=lambda r: float(r["kspsolve_s"])) if ok else None
+    p, o = best("aij"), best("baij")
+    fmt = lambda r: "%s: %.3f, %.3f, %s" % (r["config"], float(r["kspsolve_s"]), float(r["pcsetup_s"]), r["its"]) if r else "none ran"
+    sp = "%.2fx" % (float(p["kspsolve_s"]) / float(o["kspsolve_s"])) if p and o else "-"
+    su = "%.2f" % (float(o["pcsetup_s"]) / float(p["pcsetup_s"])) if p and o else "-"
+    fails = "; ".join("%s: %s (%s)" % (r["config"], r["status"], r["error"]) for r in sel if r["status"] != "ok")
+    print("| %s | %s | %s | %s | %s | %s | %s |" % (k[0], k[1], fmt(p), fmt(o), sp, su, fails or "-"))
+PY
+cat "$out/gamg_summary.md"
