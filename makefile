@@ -72,7 +72,7 @@ $(PBG_MATOPS_H): conf/gen_matops.py $(wildcard $(PETSC_DIR)/include/petsc/privat
 	python3 conf/gen_matops.py $(PETSC_DIR)/include $@
 PBG_CFLAGS   := $(PCC_FLAGS) $(CFLAGS) $(CCPPFLAGS) $(PBG_INCLUDES) -MMD -MP
 PBG_CUFLAGS  := $(CUDAC_FLAGS) $(CUDAFLAGS) $(CUDACPPFLAGS) $(MPICXX_INCLUDES) $(PBG_INCLUDES) -Xcompiler -fPIC --compiler-options="$(CXXCPPFLAGS)" -MMD -MP
-PBG_CUDA_LIBS := -lcublas -lcusparse -lcudart
+PBG_CUDA_LIBS := -lcusolver -lcublas -lcusparse -lcudart
 PBG_LINK_LIB := -L$(CURDIR)/lib -lpetscblockgpu $(CC_LINKER_SLFLAG)$(CURDIR)/lib $(PETSC_LIB) $(PBG_CUDA_LIBS)
 
 .PHONY: all lib examples tests bench demo check memcheck bundle install uninstall petsc4py clean distclean help matrices format

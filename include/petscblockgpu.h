@@ -136,6 +136,11 @@ PETSC_EXTERN PetscErrorCode PetscBlockGPUInvertBatched(PetscInt, PetscInt, const
 PETSC_EXTERN PetscErrorCode MatBAIJKSPARSEGetTuningTable(PetscInt, size_t, char[], char[], PetscBool *);
 PETSC_EXTERN PetscErrorCode MatCreateBAIJKSPARSE(MPI_Comm, PetscInt, PetscInt, PetscInt, PetscInt, PetscInt, PetscInt, const PetscInt[], PetscInt, const PetscInt[], Mat *);
 
+/* ---------------------------------------------------------------- MATSOLVERPBGDENSE */
+/* The coarse-grid solve on the GPU: an LU factorization of a small MATSEQBAIJKSPARSE matrix that is its explicit
+   inverse (cuSOLVER once, one GEMV a solve); -mg_coarse_pc_factor_mat_solver_type pbgdense (see its manual page) */
+#define MATSOLVERPBGDENSE "pbgdense"
+
 /* ---------------------------------------------------------------- KSPIDRS */
 /* IDR(s) with biorthogonalisation (van Gijzen and Sonneveld, Algorithm 913); options -ksp_idrs_* (see the KSPIDRS manual
    page). PETSc's own KSPIDR ("idr") is left as it is. */

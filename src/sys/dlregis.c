@@ -60,6 +60,7 @@ PetscErrorCode PetscBlockGPUInitializePackage(void)
   PetscCall(MatRegister(MATBAIJKSPARSE, MatCreate_BAIJKSPARSE));
   PetscCall(MatRegisterRootName(MATBAIJKSPARSE, MATSEQBAIJKSPARSE, MATMPIBAIJKSPARSE));
   PetscCall(MatBAIJKSPARSERegisterFactors_Private());
+  PetscCall(MatPBGDenseRegister_Private());
   PetscCall(DMDABAIJKSPARSERegister_Private());
 
   PetscCall(PetscLogEventRegister("VBJacDetect", PC_CLASSID, &PBG_VBJacobiDetect));

@@ -38,6 +38,8 @@ PETSC_INTERN PetscErrorCode MatBAIJKSPARSERegisterFactors_Private(void);
    baijksparse matrices it makes, then composes it (src/mat/baijcuda_k/baijksparse_prealloc.c) */
 PETSC_INTERN PetscErrorCode DMDABAIJKSPARSERegister_Private(void);
 PETSC_INTERN PetscErrorCode MatBAIJKSPARSEHideAIJPreallocation_Private(PetscBool);
+/* MATSOLVERPBGDENSE (src/mat/solvers/pbgdense.c) registered for MATSEQBAIJKSPARSE */
+PETSC_INTERN PetscErrorCode MatPBGDenseRegister_Private(void);
 PETSC_INTERN PetscErrorCode MatBAIJKSPARSEComposeAIJPreallocation_Private(Mat);
 
 /* PETSC_TRUE when a CUDA device can be used by this process (no driver or no device: PETSC_FALSE) */
