@@ -3,7 +3,8 @@ static char help[] = "MATSOLVERPBGDENSE (issue 40's coarse-grid solve) against P
                      "solutions poisoned with NaN first), relative to the reference solution; a second numeric factorization after\n"
                      "the values change; -singular: a zero row gives PETSc's factor error (MAT_FACTOR_NUMERIC_ZEROPIVOT), and in\n"
                      "PCLU a KSP that stops with DIVERGED_PC_FAILED. With -vec_type cuda the values are on the device first and\n"
-                     "the vectors there. Options: -bs <3>, -mb <block rows, 40>, -seed <1>, -nrhs <3>, -singular\n";
+                     "the vectors there. Options: -bs <3>, -mb <block rows, 40>, -seed <1>, -nrhs <3>, -singular, -repeat <N>: the time of a\n"
+                     "MatSolve() over N calls (after a warm-up; a VecNorm() ends the timed run), pbgdense and PETSc's LU\n";
 
 #include <petscksp.h>
 #include <petscblockgpu.h>
@@ -54,7 +55,7 @@ static PetscErrorCode VecDiff(Vec x, Vec r, PetscReal *e)
 
 int main(int argc, char **argv)
 {
-  PetscInt       bs = 3, mb = 40, nrhs = 3, nfail = 0;
+  PetscInt       bs = 3, mb = 40, nrhs = 3, nfail = 0, repeat = 0;
   PetscInt       iseed = 1;
   PetscInt64     seed;
   PetscBool      singular  = PETSC_FALSE, dev;
@@ -76,6 +77,7 @@ int main(int argc, char **argv)
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-seed", &iseed, NULL));
   seed = iseed;
   PetscCall(PetscOptionsGetBool(NULL, NULL, "-singular", &singular, NULL));
+  PetscCall(PetscOptionsGetInt(NULL, NULL, "-repeat", &repeat, NULL));
   PetscCall(PetscOptionsGetString(NULL, NULL, "-vec_type", vtype, sizeof(vtype), &dev));
   n = bs * mb;
   PetscCall(MatCreate(PETSC_COMM_SELF, &A));
@@ -181,6 +183,21 @@ int main(int argc, char **argv)
       PetscCall(MatDestroy(&B));
       PetscCall(MatDestroy(&X));
       PetscCall(MatDestroy(&Xr));
+      if (repeat > 0 && pass == 1) { /* the time of a solve, each factor */
+        for (int f = 0; f < 2; f++) {
+          Mat            S = f ? R : F;
+          PetscLogDouble t0, t1;
+          PetscReal      nx;
+
+          for (PetscInt k = 0; k < 10; k++) PetscCall(MatSolve(S, b, x));
+          PetscCall(VecNorm(x, NORM_2, &nx));
+          PetscCall(PetscTime(&t0));
+          for (PetscInt k = 0; k < repeat; k++) PetscCall(MatSolve(S, b, x));
+          PetscCall(VecNorm(x, NORM_2, &nx));
+          PetscCall(PetscTime(&t1));
+          PetscCall(PetscPrintf(PETSC_COMM_SELF, "time of a MatSolve, n %" PetscInt_FMT ", %s: %.1f us (%" PetscInt_FMT " solves)\n", n, f ? "PETSc's LU" : "pbgdense", 1e6 * (t1 - t0) / repeat, repeat));
+        }
+      }
       PetscCall(MatDestroy(&R));
       PetscCall(PetscPrintf(PETSC_COMM_SELF, "pbgdense bs %" PetscInt_FMT " n %" PetscInt_FMT " factor %d (%s): solve %.1e, transpose %.1e, matsolve %.1e, transpose %.1e: %s\n", bs, n, pass + 1, ftype, (double)e[0], (double)e[1], (double)e[2], (double)e[3], (e[0] < 1e-10 && e[1] < 1e-10 && e[2] < 1e-10 && e[3] < 1e-10) ? "ok" : "FAILED"));
       if (!(e[0] < 1e-10 && e[1] < 1e-10 && e[2] < 1e-10 && e[3] < 1e-10)) nfail++;

@@ -29,3 +29,6 @@ if [ -x "$PBG_ROOT/bench/bin/ex19" ]; then
   tcheck tut_ex19_mg_coarse_pbgdense -- pbg_ex19_coarse_same_its
   tcheck tut_gpu_ex19_mg_coarse_pbgdense --gpu -- pbg_ex19_coarse_same_its -dm_vec_type cuda
 fi
+# the time of a solve on the device, n 1156 (snes ex19's 17^2 coarse grid with 4 fields) and 4096, against PETSc's LU
+tcase pbgdense_gpu_time_n1156 --gpu -- test_pbgdense -bs 4 -mb 289 -vec_type cuda -repeat 2000 --grep '^time of a MatSolve, n 1156, pbgdense: [0-9.]+ us' --grep '^OK'
+tcase pbgdense_gpu_time_n4096 --gpu -- test_pbgdense -bs 4 -mb 1024 -vec_type cuda -repeat 1000 --grep '^time of a MatSolve, n 4096, pbgdense: [0-9.]+ us' --grep '^OK'

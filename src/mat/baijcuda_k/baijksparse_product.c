@@ -149,6 +149,16 @@ static PetscErrorCode OperandAIJ(Mat X, Mat *Xa, PetscBool *conv, PetscObjectSta
   PetscFunctionBegin;
   PetscCall(IsOurs(X, conv));
   if (!*conv) PetscCall(PetscObjectTypeCompareAny((PetscObject)X, conv, MATSEQMAIJ, MATMPIMAIJ, "")); /* DMDA's host interpolation */
+  if (!*conv) {                                                                                       /* a host AIJ beside an operand of ours goes to the device too (cuSPARSE has no mixed MPI product) */
+    PetscBool host;
+
+    PetscCall(PetscObjectTypeCompareAny((PetscObject)X, &host, MATSEQAIJ, MATMPIAIJ, ""));
+    if (host) {
+      PetscCall(TargetAIJType(X, &type));
+      PetscCall(PetscObjectTypeCompare((PetscObject)X, type, &host));
+      *conv = (PetscBool)!host;
+    }
+  }
   if (*conv) {
     PetscCall(TargetAIJType(X, &type));
     PetscCall(PetscObjectStateGet((PetscObject)X, &s));
