@@ -32,3 +32,12 @@ fi
 # the time of a solve on the device, n 1156 (snes ex19's 17^2 coarse grid with 4 fields) and 4096, against PETSc's LU
 tcase pbgdense_gpu_time_n1156 --gpu -- test_pbgdense -bs 4 -mb 289 -vec_type cuda -repeat 2000 --grep '^time of a MatSolve, n 1156, pbgdense: [0-9.]+ us' --grep '^OK'
 tcase pbgdense_gpu_time_n4096 --gpu -- test_pbgdense -bs 4 -mb 1024 -vec_type cuda -repeat 1000 --grep '^time of a MatSolve, n 4096, pbgdense: [0-9.]+ us' --grep '^OK'
+# chosen by name only: PETSc's LU stays the default for baijksparse; a plain seqbaij takes the host path by name
+pbg_pbgdense_not_default() {
+  local out
+  out=$(pbg_run 1 ex19 -da_refine 2 -dll_append "$PBG_LIB" -pc_type mg -dm_mat_type baijksparse -mg_levels_pc_type vbjacobi -mg_coarse_ksp_view -snes_max_it 1) || { echo "$out"; return 1; }
+  grep -E 'package used to perform factorization' <<< "$out" | sort | uniq -c
+  grep -qE 'package used to perform factorization: petsc' <<< "$out" && ! grep -qE 'package used to perform factorization: pbgdense' <<< "$out"
+}
+[ -x "$PBG_ROOT/bench/bin/ex19" ] && tcheck pbgdense_not_default -- pbg_pbgdense_not_default
+tcase pbgdense_seqbaij_host -- ex19 -da_refine 2 -dll_append "$PBG_LIB" -pc_type mg -dm_mat_type baij -mg_coarse_pc_factor_mat_solver_type pbgdense -mg_coarse_ksp_view -snes_max_it 1 --grep 'package used to perform factorization: pbgdense' --grep 'type: seqdense$'

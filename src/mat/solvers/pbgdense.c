@@ -296,6 +296,7 @@ static PetscErrorCode MatGetFactor_SeqBAIJKSPARSE_PBGDense(Mat A, MatFactorType 
   PetscCheck(A->rmap->n == A->cmap->n, PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ, "%s: the matrix is not square (%" PetscInt_FMT " x %" PetscInt_FMT ")", MATSOLVERPBGDENSE, A->rmap->n, A->cmap->n);
   PetscCheck(n <= PBGDENSE_MAX_ROWS, PETSC_COMM_SELF, PETSC_ERR_SUP, "%s is for small (coarse-grid) matrices: %" PetscInt_FMT " rows, at most %d (its inverse is dense)", MATSOLVERPBGDENSE, n, PBGDENSE_MAX_ROWS);
   PetscCall(PetscBlockGPUDeviceAvailable(&dev));
+  if (dev) PetscCall(PetscObjectTypeCompare((PetscObject)A, MATSEQBAIJKSPARSE, &dev)); /* the device path reads its device copy */
   dev = (PetscBool)(dev && !A->boundtocpu);
   PetscCall(MatCreate(PETSC_COMM_SELF, F));
   PetscCall(MatSetSizes(*F, n, n, n, n));
@@ -333,7 +334,8 @@ static PetscErrorCode MatGetFactor_SeqBAIJKSPARSE_PBGDense(Mat A, MatFactorType 
 - -mg_coarse_pc_type lu -mg_coarse_pc_factor_mat_solver_type pbgdense - as the coarse solve of `PCMG` / `PCGAMG`
 
   Notes:
-  A zero pivot gives PETSc's factor error (`MAT_FACTOR_NUMERIC_ZEROPIVOT`, `PC_FACTOR_NUMERIC_ZEROPIVOT` in `PCLU`); pivots
+  It is chosen by name only: PETSc's LU stays the default factorization of `MATSEQBAIJKSPARSE`. A plain `MATSEQBAIJ`
+  matrix, or one bound to the CPU, takes the host path. A zero pivot gives PETSc's factor error (`MAT_FACTOR_NUMERIC_ZEROPIVOT`, `PC_FACTOR_NUMERIC_ZEROPIVOT` in `PCLU`); pivots
   are exact: no shift, no ordering. The factor is a `MATSEQDENSECUDA` (or `MATSEQDENSE`) matrix holding the inverse.
 
   Level: intermediate
@@ -344,6 +346,9 @@ M*/
 PetscErrorCode MatPBGDenseRegister_Private(void)
 {
   PetscFunctionBegin;
-  PetscCall(MatSolverTypeRegister(MATSOLVERPBGDENSE, MATSEQBAIJKSPARSE, MAT_FACTOR_LU, MatGetFactor_SeqBAIJKSPARSE_PBGDense));
+  /* under BAIJ's name: asked for by name, it serves MATSEQBAIJKSPARSE (a name beginning with "seqbaij"), and a plain
+     MATSEQBAIJ by the host path; PETSc's LU stays the default (MatGetFactor() with no solver type takes the first
+     registered for the exact type, then for its base) */
+  PetscCall(MatSolverTypeRegister(MATSOLVERPBGDENSE, MATSEQBAIJ, MAT_FACTOR_LU, MatGetFactor_SeqBAIJKSPARSE_PBGDense));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
