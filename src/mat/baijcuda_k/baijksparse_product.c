@@ -149,16 +149,6 @@ static PetscErrorCode OperandAIJ(Mat X, Mat *Xa, PetscBool *conv, PetscObjectSta
   PetscFunctionBegin;
   PetscCall(IsOurs(X, conv));
   if (!*conv) PetscCall(PetscObjectTypeCompareAny((PetscObject)X, conv, MATSEQMAIJ, MATMPIMAIJ, "")); /* DMDA's host interpolation */
-  if (!*conv) {                                                                                       /* a host AIJ beside an operand of ours goes to the device too (cuSPARSE has no mixed MPI product) */
-    PetscBool host;
-
-    PetscCall(PetscObjectTypeCompareAny((PetscObject)X, &host, MATSEQAIJ, MATMPIAIJ, ""));
-    if (host) {
-      PetscCall(TargetAIJType(X, &type));
-      PetscCall(PetscObjectTypeCompare((PetscObject)X, type, &host));
-      *conv = (PetscBool)!host;
-    }
-  }
   if (*conv) {
     PetscCall(TargetAIJType(X, &type));
     PetscCall(PetscObjectStateGet((PetscObject)X, &s));
@@ -183,6 +173,28 @@ static PetscErrorCode OperandAIJ(Mat X, Mat *Xa, PetscBool *conv, PetscObjectSta
     PetscCall(PetscObjectReference((PetscObject)X));
     *Xa = X;
   }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* A host AIJ operand X (Xa = X) beside an aijcusparse one (the other's copy, Oa) goes to the device too: cuSPARSE has
+   no product of mpiaijcusparse and mpiaij, and the product then runs where the other operand is. *Xa becomes a
+   converted copy, refreshed as the others when X's values change. */
+static PetscErrorCode HostAIJToDevice(Mat X, Mat Oa, Mat *Xa, PetscBool *conv, PetscObjectState *state)
+{
+  PetscBool host, dev;
+  MatType   type;
+
+  PetscFunctionBegin;
+  if (*conv) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(PetscObjectTypeCompareAny((PetscObject)X, &host, MATSEQAIJ, MATMPIAIJ, ""));
+  PetscCall(PetscObjectTypeCompareAny((PetscObject)Oa, &dev, MATSEQAIJCUSPARSE, MATMPIAIJCUSPARSE, ""));
+  if (!host || !dev) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(PetscObjectTypeCompare((PetscObject)Oa, MATMPIAIJCUSPARSE, &dev));
+  type = dev ? MATMPIAIJCUSPARSE : MATSEQAIJCUSPARSE;
+  PetscCall(MatDestroy(Xa)); /* the reference OperandAIJ() took on X */
+  PetscCall(MatConvert(X, type, MAT_INITIAL_MATRIX, Xa));
+  PetscCall(PetscObjectStateGet((PetscObject)X, state));
+  *conv = PETSC_TRUE;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -315,6 +327,8 @@ static PetscErrorCode ProductSymbolic_ThroughAIJ(Mat C)
   PetscCall(PetscNew(&ctx));
   PetscCall(OperandAIJ(A, &ctx->Aa, &ctx->Aconv, &ctx->Astate));
   PetscCall(OperandAIJ(B, &ctx->Ba, &ctx->Bconv, &ctx->Bstate));
+  PetscCall(HostAIJToDevice(B, ctx->Aa, &ctx->Ba, &ctx->Bconv, &ctx->Bstate));
+  PetscCall(HostAIJToDevice(A, ctx->Ba, &ctx->Aa, &ctx->Aconv, &ctx->Astate));
   ctx->Anz = A->nonzerostate;
   ctx->Bnz = B->nonzerostate;
   ResultBlockSizes(t, A, B, &rbs, &cbs);
