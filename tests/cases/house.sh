@@ -1,6 +1,7 @@
 # The house rules (issue 41), checked by make check: every component's call graph has no loop and no CUDA runtime call
 # in its host files (tools/callgraph.py --cuda-runtime: the runtime belongs in cuda/), and every C, C++ and CUDA source
-# is formatted (clang-format with .clang-format, PETSc's style). Each check is first shown to fail on a violation
+# is formatted (clang-format with .clang-format, PETSc's style), and doc/layout.md names every component and host
+# file (tools/layoutcheck.py). Each check is first shown to fail on a violation
 # planted in a scratch tree, so that it cannot pass for want of looking.
 
 pbg_house_callgraph() { python3 "$PBG_ROOT/tools/callgraph.py" --cuda-runtime "$PBG_ROOT/$1"; }
@@ -52,3 +53,22 @@ pbg_house_format_planted() {
   echo "the planted misformatting was found"
 }
 tcheck house_format_detects_planted -- pbg_house_format_planted
+
+# doc/layout.md names every component directory and host source file (tools/layoutcheck.py); a file added to a scratch
+# copy of src/ without a line in the layout must fail it
+tcheck house_layout -- python3 "$PBG_ROOT/tools/layoutcheck.py" "$PBG_ROOT"
+pbg_house_layout_planted() {
+  local d=$PBG_WORKDIR/house_layout_planted out
+  rm -rf "$d" && mkdir -p "$d/doc" "$d/src/mat"
+  cp -r "$PBG_ROOT/src/mat/solvers" "$d/src/mat/"
+  cp "$PBG_ROOT/doc/layout.md" "$d/doc/"
+  printf 'int HouseD(void)\n{\n  return 0;\n}\n' > "$d/src/mat/solvers/unlisted.c"
+  if out=$(python3 "$PBG_ROOT/tools/layoutcheck.py" "$d"); then
+    echo "$out"
+    echo "the planted unlisted file passed the check"
+    return 1
+  fi
+  echo "$out"
+  grep -q '^not in doc/layout.md: src/mat/solvers/unlisted.c$' <<< "$out"
+}
+tcheck house_layout_detects_planted -- pbg_house_layout_planted
