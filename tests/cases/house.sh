@@ -1,7 +1,7 @@
 # The house rules (issue 41), checked by make check: every component's call graph has no loop and no CUDA runtime call
 # in its host files (tools/callgraph.py --cuda-runtime: the runtime belongs in cuda/), and every C, C++ and CUDA source
-# is formatted (clang-format with .clang-format, PETSc's style), and doc/layout.md names every component and host
-# file (tools/layoutcheck.py). Each check is first shown to fail on a violation
+# is formatted (clang-format with .clang-format, PETSc's style), doc/layout.md names every component and host file
+# (tools/layoutcheck.py), and no source comment carries a measured figure (tools/figurecheck.py). Each check is first shown to fail on a violation
 # planted in a scratch tree, so that it cannot pass for want of looking.
 
 pbg_house_callgraph() { python3 "$PBG_ROOT/tools/callgraph.py" --cuda-runtime "$PBG_ROOT/$1"; }
@@ -72,3 +72,22 @@ pbg_house_layout_planted() {
   grep -q '^not in doc/layout.md: src/mat/solvers/unlisted.c$' <<< "$out"
 }
 tcheck house_layout_detects_planted -- pbg_house_layout_planted
+
+# no measured figure in a source comment (tools/figurecheck.py: a GPU model, a time, a bandwidth, a size): they go
+# stale there and live in doc/benchmarks.md; a planted comment with a timing must fail it, a string with a size must not
+tcheck house_no_figures -- python3 "$PBG_ROOT/tools/figurecheck.py" "$PBG_ROOT/src" "$PBG_ROOT/include"
+pbg_house_figures_planted() {
+  local d=$PBG_WORKDIR/house_figures_planted out
+  rm -rf "$d" && mkdir -p "$d"
+  printf '/* a string may print a size */\nstatic const char *m = "16 MB";\n' > "$d/clean.c"
+  python3 "$PBG_ROOT/tools/figurecheck.py" "$d" || { echo "a clean file failed the check"; return 1; }
+  printf '/* the kernel took 14.3 us on an H100 */\nint HouseE(void)\n{\n  return 0; // 2.7 TB/s\n}\n' > "$d/e.c"
+  if out=$(python3 "$PBG_ROOT/tools/figurecheck.py" "$d"); then
+    echo "$out"
+    echo "the planted figures passed the check"
+    return 1
+  fi
+  echo "$out"
+  grep -q 'e.c:1: ' <<< "$out" && grep -q 'e.c:4: ' <<< "$out" && grep -q '^measured figures in comments: 2$' <<< "$out"
+}
+tcheck house_figures_detects_planted -- pbg_house_figures_planted

@@ -23,8 +23,9 @@ static PetscErrorCode (*DMCreateInterpolation_DA_PETSc)(DM, DM, Mat *, Vec *) = 
    parallel viewer in natural ordering. Taken where it is the only route or the faster one:
    - a 1-D DMDA has no BAIJ route in PETSc ("Not implemented for 1 dimension");
    - one field on one rank: AIJ fills the stencil's pattern a sorted row at a time, BAIJ block by block (ksp ex45 at
-     100^3 on the host: DMCreateMatrix 0.59 s through AIJ, 0.92 s through BAIJ), and the conversion of a block size 1
-     matrix is a copy of its arrays (MatConvert_Any_BAIJKSPARSE()). */
+     100^3 on the host: DMCreateMatrix faster through AIJ than through BAIJ), and the conversion of a block size 1
+     matrix is a copy of its arrays (MatConvert_Any_BAIJKSPARSE()).
+   (measured: doc/benchmarks.md, "Measurements behind design choices") */
 static PetscErrorCode DMCreateMatrix_DA_ThroughAIJ(DM da, Mat *J)
 {
   char                   mattype[256];

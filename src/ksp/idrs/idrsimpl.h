@@ -23,7 +23,7 @@
 #define KSPIDRS_RESTARTS_NO_GAIN 3 /* consecutive restarts without a new best before the stop: near the floor it jitters */
 /* The divergence test: KSP_DIVERGED_DTOL when the residual is above the divergence tolerance at this many cycle ends in a
    row. IDR's residual may peak above it at one cycle end and come back within the next cycle (snes ex19 512^2, vbjacobi
-   with the matrix's 4 x 4 blocks on an H200: 1e4 x the initial residual at iteration 175, back to 4 x at 180; the same
+   with the matrix's 4 x 4 blocks on the GPU: 1e4 x the initial residual at iteration 175, back to 4 x at 180; the same
    solve on the host peaked at 1.7e3 x and converged after 2209). A peak of p x ||b|| costs about eps p ||b|| of
    attainable accuracy, which the true-residual check measures. A real divergence keeps growing and stops there. */
 #define KSPIDRS_DTOL_CYCLES 3

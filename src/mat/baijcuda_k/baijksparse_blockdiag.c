@@ -422,11 +422,12 @@ PetscErrorCode MatInvertVariableBlockDiagonal_MPIBAIJKSPARSE(Mat A, PetscInt nbl
 /* ------------------------------------------------------------------------------- PCPBJACOBI's device path */
 /* PETSc's PCPBJACOBI applies on the device only when the matrix, or the block-diagonal matrix that the getblockdiagonal
    method returns, is aijcusparse (pbjacobi.c); on any other matrix it applies on the host, moving both vectors at every
-   apply (snes ex19 512^2: KSPSolve 52 s against 6.5 s on aijcusparse, H200). PCPBJACOBI is the only caller of that
+   apply (snes ex19 512^2: KSPSolve several times slower than on aijcusparse). PCPBJACOBI is the only caller of that
    method, and of the returned matrix it reads the size, the block size, MatInvertBlockDiagonal() and the failure. So
    ours returns an aijcusparse matrix of A's sizes and block size that stores no entries and whose
    MatInvertBlockDiagonal() is A's (the device inversion above): PETSc's CUDA PBJacobi then copies A's inverses to the
-   device once and applies them there. Without a usable device on every rank it returns none (PCPBJACOBI reads A). */
+   device once and applies them there. Without a usable device on every rank it returns none (PCPBJACOBI reads A).
+   (measured: doc/benchmarks.md, "Measurements behind design choices") */
 static PetscErrorCode MatInvertBlockDiagonal_BlockDiagonalCarrier(Mat D, const PetscScalar **values)
 {
   Mat A = NULL;

@@ -314,11 +314,12 @@ static PetscErrorCode OwnedCSRDestroy(void **ctx)
 }
 
 /* A new seqaijcusparse B with the CSR pattern (ci, cj) (taken over: freed here or by B) and zero values, block sizes
-   those of A. AIJ's MatSeqAIJSetPreallocationCSR() inserts the pattern entry by entry (ksp ex56 -ne 79: about 3 s for
+   those of A. AIJ's MatSeqAIJSetPreallocationCSR() inserts the pattern entry by entry (ksp ex56 -ne 79: slow, with
    the 121M entries of the operator); an AIJ "with arrays" is made in O(rows). Such a matrix refuses new nonzeros and,
    once made to accept them, frees the arrays it was given when it reallocates: a private copy (products) keeps the
    arrays and refuses new nonzeros; one the user gets (MatConvert()) is a duplicate, which owns its arrays and accepts
-   them, as MatConvert_SeqBAIJ_SeqAIJ() leaves it. */
+   them, as MatConvert_SeqBAIJ_SeqAIJ() leaves it.
+   (measured: doc/benchmarks.md, "Measurements behind design choices") */
 static PetscErrorCode NewAIJCUSPARSEOfPattern(Mat A, PetscInt *ci, PetscInt *cj, PetscBool private_copy, Mat *B)
 {
   const PetscInt m = A->rmap->n;
@@ -450,8 +451,8 @@ PetscErrorCode MatConvert_SeqBAIJKSPARSE_SeqAIJCUSPARSE(Mat A, MatType type, Mat
 
 /* Whether a product may take the values of the seqbaijksparse A from the device: where the device is usable, A's
    values are sent first when the host has newer ones (a matrix assembled on the host and not used on the device yet:
-   PCGAMG's fine operator), one upload of the block values in place of a host conversion that inserts every entry
-   (ksp ex56 -ne 79: 1.6 s) */
+   PCGAMG's fine operator), one upload of the block values in place of a host conversion that inserts every entry,
+   which is slower (ksp ex56 -ne 79; measured: doc/benchmarks.md, "Measurements behind design choices") */
 static PetscErrorCode ValuesOnDeviceForProduct(Mat A, PetscBool *on)
 {
   PetscBool dev;
@@ -531,9 +532,10 @@ PetscErrorCode MatConvert_BAIJKSPARSE_HostForward(Mat A, MatType type, MatReuse 
 /* ---------------------------------------------------------------------------------------------- any type -> baijksparse */
 /* A MATSEQBAIJ of block size 1 with the pattern and host values of the seqaij A. BAIJ's conversion inserts entry by
    entry; a BAIJ "with arrays" (block size 1 only) on A's arrays, duplicated, is a copy of the arrays (ksp ex45 at 100^3
-   on the host: 0.10 s against 0.21 s a row at a time). The duplicate owns its arrays (a BAIJ with arrays does not, until
+   on the host: faster than a row at a time). The duplicate owns its arrays (a BAIJ with arrays does not, until
    a new nonzero makes it reallocate: then it frees the arrays it was given), and A's are only read. A DMDA with one
-   field builds its matrix through AIJ (issue 38): this is what makes that route pay. */
+   field builds its matrix through AIJ (issue 38): this is what makes that route pay.
+   (measured: doc/benchmarks.md, "Measurements behind design choices") */
 static PetscErrorCode SeqBAIJOfSeqAIJBlockSize1(Mat A, Mat *B)
 {
   const PetscInt    *ai, *aj;

@@ -258,7 +258,7 @@ static void DefaultParams(MatBAIJKSPARSEKernel kernel, int bs, MatBAIJKSPARSEPar
   p->lanes  = 0;
   switch (kernel) {
   case MAT_BAIJKSPARSE_KERNEL_K2: {
-    /* the shape of the H100 table (conf/baijksparse_tuning_sm90.txt): 1 warp per block row below bs 6, 2 below bs 10,
+    /* the shape of the sm90 table (conf/baijksparse_tuning_sm90.txt): 1 warp per block row below bs 6, 2 below bs 10,
        else 4 (more columns, so more loads, in flight per block row); ept 2..4, the one that leaves the fewest thread
        slots idle (idle lanes, rows past bs), the smaller on ties; 128 threads per thread block */
     const int maxept = bs >= 6 ? MAT_BAIJKSPARSE_MAX_EPT : 2;
@@ -281,7 +281,7 @@ static void DefaultParams(MatBAIJKSPARSEKernel kernel, int bs, MatBAIJKSPARSEPar
     p->warps = 4;
     break;
   case MAT_BAIJKSPARSE_KERNEL_K1:
-    /* a column per lane: the H100 tuner's choice for bs 2..5 on short rows, and for bs 2 on long ones too */
+    /* a column per lane: the sm90 tuner's choice for bs 2..5 on short rows, and for bs 2 on long ones too */
     p->ept = bs;
     break;
   default:

@@ -110,7 +110,8 @@ static PetscErrorCode SameDevicePattern(Mat X, Mat Y, PetscBool *same)
 
 /* Whether X (seqbaij or seqbaijksparse) has Y's block pattern, compared on the host arrays as AIJ's MatAXPY() compares
    them for UNKNOWN_NONZERO_PATTERN (what TS passes at every step: without it, the generic row-by-row MatAXPY_Basic()
-   ran, 120 ms a step for 100k rows). MatGetRowIJ() of our type touches no values. */
+   ran, slowly, at every step). MatGetRowIJ() of our type touches no values.
+   (measured: doc/benchmarks.md, "Measurements behind design choices") */
 PetscErrorCode MatBAIJKSPARSESameBlockPattern_Private(Mat X, Mat Y, PetscBool *same)
 {
   PetscBool       isbaij, dx = PETSC_FALSE, dy = PETSC_FALSE;

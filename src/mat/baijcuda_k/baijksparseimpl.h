@@ -39,8 +39,9 @@ PETSC_INTERN const char *const MatBAIJKSPARSEBalances[];
    into y by atomicAdd, no extra memory. EXPLICIT: a device copy of A^T (pattern built on the host once per pattern,
    values gathered on the device after each change of A) multiplied by the MatMult() kernels. AUTO: EXPLICIT when
    MatSetOption(MAT_FORM_EXPLICIT_TRANSPOSE) is set (-mat_form_explicit_transpose), else ATOMIC, as MATAIJCUSPARSE: the
-   copy pays only over many products of one pattern (snes ex17's multigrid restriction: a 0.19 s host build per level
-   for 5 V-cycles, and the atomic kernel, which skips zero products, is faster there anyway). */
+   copy pays only over many products of one pattern (snes ex17's multigrid restriction: a host build per level that
+   5 V-cycles do not pay back, and the atomic kernel, which skips zero products, is faster there anyway).
+   (measured: doc/benchmarks.md, "Measurements behind design choices") */
 typedef enum {
   MAT_BAIJKSPARSE_TRANSPOSE_AUTO,
   MAT_BAIJKSPARSE_TRANSPOSE_EXPLICIT,

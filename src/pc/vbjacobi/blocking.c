@@ -128,13 +128,14 @@ static PetscErrorCode MatrixBlocks(Mat A, PetscInt maxbs, PetscInt *nblocks, Pet
    matrix, so larger blocks, which take fewer iterations, make each iteration longer:
    - fewer than PC_VBJACOBI_BANDWIDTH_ROWS local rows: an iteration's time is launch latency rather than bytes, and
      the largest blocks take the fewest iterations: the maximum (32). bench_solve's Table 1 matrices (5k..12k rows,
-     IDR(4) on an H100): bcsstk17 5072 iterations with blocks of up to 32 against 8999 with 8; bcsstk18 2924 against 6223;
+     IDR(4)): bcsstk17 5072 iterations with blocks of up to 32 against 8999 with 8; bcsstk18 2924 against 6223;
    - more: the largest power of two within half the mean row length (the inverses read at most about half of what the
-     product reads), at least PC_VBJACOBI_MERGE_FLOOR and the matrix block size. Issue 22 on an H200
+     product reads), at least PC_VBJACOBI_MERGE_FLOOR and the matrix block size. Issue 22
      (bench/results/tutorials_sweep_h200x4_s16.*), KSPSolve time with bounds 8 / 16 / 32: ts ex5 1024^2 (2M rows,
-     10 nonzeros a row) BiCGStab 2.37 / 2.56 / 3.05 s, GMRES 5.17 / 5.31 / 5.65 s, idrs 2.73 / 2.85 / 3.45 s; snes ex19
-     512^2 (1M rows, 20 a row) BiCGStab 0.86 / 0.85 / 0.97 s, GMRES 3.56 / 3.44 / 3.55 s, idrs 1.64 / 1.30 / 1.74 s,
-     and PETSc's idr converges at 8 and 32 but not at 16. The rule gives 8 to both. */
+     10 nonzeros a row) fastest at 8 and slowest at 32 with BiCGStab, GMRES and idrs; snes ex19 512^2 (1M rows, 20 a
+     row) slowest at 32 with BiCGStab, the three close with GMRES, fastest at 16 with idrs, and PETSc's idr converges
+     at 8 and 32 but not at 16. The rule gives 8 to both.
+     (measured: doc/benchmarks.md, "Measurements behind design choices") */
 static PetscErrorCode AutoMergeBound(PC pc, PetscInt *bound)
 {
   PC_VBJacobi *jac = (PC_VBJacobi *)pc->data;
@@ -163,14 +164,15 @@ static PetscErrorCode AutoMergeBound(PC pc, PetscInt *bound)
 /* Chooses the source of the blocks, resolving AUTO the same way on every rank:
    - variable block sizes when every rank has usable ones;
    - the matrix block size (bs > 1, within the bound) when the matrix is known symmetric, Hermitian or SPD, or when the PC
-     is a multigrid level smoother (options prefix with "mg_levels_"): merged blocks lost there. Issue 22 on an H100:
-     3-D elasticity with CG 818 iterations merged against 515 with the matrix blocks (0.32 s against 0.17 s; ksp ex56 on
-     the host: 196 against 114); vbjacobi as the level smoother of ex19's geometric multigrid 0.75 s merged against
-     0.40 s for pbjacobi, and a divergent V-cycle of GAMG with a merged-block smoother on a nonsymmetric problem;
+     is a multigrid level smoother (options prefix with "mg_levels_"): merged blocks lost there. Issue 22:
+     3-D elasticity with CG 818 iterations merged against 515 with the matrix blocks (and slower to solve; ksp ex56 on
+     the host: 196 against 114); vbjacobi as the level smoother of ex19's geometric multigrid slower merged than
+     pbjacobi, and a divergent V-cycle of GAMG with a merged-block smoother on a nonsymmetric problem
+     (measured: doc/benchmarks.md, "Measurements behind design choices");
    - else the paper's supervariable blocking, also for matrices with a block size > 1 (their block rows are natural
      supervariables, merged up to the bound): on the nonsymmetric outer solves merging takes fewer iterations (ex19 96^2
      on the host: 490 against 587 with BiCGStab, 929 against 1126 with idrs; ts ex5 128^2: 962 against 1247 with GMRES),
-     and bench_solve on an H100 (doc/benchmarks.md, "Time to solution") measured it faster on driven cavity, Gray-Scott, bar and LDG. */
+     and bench_solve (doc/benchmarks.md, "Time to solution") measured it faster on driven cavity, Gray-Scott, bar and LDG. */
 PetscErrorCode PCVBJacobiResolveBlocking(PC pc, PCVBJacobiBlocking *how)
 {
   PC_VBJacobi *jac = (PC_VBJacobi *)pc->data;

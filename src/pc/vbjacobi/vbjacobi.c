@@ -883,8 +883,9 @@ PetscErrorCode PCVBJacobiGetMaxBlockSize(PC pc, PetscInt *maxbs)
   - the sizes set with `MatSetVariableBlockSizes()` when every rank has them and none exceeds the maximum block size;
   - the matrix block size (> 1, within the maximum) when the matrix is known symmetric, Hermitian or SPD
     (`MatSetOption()`), or when the PC is a multigrid level smoother (options prefix with "mg_levels_"): merged blocks
-    lost there (3-D elasticity with CG: 818 iterations merged against 515; a geometric-multigrid smoother: 0.75 s
-    against 0.40 s for pbjacobi; a divergent GAMG V-cycle on a nonsymmetric problem);
+    lost there (3-D elasticity with CG: 818 iterations merged against 515; a geometric-multigrid smoother: slower
+    merged than pbjacobi; a divergent GAMG V-cycle on a nonsymmetric problem; measured: doc/benchmarks.md,
+    "Measurements behind design choices");
   - else supervariables merged up to the maximum block size: on a matrix with a block size > 1 its block rows are
     natural supervariables, so neighbouring matrix blocks are merged, which takes 17-23% fewer iterations on the
     nonsymmetric flows (driven cavity, Gray-Scott) and was measured faster to solve on most of bench_solve's block
@@ -1225,10 +1226,10 @@ PetscErrorCode PCVBJacobiGetBlockPrecisions(PC pc, PetscInt counts[], const unsi
   because larger blocks take fewer iterations but each apply then reads more (k values a row for blocks of k rows,
   against about nnz/n for a product with the matrix): below 2^18 local rows (an iteration costs launch latency more
   than bytes) the maximum, 32; above, the largest power of two within half the mean row length, at least 8 and the
-  matrix block size (8 for 2-D stencils with 2 or 4 fields, 32 for 3-D ones with 3 and more). Measured on an H200
-  (issue 22): ts ex5 1024^2 KSPSolve 2.37 s with BiCGStab and 2.73 s with `KSPIDRS` at bound 8, against 3.05 s and
-  3.45 s at 32; snes ex19 512^2 0.86 s against 0.97 s (BiCGStab); the Table 1 matrices of the paper (at most 12k rows)
-  keep 32, where they take up to 2x fewer iterations than at 8. `-pc_view` shows the bound and why.
+  matrix block size (8 for 2-D stencils with 2 or 4 fields, 32 for 3-D ones with 3 and more). Measured (issue 22):
+  ts ex5 1024^2 KSPSolve faster at bound 8 than at 32 with BiCGStab and with `KSPIDRS`; snes ex19 512^2 too
+  (BiCGStab); the Table 1 matrices of the paper (at most 12k rows) keep 32, where they take up to 2x fewer iterations
+  than at 8 (measured: doc/benchmarks.md, "Measurements behind design choices"). `-pc_view` shows the bound and why.
   Each block is inverted by Gauss-Jordan elimination with implicit pivoting (Anzt, Dongarra, Flegar and
   Quintana-Orti, Parallel Computing 2018). In parallel the blocks are those of the local diagonal part: they never
   cross ranks.

@@ -61,10 +61,10 @@ __device__ __forceinline__ int PivotLane(double f, bool used, double &best)
 }
 
 /* Widths up to which the step loop is unrolled. A warp runs the instance of its largest block, so a batch of mixed
-   sizes runs all instances at once: unrolled ones up to 16 made mixed 1..16 batches 3x slower than with the loop
-   rolled beyond 8 on an H100 (instruction-cache misses), and with the rotating columns a rolled loop costs only its
-   counter. Rolled beyond 4 against beyond 8: mixed 1..8 1.29x and mixed 1..16 1.17x faster, uniform 8..16 within
-   0.96x. */
+   sizes runs all instances at once: unrolled ones up to 16 made mixed 1..16 batches several times slower than with
+   the loop rolled beyond 8 (instruction-cache misses), and with the rotating columns a rolled loop costs only its
+   counter. Rolled beyond 4 against beyond 8: mixed 1..8 and mixed 1..16 faster, uniform 8..16 a little slower at
+   most. (measured: doc/benchmarks.md, "Measurements behind design choices") */
 #ifndef PBG_GJ_UNROLL_MAX
   #define PBG_GJ_UNROLL_MAX 4
 #endif
@@ -163,10 +163,11 @@ __host__ __device__ constexpr int WidthClass(int k)
 
 /* The work order sorts the blocks by size, not only by class: a warp runs the GaussJordan<P, W> instance of its
    largest block, W = P/2+1..P, and warps running different instances at once on an SM miss the instruction cache
-   (16 instances of up to ~2 KB at P = 32). Measured (H100, bench_invert, 500000 blocks, % of the bandwidth floor):
-   one launch at the largest width: mixed 1..16 11.1%, 1..32 8.6%; grouped by class, random sizes within a class:
-   23.6% and 13.3%; sorted by size: 39.6% and 37.9% (mixed 1..8 36.9%, uniform 16 and 32: 55% and 47%). The sort costs
-   the same as the grouping (a count and a scatter, one pass each), with 33 keys instead of 6. */
+   (16 instances of sizeable code at P = 32). Measured (bench_invert, 500000 blocks, against the bandwidth floor) on
+   mixed 1..16 and 1..32: one launch at the largest width the furthest from the floor; grouped by class, random sizes
+   within a class, nearer; sorted by size, by far the nearest, close to the uniform batches. The sort costs the same
+   as the grouping (a count and a scatter, one pass each), with 33 keys instead of 6.
+   (measured: doc/benchmarks.md, "Measurements behind design choices") */
 constexpr int NumSizeKeys = 33; /* sizes 0..32 */
 
 /* The size and the storage offset of block b. sizes[] wins, then starts[]; with neither, every block has kmax rows
@@ -425,19 +426,18 @@ __device__ __forceinline__ void StoreInverse(const Store &store, int k, int lane
 /* Blocks of 1 or 2 rows (classes 0 and 1), a thread per block, the inverse in closed form: the operations of
    PCVBJacobiInvertBlock_Host() on k <= 2 written out (same pivot: row 1 only when |a10| > |a00|, same tiny-pivot
    rule and info, same rounding but for FMA contraction).
-   Why not the sub-warp kernel at P = 1, 2 (H100, 500000 blocks, bench_invert): it reached 8.8% (n = 1) and 30% (n = 2)
-   of the floor, 0.44x and 0.84x cuBLAS getrf+getri. The floor counts 16 k^2 bytes a block, but a block also moves
+   Why not the sub-warp kernel at P = 1, 2 (500000 blocks, bench_invert): it stayed far from the floor and was slower
+   than cuBLAS getrf+getri at n = 1 and at n = 2. The floor counts 16 k^2 bytes a block, but a block also moves
    its offset (8 bytes), size (4) and info (4): 32 bytes at n = 1 (2x the floor's 16), 80 at n = 2 (1.25x its 64), so
    the kernel alone can reach at most 50% / 80% of the floor. The sub-warp kernel added to that a shared-memory tile
-   (4 KB a thread block at P = 1), the warp reductions and shuffles of the pivot search, a 2-lane sub-warp per 2 x 2
-   block, and its caller a host round trip for the outcome record (a copy to the device before, a copy back and a
+   (one per thread block even at P = 1), the warp reductions and shuffles of the pivot search, a 2-lane sub-warp per
+   2 x 2 block, and its caller a host round trip for the outcome record (a copy to the device before, a copy back and a
    second copy of the failing block's info after). Here: loads and stores of the thread's own block only, no shared
    memory, no warp traffic, and PetscBlockGPUInvertBatched() skips the outcome record.
-   Expected: kernel ~6 us (n = 1) and ~15 us (n = 2) for 500000 blocks (16 and 40 MB at ~2.7 TB/s), against cuBLAS
-   getrf+getri 14.0 and 30.9 us; before: 31.7 and 36.7 us.
-   Measured (H100, bench_invert, 500000 blocks): n = 1 14.3 us (0.91x getrf+getri, 13.0 us in that run), n = 2 20.6 us
-   (1.53x), mixed 1..2 20.1 us (1.53x). What is left is the call's final cudaStreamSynchronize() (its contract): built
-   without it, n = 1 took 11.5 us (1.50x), n = 2 15.2 us (2.04x). */
+   Expected: the kernel at the floor of those bytes, well ahead of cuBLAS getrf+getri and of the sub-warp kernel.
+   Measured (bench_invert, 500000 blocks): n = 1 a little behind getrf+getri, n = 2 and mixed 1..2 ahead of it, with
+   a final synchronization in the call; without it (the call ends with none since) n = 1 was ahead too, and n = 2
+   further ahead. (measured: doc/benchmarks.md, "Measurements behind design choices") */
 template <int P, class Source, class Store>
 __device__ __forceinline__ void InvertSmall(const Source &src, const Store &store, int nwork, int kmax, const int *__restrict__ perm, const int *__restrict__ starts, const int *__restrict__ sizes, const PetscInt64 *__restrict__ offsets, PetscScalar *inv, int identity_policy, PetscInt *info_out, Outcome *outcome)
 {
@@ -499,8 +499,8 @@ __device__ __forceinline__ void InvertSmall(const Source &src, const Store &stor
 }
 
 /* Thread blocks of the inversion kernel that must fit on an SM: at P = 32 ptxas otherwise takes ~146 registers
-   (shuffles hoisted for ILP) and leaves 12 warps per SM; 4 (128 registers) measured 1.13x faster at k = 32 and
-   1.18x at k = 17 on an H100 */
+   (shuffles hoisted for ILP) and leaves 12 warps per SM; 4 (128 registers) is faster at k = 32 and at k = 17
+   (measured: doc/benchmarks.md, "Measurements behind design choices") */
 #ifndef PBG_INVERT_MIN_CTAS_32
   #define PBG_INVERT_MIN_CTAS_32 4
 #endif

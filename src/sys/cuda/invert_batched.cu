@@ -113,7 +113,8 @@ PetscErrorCode PetscBlockGPUInvertBatched(PetscInt nblocks, PetscInt maxk, const
   /* The caller reads d_info, so no outcome record (NULL): no copy to the device before the work, none back after.
      maxk <= 2: one thread-per-block launch takes every block (sizes 0..2, bad sizes), nothing to count or sort.
      maxk 3..4: one launch at P = 4 too (blocks of 1..2 rows padded in their sub-warps): counting the classes costs a
-     round trip to the host (~15 us measured on an H100), a fifth of the whole inversion of 500000 blocks of 3 x 3.
+     round trip to the host, a large part of the whole inversion of 500000 blocks of 3 x 3 (measured:
+     doc/benchmarks.md, "Measurements behind design choices").
      A uniform batch (no sizes) is one class: one launch at its own width, whatever maxk.
      Otherwise the sizes are on the device: count them there and read the counts back (one synchronization), then
      sort the blocks by size when more than one class launch is needed. */
@@ -136,8 +137,9 @@ PetscErrorCode PetscBlockGPUInvertBatched(PetscInt nblocks, PetscInt maxk, const
     PetscCallCUDA(cudaFreeAsync(d_sort, stream));
   }
   PetscCall(PetscLogGpuTimeEnd());
-  /* no synchronization at the end: the caller orders its use of the results on the stream (a wait here measured 11.5 ->
-     14.3 us for 500000 blocks of 1 x 1 on an H100, 0.91x cuBLAS getrf+getri instead of 1.50x) */
+  /* no synchronization at the end: the caller orders its use of the results on the stream (a wait here made 500000
+     blocks of 1 x 1 slower: behind cuBLAS getrf+getri instead of ahead of it; measured: doc/benchmarks.md,
+     "Measurements behind design choices") */
   PetscCall(PetscLogGpuFlops(2.0 * (double)nblocks * maxk * maxk * maxk));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

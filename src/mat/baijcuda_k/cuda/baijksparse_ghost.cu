@@ -190,9 +190,9 @@ PetscErrorCode MatBAIJKSPARSEGhostPlanDevice_CUDA(MatBAIJKSPARSEGhostPlan *g, co
   PetscCallCUDA(cudaEventCreateWithFlags(&g->ready, cudaEventDisableTiming));
   PetscCallCUDA(cudaEventCreateWithFlags(&g->done, cudaEventDisableTiming));
 #if defined(PBG_HAVE_NCCL_H)
-  { /* NCCL connects two peers at their first send and receive: 0.08 s on 2 GPUs, 0.45 s on 4 (H200s) that the first
-       product, inside the first solve, would pay. One exchange of zeros here, collectively (every rank builds its plan),
-       connects them at assembly instead. */
+  { /* NCCL connects two peers at their first send and receive, a cost (larger on more GPUs) that the first product,
+       inside the first solve, would pay. One exchange of zeros here, collectively (every rank builds its plan),
+       connects them at assembly instead. (measured: doc/benchmarks.md, "Measurements behind design choices") */
     const size_t nrecv = (size_t)(g->nrecv ? g->recv_off[g->nrecv] : 0) * (size_t)g->bs;
     PetscScalar *tmp   = NULL;
 

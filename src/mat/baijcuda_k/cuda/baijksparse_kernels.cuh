@@ -84,8 +84,8 @@ __global__ void __launch_bounds__(1024) ScalarKernel(const MatBAIJKSPARSEMultArg
    whole blocks per load: lane l < nb*bs^2 of the sub-warp owns element e = l % bs^2 (row i = l % bs, column
    j = (l % bs^2) / bs) of block l / bs^2, so one load instruction reads nb consecutive blocks, coalesced. The lanes of
    the same row i (l = i + bs*m) are summed through shared memory. (A K1 streaming the values of 1, 2 or 4 block rows
-   as K2 does, nb = S/bs column groups, 8 columns per sweep, so no lane idles at bs 3, measured slower on the H100:
-   best 1737 GB/s at bs 2 and 2061 at bs 3 against 2363 and 2192 here, summed over 3d7, 3d27, 2d5.) */
+   as K2 does, nb = S/bs column groups, 8 columns per sweep, so no lane idles at bs 3, was slower at bs 2 and at bs 3,
+   summed over 3d7, 3d27, 2d5; measured: doc/benchmarks.md, "Measurements behind design choices".) */
 template <int BS, int S>
 __global__ void __launch_bounds__(1024) K1Kernel(const MatBAIJKSPARSEMultArgs a)
 {
@@ -130,8 +130,8 @@ __global__ void __launch_bounds__(1024) K1Kernel(const MatBAIJKSPARSEMultArgs a)
    column; two rounds in flight per lane. Each lane sums bs rows; the sub-warp adds them by an xor tree (bs*log2(S)
    shuffles), and lane i < bs stores row i. Where bs^2 does not fill the element-per-lane sub-warp this leaves fewer
    lanes idle (bs 3: 15 of 16 lanes busy, not 9) and a block row of a 2-D 5-point stencil takes one round instead
-   of five: on the H100, 2d5 at 1.2 GB, 2645 against 2158 GB/s at bs 3, 2928 against 2713 at bs 4, and 2544 at bs 5
-   (K1 per element: 2439; K2: 2474), but 2385 against 2436 at bs 2. */
+   of five: on 2d5 it is faster than K1 per element at bs 3 and 4, and faster than K1 per element and K2 at bs 5, but
+   a little slower at bs 2. (measured: doc/benchmarks.md, "Measurements behind design choices") */
 template <int BS, int S>
 __global__ void __launch_bounds__(1024) K1ColumnKernel(const MatBAIJKSPARSEMultArgs a)
 {
@@ -270,8 +270,9 @@ __global__ void __launch_bounds__(512) K2Kernel(const MatBAIJKSPARSEMultArgs a, 
       for (int e = 0; e < EPT; e++) red[e * ts + tl] = acc[e];
     }
     /* one barrier for the thread block, not a named barrier per team: with a run-time barrier id ptxas reserves all
-       16 barriers for the thread block, and on the H100 the time then fell only in proportion to the teams per
-       thread block (fewer resident thread blocks): 12% of triad with 1 team, 40% with 4 */
+       16 barriers for the thread block, and the time then fell only in proportion to the teams per thread block
+       (fewer resident thread blocks): far below triad with 1 team, still well below it with 4
+       (measured: doc/benchmarks.md, "Measurements behind design choices") */
     __syncthreads();
     if (w < a.nwork) {
       for (int i = tl; i < BS; i += ts) {

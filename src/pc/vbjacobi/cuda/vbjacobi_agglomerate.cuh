@@ -9,10 +9,11 @@
    - the blocks chosen are the units on the successor chain from unit 0: 0, next(0), next(next(0)), ...
    The chain is marked by pointer jumping, four ways: after round r, jump[u] = next^(4^(r+1))(u) and every unit of the
    chain within 4^(r+1) steps of unit 0 is marked. A round marks jump[u], jump^2[u] and jump^3[u] for each marked u and
-   quadruples the jumps (doubling took twice the rounds: at 1M rows of 1 x 1 supervariables and bound 16, 17 launches and
-   2.3x the natural detection time on an H100); marks are only ever set on chain units, so a mark that a round sets and
-   another thread of the same round reads early does no harm. The chain has at most 2 ceil(n/maxbs) + 1 blocks (two
-   neighbouring blocks together exceed maxbs rows), which bounds the rounds without reading the unit count back. */
+   quadruples the jumps (doubling took twice the rounds: at 1M rows of 1 x 1 supervariables and bound 16, 17 launches
+   and more than twice the time of the natural detection); marks are only ever set on chain units, so a mark that a
+   round sets and another thread of the same round reads early does no harm. The chain has at most 2 ceil(n/maxbs) + 1
+   blocks (two neighbouring blocks together exceed maxbs rows), which bounds the rounds without reading the unit count
+   back. (measured: doc/benchmarks.md, "Measurements behind design choices") */
 #pragma once
 
 namespace pbg::vbj

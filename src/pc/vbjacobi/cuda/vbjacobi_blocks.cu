@@ -2,10 +2,11 @@
    CUB scans, no serial loops), uniform blocks made on the device, block starts given by the host, the sizing of the
    inverses' storage, and the device copies of the blocks object (vbjacobiimpl.h): their allocation and offload masks.
 
-   The first setup is dominated by fixed costs, not by the kernels (about 10 us each at 1M rows), so the block
+   The first setup is dominated by fixed costs, not by the kernels (each short at 1M rows), so the block
    count, the largest block, sum k^2 and sum k^3 are computed on the device and read back in one small copy with
    the one synchronization of the detection; the host never sees the 1M starts (it fetches them only when asked,
-   PCVBJacobiBlocksGetHostStarts()), and the work space stays allocated for the next detection. */
+   PCVBJacobiBlocksGetHostStarts()), and the work space stays allocated for the next detection.
+   (measured: doc/benchmarks.md, "Measurements behind design choices") */
 #include <../src/pc/vbjacobi/vbjacobicuda.h>
 #include <petscdevice_cuda.h>
 #include <cub/cub.cuh>
@@ -67,7 +68,8 @@ struct MaxOp {
 /* v[r] = r when (block) row r starts a new pattern: r == 0, or its columns differ from those of row r - 1, in the
    diagonal part or the off-diagonal part; else 0. The inclusive max-scan of v then gives every row the first row of
    its run. A group of G lanes (a power of two, from the mean row length) compares the two column lists: a whole warp
-   per row left most lanes idle on short rows and needed 32x the waves (on an H100, ~0.2 ms at 1M rows of 6). */
+   per row left most lanes idle on short rows and needed 32x the waves (slower at 1M rows of 6;
+   measured: doc/benchmarks.md, "Measurements behind design choices"). */
 template <int G>
 __global__ void __launch_bounds__(PBG_CTA1) PatternRunKernel(int mrows, const int *__restrict__ rp, const int *__restrict__ ci, const int *__restrict__ orp, const int *__restrict__ oci, int *v)
 {

@@ -326,41 +326,40 @@ __device__ __forceinline__ double StoredToDouble(unsigned short v)
 /* y = D x (or D^T x) for each block: a sub-warp per block, lane i reads row i of D (column-major, so consecutive
    lanes read consecutive entries: coalesced) into registers with x_i. Plain: y_i = sum_j D(i,j) x_j, x_j by shuffle.
    Transposed: y_j = sum_i D(i,j) x_i, lane i's terms D(i,j) x_i summed over the lanes by a reduce-scatter, so the
-   transposed apply reads D coalesced too (reading each lane's column instead, k doubles apart, measured 64% of
-   triad at k = 32 on an H100, against 94% this way).
+   transposed apply reads D coalesced too (reading each lane's column instead, k doubles apart, measured well below
+   this way's fraction of triad at k = 32).
    D is read once per apply, with the evict-first hint: it streams through L2 without evicting the vectors, which a
-   Krylov method reads again at once (at 1M rows x and y are 16 MB of the 50 MB L2: with x just written by the
-   previous kernel, mixed blocks 1..8 went from 27.9 to 22.3 us; with cold vectors, rotated among 12 pairs, from
-   29.6 to 28.8 us).
+   Krylov method reads again at once (at 1M rows x and y together fit in L2 with room to spare: with x just written
+   by the previous kernel, mixed blocks 1..8 got clearly faster; with cold vectors, rotated among 12 pairs, slightly).
    The loads are predicated, not guarded by a break at the block size: so all P of them are in flight at once (with a
-   break each waited for its FMA; measured 50..63% of triad at block sizes 8..32 on an H100).
-   Tried and dropped (H100, 1M rows):
+   break each waited for its FMA; measured well below triad at block sizes 8..32).
+   Tried and dropped (1M rows):
    - a lane per row, a warp on 32 consecutive rows (no lane idles on mixed sizes), the block found by bisection and
-     x through the cache: 1.1x..1.6x slower; with the block instead from a per-warp mask of block starts and x by
-     shuffle, within 3% either way (mixed sizes 1..12: 5% faster, 1..8: 2% slower);
+     x through the cache: slower; with the block instead from a per-warp mask of block starts and x by shuffle, no
+     better overall (a little faster on mixed sizes 1..12, a little slower on 1..8);
    - rounds (a warp on R x 32/P blocks, their starts read by one coalesced load and handed out by shuffles, the loads
-     of all R rounds issued before the first FMA): up to 8% slower at P = 8, R = 4 (48 registers, fewer resident
-     warps), within 1% at P = 16, R = 2.
-   This kernel runs within 2% of a plain stream that reads the same bytes (mixed sizes 1..8: 25.0 against 24.4 us
-   back to back): what is left above the triad of a large vector is the fixed cost of a 50..100 MB kernel.
+     of all R rounds issued before the first FMA): slower at P = 8, R = 4 (48 registers, fewer resident warps), no
+     faster at P = 16, R = 2.
+   This kernel runs close to a plain stream that reads the same bytes (mixed sizes 1..8, back to back): what is left
+   above the triad of a large vector is the fixed cost of a kernel of that size.
    T: the stored type (double, float, or the bits of IEEE half). Every entry is converted to FP64 and the sums are
    FP64. Reduced storage: the FP64 result is scaled back by 2^sexp[b] (exact).
-   Tried and dropped (H100, bench_vbjacobi, 1M rows): skipping, in the plain apply of reduced types, the columns past
+   Tried and dropped (bench_vbjacobi, 1M rows): skipping, in the plain apply of reduced types, the columns past
    the largest block of the warp (their conversions to FP64, which issue at a quarter of the FMA rate, shuffles and
    FMAs, by a warp-uniform branch): the branches made the kernel hold all P raw loads at once (single at P = 32: 64
-   registers instead of 34) and it got no faster: half 43 -> 44 us (arrow, max block size 32), 30 -> 28 (16); single
-   slower, 45 -> 52 and 30 -> 37 us: it saved the work of the skipped columns but added a compare and a branch per
-   column and the registers.
-   What bounds reduced types on mixed sizes is instruction issue (ncu on the H100, arrow, max block size 24, P = 32,
-   bench/results/ncu_vbjacobi_apply_h100.txt): half reads its 42 MB at 26% of DRAM bandwidth in 51 us, the time of
-   double's 139 MB at 82%; it executes 41M warp instructions (double 33M), about 510 a warp, and the schedulers issue
-   0.81 a cycle, with 'not selected' the largest stall: eligible warps wait for the issue slot. Per column j every
-   lane spends a predicate, a 64-bit address, a load, two conversions (half -> float -> double), a shuffle and an FMA,
-   for all P columns whatever the block size. Cutting the columns alone does not pay: a loop in chunks of 8 columns up
-   to the warp's largest block (P = 16, 32) took arrow 24 half from 54 to 49 us but tridiagonal 32 half from 32 to
-   43 us and 16 from 20 to 31 us (8 loads in flight a warp instead of P), and the grouped adaptive kernel to 80
+   registers instead of 34) and it got no faster: half about the same (arrow, max block size 32 and 16); single
+   slower: it saved the work of the skipped columns but added a compare and a branch per column and the registers.
+   What bounds reduced types on mixed sizes is instruction issue (ncu, arrow, max block size 24, P = 32,
+   bench/results/ncu_vbjacobi_apply_h100.txt): half reads under a third of double's bytes, at a small fraction of
+   DRAM bandwidth, in about the time double takes for all of its own; it executes more warp instructions than double,
+   and the schedulers issue less than one a cycle, with 'not selected' the largest stall: eligible warps wait for the
+   issue slot. Per column j every lane spends a predicate, a 64-bit address, a load, two conversions (half -> float ->
+   double), a shuffle and an FMA, for all P columns whatever the block size. Cutting the columns alone does not pay: a
+   loop in chunks of 8 columns up to the warp's largest block (P = 16, 32) made arrow 24 half faster but tridiagonal
+   32 and 16 half much slower (8 loads in flight a warp instead of P), and took the grouped adaptive kernel to 80
    registers. The lever left is fewer instructions a column with all loads in flight: a row-major reduced layout
-   (lane i's row contiguous, 8 halves a 16-byte load). */
+   (lane i's row contiguous, 8 halves a 16-byte load).
+   (measured: doc/benchmarks.md, "Measurements behind design choices") */
 template <int P, bool TRANS, class T>
 __device__ __forceinline__ double BlockProduct(int lane, int k, const T *__restrict__ D, double xi)
 {
