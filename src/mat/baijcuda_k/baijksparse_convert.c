@@ -235,15 +235,16 @@ PetscErrorCode MatConvert_SeqAIJCUSPARSE_SeqBAIJKSPARSE(Mat A, MatType type, Mat
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* The values of the seqaijcusparse A into the seqbaijksparse B made from it by MatConvert(), when the caller knows that
-   A's pattern has not changed since (a product's result, baijksparse_product.c): the scatter kernel alone where A's
-   values are on the device, else the host conversion copied in */
+/* The values of the AIJ matrix A into the baijksparse B made from it by MatConvert(), when the caller knows that A's
+   pattern has not changed since (a product's result, baijksparse_product.c): the scatter kernel alone where A is a
+   seqaijcusparse matrix with its values on the device and B seqbaijksparse, else the host conversion copied in */
 PetscErrorCode MatSeqAIJCUSPARSEBAIJKSPARSERefresh_Private(Mat A, Mat B)
 {
   PetscBool on;
 
   PetscFunctionBegin;
-  PetscCall(AIJValuesOnDevice(A, &on));
+  PetscCall(PetscObjectTypeCompare((PetscObject)A, MATSEQAIJCUSPARSE, &on));
+  if (on) PetscCall(AIJValuesOnDevice(A, &on));
   if (on) PetscCall(PetscObjectTypeCompare((PetscObject)B, MATSEQBAIJKSPARSE, &on));
   if (on) on = (PetscBool)!B->boundtocpu;
   if (on) {

@@ -287,8 +287,7 @@ static PetscErrorCode ProductNumeric_OursResult(Mat C)
 {
   Mat_Product *product = C->product;
   ProductCtx  *ctx     = (ProductCtx *)product->data;
-  PetscBool    changed = PETSC_FALSE, seq;
-  Mat          T;
+  PetscBool    changed = PETSC_FALSE;
 
   PetscFunctionBegin;
   PetscCall(OperandRefresh(product->A, ctx->Aa, ctx->Aconv, ctx->Anz, &ctx->Astate, &changed));
@@ -303,13 +302,7 @@ static PetscErrorCode ProductNumeric_OursResult(Mat C)
   }
   ctx->fresh = PETSC_FALSE;
   PetscCall(MatProductNumeric(ctx->D));
-  PetscCall(PetscObjectTypeCompare((PetscObject)ctx->D, MATSEQAIJCUSPARSE, &seq));
-  if (seq) PetscCall(MatSeqAIJCUSPARSEBAIJKSPARSERefresh_Private(ctx->D, C));
-  else {
-    PetscCall(MatConvert(ctx->D, ((PetscObject)C)->type_name, MAT_INITIAL_MATRIX, &T));
-    PetscCall(MatCopy(T, C, SAME_NONZERO_PATTERN));
-    PetscCall(MatDestroy(&T));
-  }
+  PetscCall(MatSeqAIJCUSPARSEBAIJKSPARSERefresh_Private(ctx->D, C));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

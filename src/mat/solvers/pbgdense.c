@@ -9,10 +9,10 @@
 #include <petscblockgpu.h>
 #include "pbgdense.h"
 
-/* What a factor keeps beside its dense storage (composed: the dense type owns the matrix's data) */
+/* What a factor keeps beside its dense storage (composed: the dense type owns the matrix's data); where the inverse
+   lives is the factor's type (InverseOnDevice()) */
 typedef struct {
-  PetscBool    device; /* the inverse is the dense matrix's device array */
-  PBGDenseWork work;   /* device work of the factorization */
+  PBGDenseWork work; /* device work of the factorization */
 } PBGDense;
 
 static PetscErrorCode PBGDenseDestroy(void **ctx)
@@ -22,6 +22,14 @@ static PetscErrorCode PBGDenseDestroy(void **ctx)
   PetscFunctionBegin;
   if (p->work) PetscCall(PBGDenseWorkDestroy_CUDA(&p->work));
   PetscCall(PetscFree(p));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Whether the inverse lives on the device: the factor is then a MATSEQDENSECUDA matrix (chosen when it was made) */
+static PetscErrorCode InverseOnDevice(Mat F, PetscBool *dev)
+{
+  PetscFunctionBegin;
+  PetscCall(PetscObjectTypeCompare((PetscObject)F, MATSEQDENSECUDA, dev));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -126,13 +134,13 @@ static PetscErrorCode InvertOnDevice(Mat F, Mat A, PBGDense *p)
    are there, else on the host */
 static PetscErrorCode ApplyInverse(Mat F, PetscBool trans, PetscInt nrhs, const PetscScalar *b, PetscMemType mb, PetscInt ldb, PetscScalar *x, PetscMemType mx, PetscInt ldx, PetscBool *done)
 {
-  PBGDense          *p;
   const PetscScalar *inv;
+  PetscBool          dev;
 
   PetscFunctionBegin;
-  PetscCall(PBGDenseGet(F, &p));
+  PetscCall(InverseOnDevice(F, &dev));
   *done = PETSC_FALSE;
-  if (!p->device || !PetscMemTypeDevice(mb) || !PetscMemTypeDevice(mx)) PetscFunctionReturn(PETSC_SUCCESS);
+  if (!dev || !PetscMemTypeDevice(mb) || !PetscMemTypeDevice(mx)) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(MatDenseCUDAGetArrayRead(F, &inv));
   PetscCall(PetscLogGpuTimeBegin());
   PetscCall(PBGDenseApply_CUDA(F->rmap->n, inv, trans, nrhs, b, ldb, x, ldx));
@@ -248,12 +256,14 @@ static PetscErrorCode MatMatSolveTranspose_PBGDense(Mat F, Mat B, Mat X)
 static PetscErrorCode MatLUFactorNumeric_PBGDense(Mat F, Mat A, const MatFactorInfo *info)
 {
   PBGDense *p;
+  PetscBool dev;
 
   PetscFunctionBegin;
   (void)info; /* pivoting is partial and exact: no shift, no ordering */
   PetscCall(PBGDenseGet(F, &p));
   F->factorerrortype = MAT_FACTOR_NOERROR;
-  if (p->device) PetscCall(InvertOnDevice(F, A, p));
+  PetscCall(InverseOnDevice(F, &dev));
+  if (dev) PetscCall(InvertOnDevice(F, A, p));
   else PetscCall(InvertOnHost(F, A));
   F->ops->solve             = MatSolve_PBGDense;
   F->ops->solvetranspose    = MatSolveTranspose_PBGDense;
@@ -303,7 +313,6 @@ static PetscErrorCode MatGetFactor_SeqBAIJKSPARSE_PBGDense(Mat A, MatFactorType 
   PetscCall(MatSetType(*F, dev ? MATSEQDENSECUDA : MATSEQDENSE));
   PetscCall(MatSetUp(*F));
   PetscCall(PetscNew(&p));
-  p->device = dev;
   PetscCall(PetscObjectContainerCompose((PetscObject)*F, "PBGDense", p, (PetscCtxDestroyFn *)PBGDenseDestroy));
   (*F)->factortype                  = MAT_FACTOR_LU;
   (*F)->canuseordering              = PETSC_FALSE;
