@@ -5,7 +5,8 @@ static char help[] = "What PCGAMG asks of a MATBAIJKSPARSE operator (issue 39), 
                      "some empty block rows and one long block row; the values of A are put on the device first when there is\n"
                      "one (-vec_type cuda). Each result is compared with the AIJ one (max |difference| / max |reference|). A reuse after\n"
                      "A's pattern changed (a shift inserts the missing diagonal blocks) is refused with a message.\n"
-                     "Options: -bs <3>, -cbs <2> (the prolongator's column block size), -nb <block rows per rank, 7>, -seed <1>\n";
+                     "Options: -bs <3>, -cbs <2> (the prolongator's column block size), -nb <block rows per rank, 7>, -seed <1>,\n"
+                     "-ptype <aij> (the AIJ prolongator's type: aij or aijcusparse)\n";
 
 #include <petscblockgpu.h>
 #include "test_rng.h"
@@ -84,12 +85,13 @@ static PetscErrorCode FillA(MatType type, PetscInt bs, PetscInt nb, PetscInt64 s
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* A prolongator with bs x cbs blocks: each block row in one random aggregate (block column) of about nb/3 a rank */
+/* A prolongator with bs x cbs blocks: each block row in one random aggregate (block column) of about nb/3 a rank, every
+   third in two or three (a smoothed prolongator), every seventh with only some entries of its blocks, every eleventh
+   empty */
 static PetscErrorCode FillP(MatType type, Mat A, PetscInt bs, PetscInt cbs, PetscInt64 seed, Mat *P)
 {
   PetscInt     m, rstart, ncl, cstart, N;
   PetscInt64   s = seed;
-  PetscScalar *v;
 
   PetscFunctionBeginUser;
   PetscCall(MatGetLocalSize(A, &m, NULL));
@@ -102,17 +104,23 @@ static PetscErrorCode FillP(MatType type, Mat A, PetscInt bs, PetscInt cbs, Pets
   PetscCall(MatSetUp(*P));
   PetscCall(MatGetOwnershipRangeColumn(*P, &cstart, NULL));
   PetscCall(MatGetSize(*P, NULL, &N));
-  PetscCall(PetscMalloc1(bs * cbs, &v));
   for (PetscInt r = 0; r < m / bs; r++) {
-    PetscInt row = rstart / bs + r, col = cstart / cbs + RandInt(&s, ncl), rows[64], cols[64];
+    PetscInt row = rstart / bs + r, nblk = r % 11 == 10 ? 0 : (r % 3 == 1 ? 2 + RandInt(&s, 2) : 1);
 
-    if (r % 4 == 3) col = RandInt(&s, N / cbs); /* some off-process aggregates */
-    for (PetscInt i = 0; i < bs; i++) rows[i] = row * bs + i;
-    for (PetscInt j = 0; j < cbs; j++) cols[j] = col * cbs + j;
-    for (PetscInt i = 0; i < bs * cbs; i++) v[i] = RandReal(&s);
-    PetscCall(MatSetValues(*P, bs, rows, cbs, cols, v, INSERT_VALUES));
+    for (PetscInt b = 0; b < nblk; b++) {
+      PetscInt col = cstart / cbs + RandInt(&s, ncl);
+
+      if ((r + b) % 4 == 3) col = RandInt(&s, N / cbs); /* some off-process aggregates */
+      for (PetscInt i = 0; i < bs; i++)
+        for (PetscInt j = 0; j < cbs; j++) {
+          PetscInt    gi = row * bs + i, gj = col * cbs + j;
+          PetscScalar x  = RandReal(&s);
+
+          if (r % 7 == 5 && (i + j) % 2) continue; /* a partial block */
+          PetscCall(MatSetValues(*P, 1, &gi, 1, &gj, &x, ADD_VALUES));
+        }
+    }
   }
-  PetscCall(PetscFree(v));
   PetscCall(MatAssemblyBegin(*P, MAT_FINAL_ASSEMBLY));
   PetscCall(MatAssemblyEnd(*P, MAT_FINAL_ASSEMBLY));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -121,7 +129,7 @@ static PetscErrorCode FillP(MatType type, Mat A, PetscInt bs, PetscInt cbs, Pets
 int main(int argc, char **argv)
 {
   PetscInt  bs = 3, cbs = 2, nb = 7, nfail = 0, seed = 1, idx[2] = {0, 2};
-  char      vtype[64] = "";
+  char      vtype[64] = "", ptype_aij[64] = MATAIJ;
   Mat       A, Aref, P, Pref, C, Cref, G, Gref;
   Vec       x, y;
   PetscBool dev;
@@ -135,6 +143,7 @@ int main(int argc, char **argv)
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-nb", &nb, NULL));
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-seed", &seed, NULL));
   PetscCall(PetscOptionsGetString(NULL, NULL, "-vec_type", vtype, sizeof(vtype), &dev));
+  PetscCall(PetscOptionsGetString(NULL, NULL, "-ptype", ptype_aij, sizeof(ptype_aij), NULL));
   PetscCheck(bs >= 1 && bs <= 64 && cbs >= 1 && cbs <= 64, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-bs and -cbs in 1..64");
   PetscCall(FillA(MATBAIJKSPARSE, bs, nb, seed, 1, &A, &Aref));
   if (dev) { /* the values on the device: a product there */
@@ -166,7 +175,7 @@ int main(int argc, char **argv)
   /* products with an AIJ prolongator (bs x cbs blocks: made AIJ when asked for as baijksparse) and, when cbs = bs,
      with a baijksparse one */
   for (int pk = 0; pk < (cbs == bs ? 2 : 1); pk++) {
-    PetscCall(FillP(pk ? MATBAIJKSPARSE : MATAIJ, A, bs, cbs, seed + 7, &P));
+    PetscCall(FillP(pk ? MATBAIJKSPARSE : ptype_aij, A, bs, cbs, seed + 7, &P));
     PetscCall(FillP(MATAIJ, Aref, bs, cbs, seed + 7, &Pref));
     PetscCall(MatGetType(P, &ptype));
     for (int t = 0; t < 2; t++) { /* A P, then A^T P */
@@ -179,6 +188,16 @@ int main(int argc, char **argv)
       }
       PetscCall(PetscSNPrintf(what, sizeof(what), "%s P (P %s)", t ? "A^T" : "A", ptype));
       PetscCall(Report(what, C, Cref, &nfail));
+      if (!t) { /* its reuse after A's values change */
+        PetscCall(MatScale(A, 2.0));
+        PetscCall(MatScale(Aref, 2.0));
+        PetscCall(MatMatMult(A, P, MAT_REUSE_MATRIX, PETSC_DETERMINE, &C));
+        PetscCall(MatMatMult(Aref, Pref, MAT_REUSE_MATRIX, PETSC_DETERMINE, &Cref));
+        PetscCall(PetscSNPrintf(what, sizeof(what), "A P reused, A changed (P %s)", ptype));
+        PetscCall(Report(what, C, Cref, &nfail));
+        PetscCall(MatScale(A, 0.5));
+        PetscCall(MatScale(Aref, 0.5));
+      }
       PetscCall(MatDestroy(&C));
       PetscCall(MatDestroy(&Cref));
     }
@@ -201,6 +220,13 @@ int main(int argc, char **argv)
     PetscCall(MatPtAP(A, P, MAT_REUSE_MATRIX, PETSC_DETERMINE, &C));
     PetscCall(MatPtAP(Aref, Pref, MAT_REUSE_MATRIX, PETSC_DETERMINE, &Cref));
     PetscCall(PetscSNPrintf(what, sizeof(what), "P^T A P reused, A changed (P %s)", ptype));
+    PetscCall(Report(what, C, Cref, &nfail));
+    /* and after P's values change */
+    PetscCall(MatScale(P, 3.0));
+    PetscCall(MatScale(Pref, 3.0));
+    PetscCall(MatPtAP(A, P, MAT_REUSE_MATRIX, PETSC_DETERMINE, &C));
+    PetscCall(MatPtAP(Aref, Pref, MAT_REUSE_MATRIX, PETSC_DETERMINE, &Cref));
+    PetscCall(PetscSNPrintf(what, sizeof(what), "P^T A P reused, P changed (P %s)", ptype));
     PetscCall(Report(what, C, Cref, &nfail));
     /* a new pattern (the shift inserts the missing diagonal blocks): reuse is refused with a message */
     if (!pk) {

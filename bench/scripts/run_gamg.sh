@@ -11,7 +11,8 @@
 # Usage: bench/scripts/run_gamg.sh OUTDIR [--cases LIST] [--np LIST] [--timeout S] [--configs LIST] [--host] [--quick]
 #   --cases   comma list of ex56_79, ex56_99, ex17_q1, ex17_q2 (default all)
 #   --np      comma list of rank counts (default 1; more ranks share the visible GPUs, -use_gpu_aware_mpi 0)
-#   --configs comma list of aij_jac, aij_pbj, baij_jac, baij_vbj (default all)
+#   --configs comma list of aij_jac, aij_pbj, baij_jac, baij_vbj (default), baij_vbj_aijprod (ours with the products
+#             through aijcusparse, -mat_baijksparse_products aij: the route before the blocked products)
 #   --host    aij in place of aijcusparse and host vectors (CI, no GPU); --quick: small sizes (seconds on the host)
 # Output: OUTDIR/gamg.csv, OUTDIR/gamg_summary.md, OUTDIR/logs/*.log
 set -u
@@ -76,11 +77,13 @@ for c in "${case_list[@]}"; do
   [ -x "${cmd%% *}" ] || { echo "run_gamg.sh: ${cmd%% *} missing (make bench)" >&2; continue; }
   for np in "${np_list[@]}"; do
     for cfg in "${config_list[@]}"; do
+      cfgopt=""
       case $cfg in
         aij_jac) mt=aijcusparse; lp=jacobi ;;
         aij_pbj) mt=aijcusparse; lp=pbjacobi ;;
         baij_jac) mt=baijksparse; lp=jacobi ;;
         baij_vbj) mt=baijksparse; lp=vbjacobi ;;
+        baij_vbj_aijprod) mt=baijksparse; lp=vbjacobi; cfgopt="-mat_baijksparse_products aij" ;;
         *) echo "run_gamg.sh: unknown config $cfg" >&2; exit 2 ;;
       esac
       log=$out/logs/${c}_np${np}_${cfg}.log
@@ -96,7 +99,7 @@ for c in "${case_list[@]}"; do
       nvidia-smi --query-gpu=memory.used --format=csv,noheader,nounits -lms 100 > "$mem" 2> /dev/null &
       mp=$!
       # shellcheck disable=SC2086
-      timeout "$tmo" "$mpiexec" -n "$np" $cmd $mt -dll_append "$lib" $vec -pc_type gamg -mg_levels_pc_type $lp \
+      timeout "$tmo" "$mpiexec" -n "$np" $cmd $mt -dll_append "$lib" $vec -pc_type gamg -mg_levels_pc_type $lp $cfgopt \
         -ksp_converged_reason -log_view -log_view_gpu_time $extra > "$log" 2>&1
       rc=$?
       kill $mp 2> /dev/null

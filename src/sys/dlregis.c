@@ -7,6 +7,7 @@ PetscLogEvent PBG_BAIJKCOO;
 PetscLogEvent PBG_BAIJKInvertDiag;
 PetscLogEvent PBG_BAIJKConvert;
 PetscLogEvent PBG_BAIJKConvertPattern;
+PetscLogEvent PBG_BAIJKProductSymbolic, PBG_BAIJKProductNumeric;
 PetscLogEvent PBG_BAIJKGhost;
 PetscLogEvent PBG_BAIJKTranspose;
 PetscLogEvent PBG_IDRSUpdate, PBG_IDRSReduce;
@@ -76,6 +77,8 @@ PetscErrorCode PetscBlockGPUInitializePackage(void)
   PetscCall(PetscLogEventRegister("BAIJKConvPattern", MAT_CLASSID, &PBG_BAIJKConvertPattern));
   PetscCall(PetscLogEventRegister("BAIJKGhostExch", MAT_CLASSID, &PBG_BAIJKGhost));
   PetscCall(PetscLogEventRegister("BAIJKTranspose", MAT_CLASSID, &PBG_BAIJKTranspose));
+  PetscCall(PetscLogEventRegister("BAIJKBlkProdSym", MAT_CLASSID, &PBG_BAIJKProductSymbolic));
+  PetscCall(PetscLogEventRegister("BAIJKBlkProdNum", MAT_CLASSID, &PBG_BAIJKProductNumeric));
   PetscCall(PetscLogEventRegister("KSPIDRSUpdate", KSP_CLASSID, &PBG_IDRSUpdate));
   PetscCall(PetscLogEventRegister("KSPIDRSReduce", KSP_CLASSID, &PBG_IDRSReduce));
 

@@ -48,23 +48,24 @@ static PetscErrorCode BlockPatternOfCSR(PetscInt m, PetscInt n, PetscInt bs, con
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* The CSR pattern holding every entry of every block of the block pattern (ia, ja) of mbs block rows, rows sorted: what
-   MatConvert_SeqBAIJ_SeqAIJ() produces. ci[mbs bs + 1], cj[ia[mbs] bs^2], to be freed by the caller. */
-static PetscErrorCode ExpandBlockPattern(PetscInt mbs, PetscInt bs, const PetscInt *ia, const PetscInt *ja, PetscInt **ci, PetscInt **cj)
+/* The CSR pattern holding every entry of every block of the block pattern (ia, ja) of mbs block rows of rbs x cbs
+   blocks, rows sorted: what MatConvert_SeqBAIJ_SeqAIJ() produces (rbs = cbs). ci[mbs rbs + 1], cj[ia[mbs] rbs cbs], to
+   be freed by the caller. */
+static PetscErrorCode ExpandBlockPattern(PetscInt mbs, PetscInt rbs, PetscInt cbs, const PetscInt *ia, const PetscInt *ja, PetscInt **ci, PetscInt **cj)
 {
-  const PetscInt64 nnz = (PetscInt64)(mbs ? ia[mbs] : 0) * bs * bs;
+  const PetscInt64 nnz = (PetscInt64)(mbs ? ia[mbs] : 0) * rbs * cbs;
   PetscInt         q   = 0;
 
   PetscFunctionBegin;
   PetscCheck(nnz <= PETSC_INT32_MAX, PETSC_COMM_SELF, PETSC_ERR_SUP, "The AIJ matrix would have %" PetscInt64_FMT " entries, more than its 32-bit indices hold", nnz);
-  PetscCall(PetscMalloc1(mbs * bs + 1, ci));
+  PetscCall(PetscMalloc1(mbs * rbs + 1, ci));
   PetscCall(PetscMalloc1(PetscMax(nnz, 1), cj));
   (*ci)[0] = 0;
   for (PetscInt r = 0; r < mbs; r++) {
-    for (PetscInt ii = 0; ii < bs; ii++) {
+    for (PetscInt ii = 0; ii < rbs; ii++) {
       for (PetscInt t = ia[r]; t < ia[r + 1]; t++)
-        for (PetscInt jj = 0; jj < bs; jj++) (*cj)[q++] = ja[t] * bs + jj;
-      (*ci)[r * bs + ii + 1] = q;
+        for (PetscInt jj = 0; jj < cbs; jj++) (*cj)[q++] = ja[t] * cbs + jj;
+      (*ci)[r * rbs + ii + 1] = q;
     }
   }
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -321,15 +322,14 @@ static PetscErrorCode OwnedCSRDestroy(void **ctx)
    arrays and refuses new nonzeros; one the user gets (MatConvert()) is a duplicate, which owns its arrays and accepts
    them, as MatConvert_SeqBAIJ_SeqAIJ() leaves it.
    (measured: doc/benchmarks.md, "Measurements behind design choices") */
-static PetscErrorCode NewAIJCUSPARSEOfPattern(Mat A, PetscInt *ci, PetscInt *cj, PetscBool private_copy, Mat *B)
+static PetscErrorCode NewAIJCUSPARSEOfPattern(MPI_Comm comm, PetscInt m, PetscInt n, PetscInt rbs, PetscInt cbs, PetscInt *ci, PetscInt *cj, PetscBool private_copy, Mat *B)
 {
-  const PetscInt m = A->rmap->n;
   PetscScalar   *ca;
   Mat            T;
 
   PetscFunctionBegin;
   PetscCall(PetscCalloc1(PetscMax(ci[m], 1), &ca));
-  PetscCall(MatCreateSeqAIJWithArrays(PetscObjectComm((PetscObject)A), m, A->cmap->n, ci, cj, ca, &T));
+  PetscCall(MatCreateSeqAIJWithArrays(comm, m, n, ci, cj, ca, &T));
   if (private_copy) {
     OwnedCSR *o;
 
@@ -345,7 +345,7 @@ static PetscErrorCode NewAIJCUSPARSEOfPattern(Mat A, PetscInt *ci, PetscInt *cj,
     PetscCall(PetscFree(ca));
     PetscCall(MatSetOption(*B, MAT_NEW_NONZERO_LOCATION_ERR, PETSC_FALSE));
   }
-  PetscCall(MatSetBlockSizes(*B, A->rmap->bs, A->cmap->bs));
+  PetscCall(MatSetBlockSizes(*B, rbs, cbs));
   PetscCall(MatConvert(*B, MATSEQAIJCUSPARSE, MAT_INPLACE_MATRIX, B));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -425,7 +425,7 @@ PetscErrorCode MatConvert_SeqBAIJKSPARSE_SeqAIJCUSPARSE(Mat A, MatType type, Mat
   PetscCall(PetscLogEventBegin(PBG_BAIJKConvertPattern, A, 0, 0, 0));
   PetscCall(BlockRowIJ(A, PETSC_FALSE, &mbs, &ia, &ja));
   nnz = (PetscInt64)(mbs ? ia[mbs] : 0) * bs * bs;
-  PetscCall(ExpandBlockPattern(mbs, bs, ia, ja, &ci, &cj));
+  PetscCall(ExpandBlockPattern(mbs, bs, bs, ia, ja, &ci, &cj));
   PetscCall(BlockRowIJ(A, PETSC_TRUE, &mbs, &ia, &ja));
   if (reuse == MAT_REUSE_MATRIX) {
     const PetscInt *bi, *bj;
@@ -442,7 +442,7 @@ PetscErrorCode MatConvert_SeqBAIJKSPARSE_SeqAIJCUSPARSE(Mat A, MatType type, Mat
     PetscCall(PetscFree(ci));
     PetscCall(PetscFree(cj));
     PetscCheck(same, comm, PETSC_ERR_ARG_INCOMP, "MAT_REUSE_MATRIX: the matrix to reuse does not have the pattern of the input (every entry of its %" PetscInt_FMT " blocks)", mbs ? ia[mbs] : 0);
-  } else PetscCall(NewAIJCUSPARSEOfPattern(A, ci, cj, PETSC_FALSE, &B));
+  } else PetscCall(NewAIJCUSPARSEOfPattern(comm, m, A->cmap->n, A->rmap->bs, A->cmap->bs, ci, cj, PETSC_FALSE, &B));
   PetscCall(PetscLogEventEnd(PBG_BAIJKConvertPattern, A, 0, 0, 0));
   PetscCall(BSRValuesToAIJCUSPARSE(A, B));
   if (reuse == MAT_INPLACE_MATRIX) PetscCall(MatHeaderReplace(A, &B));
@@ -482,9 +482,9 @@ PetscErrorCode MatSeqBAIJKSPARSEAIJCUSPARSECopy_Private(Mat A, Mat *B)
   }
   PetscCall(PetscLogEventBegin(PBG_BAIJKConvertPattern, A, 0, 0, 0));
   PetscCall(BlockRowIJ(A, PETSC_FALSE, &mbs, &ia, &ja));
-  PetscCall(ExpandBlockPattern(mbs, A->rmap->bs, ia, ja, &ci, &cj));
+  PetscCall(ExpandBlockPattern(mbs, A->rmap->bs, A->rmap->bs, ia, ja, &ci, &cj));
   PetscCall(BlockRowIJ(A, PETSC_TRUE, &mbs, &ia, &ja));
-  PetscCall(NewAIJCUSPARSEOfPattern(A, ci, cj, PETSC_TRUE, B));
+  PetscCall(NewAIJCUSPARSEOfPattern(PetscObjectComm((PetscObject)A), A->rmap->n, A->cmap->n, A->rmap->bs, A->cmap->bs, ci, cj, PETSC_TRUE, B));
   PetscCall(PetscLogEventEnd(PBG_BAIJKConvertPattern, A, 0, 0, 0));
   PetscCall(BSRValuesToAIJCUSPARSE(A, *B));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -503,6 +503,47 @@ PetscErrorCode MatSeqBAIJKSPARSEAIJCUSPARSERefresh_Private(Mat A, Mat B)
   if (on) on = (PetscBool)!B->boundtocpu;
   if (on) PetscCall(BSRValuesToAIJCUSPARSE(A, B));
   else PetscCall(MatConvert(A, ((PetscObject)B)->type_name, MAT_REUSE_MATRIX, &B));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* ---------------------------------------------------------------------------------------------- results of blocked products */
+/* The results of the blocked products (baijksparse_galerkin.c), made from a block pattern (bi, bj) of mb block rows and
+   nb block columns (host arrays, only read); their values are written on the device by the caller. */
+/* a seqbaijksparse of bs x bs blocks, its device copy holding the pattern (the values left to the caller, who then
+   marks the device copy newer) */
+PetscErrorCode MatSeqBAIJKSPARSEOfBlockPattern_Private(MPI_Comm comm, PetscInt bs, PetscInt mb, PetscInt nb, const PetscInt *bi, const PetscInt *bj, Mat *B)
+{
+  Mat T;
+
+  PetscFunctionBegin;
+  PetscCall(PetscLogEventBegin(PBG_BAIJKConvertPattern, 0, 0, 0, 0));
+  PetscCall(MatCreate(comm, &T));
+  PetscCall(MatSetSizes(T, mb * bs, nb * bs, mb * bs, nb * bs));
+  PetscCall(MatSetBlockSize(T, bs));
+  PetscCall(MatSetType(T, MATSEQBAIJ));
+  PetscCall(SetZeroBlocks(T, bs, bi, bj));
+  PetscCall(MatConvert_SeqBAIJ_SeqBAIJKSPARSE(T, MATSEQBAIJKSPARSE, MAT_INPLACE_MATRIX, &T));
+  PetscCall(MatSeqBAIJKSPARSECheckOptions_Private(T));
+  PetscCall(MatSeqBAIJKSPARSECopyPatternToGPU_Private(T));
+  PetscCall(PetscLogEventEnd(PBG_BAIJKConvertPattern, 0, 0, 0, 0));
+  *B = T;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* a seqaijcusparse holding every entry of every rbs x cbs block, block sizes rbs x cbs, its device arrays made (the
+   values then written by MatSeqAIJCUSPARSEGetArrayWrite()) */
+PetscErrorCode MatSeqAIJCUSPARSEOfBlockPattern_Private(MPI_Comm comm, PetscInt rbs, PetscInt cbs, PetscInt mb, PetscInt nb, const PetscInt *bi, const PetscInt *bj, Mat *B)
+{
+  PetscInt       *ci, *cj;
+  const PetscInt *di, *dj;
+
+  PetscFunctionBegin;
+  PetscCall(PetscLogEventBegin(PBG_BAIJKConvertPattern, 0, 0, 0, 0));
+  PetscCall(ExpandBlockPattern(mb, rbs, cbs, bi, bj, &ci, &cj));
+  PetscCall(NewAIJCUSPARSEOfPattern(comm, mb * rbs, nb * cbs, rbs, cbs, ci, cj, PETSC_FALSE, B));
+  PetscCall(MatSeqAIJCUSPARSEGetIJ(*B, PETSC_FALSE, &di, &dj)); /* its device arrays, built from its host copy */
+  PetscCall(MatSeqAIJCUSPARSERestoreIJ(*B, PETSC_FALSE, &di, &dj));
+  PetscCall(PetscLogEventEnd(PBG_BAIJKConvertPattern, 0, 0, 0, 0));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

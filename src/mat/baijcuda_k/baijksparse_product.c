@@ -17,8 +17,8 @@
    - otherwise an AIJ matrix of the converted type, which is the product itself: the operands of the AIJ product are
      swapped in only while it runs (as PETSc's MatProductSymbolic_PtAP_Unsafe() does), so C holds no second copy.
    At a numeric phase an operand converted earlier is converted again only when its object state moved (values
-   changed: Newton steps, -pc_gamg_reuse_interpolation), into the same matrix. A native blocked product that stores
-   block indices only is the next step (issue 39). */
+   changed: Newton steps, -pc_gamg_reuse_interpolation), into the same matrix. Sequential A P and P^T A P with an AIJ P
+   on the device take the blocked products instead (baijksparse_galerkin.c), unless -mat_baijksparse_products aij. */
 #include "baijksparseimpl.h"
 
 /* ---------------------------------------------------------------------------------------------- the graph */
@@ -397,7 +397,10 @@ PetscErrorCode MatProductSetFromOptions_BAIJKSPARSE(Mat C)
   case MATPRODUCT_PtAP:
   case MATPRODUCT_RARt:
     if (sparse[0] && sparse[1]) {
-      C->ops->productsymbolic = ProductSymbolic_ThroughAIJ;
+      PetscBool blocked;
+
+      PetscCall(MatProductBlockedApplies_SeqBAIJKSPARSE(C, &blocked));
+      C->ops->productsymbolic = blocked ? MatProductSymbolic_Blocked_SeqBAIJKSPARSE : ProductSymbolic_ThroughAIJ;
       PetscFunctionReturn(PETSC_SUCCESS);
     }
     break;

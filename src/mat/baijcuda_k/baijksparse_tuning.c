@@ -13,6 +13,7 @@ const char *const MatBAIJKSPARSEKernels[]       = {"auto", "host", "scalar", "K1
 const char *const MatBAIJKSPARSEKernelOptions[] = {"auto", "scalar", "k1", "k2", "k3"};
 const char *const MatBAIJKSPARSEBalances[]      = {"auto", "on", "off"};
 const char *const MatBAIJKSPARSETransposes[]    = {"auto", "explicit", "atomic"};
+const char *const MatBAIJKSPARSEProductRoutes[] = {"blocked", "aij"};
 
 /* ---------------------------------------------------------------------------------------------- tuning table */
 #define PBG_TABLE_MAX_BS 256
@@ -300,7 +301,7 @@ static MatBAIJKSPARSEKernel DefaultKernel(int bs)
 /* ---------------------------------------------------------------------------------------------- options */
 PetscErrorCode MatBAIJKSPARSEOptionsRead_Private(Mat A, PetscOptionItems PetscOptionsObject, MatBAIJKSPARSEOptions *o)
 {
-  PetscInt    kidx = o->kernel == MAT_BAIJKSPARSE_KERNEL_AUTO ? 0 : (PetscInt)o->kernel - 1, bidx = (PetscInt)o->balance, cidx = (PetscInt)o->compress, tidx = (PetscInt)o->transpose;
+  PetscInt    kidx = o->kernel == MAT_BAIJKSPARSE_KERNEL_AUTO ? 0 : (PetscInt)o->kernel - 1, bidx = (PetscInt)o->balance, cidx = (PetscInt)o->compress, tidx = (PetscInt)o->transpose, pidx = (PetscInt)o->products;
   char        file[PETSC_MAX_PATH_LEN] = "";
   PetscBool   fset                     = PETSC_FALSE;
   const char *prefix;
@@ -312,6 +313,7 @@ PetscErrorCode MatBAIJKSPARSEOptionsRead_Private(Mat A, PetscOptionItems PetscOp
     PetscCall(PetscOptionsInt("-mat_baijksparse_lambda", "Longest segment of a balanced block row, in blocks (0: max(32, 4 x mean row length))", "MATBAIJKSPARSE", o->lambda, &o->lambda, NULL));
     PetscCall(PetscOptionsEList("-mat_baijksparse_compress_rows", "Launch work only for block rows with blocks (auto: when at least half of them are empty, as in the off-diagonal part of an MPI matrix)", "MATBAIJKSPARSE", MatBAIJKSPARSEBalances, 3, MatBAIJKSPARSEBalances[cidx], &cidx, NULL));
     PetscCall(PetscOptionsEList("-mat_baijksparse_transpose", "MatMultTranspose() on the GPU: explicit (a device copy of the transpose, multiplied like MatMult()), atomic (atomicAdd, no extra memory), auto (explicit with MAT_FORM_EXPLICIT_TRANSPOSE, else atomic)", "MATBAIJKSPARSE", MatBAIJKSPARSETransposes, 3, MatBAIJKSPARSETransposes[tidx], &tidx, NULL));
+    PetscCall(PetscOptionsEList("-mat_baijksparse_products", "Sparse products with an AIJ operand on the GPU (A P and P^T A P of PCGAMG): blocked (the block pattern and the block products on the device, the memory of blocks) or aij (through aijcusparse and cuSPARSE's SpGEMM)", "MATBAIJKSPARSE", MatBAIJKSPARSEProductRoutes, 2, MatBAIJKSPARSEProductRoutes[pidx], &pidx, NULL));
     PetscCall(PetscOptionsInt("-mat_baijksparse_ept", "Rows of a block per thread: K1 1 (an element per lane) or bs (a column per lane); K2, K3 1-4 (0: table or default)", "MATBAIJKSPARSE", o->ept, &o->ept, NULL));
     PetscCall(PetscOptionsInt("-mat_baijksparse_warps", "Warps per block row (K2) or per thread block (scalar, K1, K3) (0: table or default)", "MATBAIJKSPARSE", o->warps, &o->warps, NULL));
     PetscCall(PetscOptionsInt("-mat_baijksparse_teams", "K2: block rows per thread block, 1-15 (0: table or default)", "MATBAIJKSPARSE", o->teams, &o->teams, NULL));
@@ -326,6 +328,7 @@ PetscErrorCode MatBAIJKSPARSEOptionsRead_Private(Mat A, PetscOptionItems PetscOp
     PetscCall(PetscOptionsGetInt(options, prefix, "-mat_baijksparse_lambda", &o->lambda, NULL));
     PetscCall(PetscOptionsGetEList(options, prefix, "-mat_baijksparse_compress_rows", MatBAIJKSPARSEBalances, 3, &cidx, NULL));
     PetscCall(PetscOptionsGetEList(options, prefix, "-mat_baijksparse_transpose", MatBAIJKSPARSETransposes, 3, &tidx, NULL));
+    PetscCall(PetscOptionsGetEList(options, prefix, "-mat_baijksparse_products", MatBAIJKSPARSEProductRoutes, 2, &pidx, NULL));
     PetscCall(PetscOptionsGetInt(options, prefix, "-mat_baijksparse_ept", &o->ept, NULL));
     PetscCall(PetscOptionsGetInt(options, prefix, "-mat_baijksparse_warps", &o->warps, NULL));
     PetscCall(PetscOptionsGetInt(options, prefix, "-mat_baijksparse_teams", &o->teams, NULL));
@@ -337,6 +340,7 @@ PetscErrorCode MatBAIJKSPARSEOptionsRead_Private(Mat A, PetscOptionItems PetscOp
   o->balance   = (MatBAIJKSPARSEBalance)bidx;
   o->compress  = (MatBAIJKSPARSEBalance)cidx;
   o->transpose = (MatBAIJKSPARSETranspose)tidx;
+  o->products  = (MatBAIJKSPARSEProductRoute)pidx;
   o->read      = PETSC_TRUE;
   if (fset) {
     PetscBool same;

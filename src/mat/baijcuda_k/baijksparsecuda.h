@@ -78,3 +78,29 @@ PETSC_INTERN PetscErrorCode MatBAIJKSPARSEBlockDiagFailures_CUDA(int nblocks, in
    entries) receives the values in the order of a CSR holding every entry of every block, rows sorted */
 PETSC_INTERN PetscErrorCode MatBAIJKSPARSEConvertCSRToBSR_CUDA(int bs, int m, PetscInt64 nnz, const int *ci, const int *cj, const PetscScalar *ca, int nzb, const int *rowptr, const int *colidx, PetscScalar *val, cudaStream_t);
 PETSC_INTERN PetscErrorCode MatBAIJKSPARSEConvertBSRToCSR_CUDA(int bs, int mbs, int nzb, const int *rowptr, const PetscScalar *val, PetscScalar *a, cudaStream_t);
+
+/* Blocked sparse products on the device (cuda/baijksparse_galerkin.cu, host logic in baijksparse_galerkin.c): matrices of
+   mb x nb rectangular blocks of rbs x cbs values (column-major, like BAIJ's), sorted block columns, device arrays. A
+   seqbaijksparse operand is viewed as one (rbs = cbs = bs) without a copy. The pattern launchers allocate rowptr
+   (mb + 1) and colidx (nz) and synchronise the stream (they read counts back). */
+typedef struct {
+  int          rbs, cbs, mb, nb, nz;
+  int         *rowptr, *colidx;
+  PetscScalar *val;
+} MatBAIJKSPARSEBlockCSR;
+/* b (rbs, cbs, mb, nb set) gets the pattern of the CSR (ci, cj) of m = mb rbs rows: every block holding an entry */
+PETSC_INTERN PetscErrorCode MatBAIJKSPARSEBlockPatternOfCSR_CUDA(int m, PetscInt64 nnz, const int *ci, const int *cj, MatBAIJKSPARSEBlockCSR *b, cudaStream_t);
+/* b's values from the CSR's (zeros where a block has no entry); val allocated when NULL */
+PETSC_INTERN PetscErrorCode MatBAIJKSPARSEBlockValuesOfCSR_CUDA(int m, PetscInt64 nnz, const int *ci, const int *cj, const PetscScalar *ca, MatBAIJKSPARSEBlockCSR *b, cudaStream_t);
+/* The block pattern of c = a b (a->cbs = b->rbs), and of c = p^T q (p and q of the same block rows), with room for c's
+   values when asked; *ncontrib: the block products they take */
+PETSC_INTERN PetscErrorCode MatBAIJKSPARSEBlockProductPattern_CUDA(const MatBAIJKSPARSEBlockCSR *a, const MatBAIJKSPARSEBlockCSR *b, PetscBool values, MatBAIJKSPARSEBlockCSR *c, PetscInt64 *ncontrib, cudaStream_t);
+PETSC_INTERN PetscErrorCode MatBAIJKSPARSEBlockTransposeProductPattern_CUDA(const MatBAIJKSPARSEBlockCSR *p, const MatBAIJKSPARSEBlockCSR *q, PetscBool values, MatBAIJKSPARSEBlockCSR *c, PetscInt64 *ncontrib, cudaStream_t);
+/* Their values into c's pattern made above */
+PETSC_INTERN PetscErrorCode MatBAIJKSPARSEBlockProduct_CUDA(const MatBAIJKSPARSEBlockCSR *a, const MatBAIJKSPARSEBlockCSR *b, MatBAIJKSPARSEBlockCSR *c, cudaStream_t);
+PETSC_INTERN PetscErrorCode MatBAIJKSPARSEBlockTransposeProduct_CUDA(const MatBAIJKSPARSEBlockCSR *p, const MatBAIJKSPARSEBlockCSR *q, MatBAIJKSPARSEBlockCSR *c, cudaStream_t);
+/* b's values in the order of the CSR holding every entry of every block, rows sorted (nz rbs cbs entries) */
+PETSC_INTERN PetscErrorCode MatBAIJKSPARSEBlocksToCSR_CUDA(const MatBAIJKSPARSEBlockCSR *b, PetscScalar *a, cudaStream_t);
+/* b's pattern to the host (rowptr[mb + 1], colidx[nz]); b's device arrays freed by the second */
+PETSC_INTERN PetscErrorCode MatBAIJKSPARSEBlockCSRDownload_CUDA(const MatBAIJKSPARSEBlockCSR *b, PetscInt *rowptr, PetscInt *colidx, cudaStream_t);
+PETSC_INTERN PetscErrorCode MatBAIJKSPARSEBlockCSRFree_CUDA(MatBAIJKSPARSEBlockCSR *b, cudaStream_t);

@@ -49,6 +49,15 @@ typedef enum {
 } MatBAIJKSPARSETranspose;
 PETSC_INTERN const char *const MatBAIJKSPARSETransposes[];
 
+/* How the sparse products with an AIJ operand run on the GPU (-mat_baijksparse_products): BLOCKED, the block pattern
+   and block products on the device (baijksparse_galerkin.c: sequential A P and P^T A P); AIJ, through aijcusparse
+   copies and cuSPARSE's SpGEMM (baijksparse_product.c: every other product, and MPI) */
+typedef enum {
+  MAT_BAIJKSPARSE_PRODUCTS_BLOCKED,
+  MAT_BAIJKSPARSE_PRODUCTS_AIJ
+} MatBAIJKSPARSEProductRoute;
+PETSC_INTERN const char *const MatBAIJKSPARSEProductRoutes[];
+
 /* Largest block size of K2 (its templates are instantiated for bs 2..45) and of K1 (32 / bs^2 >= 1) */
 #define MAT_BAIJKSPARSE_K2_MAX_BS    45
 #define MAT_BAIJKSPARSE_K1_MAX_BS    5
@@ -81,7 +90,8 @@ typedef struct {
   MatBAIJKSPARSEBalance   balance;
   PetscInt                lambda;    /* longest segment of a balanced row, in blocks (0: automatic) */
   MatBAIJKSPARSEBalance   compress;  /* work items only for block rows with blocks (auto: when at least half are empty) */
-  MatBAIJKSPARSETranspose transpose; /* how MatMultTranspose() runs on the GPU */
+  MatBAIJKSPARSETranspose    transpose; /* how MatMultTranspose() runs on the GPU */
+  MatBAIJKSPARSEProductRoute products;  /* how the sparse products with an AIJ operand run on the GPU */
   PetscBool               read;      /* the options database has been read */
 } MatBAIJKSPARSEOptions;
 
@@ -369,6 +379,14 @@ PETSC_INTERN PetscErrorCode MatBAIJKSPARSERectangularBlocks_Private(Mat, MatType
 /* What PCGAMG asks of the operator (baijksparse_product.c): its graph, and the sparse products through AIJ */
 PETSC_INTERN PetscErrorCode MatCreateGraph_BAIJKSPARSE(Mat, PetscBool, PetscBool, PetscReal, PetscInt, PetscInt[], Mat *);
 PETSC_INTERN PetscErrorCode MatProductSetFromOptions_BAIJKSPARSE(Mat);
+/* The blocked products (baijksparse_galerkin.c): whether the product C (A P or P^T A P, A seqbaijksparse, P seqaij or
+   seqaijcusparse, the device usable, -mat_baijksparse_products blocked) takes them, and its symbolic phase */
+PETSC_INTERN PetscErrorCode MatProductBlockedApplies_SeqBAIJKSPARSE(Mat, PetscBool *);
+PETSC_INTERN PetscErrorCode MatProductSymbolic_Blocked_SeqBAIJKSPARSE(Mat);
+/* The results of the blocked products, from a host block pattern (baijksparse_convert.c): a seqbaijksparse with its device
+   pattern, and a seqaijcusparse holding every entry of every block, with its device arrays; values left to the caller */
+PETSC_INTERN PetscErrorCode MatSeqBAIJKSPARSEOfBlockPattern_Private(MPI_Comm, PetscInt, PetscInt, PetscInt, const PetscInt *, const PetscInt *, Mat *);
+PETSC_INTERN PetscErrorCode MatSeqAIJCUSPARSEOfBlockPattern_Private(MPI_Comm, PetscInt, PetscInt, PetscInt, PetscInt, const PetscInt *, const PetscInt *, Mat *);
 /* The weight of each stored block of the MATSEQBAIJKSPARSE A (the sum of the absolute values of its entries, or of
    those in the rows and columns idx[] of the block; without absval the sum of the values) into w[] (host), computed on
    the device when its copy is current */

@@ -1,0 +1,413 @@
+/* Kernels and launchers of the blocked sparse products of MATSEQBAIJKSPARSE (host logic in ../baijksparse_galerkin.c):
+   A P and P^T (A P) with A in BSR (bs x bs blocks) and P, an AIJ prolongator, taken in blocks of bs x cbs. Every matrix
+   here is a MatBAIJKSPARSEBlockCSR: rectangular blocks, column-major, sorted block columns, 32-bit indices.
+
+   Patterns (symbolic): each output block is named by a 64-bit key, row * (block columns) + column. A kernel writes the
+   key of every contribution (one a pair of input blocks), cub's radix sort orders them and its unique pass keeps one of
+   each; the row pointers are found by binary search in the sorted keys. The memory is that of the contributions at
+   block level, a (bs cbs)-th of what a scalar product's intermediate needs.
+
+   Values (numeric): a warp per block row of the left operand. A P: the warp owns its output row, so the lanes add
+   into it without atomics (lane t owns entry t of every output block). P^T (A P): fine block row k adds P_kI^T (AP)_kJ
+   into the coarse block (I, J), which other warps also reach: atomicAdd. The output block is found by binary search of
+   its column in its row. */
+#include "../baijksparsecuda.h"
+#include <petscdevice_cuda.h>
+#include <cub/cub.cuh>
+
+namespace pbg
+{
+namespace baijk
+{
+typedef PetscScalar        Scalar;
+typedef long long          I64;
+typedef unsigned long long Key;
+
+constexpr int kThreads = 256;
+
+/* the last r in [0, n) with ptr[r] <= q (skips empty rows) */
+__device__ __forceinline__ int GalerkinRowOf(const int *__restrict__ ptr, int n, I64 q)
+{
+  int lo = 0, hi = n;
+
+  while (hi - lo > 1) {
+    const int mid = lo + (hi - lo) / 2;
+
+    if ((I64)ptr[mid] <= q) lo = mid;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/* the position of column c among colidx[lo, hi) (sorted), -1 when absent */
+__device__ __forceinline__ int GalerkinFind(const int *__restrict__ colidx, int lo, int end, int c)
+{
+  int hi = end;
+
+  while (lo < hi) {
+    const int mid = lo + (hi - lo) / 2;
+
+    if (colidx[mid] < c) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo < end && colidx[lo] == c ? lo : -1;
+}
+
+/* key of every CSR entry: its block row and block column */
+__global__ static void CSRBlockKeysKernel(int m, I64 nnz, int rbs, int cbs, Key nb, const int *__restrict__ ci, const int *__restrict__ cj, Key *__restrict__ keys)
+{
+  for (I64 q = blockIdx.x * (I64)blockDim.x + threadIdx.x; q < nnz; q += (I64)gridDim.x * blockDim.x) {
+    const int r = GalerkinRowOf(ci, m, q);
+
+    keys[q] = (Key)(r / rbs) * nb + (Key)(cj[q] / cbs);
+  }
+}
+
+/* rowptr[r] = the first sorted key of row r or later; colidx[q] = the column of key q */
+__global__ static void PatternOfKeysKernel(int mb, I64 nz, Key nb, const Key *__restrict__ keys, int *__restrict__ rowptr, int *__restrict__ colidx)
+{
+  for (I64 t = blockIdx.x * (I64)blockDim.x + threadIdx.x; t < nz + mb + 1; t += (I64)gridDim.x * blockDim.x) {
+    if (t < nz) colidx[t] = (int)(keys[t] % nb);
+    else {
+      const Key r = (Key)(t - nz), first = r * nb;
+      I64       lo = 0, hi = nz;
+
+      while (lo < hi) {
+        const I64 mid = lo + (hi - lo) / 2;
+
+        if (keys[mid] < first) lo = mid + 1;
+        else hi = mid;
+      }
+      rowptr[r] = (int)lo;
+    }
+  }
+}
+
+/* A B: the number of contributions of each block of A (the blocks of B's row that it meets) */
+__global__ static void ProductCountsKernel(int nza, const int *__restrict__ acol, const int *__restrict__ browptr, I64 *__restrict__ counts)
+{
+  for (I64 e = blockIdx.x * (I64)blockDim.x + threadIdx.x; e < nza; e += (I64)gridDim.x * blockDim.x) counts[e] = browptr[acol[e] + 1] - browptr[acol[e]];
+}
+
+__global__ static void ProductKeysKernel(int mba, int nza, const int *__restrict__ arowptr, const int *__restrict__ acol, const int *__restrict__ browptr, const int *__restrict__ bcol, Key nb, const I64 *__restrict__ offsets, Key *__restrict__ keys)
+{
+  for (I64 e = blockIdx.x * (I64)blockDim.x + threadIdx.x; e < nza; e += (I64)gridDim.x * blockDim.x) {
+    const int i = GalerkinRowOf(arowptr, mba, e), k = acol[e];
+    I64       o = offsets[e];
+
+    for (int f = browptr[k]; f < browptr[k + 1]; f++) keys[o++] = (Key)i * nb + (Key)bcol[f];
+  }
+}
+
+/* P^T Q: block row k contributes |P_k| |Q_k| pairs */
+__global__ static void TransposeCountsKernel(int mb, const int *__restrict__ prowptr, const int *__restrict__ qrowptr, I64 *__restrict__ counts)
+{
+  for (I64 k = blockIdx.x * (I64)blockDim.x + threadIdx.x; k < mb; k += (I64)gridDim.x * blockDim.x) counts[k] = (I64)(prowptr[k + 1] - prowptr[k]) * (qrowptr[k + 1] - qrowptr[k]);
+}
+
+__global__ static void TransposeKeysKernel(int mb, const int *__restrict__ prowptr, const int *__restrict__ pcol, const int *__restrict__ qrowptr, const int *__restrict__ qcol, Key nb, const I64 *__restrict__ offsets, Key *__restrict__ keys)
+{
+  for (I64 k = blockIdx.x * (I64)blockDim.x + threadIdx.x; k < mb; k += (I64)gridDim.x * blockDim.x) {
+    I64 o = offsets[k];
+
+    for (int f = prowptr[k]; f < prowptr[k + 1]; f++)
+      for (int g = qrowptr[k]; g < qrowptr[k + 1]; g++) keys[o++] = (Key)pcol[f] * nb + (Key)qcol[g];
+  }
+}
+
+/* CSR values into the blocks: a thread per entry; val was zeroed */
+__global__ static void CSRToBlocksKernel(int m, I64 nnz, int rbs, int cbs, const int *__restrict__ ci, const int *__restrict__ cj, const Scalar *__restrict__ ca, const int *__restrict__ rowptr, const int *__restrict__ colidx, Scalar *__restrict__ val)
+{
+  for (I64 q = blockIdx.x * (I64)blockDim.x + threadIdx.x; q < nnz; q += (I64)gridDim.x * blockDim.x) {
+    const int i = GalerkinRowOf(ci, m, q), j = cj[q], r = i / rbs, p = GalerkinFind(colidx, rowptr[r], rowptr[r + 1], j / cbs);
+
+    if (p >= 0) val[(I64)p * rbs * cbs + (i % rbs) + (I64)(j % cbs) * rbs] = ca[q];
+  }
+}
+
+/* C = A B, a warp per block row i of A; C's values were zeroed. Entry t = a + c rbs of a C block (a < A's rbs, c < B's
+   cbs) belongs to lane t % 32. */
+__global__ static void BlockProductKernel(int mba, int rbs, int kbs, int cbs, const int *__restrict__ arowptr, const int *__restrict__ acol, const Scalar *__restrict__ aval, const int *__restrict__ browptr, const int *__restrict__ bcol, const Scalar *__restrict__ bval, const int *__restrict__ crowptr, const int *__restrict__ ccol, Scalar *__restrict__ cval)
+{
+  const int lane = threadIdx.x % 32, nwarps = gridDim.x * (blockDim.x / 32);
+  const int ablk = rbs * kbs, bblk = kbs * cbs, cblk = rbs * cbs;
+
+  for (int i = blockIdx.x * (blockDim.x / 32) + threadIdx.x / 32; i < mba; i += nwarps) {
+    for (int e = arowptr[i]; e < arowptr[i + 1]; e++) {
+      const Scalar *ab = aval + (I64)e * ablk;
+      const int     k  = acol[e];
+
+      for (int f = browptr[k]; f < browptr[k + 1]; f++) {
+        const Scalar *bb = bval + (I64)f * bblk;
+        const int     p  = GalerkinFind(ccol, crowptr[i], crowptr[i + 1], bcol[f]);
+        Scalar       *cb = cval + (I64)p * cblk;
+
+        if (p < 0) continue; /* not reached: C's pattern was made from the same operands */
+
+        for (int t = lane; t < cblk; t += 32) {
+          const int a = t % rbs, c = t / rbs;
+          Scalar    s = 0;
+
+          for (int b = 0; b < kbs; b++) s += ab[a + b * rbs] * bb[b + c * kbs];
+          cb[t] += s;
+        }
+      }
+    }
+  }
+}
+
+/* C = P^T Q, a warp per block row k of P and Q (kbs rows each); C's values were zeroed. Entry t = a + c pcbs of C's
+   block (P's column a, Q's column c). */
+__global__ static void BlockTransposeProductKernel(int mb, int kbs, int pcbs, int qcbs, const int *__restrict__ prowptr, const int *__restrict__ pcol, const Scalar *__restrict__ pval, const int *__restrict__ qrowptr, const int *__restrict__ qcol, const Scalar *__restrict__ qval, const int *__restrict__ crowptr, const int *__restrict__ ccol, Scalar *__restrict__ cval)
+{
+  const int lane = threadIdx.x % 32, nwarps = gridDim.x * (blockDim.x / 32);
+  const int pblk = kbs * pcbs, qblk = kbs * qcbs, cblk = pcbs * qcbs;
+
+  for (int k = blockIdx.x * (blockDim.x / 32) + threadIdx.x / 32; k < mb; k += nwarps) {
+    for (int f = prowptr[k]; f < prowptr[k + 1]; f++) {
+      const Scalar *pb = pval + (I64)f * pblk;
+      const int     I  = pcol[f];
+
+      for (int g = qrowptr[k]; g < qrowptr[k + 1]; g++) {
+        const Scalar *qb = qval + (I64)g * qblk;
+        const int     p  = GalerkinFind(ccol, crowptr[I], crowptr[I + 1], qcol[g]);
+        Scalar       *cb = cval + (I64)p * cblk;
+
+        if (p < 0) continue; /* not reached: C's pattern was made from the same operands */
+
+        for (int t = lane; t < cblk; t += 32) {
+          const int a = t % pcbs, c = t / pcbs;
+          Scalar    s = 0;
+
+          for (int b = 0; b < kbs; b++) s += pb[b + a * kbs] * qb[b + c * kbs];
+          atomicAdd(cb + t, s);
+        }
+      }
+    }
+  }
+}
+
+/* Blocks -> the CSR holding every entry of every block (rows sorted): a thread per CSR entry. Block row r holds CSR
+   entries [rowptr[r] blk, rowptr[r+1] blk): its rbs rows of len cbs entries each, blocks in order. */
+__global__ static void BlocksToCSRKernel(int rbs, int cbs, int mb, I64 n, const int *__restrict__ rowptr, const Scalar *__restrict__ val, Scalar *__restrict__ a)
+{
+  const I64 blk = (I64)rbs * cbs;
+
+  for (I64 q = blockIdx.x * (I64)blockDim.x + threadIdx.x; q < n; q += (I64)gridDim.x * blockDim.x) {
+    const int r     = GalerkinRowOf(rowptr, mb, q / blk);
+    const I64 first = rowptr[r], len = rowptr[r + 1] - first, local = q - first * blk;
+    const I64 ii = local / (len * cbs), rest = local - ii * len * cbs, t = rest / cbs, jj = rest - t * cbs;
+
+    a[q] = val[(first + t) * blk + ii + jj * rbs];
+  }
+}
+
+} // namespace baijk
+} // namespace pbg
+
+using namespace pbg::baijk;
+
+namespace
+{
+unsigned GridFor(I64 n, int threads)
+{
+  return (unsigned)PetscMax(1, PetscMin((n + threads - 1) / threads, (I64)1 << 30));
+}
+
+unsigned WarpGridFor(I64 warps)
+{
+  return GridFor(warps * 32, kThreads);
+}
+
+int BitsFor(Key n)
+{
+  int b = 1;
+
+  while (b < 64 && (n >> b)) b++;
+  return b;
+}
+
+/* The sorted distinct keys of keys[0..n) (keys is reordered), then b's pattern of mb block rows and nb block columns
+   from them (and room for its values); keys freed here */
+PetscErrorCode PatternOfKeys(I64 n, Key *keys, int mb, int nb, PetscBool values, MatBAIJKSPARSEBlockCSR *b, cudaStream_t stream)
+{
+  Key   *sorted = NULL;
+  void  *tmp    = NULL;
+  size_t tmp_bytes = 0, bytes;
+  I64   *nsel = NULL, nz = 0;
+  int    endbit = BitsFor((Key)PetscMax(mb, 1) * (Key)PetscMax(nb, 1));
+
+  PetscFunctionBegin;
+  b->mb = mb, b->nb = nb;
+  PetscCallCUDA(cudaMallocAsync((void **)&b->rowptr, (size_t)(mb + 1) * sizeof(int), stream));
+  if (n > 0) {
+    PetscCheck(n <= (I64)PETSC_INT32_MAX, PETSC_COMM_SELF, PETSC_ERR_SUP, "A blocked product with %lld block contributions: more than cub's 32-bit item counts", (long long)n);
+    PetscCallCUDA(cudaMallocAsync((void **)&sorted, (size_t)n * sizeof(Key), stream));
+    PetscCallCUDA(cudaMallocAsync((void **)&nsel, sizeof(I64), stream));
+    PetscCallCUDA(cub::DeviceRadixSort::SortKeys(NULL, tmp_bytes, keys, sorted, (int)n, 0, endbit, stream));
+    PetscCallCUDA(cub::DeviceSelect::Unique(NULL, bytes, sorted, keys, nsel, (int)n, stream));
+    tmp_bytes = PetscMax(tmp_bytes, bytes);
+    PetscCallCUDA(cudaMallocAsync(&tmp, tmp_bytes, stream));
+    bytes = tmp_bytes;
+    PetscCallCUDA(cub::DeviceRadixSort::SortKeys(tmp, bytes, keys, sorted, (int)n, 0, endbit, stream));
+    bytes = tmp_bytes;
+    PetscCallCUDA(cub::DeviceSelect::Unique(tmp, bytes, sorted, keys, nsel, (int)n, stream));
+    PetscCallCUDA(cudaMemcpyAsync(&nz, nsel, sizeof(I64), cudaMemcpyDeviceToHost, stream));
+    PetscCallCUDA(cudaStreamSynchronize(stream));
+    PetscCallCUDA(cudaFreeAsync(tmp, stream));
+    PetscCallCUDA(cudaFreeAsync(sorted, stream));
+    PetscCallCUDA(cudaFreeAsync(nsel, stream));
+  }
+  b->nz = (int)nz;
+  PetscCallCUDA(cudaMallocAsync((void **)&b->colidx, (size_t)PetscMax(nz, 1) * sizeof(int), stream));
+  PatternOfKeysKernel<<<GridFor(nz + mb + 1, kThreads), kThreads, 0, stream>>>(mb, nz, (Key)PetscMax(nb, 1), keys, b->rowptr, b->colidx);
+  PetscCallCUDA(cudaGetLastError());
+  PetscCallCUDA(cudaFreeAsync(keys, stream));
+  b->val = NULL;
+  if (values) PetscCallCUDA(cudaMallocAsync((void **)&b->val, (size_t)PetscMax(nz, 1) * b->rbs * b->cbs * sizeof(Scalar), stream));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* counts[0..n) -> exclusive offsets[0..n] in place (counts has n + 1 entries); the total */
+PetscErrorCode OffsetsOfCounts(I64 n, I64 *counts, I64 *total, cudaStream_t stream)
+{
+  void  *tmp       = NULL;
+  size_t tmp_bytes = 0;
+
+  PetscFunctionBegin;
+  PetscCallCUDA(cudaMemsetAsync(counts + n, 0, sizeof(I64), stream));
+  PetscCallCUDA(cub::DeviceScan::ExclusiveSum(NULL, tmp_bytes, counts, counts, (int)(n + 1), stream));
+  PetscCallCUDA(cudaMallocAsync(&tmp, tmp_bytes, stream));
+  PetscCallCUDA(cub::DeviceScan::ExclusiveSum(tmp, tmp_bytes, counts, counts, (int)(n + 1), stream));
+  PetscCallCUDA(cudaMemcpyAsync(total, counts + n, sizeof(I64), cudaMemcpyDeviceToHost, stream));
+  PetscCallCUDA(cudaStreamSynchronize(stream));
+  PetscCallCUDA(cudaFreeAsync(tmp, stream));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+} // namespace
+
+PetscErrorCode MatBAIJKSPARSEBlockPatternOfCSR_CUDA(int m, PetscInt64 nnz, const int *ci, const int *cj, MatBAIJKSPARSEBlockCSR *b, cudaStream_t stream)
+{
+  Key *keys = NULL;
+
+  PetscFunctionBegin;
+  PetscCallCUDA(cudaMallocAsync((void **)&keys, (size_t)PetscMax(nnz, 1) * sizeof(Key), stream));
+  if (nnz > 0) {
+    CSRBlockKeysKernel<<<GridFor(nnz, kThreads), kThreads, 0, stream>>>(m, nnz, b->rbs, b->cbs, (Key)PetscMax(b->nb, 1), ci, cj, keys);
+    PetscCallCUDA(cudaGetLastError());
+  }
+  PetscCall(PatternOfKeys(nnz, keys, b->mb, b->nb, PETSC_FALSE, b, stream));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode MatBAIJKSPARSEBlockValuesOfCSR_CUDA(int m, PetscInt64 nnz, const int *ci, const int *cj, const PetscScalar *ca, MatBAIJKSPARSEBlockCSR *b, cudaStream_t stream)
+{
+  PetscFunctionBegin;
+  if (!b->val) PetscCallCUDA(cudaMallocAsync((void **)&b->val, (size_t)PetscMax(b->nz, 1) * b->rbs * b->cbs * sizeof(Scalar), stream));
+  if (b->nz) PetscCallCUDA(cudaMemsetAsync(b->val, 0, (size_t)b->nz * b->rbs * b->cbs * sizeof(Scalar), stream));
+  if (nnz > 0) {
+    CSRToBlocksKernel<<<GridFor(nnz, kThreads), kThreads, 0, stream>>>(m, nnz, b->rbs, b->cbs, ci, cj, ca, b->rowptr, b->colidx, b->val);
+    PetscCallCUDA(cudaGetLastError());
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode MatBAIJKSPARSEBlockProductPattern_CUDA(const MatBAIJKSPARSEBlockCSR *a, const MatBAIJKSPARSEBlockCSR *b, PetscBool values, MatBAIJKSPARSEBlockCSR *c, PetscInt64 *ncontrib, cudaStream_t stream)
+{
+  I64 *offsets = NULL, total = 0;
+  Key *keys    = NULL;
+
+  PetscFunctionBegin;
+  PetscCallCUDA(cudaMallocAsync((void **)&offsets, (size_t)(a->nz + 1) * sizeof(I64), stream));
+  if (a->nz) {
+    ProductCountsKernel<<<GridFor(a->nz, kThreads), kThreads, 0, stream>>>(a->nz, a->colidx, b->rowptr, offsets);
+    PetscCallCUDA(cudaGetLastError());
+  }
+  PetscCall(OffsetsOfCounts(a->nz, offsets, &total, stream));
+  PetscCallCUDA(cudaMallocAsync((void **)&keys, (size_t)PetscMax(total, 1) * sizeof(Key), stream));
+  if (total) {
+    ProductKeysKernel<<<GridFor(a->nz, kThreads), kThreads, 0, stream>>>(a->mb, a->nz, a->rowptr, a->colidx, b->rowptr, b->colidx, (Key)PetscMax(b->nb, 1), offsets, keys);
+    PetscCallCUDA(cudaGetLastError());
+  }
+  PetscCallCUDA(cudaFreeAsync(offsets, stream));
+  c->rbs = a->rbs, c->cbs = b->cbs, *ncontrib = total;
+  PetscCall(PatternOfKeys(total, keys, a->mb, b->nb, values, c, stream));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode MatBAIJKSPARSEBlockTransposeProductPattern_CUDA(const MatBAIJKSPARSEBlockCSR *p, const MatBAIJKSPARSEBlockCSR *q, PetscBool values, MatBAIJKSPARSEBlockCSR *c, PetscInt64 *ncontrib, cudaStream_t stream)
+{
+  I64 *offsets = NULL, total = 0;
+  Key *keys    = NULL;
+
+  PetscFunctionBegin;
+  PetscCallCUDA(cudaMallocAsync((void **)&offsets, (size_t)(p->mb + 1) * sizeof(I64), stream));
+  if (p->mb) {
+    TransposeCountsKernel<<<GridFor(p->mb, kThreads), kThreads, 0, stream>>>(p->mb, p->rowptr, q->rowptr, offsets);
+    PetscCallCUDA(cudaGetLastError());
+  }
+  PetscCall(OffsetsOfCounts(p->mb, offsets, &total, stream));
+  PetscCallCUDA(cudaMallocAsync((void **)&keys, (size_t)PetscMax(total, 1) * sizeof(Key), stream));
+  if (total) {
+    TransposeKeysKernel<<<GridFor(p->mb, kThreads), kThreads, 0, stream>>>(p->mb, p->rowptr, p->colidx, q->rowptr, q->colidx, (Key)PetscMax(q->nb, 1), offsets, keys);
+    PetscCallCUDA(cudaGetLastError());
+  }
+  PetscCallCUDA(cudaFreeAsync(offsets, stream));
+  c->rbs = p->cbs, c->cbs = q->cbs, *ncontrib = total;
+  PetscCall(PatternOfKeys(total, keys, p->nb, q->nb, values, c, stream));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode MatBAIJKSPARSEBlockProduct_CUDA(const MatBAIJKSPARSEBlockCSR *a, const MatBAIJKSPARSEBlockCSR *b, MatBAIJKSPARSEBlockCSR *c, cudaStream_t stream)
+{
+  PetscFunctionBegin;
+  if (c->nz) PetscCallCUDA(cudaMemsetAsync(c->val, 0, (size_t)c->nz * c->rbs * c->cbs * sizeof(Scalar), stream));
+  if (a->mb && c->nz) {
+    BlockProductKernel<<<WarpGridFor(a->mb), kThreads, 0, stream>>>(a->mb, a->rbs, a->cbs, b->cbs, a->rowptr, a->colidx, a->val, b->rowptr, b->colidx, b->val, c->rowptr, c->colidx, c->val);
+    PetscCallCUDA(cudaGetLastError());
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode MatBAIJKSPARSEBlockTransposeProduct_CUDA(const MatBAIJKSPARSEBlockCSR *p, const MatBAIJKSPARSEBlockCSR *q, MatBAIJKSPARSEBlockCSR *c, cudaStream_t stream)
+{
+  PetscFunctionBegin;
+  if (c->nz) PetscCallCUDA(cudaMemsetAsync(c->val, 0, (size_t)c->nz * c->rbs * c->cbs * sizeof(Scalar), stream));
+  if (p->mb && c->nz) {
+    BlockTransposeProductKernel<<<WarpGridFor(p->mb), kThreads, 0, stream>>>(p->mb, p->rbs, p->cbs, q->cbs, p->rowptr, p->colidx, p->val, q->rowptr, q->colidx, q->val, c->rowptr, c->colidx, c->val);
+    PetscCallCUDA(cudaGetLastError());
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode MatBAIJKSPARSEBlocksToCSR_CUDA(const MatBAIJKSPARSEBlockCSR *b, PetscScalar *a, cudaStream_t stream)
+{
+  const I64 n = (I64)b->nz * b->rbs * b->cbs;
+
+  PetscFunctionBegin;
+  if (n > 0) {
+    BlocksToCSRKernel<<<GridFor(n, kThreads), kThreads, 0, stream>>>(b->rbs, b->cbs, b->mb, n, b->rowptr, b->val, a);
+    PetscCallCUDA(cudaGetLastError());
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode MatBAIJKSPARSEBlockCSRDownload_CUDA(const MatBAIJKSPARSEBlockCSR *b, PetscInt *rowptr, PetscInt *colidx, cudaStream_t stream)
+{
+  PetscFunctionBegin;
+  PetscCallCUDA(cudaMemcpyAsync(rowptr, b->rowptr, (size_t)(b->mb + 1) * sizeof(int), cudaMemcpyDeviceToHost, stream));
+  if (b->nz) PetscCallCUDA(cudaMemcpyAsync(colidx, b->colidx, (size_t)b->nz * sizeof(int), cudaMemcpyDeviceToHost, stream));
+  PetscCallCUDA(cudaStreamSynchronize(stream));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode MatBAIJKSPARSEBlockCSRFree_CUDA(MatBAIJKSPARSEBlockCSR *b, cudaStream_t stream)
+{
+  PetscFunctionBegin;
+  if (b->rowptr) PetscCallCUDA(cudaFreeAsync(b->rowptr, stream));
+  if (b->colidx) PetscCallCUDA(cudaFreeAsync(b->colidx, stream));
+  if (b->val) PetscCallCUDA(cudaFreeAsync(b->val, stream));
+  b->rowptr = b->colidx = NULL;
+  b->val                = NULL;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
