@@ -90,8 +90,8 @@ static PetscErrorCode FillA(MatType type, PetscInt bs, PetscInt nb, PetscInt64 s
    empty */
 static PetscErrorCode FillP(MatType type, Mat A, PetscInt bs, PetscInt cbs, PetscInt64 seed, Mat *P)
 {
-  PetscInt     m, rstart, ncl, cstart, N;
-  PetscInt64   s = seed;
+  PetscInt   m, rstart, ncl, cstart, N;
+  PetscInt64 s = seed;
 
   PetscFunctionBeginUser;
   PetscCall(MatGetLocalSize(A, &m, NULL));
@@ -114,7 +114,7 @@ static PetscErrorCode FillP(MatType type, Mat A, PetscInt bs, PetscInt cbs, Pets
       for (PetscInt i = 0; i < bs; i++)
         for (PetscInt j = 0; j < cbs; j++) {
           PetscInt    gi = row * bs + i, gj = col * cbs + j;
-          PetscScalar x  = RandReal(&s);
+          PetscScalar x = RandReal(&s);
 
           if (r % 7 == 5 && (i + j) % 2) continue; /* a partial block */
           PetscCall(MatSetValues(*P, 1, &gi, 1, &gj, &x, ADD_VALUES));

@@ -18,14 +18,14 @@
 /* Log events (registered in PetscBlockGPUInitializePackage()) */
 PETSC_INTERN PetscLogEvent PBG_VBJacobiDetect, PBG_VBJacobiInvert, PBG_VBJacobiApply;
 PETSC_INTERN PetscLogEvent PBG_BAIJKMult, PBG_BAIJKCopyToGPU, PBG_BAIJKCopyFromGPU, PBG_BAIJKValues;
-PETSC_INTERN PetscLogEvent PBG_BAIJKCOO;                   /* MatSetValuesCOO() of baijksparse: the gather of the values */
-PETSC_INTERN PetscLogEvent PBG_BAIJKInvertDiag;            /* MatInvertBlockDiagonal(), MatInvertVariableBlockDiagonal() of baijksparse */
-PETSC_INTERN PetscLogEvent PBG_BAIJKConvert;               /* MatConvert() between aijcusparse and baijksparse on the device: the value kernels */
-PETSC_INTERN PetscLogEvent PBG_BAIJKConvertPattern;        /* the same conversions: the host's part (the target's pattern, the new matrix, its upload) */
+PETSC_INTERN PetscLogEvent PBG_BAIJKCOO;                                      /* MatSetValuesCOO() of baijksparse: the gather of the values */
+PETSC_INTERN PetscLogEvent PBG_BAIJKInvertDiag;                               /* MatInvertBlockDiagonal(), MatInvertVariableBlockDiagonal() of baijksparse */
+PETSC_INTERN PetscLogEvent PBG_BAIJKConvert;                                  /* MatConvert() between aijcusparse and baijksparse on the device: the value kernels */
+PETSC_INTERN PetscLogEvent PBG_BAIJKConvertPattern;                           /* the same conversions: the host's part (the target's pattern, the new matrix, its upload) */
 PETSC_INTERN PetscLogEvent PBG_BAIJKProductSymbolic, PBG_BAIJKProductNumeric; /* the blocked products of baijksparse (A P, P^T A P): patterns, values */
-PETSC_INTERN PetscLogEvent PBG_BAIJKTranspose;             /* the explicit transpose of baijksparse: its pattern (host, upload) and the gather of its values (device) */
-PETSC_INTERN PetscLogEvent PBG_BAIJKGhost;                 /* the ghost exchange of the device products of mpibaijksparse (the host's part: launches, or the VecScatter) */
-PETSC_INTERN PetscLogEvent PBG_IDRSUpdate, PBG_IDRSReduce; /* KSPIDRS's fused kernels: the updates (with their norm), the reductions */
+PETSC_INTERN PetscLogEvent PBG_BAIJKTranspose;                                /* the explicit transpose of baijksparse: its pattern (host, upload) and the gather of its values (device) */
+PETSC_INTERN PetscLogEvent PBG_BAIJKGhost;                                    /* the ghost exchange of the device products of mpibaijksparse (the host's part: launches, or the VecScatter) */
+PETSC_INTERN PetscLogEvent PBG_IDRSUpdate, PBG_IDRSReduce;                    /* KSPIDRS's fused kernels: the updates (with their norm), the reductions */
 
 /* Constructors registered by the package */
 PETSC_INTERN PetscErrorCode PCCreate_VBJacobi(PC);

@@ -324,8 +324,8 @@ static PetscErrorCode OwnedCSRDestroy(void **ctx)
    (measured: doc/benchmarks.md, "Measurements behind design choices") */
 static PetscErrorCode NewAIJCUSPARSEOfPattern(MPI_Comm comm, PetscInt m, PetscInt n, PetscInt rbs, PetscInt cbs, PetscInt *ci, PetscInt *cj, PetscBool private_copy, Mat *B)
 {
-  PetscScalar   *ca;
-  Mat            T;
+  PetscScalar *ca;
+  Mat          T;
 
   PetscFunctionBegin;
   PetscCall(PetscCalloc1(PetscMax(ci[m], 1), &ca));

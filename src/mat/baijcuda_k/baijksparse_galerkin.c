@@ -7,8 +7,8 @@
    An AIJ P is taken in blocks of bs x cbs (zeros where a block lacks an entry; a baijksparse P is used as it is), A P
    is formed in those blocks, and P^T (A P) from them: the patterns are made at block level (contributions of block pairs sorted and made unique on the
    device), so the memory of the product is that of blocks, where cuSPARSE's SpGEMM on the scalar operands needs a
-   buffer of its scalar intermediate products (ksp ex56 -ne 99: out of memory on one H200). No scalar copy of A is
-   made. The host gets the result's block pattern (a download) to make the matrix; every value stays on the device.
+   buffer of its scalar intermediate products, which runs out of device memory on ksp ex56's larger meshes (measured:
+   doc/benchmarks.md). No scalar copy of A is made. The host gets the result's block pattern (a download) to make the matrix; every value stays on the device.
 
    The symbolic phase keeps P's blocks and A P (pattern and values) in the product; the numeric phase recomputes the
    values of P's blocks, A P and the result, so a change of A's or P's values (same patterns) is a numeric phase
@@ -26,8 +26,8 @@ typedef struct {
   PetscBool              Pcopy;  /* Pd is a copy, refreshed when the operand's values change */
   PetscObjectState       Pstate; /* the operand's state when copied */
   PetscObjectState       Anz, Pnz;
-  PetscInt64             pnnz;          /* entries of the operand */
-  PetscInt64             npap, nptap;   /* block contributions of A P and of P^T (A P): the flops */
+  PetscInt64             pnnz;        /* entries of the operand */
+  PetscInt64             npap, nptap; /* block contributions of A P and of P^T (A P): the flops */
 } BlockedProduct;
 
 static PetscErrorCode BlockedProductDestroy(void *data)
@@ -255,8 +255,8 @@ PetscErrorCode MatProductSymbolic_Blocked_SeqBAIJKSPARSE(Mat C)
   product->data          = bp;
   product->destroy       = BlockedProductDestroy;
   C->ops->productnumeric = ProductNumeric_Blocked;
-  PetscCall(PetscInfo(C, "%s of %s (bs %" PetscInt_FMT ") and %s (column block size %" PetscInt_FMT ") by blocks on the device: %d blocks of P, %d of A P, %lld block contributions; %s result\n", MatProductTypes[product->type], ((PetscObject)A)->type_name, bs, ((PetscObject)P)->type_name, cbs, Pv.nz, nap,
-                      (long long)(bp->npap + bp->nptap), ((PetscObject)C)->type_name));
+  PetscCall(PetscInfo(C, "%s of %s (bs %" PetscInt_FMT ") and %s (column block size %" PetscInt_FMT ") by blocks on the device: %d blocks of P, %d of A P, %lld block contributions; %s result\n", MatProductTypes[product->type], ((PetscObject)A)->type_name, bs,
+                      ((PetscObject)P)->type_name, cbs, Pv.nz, nap, (long long)(bp->npap + bp->nptap), ((PetscObject)C)->type_name));
   PetscCall(PetscLogEventEnd(PBG_BAIJKProductSymbolic, A, P, C, 0));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

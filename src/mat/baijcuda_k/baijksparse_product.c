@@ -22,24 +22,18 @@
 #include "baijksparseimpl.h"
 
 /* ---------------------------------------------------------------------------------------------- the graph */
-PetscErrorCode MatCreateGraph_BAIJKSPARSE(Mat A, PetscBool sym, PetscBool scale, PetscReal filter, PetscInt num_idx, PetscInt index[], Mat *graph)
+/* The graph of an mpibaijksparse A (parts: its diagonal and off-diagonal parts, garray: the global block columns of the
+   second) by COO assembly of the stored blocks as (block row, block column) pairs with their weights */
+static PetscErrorCode GraphCOO(Mat A, Mat parts[2], const PetscInt *garray, PetscInt num_idx, PetscInt index[], Mat *graph)
 {
-  MPI_Comm        comm = PetscObjectComm((PetscObject)A);
-  PetscInt        bs = A->rmap->bs, rstart, cstart, mbs, ncoo = 0;
-  const PetscInt *garray = NULL;
-  PetscInt       *ci, *cj;
-  PetscScalar    *cv;
-  Mat             parts[2] = {NULL, NULL}, G;
-  PetscBool       mpi, isset, issym;
-  PetscMPIInt     size;
+  MPI_Comm     comm = PetscObjectComm((PetscObject)A);
+  PetscInt     bs = A->rmap->bs, rstart, cstart, mbs, ncoo = 0;
+  PetscInt    *ci, *cj;
+  PetscScalar *cv;
+  Mat          G;
+  PetscMPIInt  size;
 
   PetscFunctionBegin;
-  PetscCheck(A->rmap->bs == A->cmap->bs, comm, PETSC_ERR_SUP, "%s: the graph of a matrix with rectangular blocks", ((PetscObject)A)->type_name);
-  PetscCheck(num_idx >= 0 && num_idx <= bs, comm, PETSC_ERR_ARG_OUTOFRANGE, "MatCreateGraph(): %" PetscInt_FMT " strength indices for block size %" PetscInt_FMT, num_idx, bs);
-  for (PetscInt i = 0; i < num_idx; i++) PetscCheck(index[i] >= 0 && index[i] < bs, comm, PETSC_ERR_ARG_OUTOFRANGE, "MatCreateGraph(): strength index %" PetscInt_FMT " is outside the block size %" PetscInt_FMT, index[i], bs);
-  PetscCall(PetscObjectTypeCompare((PetscObject)A, MATMPIBAIJKSPARSE, &mpi));
-  if (mpi) PetscCall(MatMPIBAIJKSPARSEGetSeqBAIJ_Private(A, &parts[0], &parts[1], &garray));
-  else parts[0] = A;
   rstart = A->rmap->rstart / bs;
   cstart = A->cmap->rstart / bs;
   mbs    = A->rmap->n / bs;
@@ -80,9 +74,46 @@ PetscErrorCode MatCreateGraph_BAIJKSPARSE(Mat A, PetscBool sym, PetscBool scale,
   PetscCall(MatSetPreallocationCOO(G, ncoo, ci, cj));
   PetscCall(MatSetValuesCOO(G, cv, INSERT_VALUES));
   PetscCall(PetscFree3(ci, cj, cv));
+  *graph = G;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode MatCreateGraph_BAIJKSPARSE(Mat A, PetscBool sym, PetscBool scale, PetscReal filter, PetscInt num_idx, PetscInt index[], Mat *graph)
+{
+  MPI_Comm        comm   = PetscObjectComm((PetscObject)A);
+  PetscInt        bs     = A->rmap->bs;
+  const PetscInt *garray = NULL;
+  PetscScalar    *cv;
+  Mat             parts[2] = {NULL, NULL}, G;
+  PetscBool       mpi, isset, issym;
+
+  PetscFunctionBegin;
+  PetscCheck(A->rmap->bs == A->cmap->bs, comm, PETSC_ERR_SUP, "%s: the graph of a matrix with rectangular blocks", ((PetscObject)A)->type_name);
+  PetscCheck(num_idx >= 0 && num_idx <= bs, comm, PETSC_ERR_ARG_OUTOFRANGE, "MatCreateGraph(): %" PetscInt_FMT " strength indices for block size %" PetscInt_FMT, num_idx, bs);
+  for (PetscInt i = 0; i < num_idx; i++) PetscCheck(index[i] >= 0 && index[i] < bs, comm, PETSC_ERR_ARG_OUTOFRANGE, "MatCreateGraph(): strength index %" PetscInt_FMT " is outside the block size %" PetscInt_FMT, index[i], bs);
+  PetscCall(PetscObjectTypeCompare((PetscObject)A, MATMPIBAIJKSPARSE, &mpi));
+  if (!mpi) { /* the graph's pattern is BAIJ's block pattern itself: an AIJ on its arrays, duplicated (a copy) */
+    const PetscInt *ia, *ja;
+    PetscInt        n;
+    PetscBool       done;
+    Mat             T;
+
+    PetscCall(MatGetRowIJ(A, 0, PETSC_FALSE, PETSC_TRUE, &n, &ia, &ja, &done));
+    PetscCheck(done && n == A->rmap->n / bs, PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s: cannot get the block rows", ((PetscObject)A)->type_name);
+    PetscCall(PetscMalloc1(PetscMax(ia[n], 1), &cv));
+    PetscCall(MatSeqBAIJKSPARSEBlockWeights_Private(A, bs > 1 ? num_idx : 0, index, (PetscBool)(bs > 1), cv));
+    PetscCall(MatCreateSeqAIJWithArrays(comm, n, A->cmap->n / bs, (PetscInt *)ia, (PetscInt *)ja, cv, &T));
+    PetscCall(MatDuplicate(T, MAT_COPY_VALUES, &G));
+    PetscCall(MatDestroy(&T));
+    PetscCall(MatRestoreRowIJ(A, 0, PETSC_FALSE, PETSC_TRUE, &n, &ia, &ja, &done));
+    PetscCall(PetscFree(cv));
+  } else {
+    PetscCall(MatMPIBAIJKSPARSEGetSeqBAIJ_Private(A, &parts[0], &parts[1], &garray));
+    PetscCall(GraphCOO(A, parts, garray, num_idx, index, &G));
+  }
   PetscCall(MatIsSymmetricKnown(A, &isset, &issym));
   if (isset) PetscCall(MatSetOption(G, MAT_SYMMETRIC, issym));
-  PetscCall(PetscInfo(A, "graph of %" PetscInt_FMT " block rows from the block weights (%s), then PETSc's AIJ graph\n", mbs, num_idx ? "strength index" : "all entries"));
+  PetscCall(PetscInfo(A, "graph of %" PetscInt_FMT " block rows from the block weights (%s), then PETSc's AIJ graph\n", A->rmap->n / bs, num_idx ? "strength index" : "all entries"));
   /* bs 1 AIJ: PETSc's graph of G is G itself, symmetrized, scaled and filtered as asked */
   PetscCall(MatCreateGraph(G, sym, scale, filter, 0, NULL, graph));
   PetscCall(MatDestroy(&G));

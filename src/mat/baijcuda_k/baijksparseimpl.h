@@ -85,14 +85,14 @@ static inline int MatBAIJKSPARSEK1LanesPerBlock(const MatBAIJKSPARSEParams *p, i
 
 /* What the user asked for (options); 0 / AUTO: chosen from the tuning table or the built-in defaults */
 typedef struct {
-  MatBAIJKSPARSEKernel    kernel;
-  PetscInt                ept, warps, teams, lanes;
-  MatBAIJKSPARSEBalance   balance;
-  PetscInt                lambda;    /* longest segment of a balanced row, in blocks (0: automatic) */
-  MatBAIJKSPARSEBalance   compress;  /* work items only for block rows with blocks (auto: when at least half are empty) */
+  MatBAIJKSPARSEKernel       kernel;
+  PetscInt                   ept, warps, teams, lanes;
+  MatBAIJKSPARSEBalance      balance;
+  PetscInt                   lambda;    /* longest segment of a balanced row, in blocks (0: automatic) */
+  MatBAIJKSPARSEBalance      compress;  /* work items only for block rows with blocks (auto: when at least half are empty) */
   MatBAIJKSPARSETranspose    transpose; /* how MatMultTranspose() runs on the GPU */
   MatBAIJKSPARSEProductRoute products;  /* how the sparse products with an AIJ operand run on the GPU */
-  PetscBool               read;      /* the options database has been read */
+  PetscBool                  read;      /* the options database has been read */
 } MatBAIJKSPARSEOptions;
 
 /* The device copy of a MATSEQBAIJKSPARSE matrix: BSR, 32-bit indices, bs x bs blocks column-major (BAIJ's

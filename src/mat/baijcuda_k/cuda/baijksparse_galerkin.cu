@@ -231,8 +231,8 @@ int BitsFor(Key n)
    from them (and room for its values); keys freed here */
 PetscErrorCode PatternOfKeys(I64 n, Key *keys, int mb, int nb, PetscBool values, MatBAIJKSPARSEBlockCSR *b, cudaStream_t stream)
 {
-  Key   *sorted = NULL;
-  void  *tmp    = NULL;
+  Key   *sorted    = NULL;
+  void  *tmp       = NULL;
   size_t tmp_bytes = 0, bytes;
   I64   *nsel = NULL, nz = 0;
   int    endbit = BitsFor((Key)PetscMax(mb, 1) * (Key)PetscMax(nb, 1));
@@ -315,7 +315,7 @@ PetscErrorCode MatBAIJKSPARSEBlockValuesOfCSR_CUDA(int m, PetscInt64 nnz, const 
 PetscErrorCode MatBAIJKSPARSEBlockProductPattern_CUDA(const MatBAIJKSPARSEBlockCSR *a, const MatBAIJKSPARSEBlockCSR *b, PetscBool values, MatBAIJKSPARSEBlockCSR *c, PetscInt64 *ncontrib, cudaStream_t stream)
 {
   I64 *offsets = NULL, total = 0;
-  Key *keys    = NULL;
+  Key *keys = NULL;
 
   PetscFunctionBegin;
   PetscCallCUDA(cudaMallocAsync((void **)&offsets, (size_t)(a->nz + 1) * sizeof(I64), stream));
@@ -338,7 +338,7 @@ PetscErrorCode MatBAIJKSPARSEBlockProductPattern_CUDA(const MatBAIJKSPARSEBlockC
 PetscErrorCode MatBAIJKSPARSEBlockTransposeProductPattern_CUDA(const MatBAIJKSPARSEBlockCSR *p, const MatBAIJKSPARSEBlockCSR *q, PetscBool values, MatBAIJKSPARSEBlockCSR *c, PetscInt64 *ncontrib, cudaStream_t stream)
 {
   I64 *offsets = NULL, total = 0;
-  Key *keys    = NULL;
+  Key *keys = NULL;
 
   PetscFunctionBegin;
   PetscCallCUDA(cudaMallocAsync((void **)&offsets, (size_t)(p->mb + 1) * sizeof(I64), stream));
