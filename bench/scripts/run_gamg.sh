@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # PCGAMG with baijksparse against PCGAMG on aijcusparse (issue 39), PETSc's tutorials unmodified, in one run:
-#   ksp ex56 (3-D Q1 elasticity, bs 3, CG) at -ne 79 (1.5M unknowns) and -ne 99 (3.1M), snes ex17 3-D Q1 and Q2
+#   ksp ex56 (3-D Q1 elasticity, bs 3, CG) at -ne 79 (1.5M unknowns), -ne 99 (3.1M) and -ne 125 (6.0M), snes ex17 3-D Q1 and Q2
 #   elasticity (DMPlex, 32^3 Q1 and 16^3 Q2 hexahedra, about 100k unknowns: its host assembly takes minutes beyond that;
 #   one Newton step: the linear solve).
 # Configurations: PETSc's (aijcusparse with GAMG's default Chebyshev + jacobi levels, and with pbjacobi levels) and
@@ -9,7 +9,7 @@
 # (nvidia-smi, every 100 ms, the GPUs this run sees together) and, for a run that fails, PETSc's message.
 #
 # Usage: bench/scripts/run_gamg.sh OUTDIR [--cases LIST] [--np LIST] [--timeout S] [--configs LIST] [--host] [--quick]
-#   --cases   comma list of ex56_79, ex56_99, ex17_q1, ex17_q2 (default all)
+#   --cases   comma list of ex56_79, ex56_99, ex56_125 (6.0M unknowns), ex17_q1, ex17_q2 (default all but ex56_125)
 #   --np      comma list of rank counts (default 1; more ranks share the visible GPUs, -use_gpu_aware_mpi 0)
 #   --configs comma list of aij_jac, aij_pbj, baij_jac, baij_vbj (default), baij_vbj_aijprod (ours with the products
 #             through aijcusparse, -mat_baijksparse_products aij: the route before the blocked products)
@@ -60,6 +60,7 @@ case_cmd() {
   case $1 in
     ex56_79) echo "$bin/ex56 -ne 79 -ksp_type cg -ksp_rtol 1e-8 -ksp_norm_type unpreconditioned -mat_type" ;;
     ex56_99) echo "$bin/ex56 -ne 99 -ksp_type cg -ksp_rtol 1e-8 -ksp_norm_type unpreconditioned -mat_type" ;;
+    ex56_125) echo "$bin/ex56 -ne 125 -ksp_type cg -ksp_rtol 1e-8 -ksp_norm_type unpreconditioned -mat_type" ;;
     ex17_q1) echo "$bin/ex17 -dm_plex_dim 3 -dm_plex_simplex 0 -displacement_petscspace_degree 1 -dm_plex_box_faces 8,8,8 -dm_refine 2 -snes_type ksponly -ksp_type cg -ksp_rtol 1e-8 -snes_converged_reason -dm_mat_type" ;;
     ex17_q2) echo "$bin/ex17 -dm_plex_dim 3 -dm_plex_simplex 0 -displacement_petscspace_degree 2 -dm_plex_box_faces 4,4,4 -dm_refine 2 -snes_type ksponly -ksp_type cg -ksp_rtol 1e-8 -snes_converged_reason -dm_mat_type" ;;
     *) return 1 ;;
