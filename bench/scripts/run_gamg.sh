@@ -12,7 +12,9 @@
 #   --cases   comma list of ex56_79, ex56_99, ex56_125 (6.0M unknowns), ex17_q1, ex17_q2 (default all but ex56_125)
 #   --np      comma list of rank counts (default 1; more ranks share the visible GPUs, -use_gpu_aware_mpi 0)
 #   --configs comma list of aij_jac, aij_pbj, baij_jac, baij_vbj (default), baij_vbj_aijprod (ours with the products
-#             through aijcusparse, -mat_baijksparse_products aij: the route before the blocked products)
+#             through aijcusparse, -mat_baijksparse_products aij: the route before the blocked products),
+#             baij_vbj_rich (ours with Richardson levels: vbjacobi's fused damped sweeps, damping 0.6, in place of
+#             Chebyshev)
 #   --host    aij in place of aijcusparse and host vectors (CI, no GPU); --quick: small sizes (seconds on the host)
 # Output: OUTDIR/gamg.csv, OUTDIR/gamg_summary.md, OUTDIR/logs/*.log
 set -u
@@ -85,6 +87,7 @@ for c in "${case_list[@]}"; do
         baij_jac) mt=baijksparse; lp=jacobi ;;
         baij_vbj) mt=baijksparse; lp=vbjacobi ;;
         baij_vbj_aijprod) mt=baijksparse; lp=vbjacobi; cfgopt="-mat_baijksparse_products aij" ;;
+        baij_vbj_rich) mt=baijksparse; lp=vbjacobi; cfgopt="-mg_levels_ksp_type richardson -mg_levels_pc_vbjacobi_richardson_damping 0.6" ;;
         *) echo "run_gamg.sh: unknown config $cfg" >&2; exit 2 ;;
       esac
       log=$out/logs/${c}_np${np}_${cfg}.log

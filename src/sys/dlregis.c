@@ -1,7 +1,7 @@
 /* Registration of the petscblockgpu package: types, log events, dynamic-library entry point. */
 #include <petscblockgpu/private/pbgimpl.h>
 
-PetscLogEvent PBG_VBJacobiDetect, PBG_VBJacobiInvert, PBG_VBJacobiApply;
+PetscLogEvent PBG_VBJacobiDetect, PBG_VBJacobiInvert, PBG_VBJacobiApply, PBG_VBJacobiRichardson;
 PetscLogEvent PBG_BAIJKMult, PBG_BAIJKCopyToGPU, PBG_BAIJKCopyFromGPU, PBG_BAIJKValues;
 PetscLogEvent PBG_BAIJKCOO;
 PetscLogEvent PBG_BAIJKInvertDiag;
@@ -67,6 +67,7 @@ PetscErrorCode PetscBlockGPUInitializePackage(void)
   PetscCall(PetscLogEventRegister("VBJacDetect", PC_CLASSID, &PBG_VBJacobiDetect));
   PetscCall(PetscLogEventRegister("VBJacInvert", PC_CLASSID, &PBG_VBJacobiInvert));
   PetscCall(PetscLogEventRegister("VBJacApply", PC_CLASSID, &PBG_VBJacobiApply));
+  PetscCall(PetscLogEventRegister("VBJacRichardson", PC_CLASSID, &PBG_VBJacobiRichardson));
   PetscCall(PetscLogEventRegister("BAIJKMult", MAT_CLASSID, &PBG_BAIJKMult));
   PetscCall(PetscLogEventRegister("BAIJKCopyToGPU", MAT_CLASSID, &PBG_BAIJKCopyToGPU));
   PetscCall(PetscLogEventRegister("BAIJKCopyFromGPU", MAT_CLASSID, &PBG_BAIJKCopyFromGPU));

@@ -215,3 +215,18 @@ tcase vbjs_gpu_options --gpu -- test_vbjacobi_setters -case options -mat_type ai
 tcase vbjs_gpu_setters_mpi2 --gpu -n 2 -- test_vbjacobi_setters -case setters -mat_type aijcusparse -vec_type cuda -n 4096 -use_gpu_aware_mpi 0 --grep '^OK'
 # the storage kernels in the host warp emulator: conversion against _Float16, stores against the host rule, applies
 tcase emu_vbjacobi_precision -- test_emu_vbjacobi_precision -seed 3 --grep 'against _Float16 on [0-9]+ values .*: 0 differ' --grep '^OK' --nogrep FAIL
+# PCApplyRichardson() of vbjacobi (issue 40): our damped sweeps against KSPRICHARDSON's loop with the damping as its
+# scale; fused on the GPU for the matrix's own blocks (bs 2-6, one rank), unfused elsewhere (host; bs 1, 7-9; two ranks)
+for bs in 1 3 8 9; do
+  tcase vbj_richardson_bs$bs -- test_vbjacobi_richardson -bs $bs -seed $bs --grep 'the last unfused' --grep '^OK' --nogrep FAILED
+done
+tcase vbj_richardson_np2 -n 2 -- test_vbjacobi_richardson -bs 2 -damping 0.8 --grep '^OK' --nogrep FAILED
+tcase vbj_richardson_damping_refused --fail -- test_vbjacobi_richardson -bs 3 -damping 2.5 --grep 'pc_vbjacobi_richardson_damping 2.5 must be in \(0, 2\)'
+for bs in 2 3 4 5 6; do
+  tcase vbj_gpu_richardson_bs$bs --gpu -- test_vbjacobi_richardson -vec_type cuda -bs $bs -seed $bs --grep 'the last fused on the GPU' --grep '^OK' --nogrep FAILED
+done
+tcase vbj_gpu_richardson_bs3_large --gpu -- test_vbjacobi_richardson -vec_type cuda -bs 3 -nb 30000 -damping 0.9 --grep 'the last fused on the GPU' --grep '^OK' --nogrep FAILED
+for bs in 1 7 8 9; do
+  tcase vbj_gpu_richardson_bs$bs --gpu -- test_vbjacobi_richardson -vec_type cuda -bs $bs --grep 'the last unfused' --grep '^OK' --nogrep FAILED
+done
+tcase vbj_gpu_richardson_np2 --gpu -n 2 -- test_vbjacobi_richardson -vec_type cuda -use_gpu_aware_mpi 0 -bs 4 --grep 'the last unfused' --grep '^OK' --nogrep FAILED

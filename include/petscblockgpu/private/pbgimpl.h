@@ -16,7 +16,7 @@
    helpers private to one .cu are static or in an anonymous namespace. */
 
 /* Log events (registered in PetscBlockGPUInitializePackage()) */
-PETSC_INTERN PetscLogEvent PBG_VBJacobiDetect, PBG_VBJacobiInvert, PBG_VBJacobiApply;
+PETSC_INTERN PetscLogEvent PBG_VBJacobiDetect, PBG_VBJacobiInvert, PBG_VBJacobiApply, PBG_VBJacobiRichardson;
 PETSC_INTERN PetscLogEvent PBG_BAIJKMult, PBG_BAIJKCopyToGPU, PBG_BAIJKCopyFromGPU, PBG_BAIJKValues;
 PETSC_INTERN PetscLogEvent PBG_BAIJKCOO;                                      /* MatSetValuesCOO() of baijksparse: the gather of the values */
 PETSC_INTERN PetscLogEvent PBG_BAIJKInvertDiag;                               /* MatInvertBlockDiagonal(), MatInvertVariableBlockDiagonal() of baijksparse */

@@ -123,7 +123,7 @@ static PetscErrorCode ExtractBlock(Mat Ad, PetscInt s, PetscInt k, PetscScalar *
 /* The local rows of the Pmat as device arrays, when the Pmat lives on the GPU and a GPU can be used: the CSR of
    (mpi)aijcusparse through PETSc's own accessors, or the view that a matrix of this package (baijksparse) gives through
    its composed PBG_GET_DEVICE_MAT_VIEW, with the pattern of the off-diagonal part */
-static PetscErrorCode GetDeviceMat(PC pc, PCVBJacobiDeviceMat *dm, PetscBool *usable)
+PetscErrorCode PCVBJacobiGetDeviceMat_Private(PC pc, PCVBJacobiDeviceMat *dm, PetscBool *usable)
 {
   PC_VBJacobi *jac = (PC_VBJacobi *)pc->data;
   Mat          A = pc->pmat, Ad = NULL, Ao = NULL;
@@ -351,7 +351,7 @@ static PetscErrorCode PCSetUp_VBJacobi(PC pc)
     PetscCheck(n == ncols, PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ, "PCVBJACOBI needs a matrix with square local diagonal part, got %" PetscInt_FMT " local rows and %" PetscInt_FMT " local columns", n, ncols);
     PetscCheck(bad == size, PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ, "PCVBJACOBI needs a matrix with square local diagonal part on every rank; rank %d's is not", bad);
   }
-  PetscCall(GetDeviceMat(pc, &dm, &ondevice));
+  PetscCall(PCVBJacobiGetDeviceMat_Private(pc, &dm, &ondevice));
 
   /* the blocks are found again when the matrix object, its nonzero pattern or the size changed: another matrix given to
      KSPSetOperators() can have the same size and the same nonzero-state counter. A setup on the other side (host or
@@ -460,7 +460,7 @@ static PetscErrorCode ApplyBlocks_Host(PC pc, Vec x, Vec y, PetscBool transpose)
 
 /* y = D^{-1} x where x lives: on the GPU for a device vector (unless the GPU path is off), wherever the setup ran; on the
    host otherwise */
-static PetscErrorCode ApplyBlocks(PC pc, Vec x, Vec y, PetscBool transpose)
+PetscErrorCode PCVBJacobiApplyBlocks_Private(PC pc, Vec x, Vec y, PetscBool transpose)
 {
   PC_VBJacobi *jac = (PC_VBJacobi *)pc->data;
 
@@ -496,14 +496,14 @@ static PetscErrorCode ApplyBlocks(PC pc, Vec x, Vec y, PetscBool transpose)
 static PetscErrorCode PCApply_VBJacobi(PC pc, Vec x, Vec y)
 {
   PetscFunctionBegin;
-  PetscCall(ApplyBlocks(pc, x, y, PETSC_FALSE));
+  PetscCall(PCVBJacobiApplyBlocks_Private(pc, x, y, PETSC_FALSE));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 static PetscErrorCode PCApplyTranspose_VBJacobi(PC pc, Vec x, Vec y)
 {
   PetscFunctionBegin;
-  PetscCall(ApplyBlocks(pc, x, y, PETSC_TRUE));
+  PetscCall(PCVBJacobiApplyBlocks_Private(pc, x, y, PETSC_TRUE));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -513,6 +513,7 @@ static PetscErrorCode PCReset_VBJacobi(PC pc)
 
   PetscFunctionBegin;
   PetscCall(PCVBJacobiBlocksReset(&jac->blocks));
+  PetscCall(VecDestroy(&jac->richardson_work));
   jac->rows_detected = -1;
   jac->failed        = PETSC_FALSE;
   jac->setup_on_gpu  = PETSC_FALSE;
@@ -557,6 +558,8 @@ static PetscErrorCode PCView_VBJacobi(PC pc, PetscViewer viewer)
   else
     PetscCall(
       PetscViewerASCIIPrintf(viewer, "  storage precision of the inverses: %s or wider (a block whose inverse %s cannot hold, cond_1 * 2^-%d >= 1/2, takes the next type that can)\n", PCVBJacobiPrecisions[jac->precision], PCVBJacobiPrecisions[jac->precision], jac->precision == PC_VBJACOBI_PRECISION_HALF ? 11 : 24));
+  if (jac->richardson && jac->richardson_fused >= 0) /* KSPRICHARDSON has called them */
+    PetscCall(PetscViewerASCIIPrintf(viewer, "  Richardson sweeps (PCApplyRichardson()): ours, damping %g; the last %s\n", (double)jac->richardson_damping, jac->richardson_fused ? "fused on the GPU (one kernel a sweep)" : "unfused (residual, apply, update)"));
   if (!pc->setupcalled) PetscFunctionReturn(PETSC_SUCCESS);
   {
     PetscInt        hist[PC_VBJACOBI_MAX_BLOCK_SIZE + 1] = {0}, ghist[PC_VBJACOBI_MAX_BLOCK_SIZE + 1], local[2], global[2];
@@ -676,6 +679,11 @@ static PetscErrorCode PCSetFromOptions_VBJacobi(PC pc, PetscOptionItems PetscOpt
      number is a mistake, refused like any other non-positive one */
   PetscCheck(!flg || (tol > 0.0 && !PetscIsInfOrNanReal(tol)), PetscObjectComm((PetscObject)pc), PETSC_ERR_ARG_OUTOFRANGE, "-pc_vbjacobi_precision_tol %g must be positive and finite (default %g)", (double)tol, (double)PC_VBJACOBI_PRECISION_TOL_DEFAULT);
   if (flg) PetscCall(PCVBJacobiSetPrecisionTolerance(pc, tol));
+  PetscCall(PetscOptionsBool("-pc_vbjacobi_richardson", "PCApplyRichardson() (KSPRICHARDSON with scale 1, a multigrid smoother) by damped block Jacobi sweeps of our own, each one fused kernel on the GPU (x += damping D^-1 (b - A x)); they run the KSP's iteration count and test no tolerance, as PCSOR's; false: KSPRICHARDSON's own loop", "PCVBJACOBI",
+                             jac->richardson, &jac->richardson, NULL));
+  PetscCall(PetscOptionsReal("-pc_vbjacobi_richardson_damping", "Damping of the sweeps of -pc_vbjacobi_richardson (elasticity needs about 0.6)", "PCVBJACOBI", jac->richardson_damping, &jac->richardson_damping, &flg));
+  PetscCheck(!flg || (jac->richardson_damping > 0.0 && jac->richardson_damping < 2.0), PetscObjectComm((PetscObject)pc), PETSC_ERR_ARG_OUTOFRANGE, "-pc_vbjacobi_richardson_damping %g must be in (0, 2)", (double)jac->richardson_damping);
+  pc->ops->applyrichardson = jac->richardson ? PCApplyRichardson_VBJacobi : NULL;
   PetscCall(PetscOptionsBool("-pc_vbjacobi_use_gpu", "Set up on the GPU when the matrix lives there (aijcusparse, baijksparse), apply on it when the vectors do", "PCVBJACOBI", jac->use_gpu, &jac->use_gpu, NULL));
   PetscOptionsHeadEnd();
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -1244,6 +1252,13 @@ PetscErrorCode PCVBJacobiGetBlockPrecisions(PC pc, PetscInt counts[], const unsi
   with reduced storage (`PCVBJacobiSetPrecision()`) also the blocks and rows stored in each precision and the bytes an
   apply reads.
 
+  As the smoother of `KSPRICHARDSON` (`-mg_levels_ksp_type richardson`, scale 1) it runs its own damped sweeps,
+  x += d D^{-1} (b - A x) with d from `-pc_vbjacobi_richardson_damping` (default 1; elasticity needs about 0.6): on the
+  GPU each sweep is one kernel that reads the matrix, the inverses and x once, where the blocks are the matrix's own
+  (`MATBAIJKSPARSE` with block size 2-6 on one process, FP64 inverses); elsewhere a residual, an apply and an update.
+  Like `PCSOR`'s, these sweeps run the KSP's iteration count and test no tolerance; `-pc_vbjacobi_richardson false`
+  gives `KSPRICHARDSON` its own loop back.
+
   A singular block fails the setup (`KSP_DIVERGED_PC_FAILED`) unless `-pc_vbjacobi_singular identity` is given;
   a block with NaN or Inf always does.
 
@@ -1259,16 +1274,19 @@ PetscErrorCode PCCreate_VBJacobi(PC pc)
 
   PetscFunctionBegin;
   PetscCall(PetscNew(&jac));
-  jac->max_block_size = PC_VBJACOBI_MAX_BLOCK_SIZE;
-  jac->blocking       = PC_VBJACOBI_BLOCKING_AUTO;
-  jac->blocking_used  = PC_VBJACOBI_BLOCKING_AUTO;
-  jac->singular       = PC_VBJACOBI_SINGULAR_ERROR;
-  jac->extraction     = PC_VBJACOBI_EXTRACTION_AUTO;
-  jac->use_gpu        = PETSC_TRUE;
-  jac->precision      = PC_VBJACOBI_PRECISION_DOUBLE;
-  jac->precision_tol  = PC_VBJACOBI_PRECISION_TOL_DEFAULT;
-  jac->rows_detected  = -1;
-  pc->data            = (void *)jac;
+  jac->max_block_size     = PC_VBJACOBI_MAX_BLOCK_SIZE;
+  jac->blocking           = PC_VBJACOBI_BLOCKING_AUTO;
+  jac->blocking_used      = PC_VBJACOBI_BLOCKING_AUTO;
+  jac->singular           = PC_VBJACOBI_SINGULAR_ERROR;
+  jac->extraction         = PC_VBJACOBI_EXTRACTION_AUTO;
+  jac->use_gpu            = PETSC_TRUE;
+  jac->precision          = PC_VBJACOBI_PRECISION_DOUBLE;
+  jac->precision_tol      = PC_VBJACOBI_PRECISION_TOL_DEFAULT;
+  jac->richardson         = PETSC_TRUE;
+  jac->richardson_damping = 1.0;
+  jac->richardson_fused   = -1;
+  jac->rows_detected      = -1;
+  pc->data                = (void *)jac;
 
   pc->ops->apply               = PCApply_VBJacobi;
   pc->ops->applytranspose      = PCApplyTranspose_VBJacobi;
@@ -1277,7 +1295,7 @@ PetscErrorCode PCCreate_VBJacobi(PC pc)
   pc->ops->destroy             = PCDestroy_VBJacobi;
   pc->ops->setfromoptions      = PCSetFromOptions_VBJacobi;
   pc->ops->view                = PCView_VBJacobi;
-  pc->ops->applyrichardson     = NULL;
+  pc->ops->applyrichardson     = PCApplyRichardson_VBJacobi;
   pc->ops->applysymmetricleft  = NULL;
   pc->ops->applysymmetricright = NULL;
 

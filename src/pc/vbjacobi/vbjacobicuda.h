@@ -20,6 +20,9 @@ typedef struct {
   PetscReal          mean_row_len; /* stored entries per row of the diagonal part (host-known; picks AUTO extraction) */
 } PCVBJacobiDeviceMat;
 
+/* The Pmat's local rows as device arrays when it lives on the GPU and a GPU can be used (vbjacobi.c) */
+PETSC_INTERN PetscErrorCode PCVBJacobiGetDeviceMat_Private(PC, PCVBJacobiDeviceMat *, PetscBool *usable);
+
 /* Width classes of the setup: blocks of k rows are inverted by sub-warps of P = 1, 2, 4, 8, 16 or 32 lanes */
 #define PC_VBJACOBI_NUM_WIDTH_CLASSES 6
 
@@ -105,6 +108,15 @@ PETSC_INTERN PetscErrorCode PCVBJacobiSetup_CUDA(const PCVBJacobiDeviceMat *, PC
 /* y = D^{-1} x, or D^{-T} x when transpose, with x and y device arrays of the local rows; the device starts and
    inverses must be current. Reads the stored type, accumulates in FP64. */
 PETSC_INTERN PetscErrorCode PCVBJacobiApply_CUDA(const PCVBJacobiBlocks *, const PetscScalar *d_x, PetscScalar *d_y, PetscBool transpose);
+
+/* One damped block Jacobi sweep fused with the residual (cuda/vbjacobi_richardson.cu), for blocks that are the BSR
+   blocks of A (bs = A->bs, PC_VBJACOBI_RICHARDSON_MIN_BS..PC_VBJACOBI_RICHARDSON_MAX_BS: where the fused sweep beat the
+   unfused one; at bs 1 and 8 it did not: doc/benchmarks.md) with FP64 inverses current on the device:
+   ynew = yold + damping D^{-1} (b - A yold); yold NULL: a zero guess, ynew = damping D^{-1} b. ynew must not alias
+   yold. A warp a block row reads the row's blocks and the gathered yold once, then applies the row's inverse. */
+#define PC_VBJACOBI_RICHARDSON_MIN_BS 2
+#define PC_VBJACOBI_RICHARDSON_MAX_BS 6
+PETSC_INTERN PetscErrorCode PCVBJacobiRichardsonSweep_CUDA(const PCVBJacobiDeviceMat *, const PCVBJacobiBlocks *, PetscReal damping, const PetscScalar *b, const PetscScalar *yold, PetscScalar *ynew);
 
 /* The apply kernel for these blocks, for -pc_view */
 PETSC_INTERN PetscErrorCode PCVBJacobiApplyKernelName_CUDA(const PCVBJacobiBlocks *, char *name, size_t len);

@@ -54,6 +54,10 @@ typedef struct {
   PCVBJacobiPrecision      precision;          /* storage of the inverses */
   PetscReal                precision_tol;      /* tolerance of the adaptive choice */
   PetscBool                use_gpu;            /* set up and apply on the GPU when the Pmat (setup) or the vectors (apply) live there */
+  PetscBool                richardson;         /* PCApplyRichardson() by our sweeps (richardson.c) */
+  PetscReal                richardson_damping; /* their damping */
+  Vec                      richardson_work;    /* the second work vector of the unfused sweeps */
+  PetscInt                 richardson_fused;   /* the last PCApplyRichardson(): 1 fused on the GPU, 0 not, -1 none yet (-pc_view) */
 
   /* the blocks of the last setup, and what they were found for */
   PCVBJacobiBlocks   blocks;
@@ -109,6 +113,11 @@ PETSC_INTERN PetscErrorCode PCVBJacobiAgglomerate_Host(PetscInt maxbs, PetscInt 
 /* The block size of the matrix blocking: MatGetBlockSize(), checked against maxbs and the local rows. */
 PETSC_INTERN PetscErrorCode PCVBJacobiMatrixBlockSize(Mat, PetscInt maxbs, PetscInt *bs);
 
+/* PCApplyRichardson() of PCVBJACOBI (richardson.c): damped block Jacobi sweeps, fused on the GPU where the blocks are the
+   matrix's own BSR blocks */
+PETSC_INTERN PetscErrorCode PCApplyRichardson_VBJacobi(PC, Vec, Vec, Vec, PetscReal, PetscReal, PetscReal, PetscInt, PetscBool, PetscInt *, PCRichardsonConvergedReason *);
+/* y = D^{-1} x (D^{-T} with transpose), on the device when the vectors are there (vbjacobi.c) */
+PETSC_INTERN PetscErrorCode PCVBJacobiApplyBlocks_Private(PC, Vec, Vec, PetscBool);
 /* Gauss-Jordan inversion with implicit pivoting of one n x n column-major block, in place.
    work must hold 2n PetscInts. Returns info = 0 on success, j+1 when the pivot of column j is zero or
    tiny (relative to the largest entry of the block), -1 when the block holds NaN or Inf,
