@@ -91,3 +91,25 @@ pbg_house_figures_planted() {
   grep -q 'e.c:1: ' <<< "$out" && grep -q 'e.c:4: ' <<< "$out" && grep -q '^measured figures in comments: 2$' <<< "$out"
 }
 tcheck house_figures_detects_planted -- pbg_house_figures_planted
+
+# bench/results/ holds benchmark outputs only: a GPU test-suite, sanitizer or bundle test log there fails (their summary
+# lines go to doc/test_runs.md); a planted one in a scratch copy must fail it
+pbg_house_results() { # DIR: the files under it whose names are those of test-suite logs
+  local bad
+  bad=$(cd "$1" && find . -type f | grep -E '/(gpu_suite|memcheck|racecheck|bundle_tests|gpu_cases|python_cases|tests)[^/]*\.(log|txt)$')
+  [ -z "$bad" ] && { echo "$(cd "$1" && find . -type f | wc -l) files, no test-suite log"; return 0; }
+  echo "test-suite logs in bench/results (their summary lines belong in doc/test_runs.md):"
+  echo "$bad"
+  return 1
+}
+tcheck house_results_benchmarks_only -- pbg_house_results "$PBG_ROOT/bench/results"
+pbg_house_results_planted() {
+  local d=$PBG_WORKDIR/house_results_planted
+  rm -rf "$d" && mkdir -p "$d/sub" && touch "$d/bsrmv_h200.csv" "$d/sub/memcheck_issue99_h200.log"
+  if pbg_house_results "$d"; then
+    echo "the planted test log passed the check"
+    return 1
+  fi
+  echo "the planted test log was found"
+}
+tcheck house_results_detects_planted -- pbg_house_results_planted
