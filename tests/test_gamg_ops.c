@@ -128,16 +128,18 @@ static PetscErrorCode FillP(MatType type, Mat A, PetscInt bs, PetscInt cbs, Pets
 
 int main(int argc, char **argv)
 {
-  PetscInt  bs = 3, cbs = 2, nb = 7, nfail = 0, seed = 1, idx[2] = {0, 2};
-  char      vtype[64] = "", ptype_aij[64] = MATAIJ;
-  Mat       A, Aref, P, Pref, C, Cref, G, Gref;
-  Vec       x, y;
-  PetscBool dev;
-  char      what[128];
-  MatType   ptype;
+  PetscInt    bs = 3, cbs = 2, nb = 7, nfail = 0, seed = 1, idx[2] = {0, 2};
+  char        vtype[64] = "", ptype_aij[64] = MATAIJ;
+  Mat         A, Aref, P, Pref, C, Cref, G, Gref;
+  Vec         x, y;
+  PetscBool   dev;
+  char        what[128];
+  MatType     ptype;
+  PetscMPIInt size;
 
   PetscCall(PetscInitialize(&argc, &argv, NULL, help));
   PetscCall(PetscBlockGPUInitializePackage());
+  PetscCallMPI(MPI_Comm_size(PETSC_COMM_WORLD, &size));
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-bs", &bs, NULL));
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-cbs", &cbs, NULL));
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-nb", &nb, NULL));
@@ -228,6 +230,24 @@ int main(int argc, char **argv)
     PetscCall(MatPtAP(Aref, Pref, MAT_REUSE_MATRIX, PETSC_DETERMINE, &Cref));
     PetscCall(PetscSNPrintf(what, sizeof(what), "P^T A P reused, P changed (P %s)", ptype));
     PetscCall(Report(what, C, Cref, &nfail));
+    /* and with another prolongator of the same pattern (MatProductReplaceMats() inside MatPtAP()); one rank: PETSc's
+       MPIAIJ PtAP refuses another P itself ("Reuse matrix used was not generated from input matrix") */
+    if (size == 1) {
+      Mat P2, Pref2;
+
+      PetscCall(MatDuplicate(P, MAT_COPY_VALUES, &P2));
+      PetscCall(MatDuplicate(Pref, MAT_COPY_VALUES, &Pref2));
+      PetscCall(MatScale(P2, 0.5));
+      PetscCall(MatScale(Pref2, 0.5));
+      PetscCall(MatPtAP(A, P2, MAT_REUSE_MATRIX, PETSC_DETERMINE, &C));
+      PetscCall(MatPtAP(Aref, Pref2, MAT_REUSE_MATRIX, PETSC_DETERMINE, &Cref));
+      PetscCall(PetscSNPrintf(what, sizeof(what), "P^T A P reused, another P (P %s)", ptype));
+      PetscCall(Report(what, C, Cref, &nfail));
+      PetscCall(MatPtAP(A, P, MAT_REUSE_MATRIX, PETSC_DETERMINE, &C)); /* back to P for what follows */
+      PetscCall(MatPtAP(Aref, Pref, MAT_REUSE_MATRIX, PETSC_DETERMINE, &Cref));
+      PetscCall(MatDestroy(&P2));
+      PetscCall(MatDestroy(&Pref2));
+    }
     /* a new pattern (the shift inserts the missing diagonal blocks): reuse is refused with a message */
     if (!pk) {
       PetscErrorCode ierr;

@@ -26,6 +26,7 @@ typedef struct {
   PetscBool              Pcopy;  /* Pd is a copy, refreshed when the operand's values change */
   PetscObjectState       Pstate; /* the operand's state when copied */
   PetscObjectState       Anz, Pnz;
+  PetscObjectId          Aid, Pid;    /* the operand objects (MatProductReplaceMats() may put others of the same pattern in) */
   PetscInt64             pnnz;        /* entries of the operand */
   PetscInt64             npap, nptap; /* block contributions of A P and of P^T (A P): the flops */
 } BlockedProduct;
@@ -96,6 +97,49 @@ PetscErrorCode MatProductBlockedApplies_SeqBAIJKSPARSE(Mat C, PetscBool *yes)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* Pd for the AIJ operand P: P itself (seqaijcusparse) or its seqaijcusparse copy (a host AIJ), and its entries */
+static PetscErrorCode OperandSet(Mat P, BlockedProduct *bp)
+{
+  const PetscInt *hi, *hj;
+  PetscInt        mm;
+  PetscBool       isdev, done;
+
+  PetscFunctionBegin;
+  PetscCall(MatDestroy(&bp->Pd));
+  PetscCall(PetscObjectTypeCompare((PetscObject)P, MATSEQAIJCUSPARSE, &isdev));
+  bp->Pcopy = (PetscBool)!isdev;
+  if (isdev) {
+    PetscCall(PetscObjectReference((PetscObject)P));
+    bp->Pd = P;
+  } else { /* a host AIJ operand: its seqaijcusparse copy, refreshed when its values change */
+    PetscCall(MatConvert(P, MATSEQAIJCUSPARSE, MAT_INITIAL_MATRIX, &bp->Pd));
+    PetscCall(PetscObjectStateGet((PetscObject)P, &bp->Pstate));
+  }
+  PetscCall(MatGetRowIJ(bp->Pd, 0, PETSC_FALSE, PETSC_FALSE, &mm, &hi, &hj, &done)); /* the host copy of the pattern is current */
+  PetscCheck(done && mm == P->rmap->n, PETSC_COMM_SELF, PETSC_ERR_PLIB, "Cannot get the rows of the %s matrix", MATSEQAIJCUSPARSE);
+  bp->pnnz = hi[mm];
+  PetscCall(MatRestoreRowIJ(bp->Pd, 0, PETSC_FALSE, PETSC_FALSE, &mm, &hi, &hj, &done));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* At a numeric phase: X is the operand recorded (id, nonzero state) or another object of the same pattern that
+   MatProductReplaceMats() put in (PETSc's contract; MatPtAP() and MatMatMult() call it with MAT_REUSE_MATRIX): then
+   the record follows it and *replaced says so. The same object must keep its pattern. */
+static PetscErrorCode OperandCheck(Mat X, PetscObjectId *id, PetscObjectState *nz, PetscBool *replaced)
+{
+  PetscObjectId xid;
+
+  PetscFunctionBegin;
+  PetscCall(PetscObjectGetId((PetscObject)X, &xid));
+  *replaced = (PetscBool)(xid != *id);
+  if (*replaced) {
+    *id = xid;
+    *nz = X->nonzerostate;
+  } else
+    PetscCheck(X->nonzerostate == *nz, PetscObjectComm((PetscObject)X), PETSC_ERR_ARG_WRONGSTATE, "The nonzero pattern of an operand (%s) changed since the product was set up: compute the product anew (MAT_INITIAL_MATRIX)", ((PetscObject)X)->type_name);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* The AIJ operand on the device with its current values, and its CSR there */
 static PetscErrorCode OperandOnDevice(Mat P, BlockedProduct *bp, const int **pi, const int **pj, const PetscScalar **pa)
 {
@@ -103,7 +147,6 @@ static PetscErrorCode OperandOnDevice(Mat P, BlockedProduct *bp, const int **pi,
   const PetscInt  *i, *j;
 
   PetscFunctionBegin;
-  PetscCheck(P->nonzerostate == bp->Pnz, PetscObjectComm((PetscObject)P), PETSC_ERR_ARG_WRONGSTATE, "The nonzero pattern of an operand (%s) changed since the product was set up: compute the product anew (MAT_INITIAL_MATRIX)", ((PetscObject)P)->type_name);
   PetscCall(PetscObjectStateGet((PetscObject)P, &s));
   if (bp->Pcopy && s != bp->Pstate) {
     PetscCall(MatCopy(P, bp->Pd, SAME_NONZERO_PATTERN));
@@ -133,15 +176,27 @@ static PetscErrorCode ProductNumeric_Blocked(Mat C)
   const PetscScalar     *pa = NULL;
   cudaStream_t           stream;
   const PetscInt         bs = A->rmap->bs, cbs = P->cmap->bs;
+  PetscBool              replaced;
 
   PetscFunctionBegin;
-  PetscCheck(A->nonzerostate == bp->Anz, PetscObjectComm((PetscObject)A), PETSC_ERR_ARG_WRONGSTATE, "The nonzero pattern of an operand (%s) changed since the product was set up: compute the product anew (MAT_INITIAL_MATRIX)", ((PetscObject)A)->type_name);
+  PetscCall(OperandCheck(A, &bp->Aid, &bp->Anz, &replaced)); /* another A: read from the product as it is */
+  PetscCall(OperandCheck(P, &bp->Pid, &bp->Pnz, &replaced));
+  if (replaced) { /* another P: of the kind of the first (baijksparse or AIJ), with the same number of entries */
+    PetscBool ours;
+
+    PetscCall(PetscObjectTypeCompare((PetscObject)P, MATSEQBAIJKSPARSE, &ours));
+    PetscCheck(ours == bp->Pours, PETSC_COMM_SELF, PETSC_ERR_ARG_INCOMP, "The operand put in the product (%s) is not of the kind of the one it replaces", ((PetscObject)P)->type_name);
+    if (!ours) {
+      PetscInt64 nnz = bp->pnnz;
+
+      PetscCall(OperandSet(P, bp));
+      PetscCheck(bp->pnnz == nnz, PETSC_COMM_SELF, PETSC_ERR_ARG_INCOMP, "The operand put in the product has %" PetscInt64_FMT " entries, the one it replaces %" PetscInt64_FMT ": not the same pattern", bp->pnnz, nnz);
+    }
+  }
   PetscCall(PetscLogEventBegin(PBG_BAIJKProductNumeric, A, P, C, 0));
   PetscCall(DeviceBlocks(A, &Av));
-  if (bp->Pours) {
-    PetscCheck(P->nonzerostate == bp->Pnz, PetscObjectComm((PetscObject)P), PETSC_ERR_ARG_WRONGSTATE, "The nonzero pattern of an operand (%s) changed since the product was set up: compute the product anew (MAT_INITIAL_MATRIX)", ((PetscObject)P)->type_name);
-    PetscCall(DeviceBlocks(P, &Pv));
-  } else PetscCall(OperandOnDevice(P, bp, &pi, &pj, &pa));
+  if (bp->Pours) PetscCall(DeviceBlocks(P, &Pv));
+  else PetscCall(OperandOnDevice(P, bp, &pi, &pj, &pa));
   PetscCall(PetscGetCurrentCUDAStream(&stream));
   PetscCall(PetscLogGpuTimeBegin());
   if (!bp->Pours) {
@@ -189,10 +244,8 @@ PetscErrorCode MatProductSymbolic_Blocked_SeqBAIJKSPARSE(Mat C)
   MatBAIJKSPARSEBlockCSR Av, Pv, Cp;
   const int             *pi, *pj;
   const PetscScalar     *pa;
-  const PetscInt        *hi, *hj;
-  PetscInt              *bi, *bj, mm, bs = A->rmap->bs, cbs = P->cmap->bs;
+  PetscInt              *bi, *bj, bs = A->rmap->bs, cbs = P->cmap->bs;
   int                    nap;
-  PetscBool              done, isdev;
   cudaStream_t           stream;
   Mat_Product           *saved;
 
@@ -203,25 +256,15 @@ PetscErrorCode MatProductSymbolic_Blocked_SeqBAIJKSPARSE(Mat C)
   PetscCall(PetscNew(&bp));
   bp->Anz = A->nonzerostate;
   bp->Pnz = P->nonzerostate;
+  PetscCall(PetscObjectGetId((PetscObject)A, &bp->Aid));
+  PetscCall(PetscObjectGetId((PetscObject)P, &bp->Pid));
   PetscCall(PetscObjectTypeCompare((PetscObject)P, MATSEQBAIJKSPARSE, &bp->Pours));
   bp->ABours = (PetscBool)(bp->Pours && product->type == MATPRODUCT_AB);
   PetscCall(DeviceBlocks(A, &Av));
   PetscCall(PetscGetCurrentCUDAStream(&stream));
   if (bp->Pours) PetscCall(DeviceBlocks(P, &Pv));
   else {
-    PetscCall(PetscObjectTypeCompare((PetscObject)P, MATSEQAIJCUSPARSE, &isdev));
-    if (isdev) {
-      PetscCall(PetscObjectReference((PetscObject)P));
-      bp->Pd = P;
-    } else { /* a host AIJ operand: its seqaijcusparse copy, refreshed when its values change */
-      PetscCall(MatConvert(P, MATSEQAIJCUSPARSE, MAT_INITIAL_MATRIX, &bp->Pd));
-      PetscCall(PetscObjectStateGet((PetscObject)P, &bp->Pstate));
-      bp->Pcopy = PETSC_TRUE;
-    }
-    PetscCall(MatGetRowIJ(bp->Pd, 0, PETSC_FALSE, PETSC_FALSE, &mm, &hi, &hj, &done)); /* the host copy of the pattern is current */
-    PetscCheck(done && mm == P->rmap->n, PETSC_COMM_SELF, PETSC_ERR_PLIB, "Cannot get the rows of the %s matrix", MATSEQAIJCUSPARSE);
-    bp->pnnz = hi[mm];
-    PetscCall(MatRestoreRowIJ(bp->Pd, 0, PETSC_FALSE, PETSC_FALSE, &mm, &hi, &hj, &done));
+    PetscCall(OperandSet(P, bp));
     PetscCall(OperandOnDevice(P, bp, &pi, &pj, &pa));
     bp->P.rbs = (int)bs, bp->P.cbs = (int)cbs, bp->P.mb = (int)(P->rmap->n / bs), bp->P.nb = (int)(P->cmap->n / cbs);
     PetscCall(MatBAIJKSPARSEBlockPatternOfCSR_CUDA((int)P->rmap->n, bp->pnnz, pi, pj, &bp->P, stream));

@@ -126,6 +126,7 @@ typedef struct {
   PetscBool        Aconv, Bconv;   /* whether Aa / Ba are conversions */
   PetscObjectState Astate, Bstate; /* the operands' states when converted */
   PetscObjectState Anz, Bnz;       /* and their nonzero states when the product was set up */
+  PetscObjectId    Aid, Bid;       /* the operand objects they are of (MatProductReplaceMats() may put others in) */
   Mat              D;              /* a baijksparse result: the AIJ product whose values C copies */
   PetscBool        fresh;          /* C holds the values of the AIJ operands at the states below */
   PetscObjectState Aastate, Bastate;
@@ -229,30 +230,59 @@ static PetscErrorCode HostAIJToDevice(Mat X, Mat Oa, Mat *Xa, PetscBool *conv, P
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* The conversion of X again into Xa when X's values changed since. The pattern must be the one of the symbolic phase
-   (nz): a new pattern needs a new product (MAT_INITIAL_MATRIX), as for AIJ */
-static PetscErrorCode OperandRefresh(Mat X, Mat Xa, PetscBool conv, PetscObjectState nz, PetscObjectState *state, PetscBool *changed)
+/* The values of X into Xa, its conversion made for this pattern (the same object, or another of the same pattern) */
+static PetscErrorCode OperandConvertAgain(Mat X, Mat Xa)
 {
-  PetscObjectState s, *cs;
-  Mat              T, cached;
+  Mat       T;
+  PetscBool seq;
 
   PetscFunctionBegin;
-  PetscCheck(X->nonzerostate == nz, PetscObjectComm((PetscObject)X), PETSC_ERR_ARG_WRONGSTATE, "The nonzero pattern of an operand (%s) changed since the product was set up: compute the product anew (MAT_INITIAL_MATRIX)", ((PetscObject)X)->type_name);
+  PetscCall(PetscObjectTypeCompare((PetscObject)X, MATSEQBAIJKSPARSE, &seq));
+  if (seq) PetscCall(MatSeqBAIJKSPARSEAIJCUSPARSERefresh_Private(X, Xa));
+  else {
+    PetscCall(MatConvert(X, ((PetscObject)Xa)->type_name, MAT_INITIAL_MATRIX, &T));
+    PetscCall(MatCopy(T, Xa, SAME_NONZERO_PATTERN));
+    PetscCall(MatDestroy(&T));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The AIJ operand *Xa of the operand X at a numeric phase. X may be another object than at the symbolic phase
+   (MatProductReplaceMats(), which MatPtAP() and MatMatMult() call with MAT_REUSE_MATRIX): PETSc's contract is the same
+   nonzero pattern, and *Xa becomes X itself or X's values are converted into it. Else X's values are converted again
+   into *Xa when they changed since; its pattern must be the one of the symbolic phase (nz): a new pattern needs a new
+   product (MAT_INITIAL_MATRIX), as for AIJ. */
+static PetscErrorCode OperandRefresh(Mat X, Mat *Xa, PetscBool conv, PetscObjectId *id, PetscObjectState *nz, PetscObjectState *state, PetscBool *changed)
+{
+  PetscObjectState s, *cs;
+  PetscObjectId    xid;
+  Mat              cached;
+
+  PetscFunctionBegin;
+  PetscCall(PetscObjectGetId((PetscObject)X, &xid));
+  if (xid != *id) {
+    PetscCheck(X->rmap->N == (*Xa)->rmap->N && X->cmap->N == (*Xa)->cmap->N, PetscObjectComm((PetscObject)X), PETSC_ERR_ARG_SIZ, "The operand put in the product (%s, %" PetscInt_FMT " x %" PetscInt_FMT ") does not have the sizes of the one it replaces (%" PetscInt_FMT " x %" PetscInt_FMT ")",
+               ((PetscObject)X)->type_name, X->rmap->N, X->cmap->N, (*Xa)->rmap->N, (*Xa)->cmap->N);
+    if (conv) PetscCall(OperandConvertAgain(X, *Xa));
+    else {
+      PetscCall(PetscObjectReference((PetscObject)X));
+      PetscCall(MatDestroy(Xa));
+      *Xa = X;
+    }
+    *id = xid;
+    *nz = X->nonzerostate;
+    PetscCall(PetscObjectStateGet((PetscObject)X, state));
+    *changed = PETSC_TRUE;
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  PetscCheck(X->nonzerostate == *nz, PetscObjectComm((PetscObject)X), PETSC_ERR_ARG_WRONGSTATE, "The nonzero pattern of an operand (%s) changed since the product was set up: compute the product anew (MAT_INITIAL_MATRIX)", ((PetscObject)X)->type_name);
   if (!conv) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(PetscObjectStateGet((PetscObject)X, &s));
   if (s == *state) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(CachedCopy(X, &cached, &cs));
-  if (!(cached == Xa && *cs == s)) { /* another product sharing the copy has not refreshed it yet */
-    PetscBool seq;
-
-    PetscCall(PetscObjectTypeCompare((PetscObject)X, MATSEQBAIJKSPARSE, &seq));
-    if (seq) PetscCall(MatSeqBAIJKSPARSEAIJCUSPARSERefresh_Private(X, Xa));
-    else {
-      PetscCall(MatConvert(X, ((PetscObject)Xa)->type_name, MAT_INITIAL_MATRIX, &T));
-      PetscCall(MatCopy(T, Xa, SAME_NONZERO_PATTERN));
-      PetscCall(MatDestroy(&T));
-    }
-    if (cached == Xa) *cs = s;
+  if (!(cached == *Xa && *cs == s)) { /* another product sharing the copy has not refreshed it yet */
+    PetscCall(OperandConvertAgain(X, *Xa));
+    if (cached == *Xa) *cs = s;
   }
   *state   = s;
   *changed = PETSC_TRUE;
@@ -302,8 +332,8 @@ static PetscErrorCode ProductNumeric_AIJResult(Mat C)
   PetscBool    changed = PETSC_FALSE;
 
   PetscFunctionBegin;
-  PetscCall(OperandRefresh(A, ctx->Aa, ctx->Aconv, ctx->Anz, &ctx->Astate, &changed));
-  PetscCall(OperandRefresh(B, ctx->Ba, ctx->Bconv, ctx->Bnz, &ctx->Bstate, &changed));
+  PetscCall(OperandRefresh(A, &ctx->Aa, ctx->Aconv, &ctx->Aid, &ctx->Anz, &ctx->Astate, &changed));
+  PetscCall(OperandRefresh(B, &ctx->Ba, ctx->Bconv, &ctx->Bid, &ctx->Bnz, &ctx->Bstate, &changed));
   product->A    = ctx->Aa;
   product->B    = ctx->Ba;
   product->data = ctx->inner_data;
@@ -321,9 +351,10 @@ static PetscErrorCode ProductNumeric_OursResult(Mat C)
   PetscBool    changed = PETSC_FALSE;
 
   PetscFunctionBegin;
-  PetscCall(OperandRefresh(product->A, ctx->Aa, ctx->Aconv, ctx->Anz, &ctx->Astate, &changed));
-  PetscCall(OperandRefresh(product->B, ctx->Ba, ctx->Bconv, ctx->Bnz, &ctx->Bstate, &changed));
-  if (ctx->fresh && !changed) { /* the symbolic phase computed the values of these operands (AIJ ones: same objects) */
+  PetscCall(OperandRefresh(product->A, &ctx->Aa, ctx->Aconv, &ctx->Aid, &ctx->Anz, &ctx->Astate, &changed));
+  PetscCall(OperandRefresh(product->B, &ctx->Ba, ctx->Bconv, &ctx->Bid, &ctx->Bnz, &ctx->Bstate, &changed));
+  if (ctx->D->product && (ctx->D->product->A != ctx->Aa || ctx->D->product->B != ctx->Ba)) PetscCall(MatProductReplaceMats(ctx->Aa, ctx->Ba, NULL, ctx->D)); /* an operand replaced */
+  if (ctx->fresh && !changed) {                                                                                                                              /* the symbolic phase computed the values of these operands (AIJ ones: same objects) */
     PetscObjectState sa, sb;
 
     PetscCall(PetscObjectStateGet((PetscObject)ctx->Aa, &sa));
@@ -355,6 +386,8 @@ static PetscErrorCode ProductSymbolic_ThroughAIJ(Mat C)
   PetscCall(HostAIJToDevice(A, ctx->Ba, &ctx->Aa, &ctx->Aconv, &ctx->Astate));
   ctx->Anz = A->nonzerostate;
   ctx->Bnz = B->nonzerostate;
+  PetscCall(PetscObjectGetId((PetscObject)A, &ctx->Aid));
+  PetscCall(PetscObjectGetId((PetscObject)B, &ctx->Bid));
   ResultBlockSizes(t, A, B, &rbs, &cbs);
   PetscCall(IsOurs(B, &bours));
   ours = (PetscBool)(rbs == cbs && rbs >= 1 && (t == MATPRODUCT_PtAP || t == MATPRODUCT_RARt || bours));
