@@ -272,7 +272,7 @@ install: lib
 	install -m 755 build/install/$(LIBSONAME) $(PBG_DEST)/lib/
 	ln -sf $(LIBSONAME) $(PBG_DEST)/lib/libpetscblockgpu.so
 	install -m 644 include/petscblockgpu.h $(PBG_DEST)/include/
-	install -m 644 conf/baijksparse_tuning_sm*.txt $(PBG_DEST)/share/petscblockgpu/
+	install -m 644 share/petscblockgpu/baijksparse_tuning_sm*.txt $(PBG_DEST)/share/petscblockgpu/
 	install -m 644 $(PBG_PY_FILES) $(PBG_DEST)/share/petscblockgpu/python/petscblockgpu/
 	sed -e $(call pbg_sq,s|@PREFIX@|$(PBG_PC_PREFIX)|g) -e 's|@VERSION@|$(PBG_VERSION)|g' \
 	    -e 's/@PETSC_MIN@/$(word 1,$(subst |, ,$(PBG_PETSC_MINOR)))/g' -e 's/@PETSC_NEXT@/$(word 2,$(subst |, ,$(PBG_PETSC_MINOR)))/g' \

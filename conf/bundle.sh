@@ -8,7 +8,7 @@
 #                              here, less glibc, libstdc++, libgcc_s and the CUDA libraries of the node;
 #       deps/ucx/              UCX transport modules that UCX dlopens (found beside libucs: <libdir>/ucx)
 #       bin/                   mpiexec.hydra + hydra_pmi_proxy (hydra runs the proxy from its own directory)
-#       tests/{run.sh,cases/,bin/}, examples/{demo.sh,bin/}, bench/bin/, conf/*.txt
+#       tests/{run.sh,cases/,bin/}, examples/{demo.sh,bin/}, bench/bin/, share/petscblockgpu/*.txt
 #       bench/scripts/*.sh and *.py, bench/plots/*.py; data/suitesparse/ (../shared/matrices/suitesparse/*.mtx.gz, when present)
 #       python/                with PBG_BUNDLE_PYTHON_INCLUDE only: petsc4py built for the node's CPython, the petscblockgpu
 #                              module, and examples/python/, tests/python/ (the python cases of ./run.sh run them)
@@ -62,7 +62,7 @@ is_elf() { [ -f "$1" ] && [ "$(head -c 4 "$1" | od -An -c | tr -d ' ')" = '177EL
 # --- stage the tree -----------------------------------------------------------------------------------
 say "staging in $stage"
 rm -rf "$stage" "$tarball"
-mkdir -p "$stage"/{lib,deps,bin,tests/bin,tests/cases,examples/bin,bench/bin,bench/scripts,bench/plots,conf}
+mkdir -p "$stage"/{lib,deps,bin,tests/bin,tests/cases,examples/bin,bench/bin,bench/scripts,bench/plots}
 
 cp -a "$root"/lib/libpetscblockgpu.so* "$stage/lib/" # the library (its SONAME) and the link to it
 cp -a "$petsclib"/libpetsc.so* "$stage/lib/"
@@ -81,7 +81,8 @@ done
 cp -p "$root/tests/run.sh" "$stage/tests/"
 cp -p "$root"/tests/cases/*.sh "$stage/tests/cases/"
 [ -f "$root/examples/demo.sh" ] && cp -p "$root/examples/demo.sh" "$stage/examples/"
-compgen -G "$root/conf/*.txt" > /dev/null && cp -p "$root"/conf/*.txt "$stage/conf/"
+mkdir -p "$stage/share/petscblockgpu" # the tuning tables, beside lib/ as in the tree
+compgen -G "$root/share/petscblockgpu/*.txt" > /dev/null && cp -p "$root"/share/petscblockgpu/*.txt "$stage/share/petscblockgpu/"
 # the scripts find the root two levels up (bench/scripts/) and the programs in bench/bin, as in the tree
 compgen -G "$root/bench/scripts/*.sh" > /dev/null && cp -p "$root"/bench/scripts/*.sh "$stage/bench/scripts/"
 compgen -G "$root/bench/scripts/*.py" > /dev/null && cp -p "$root"/bench/scripts/*.py "$stage/bench/scripts/" # tutorials_summary.py

@@ -1,6 +1,6 @@
 static const char help[] = "Brute-force tuner of the MATBAIJKSPARSE kernels: for each block size, times MatMult() with every valid\n"
                            "kernel and parameter set on a stencil matrix and writes the fastest as the tuning table that MatMult()\n"
-                           "reads (conf/baijksparse_tuning_sm<XY>.txt next to the library's directory, or -mat_baijksparse_tuning_file).\n"
+                           "reads (share/petscblockgpu/baijksparse_tuning_sm<XY>.txt beside the library's directory, or -mat_baijksparse_tuning_file).\n"
                            "  -bs <list>        block sizes (default 1..64)\n"
                            "  -pattern <3d7,3d27> DMDA stencils (2d5, 2d9, 3d7, 3d27; natural ordering): the sum of their times decides\n"
                            "  -all              print the time of every candidate\n"
@@ -8,7 +8,7 @@ static const char help[] = "Brute-force tuner of the MATBAIJKSPARSE kernels: for
                            "  -runs <10>        timed runs per candidate (median), after -warmup <2>\n"
                            "  -maxlen <0>       write the lines for matrices of mean block-row length <= maxlen only (a row-length\n"
                            "                    class: tune short-row patterns with it, long-row ones without, and keep both sets of lines)\n"
-                           "  -o <file>         the table (default conf/baijksparse_tuning_sm<XY>.txt in the current directory)\n";
+                           "  -o <file>         the table (default share/petscblockgpu/baijksparse_tuning_sm<XY>.txt in the current directory)\n";
 
 #include <petscblockgpu.h>
 #include <petscdevice_cuda.h>
@@ -193,7 +193,7 @@ int main(int argc, char **argv)
   PetscCall(PetscOptionsGetBool(NULL, NULL, "-all", &all, NULL));
   PetscCall(PetscOptionsGetString(NULL, NULL, "-o", out, sizeof(out), NULL));
   PetscCall(TimerCreate(T, &prop));
-  if (!out[0]) PetscCall(PetscSNPrintf(out, sizeof(out), "conf/baijksparse_tuning_sm%d%d.txt", prop.major, prop.minor));
+  if (!out[0]) PetscCall(PetscSNPrintf(out, sizeof(out), "share/petscblockgpu/baijksparse_tuning_sm%d%d.txt", prop.major, prop.minor));
   /* the table being written must not steer the runs: candidates are set explicitly, no balancing */
   PetscCall(PetscOptionsSetValue(NULL, "-mat_baijksparse_tuning_file", "none"));
   PetscCall(PetscOptionsSetValue(NULL, "-mat_baijksparse_balance", "off"));

@@ -21,7 +21,7 @@
 #       ts_ex5     run_ts_ex5_bytes.sh: PETSc's ts ex5 at 1024x1024, 5 steps, baijksparse and aijcusparse with
 #                  vbjacobi: host<->device bytes per step and matrix uploads per Jacobian evaluation (issue 11)
 #                                                                               -> OUTDIR/ts_ex5_bytes.{csv,txt}
-#       tune       tune_baijksparse -> OUTDIR/conf/baijksparse_tuning_sm<XY>.txt (commit it under conf/)
+#       tune       tune_baijksparse -> OUTDIR/share/petscblockgpu/baijksparse_tuning_sm<XY>.txt (commit it there)
 #       scaling    run_scaling.sh over the visible GPUs (SCALING_ARGS: bench_scaling options; several matrices
 #                  separated by ';', e.g. "-grid 98 -bs 4;-grid 62 -bs 8")    -> OUTDIR/scaling.{csv,txt}
 #       tutorials  run_tutorials.sh at --size gpu, one run a GPU at once (TUTORIAL_ARGS: more of its options, e.g.
@@ -170,7 +170,7 @@ for part in "$@"; do
     bsrmv) bench_bsrmv -o "$out/bsrmv.csv" > "$out/bsrmv.txt" 2>&1; rc=$? ;;
     values) bench_values -o "$out/values.csv" > "$out/values.txt" 2>&1; rc=$?; tail -n 16 "$out/values.txt" ;;
     ts_ex5) bash "$here/bench/scripts/run_ts_ex5_bytes.sh" "$out" > "$out/ts_ex5.log" 2>&1; rc=$?; grep -E '^[a-z]+:|criterion' "$out/ts_ex5_bytes.txt" ;;
-    tune) (cd "$out" && mkdir -p conf && tune_baijksparse) > "$out/tune.txt" 2>&1; rc=$? ;;
+    tune) (cd "$out" && mkdir -p share/petscblockgpu && tune_baijksparse) > "$out/tune.txt" 2>&1; rc=$? ;;
     scaling)
       rc=0
       IFS=';' read -r -a matrices <<< "${SCALING_ARGS:- }"

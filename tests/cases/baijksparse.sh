@@ -183,19 +183,19 @@ tcase bk_gpu_log_view --gpu -- test_baijksparse -gpu -bs 4 -log_view --grep 'BAI
 
 # --- GPU: the tuning table (the H100 one, valid on any GPU) and the cap of K3's warps at the mean row length ------------
 # the kernel and ept that the table gives bs 6 (read from it, so that a new table keeps the case right)
-tuned6=$(awk '$1 == 6 { print toupper($2), $3 }' "$PBG_ROOT/conf/baijksparse_tuning_sm90.txt")
-tcase bk_gpu_tuning_table --gpu -- test_baijksparse -gpu -bs 6 -view_matrix -mat_baijksparse_tuning_file "$PBG_ROOT/conf/baijksparse_tuning_sm90.txt" \
+tuned6=$(awk '$1 == 6 { print toupper($2), $3 }' "$PBG_ROOT/share/petscblockgpu/baijksparse_tuning_sm90.txt")
+tcase bk_gpu_tuning_table --gpu -- test_baijksparse -gpu -bs 6 -view_matrix -mat_baijksparse_tuning_file "$PBG_ROOT/share/petscblockgpu/baijksparse_tuning_sm90.txt" \
       --grep "GPU kernel ${tuned6% *} \\(ept ${tuned6#* }, .*parameters from tuning table: .*baijksparse_tuning_sm90.txt" --grep '^OK'
 tcase bk_gpu_tuning_none --gpu -- test_baijksparse -gpu -bs 6 -view_matrix -mat_baijksparse_tuning_file none --grep 'parameters from built-in defaults' --grep '^OK'
 
 # row-length classes: bs 3 has a line for mean block-row length <= 12 (K1) and one for longer rows (K2); a malformed class is an error
-tcase bk_gpu_tuning_class_short --gpu -- test_baijksparse -gpu -bs 3 -mbs 400 -avg 4 -view_matrix -mat_baijksparse_tuning_file "$PBG_ROOT/conf/baijksparse_tuning_sm90.txt" \
+tcase bk_gpu_tuning_class_short --gpu -- test_baijksparse -gpu -bs 3 -mbs 400 -avg 4 -view_matrix -mat_baijksparse_tuning_file "$PBG_ROOT/share/petscblockgpu/baijksparse_tuning_sm90.txt" \
       --grep 'GPU kernel K1 .*parameters from tuning table: .*baijksparse_tuning_sm90.txt, line for mean block-row length <= 12\)' --grep '^OK'
-tcase bk_gpu_tuning_class_long --gpu -- test_baijksparse -gpu -bs 3 -mbs 400 -avg 20 -view_matrix -mat_baijksparse_tuning_file "$PBG_ROOT/conf/baijksparse_tuning_sm90.txt" \
+tcase bk_gpu_tuning_class_long --gpu -- test_baijksparse -gpu -bs 3 -mbs 400 -avg 20 -view_matrix -mat_baijksparse_tuning_file "$PBG_ROOT/share/petscblockgpu/baijksparse_tuning_sm90.txt" \
       --grep 'GPU kernel K2 \(ept 2, .*parameters from tuning table: .*baijksparse_tuning_sm90.txt\)' --grep '^OK'
 printf '3 k1 1 4 1 16 -4\n' > "$PBG_WORKDIR/table_bad_class.txt"
 tcase bk_gpu_tuning_class_bad --gpu --fail -- test_baijksparse -gpu -bs 3 -mat_baijksparse_tuning_file "$PBG_WORKDIR/table_bad_class.txt" --grep 'line 1: expected "bs kernel ept warps teams \[lanes \[maxlen\]\]"'
-tcase bk_gpu_tuning_k3_warps_capped --gpu -- test_baijksparse -gpu -bs 50 -mbs 12 -avg 2 -view_matrix -mat_baijksparse_tuning_file "$PBG_ROOT/conf/baijksparse_tuning_sm90.txt" \
+tcase bk_gpu_tuning_k3_warps_capped --gpu -- test_baijksparse -gpu -bs 50 -mbs 12 -avg 2 -view_matrix -mat_baijksparse_tuning_file "$PBG_ROOT/share/petscblockgpu/baijksparse_tuning_sm90.txt" \
       --grep 'GPU kernel K3 \(ept [0-9], [0-9]+ thread blocks per block row, [1-3] warps per thread block; parameters from tuning table' --grep '^OK'
 
 # issue 12, defect 6: options and tuning tables the GPU path would refuse are refused on the host path too, where they are

@@ -90,7 +90,7 @@ pbg_install_steps() { # TMPDIR_OF_THE_CASE PREFIX
   # an architecture without a table: none, and the places searched (relative, then the compiled-in prefix)
   out=$(unset PETSCBLOCKGPU_TUNING_FILE; pbg_run 1 "$tmp/ex_installed" -arch 12 -mbs 4) || { echo "$out"; return 1; }
   echo "$out"
-  grep -qF "tuning table for sm_12: none (looked for $prefix/lib/../conf/baijksparse_tuning_sm12.txt, $prefix/lib/../share/petscblockgpu/baijksparse_tuning_sm12.txt, $prefix/share/petscblockgpu/baijksparse_tuning_sm12.txt)" <<< "$out" || return 1
+  grep -qF "tuning table for sm_12: none (looked for $prefix/lib/../share/petscblockgpu/baijksparse_tuning_sm12.txt, $prefix/share/petscblockgpu/baijksparse_tuning_sm12.txt)" <<< "$out" || return 1
 
   # the library away from its prefix (a copy elsewhere): the compiled-in prefix still finds the table
   moved=$tmp/elsewhere/lib
@@ -127,10 +127,10 @@ print("prefix:", pbg.build_info()[2])') || { echo "$out"; return 1; }
 tcheck install_pkgconfig -- pbg_install_check
 tcheck install_prefix_space -- pbg_install_check space
 
-# GPU: the build tree's library finds conf/baijksparse_tuning_sm90.txt with no option or variable (the GPU nodes are
+# GPU: the build tree's library finds share/petscblockgpu/baijksparse_tuning_sm90.txt with no option or variable (the GPU nodes are
 # sm_90), and a copy of the library with no table beside it says so in -mat_view and in -info.
 tcase install_gpu_table_build_tree --gpu -- test_baijksparse -gpu -bs 6 -view_matrix \
-      --grep 'baijksparse: tuning table: .*/conf/baijksparse_tuning_sm90\.txt' --grep '^OK'
+      --grep 'baijksparse: tuning table: .*/share/petscblockgpu/baijksparse_tuning_sm90\.txt' --grep '^OK'
 pbg_gpu_no_table() {
   local tmp status
   tmp=$(mktemp -d "${TMPDIR:-/tmp}/pbg-notable.XXXXXX") || return 1
@@ -140,7 +140,7 @@ pbg_gpu_no_table() {
   status=$?
   grep 'tuning table' "$tmp/out"
   [ $status = 0 ] && grep -q "^OK" "$tmp/out" \
-    && grep -qE "^[[:space:]]*baijksparse: tuning table: none found for sm_[0-9]+ \(looked for $tmp/lib/\.\./conf/baijksparse_tuning_sm[0-9]+\.txt, .*\), built-in kernel parameters" "$tmp/out" \
+    && grep -qE "^[[:space:]]*baijksparse: tuning table: none found for sm_[0-9]+ \(looked for $tmp/lib/\.\./share/petscblockgpu/baijksparse_tuning_sm[0-9]+\.txt[^)]*\), built-in kernel parameters" "$tmp/out" \
     && grep -qE '^\[0\] .*baijksparse: tuning table: none found for sm_' "$tmp/out" # -info
   status=$?
   rm -rf "$tmp"

@@ -33,13 +33,13 @@ check("build info: PETSc %s in %s matches petsc4py" % (version, libdir if os.pat
       version == "%d.%d.%d" % PETSc.Sys.getVersion() and same_dir)
 check("load() twice returns the same library", pbg.load() is pbg.load())
 
-# the table of the build tree: lib/../conf, found with no variable that names it (the runner may set none)
+# the table of the build tree: lib/../share/petscblockgpu, found with no variable that names it (the runner may set none)
 root = os.path.dirname(os.path.dirname(os.path.realpath(pbg.library_path())))
 path, tried = pbg.MatBAIJKSPARSEGetTuningTable(90)
 check("tuning table for sm_90 in the build tree: %s" % path,
-      path is not None and os.path.samefile(path, os.path.join(root, "conf", "baijksparse_tuning_sm90.txt")))
+      path is not None and os.path.samefile(path, os.path.join(root, "share", "petscblockgpu", "baijksparse_tuning_sm90.txt")))
 path, tried = pbg.MatBAIJKSPARSEGetTuningTable(12)
-check("no tuning table for sm_12, searched %s" % tried, path is None and len(tried) >= 2 and all("sm12" in t for t in tried))
+check("no tuning table for sm_12, searched %s" % tried, path is None and len(tried) >= 1 and all("sm12" in t for t in tried))
 
 # a small BAIJ system with bs 3: vbjacobi's blocks and inverses
 bs, mbs = 3, 8

@@ -1,5 +1,5 @@
 /* The tuning of MATBAIJKSPARSE's products: the names of the kernels, the tuning table (-mat_baijksparse_tuning_file, or
-   baijksparse_tuning_sm<XY>.txt in conf/ or share/petscblockgpu/ beside lib/), the built-in defaults, the options, the kernel choice for a
+   baijksparse_tuning_sm<XY>.txt in share/petscblockgpu/ beside lib/), the built-in defaults, the options, the kernel choice for a
    pattern (MatSeqBAIJKSPARSEChoose_Private()) and its description in MatView(). */
 #if !defined(_GNU_SOURCE)
   #define _GNU_SOURCE /* dladdr() */
@@ -62,12 +62,12 @@ static PetscErrorCode ParseKernelName(const char *name, MatBAIJKSPARSEKernel *ke
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* Where the tables of the install are, relative to the library's directory <libdir>: conf/ beside lib/ (the build tree
-   and the bundle), then share/petscblockgpu/ beside lib/ (an install, also moved elsewhere as a whole), then the
-   install prefix compiled into an installed library (a library copied or linked away from its prefix). */
+/* Where the tables are, relative to the library's directory <libdir>: share/petscblockgpu/ beside lib/ (the source tree
+   keeps them where an install puts them: the build tree, the bundle, an install, also moved elsewhere as a whole), then
+   the install prefix compiled into an installed library (a library copied or linked away from its prefix). */
 static PetscErrorCode TableSearch(int arch, size_t plen, char path[], size_t tlen, char tried[], PetscBool *found)
 {
-  char    dirs[3][PETSC_MAX_PATH_LEN];
+  char    dirs[2][PETSC_MAX_PATH_LEN];
   int     ndirs = 0;
   Dl_info info;
 
@@ -83,7 +83,6 @@ static PetscErrorCode TableSearch(int arch, size_t plen, char path[], size_t tle
     slash = strrchr(libdir, '/');
     if (slash) *slash = 0;
     else PetscCall(PetscStrncpy(libdir, ".", sizeof(libdir)));
-    PetscCall(PetscSNPrintf(dirs[ndirs++], PETSC_MAX_PATH_LEN, "%s/../conf", libdir));
     PetscCall(PetscSNPrintf(dirs[ndirs++], PETSC_MAX_PATH_LEN, "%s/../share/petscblockgpu", libdir));
   }
   if (PetscBlockGPUInstallPrefix[0]) PetscCall(PetscSNPrintf(dirs[ndirs++], PETSC_MAX_PATH_LEN, "%s/share/petscblockgpu", PetscBlockGPUInstallPrefix));
@@ -140,8 +139,8 @@ static PetscErrorCode TableLocate(int arch, size_t plen, char path[], size_t tle
   Level: intermediate
 
   Notes:
-  The search, relative to the directory `<libdir>` of libpetscblockgpu: `<libdir>/../conf/` (the build tree, the bundle),
-  `<libdir>/../share/petscblockgpu/` (an installed library), then `<PREFIX>/share/petscblockgpu/`, the prefix of
+  The search, relative to the directory `<libdir>` of libpetscblockgpu: `<libdir>/../share/petscblockgpu/` (the build
+  tree, the bundle, an installed library), then `<PREFIX>/share/petscblockgpu/`, the prefix of
   `make install` compiled into the installed library. Without a table the kernels take built-in parameters, and
   `MatView()` and `-info` say so.
 
@@ -259,7 +258,7 @@ static void DefaultParams(MatBAIJKSPARSEKernel kernel, int bs, MatBAIJKSPARSEPar
   p->lanes  = 0;
   switch (kernel) {
   case MAT_BAIJKSPARSE_KERNEL_K2: {
-    /* the shape of the sm90 table (conf/baijksparse_tuning_sm90.txt): 1 warp per block row below bs 6, 2 below bs 10,
+    /* the shape of the sm90 table (share/petscblockgpu/baijksparse_tuning_sm90.txt): 1 warp per block row below bs 6, 2 below bs 10,
        else 4 (more columns, so more loads, in flight per block row); ept 2..4, the one that leaves the fewest thread
        slots idle (idle lanes, rows past bs), the smaller on ties; 128 threads per thread block */
     const int maxept = bs >= 6 ? MAT_BAIJKSPARSE_MAX_EPT : 2;
@@ -318,7 +317,7 @@ PetscErrorCode MatBAIJKSPARSEOptionsRead_Private(Mat A, PetscOptionItems PetscOp
     PetscCall(PetscOptionsInt("-mat_baijksparse_warps", "Warps per block row (K2) or per thread block (scalar, K1, K3) (0: table or default)", "MATBAIJKSPARSE", o->warps, &o->warps, NULL));
     PetscCall(PetscOptionsInt("-mat_baijksparse_teams", "K2: block rows per thread block, 1-15 (0: table or default)", "MATBAIJKSPARSE", o->teams, &o->teams, NULL));
     PetscCall(PetscOptionsInt("-mat_baijksparse_lanes", "Scalar kernel (bs 1): lanes per row, 2-32; K1: lanes per block row, 8, 16 or 32 (0: from the mean row length)", "MATBAIJKSPARSE", o->lanes, &o->lanes, NULL));
-    PetscCall(PetscOptionsString("-mat_baijksparse_tuning_file", "Tuning table of the kernels (default: baijksparse_tuning_sm<XY>.txt in conf/ or share/petscblockgpu/ beside lib/, or PREFIX/share/petscblockgpu; none: built-in defaults)", "MATBAIJKSPARSE", PBGTableFile, file, sizeof(file), &fset));
+    PetscCall(PetscOptionsString("-mat_baijksparse_tuning_file", "Tuning table of the kernels (default: baijksparse_tuning_sm<XY>.txt in share/petscblockgpu/ beside lib/, or PREFIX/share/petscblockgpu; none: built-in defaults)", "MATBAIJKSPARSE", PBGTableFile, file, sizeof(file), &fset));
   } else {
     PetscOptions options = ((PetscObject)A)->options;
 
