@@ -27,6 +27,7 @@ namespace pbg::gj
 double smem[1 << 16]; /* InvertKernel's `extern __shared__ double smem[]`, declared inside this namespace */
 }
 #include <petscsys.h>
+#include "../src/sys/gaussjordan_host.h"
 #include <algorithm>
 #include <cfloat>
 #include <string>
@@ -280,45 +281,15 @@ static void SparseCase(int nb, int bs)
 }
 
 /* ------------------------------------------------------------------------------------------- width classes */
-/* PCVBJacobiInvertBlock_Host() (src/pc/vbjacobi/vbjacobi.c; PETSC_INTERN, so not reachable from here) transcribed:
-   the reference for the info values and pivots. A (n x n, column-major) is replaced by its inverse when info = 0. */
+/* The host path's algorithm (src/sys/gaussjordan_host.h, which PCVBJacobiInvertBlock_Host() calls): the reference for
+   the info values and pivots. A (n x n, column-major) is replaced by its inverse when info = 0. */
 static int HostInvert(int n, double *A)
 {
-  std::vector<int>    ipiv(n), used(n, 0);
-  std::vector<double> tiny(n, 0.0); /* per row: n eps times its largest entry */
-  for (int i = 0; i < n * n; i++) {
-    if (!std::isfinite(A[i])) return -1;
-    tiny[i % n] = std::max(tiny[i % n], std::fabs(A[i]));
-  }
-  for (int i = 0; i < n; i++) tiny[i] *= (double)n * DBL_EPSILON;
-  for (int k = 0; k < n; k++) {
-    int    p    = -1;
-    double best = -1.0;
-    for (int i = 0; i < n; i++)
-      if (!used[i] && std::fabs(A[i + k * n]) > best) {
-        best = std::fabs(A[i + k * n]);
-        p    = i;
-      }
-    if (!(p >= 0 && best > tiny[p])) return k + 1;
-    used[p]        = 1;
-    ipiv[k]        = p;
-    const double d = 1.0 / A[p + k * n];
-    for (int j = 0; j < n; j++) A[p + j * n] *= d;
-    A[p + k * n] = d;
-    for (int i = 0; i < n; i++) {
-      if (i == p) continue;
-      const double f = A[i + k * n];
-      for (int j = 0; j < n; j++) A[i + j * n] -= f * A[p + j * n];
-      A[i + k * n] = -f * d;
-    }
-  }
-  std::vector<double> buf(n * n);
-  for (int k = 0; k < n; k++)
-    for (int j = 0; j < n; j++) buf[k + ipiv[j] * n] = A[ipiv[k] + j * n];
-  std::copy(buf.begin(), buf.end(), A);
-  for (int i = 0; i < n * n; i++)
-    if (!std::isfinite(A[i])) return InfoInverseNotFinite; /* a finite block whose inverse overflows */
-  return 0;
+  std::vector<PetscInt>    ipiv(n), used(n);
+  std::vector<PetscReal>   tiny(n);
+  std::vector<PetscScalar> buf((size_t)n * n);
+
+  return (int)PetscBlockGPUInvertBlock_Host(n, A, ipiv.data(), used.data(), tiny.data(), buf.data());
 }
 
 /* Kinds of blocks of the class cases: GOOD random (pivots off the diagonal), ZEROBLK all zero (info 1), ZEROCOL a zero

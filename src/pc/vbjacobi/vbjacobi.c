@@ -2,6 +2,7 @@
    Algorithm: Anzt, Dongarra, Flegar, Quintana-Orti, "Variable-size batched Gauss-Jordan elimination for
    block-Jacobi preconditioning on graphics processors", Parallel Computing 2018. */
 #include <../src/pc/vbjacobi/vbjacobicuda.h>
+#include <../src/sys/gaussjordan_host.h>
 
 const char *const PCVBJacobiBlockings[]        = {"auto", "supervariable", "matrix", "variable", "natural", "PCVBJacobiBlocking", "PC_VBJACOBI_BLOCKING_", NULL};
 const char *const PCVBJacobiSingularPolicies[] = {"error", "identity", "PCVBJacobiSingularPolicy", "PC_VBJACOBI_SINGULAR_", NULL};
@@ -19,72 +20,15 @@ const char *const PCVBJacobiPrecisions[]       = {"double", "single", "half", "a
    the s3rm*3 blocks, cond_1 > 1.7e6, in double, where single costs 6-11%), and 0.01 buys nothing over it. */
 #define PC_VBJACOBI_PRECISION_TOL_DEFAULT 0.1
 
-/* Gauss-Jordan elimination with implicit pivoting (paper, Fig. 2): the pivot row of column k is the row,
-   among those not yet used, with the largest entry in column k; rows are never swapped. Afterwards the
-   storage S holds the inverse up to a permutation: inv(A)[k][ipiv[j]] = S[ipiv[k]][j]. */
+/* One block inverted on the host: src/sys's host twin of the device Gauss-Jordan (the same pivots and info) */
 PetscErrorCode PCVBJacobiInvertBlock_Host(PetscInt n, PetscScalar *A, PetscInt *work, PetscInt *info)
 {
-  PetscInt *ipiv = work, *used = work + n;
-  PetscReal tiny[PC_VBJACOBI_MAX_BLOCK_SIZE];
+  PetscReal   tiny[PC_VBJACOBI_MAX_BLOCK_SIZE];
+  PetscScalar buf[PC_VBJACOBI_MAX_BLOCK_SIZE * PC_VBJACOBI_MAX_BLOCK_SIZE];
 
   PetscFunctionBegin;
   PetscCheck(n <= PC_VBJACOBI_MAX_BLOCK_SIZE, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "Block size %" PetscInt_FMT " exceeds %d", n, PC_VBJACOBI_MAX_BLOCK_SIZE);
-  *info = 0;
-  for (PetscInt i = 0; i < n; i++) tiny[i] = 0.0;
-  for (PetscInt i = 0; i < n * n; i++) {
-    if (PetscIsInfOrNanScalar(A[i])) {
-      *info = -1;
-      PetscFunctionReturn(PETSC_SUCCESS);
-    }
-    tiny[i % n] = PetscMax(tiny[i % n], PetscAbsScalar(A[i]));
-  }
-  /* a pivot below this is taken as zero: rounding alone would make pivots of a singular block this small. Relative to
-     the pivot's own row: merged blocks of very different scale (one scaled by 1e15) must not fail each other */
-  for (PetscInt i = 0; i < n; i++) tiny[i] *= (PetscReal)n * PETSC_MACHINE_EPSILON;
-  for (PetscInt i = 0; i < n; i++) used[i] = 0;
-  for (PetscInt k = 0; k < n; k++) {
-    PetscInt    p    = -1;
-    PetscReal   best = -1.0;
-    PetscScalar d;
-
-    for (PetscInt i = 0; i < n; i++) {
-      if (!used[i] && PetscAbsScalar(A[i + k * n]) > best) {
-        best = PetscAbsScalar(A[i + k * n]);
-        p    = i;
-      }
-    }
-    if (!(p >= 0 && best > tiny[p])) {
-      *info = k + 1;
-      PetscFunctionReturn(PETSC_SUCCESS);
-    }
-    used[p] = 1;
-    ipiv[k] = p;
-    d       = 1.0 / A[p + k * n];
-    for (PetscInt j = 0; j < n; j++) A[p + j * n] *= d;
-    A[p + k * n] = d;
-    for (PetscInt i = 0; i < n; i++) {
-      PetscScalar f;
-
-      if (i == p) continue;
-      f = A[i + k * n];
-      for (PetscInt j = 0; j < n; j++) A[i + j * n] -= f * A[p + j * n];
-      A[i + k * n] = -f * d;
-    }
-  }
-  { /* undo the implicit pivoting: inv[k][ipiv[j]] = S[ipiv[k]][j] */
-    PetscScalar buf[PC_VBJACOBI_MAX_BLOCK_SIZE * PC_VBJACOBI_MAX_BLOCK_SIZE];
-
-    for (PetscInt k = 0; k < n; k++)
-      for (PetscInt j = 0; j < n; j++) buf[k + ipiv[j] * n] = A[ipiv[k] + j * n];
-    PetscCall(PetscArraycpy(A, buf, n * n));
-  }
-  /* a finite block can still have an inverse that overflows (entries of 1e-310: pivots above the relative threshold,
-     reciprocals Inf); it must not pass as a preconditioner */
-  for (PetscInt i = 0; i < n * n; i++)
-    if (PetscIsInfOrNanScalar(A[i])) {
-      *info = PC_VBJACOBI_INFO_INVERSE_NOT_FINITE;
-      break;
-    }
+  *info = PetscBlockGPUInvertBlock_Host(n, A, work, work + n, tiny, buf);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
