@@ -64,7 +64,7 @@ static void Case(int bs, int mbs, int nbs)
       ref[(size_t)pos * bs2 + i % bs + (size_t)(cj[q] % bs) * bs] = ca[q];
     }
   const long long nnz = (long long)cj.size();
-  long            err = EmuLaunch(3, 64, [&] { CSRToBSRKernel(bs, m, nnz, ci.data(), cj.data(), ca.data(), rowptr.data(), colidx.data(), val.data()); });
+  long            err = EmuLaunch(3, 64, [&] { CSRToBSRKernel(bs, bs, m, nnz, ci.data(), cj.data(), ca.data(), rowptr.data(), colidx.data(), val.data()); });
   const bool      ok1 = err == 0 && val == ref;
 
   /* BSR -> CSR of every entry of every block, against the order of MatConvert_SeqBAIJ_SeqAIJ() */
@@ -73,7 +73,7 @@ static void Case(int bs, int mbs, int nbs)
     for (int ii = 0; ii < bs; ii++)
       for (int t = rowptr[r]; t < rowptr[r + 1]; t++)
         for (int jj = 0; jj < bs; jj++) aref.push_back(ref[(size_t)t * bs2 + ii + (size_t)jj * bs]);
-  err += EmuLaunch(2, 96, [&] { BSRToCSRKernel(bs, mbs, (long long)nzb * bs2, rowptr.data(), ref.data(), a.data()); });
+  err += EmuLaunch(2, 96, [&] { BSRToCSRKernel(bs, bs, mbs, (long long)nzb * bs2, rowptr.data(), ref.data(), a.data()); });
   const bool ok2 = err == 0 && a == aref;
 
   printf("bs %2d, %d x %d blocks, %d stored, %lld entries: CSR -> BSR %s, BSR -> CSR %s\n", bs, mbs, nbs, nzb, nnz, ok1 ? "ok" : "FAILED", ok2 ? "ok" : "FAILED");

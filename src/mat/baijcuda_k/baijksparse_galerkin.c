@@ -46,7 +46,17 @@ static PetscErrorCode BlockedProductDestroy(void *data)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* The block view of a seqbaijksparse matrix's device copy (current: uploaded first when the host is newer) */
+/* The block view of a seqbaijksparse matrix's device copy, as it is (a result, whose values the product writes) */
+static void ResultBlocks(Mat C, MatBAIJKSPARSEBlockCSR *v)
+{
+  MatBAIJKSPARSEDevice *d = ((Mat_SeqBAIJKSPARSE *)C->spptr)->dev;
+
+  v->rbs = v->cbs = d->bs;
+  v->mb = d->mbs, v->nb = d->nbs, v->nz = d->nz;
+  v->rowptr = d->rowptr, v->colidx = d->colidx, v->val = d->val;
+}
+
+/* The same for an operand, current: uploaded first when the host is newer */
 static PetscErrorCode DeviceBlocks(Mat A, MatBAIJKSPARSEBlockCSR *v)
 {
   MatBAIJKSPARSEDevice *d;
@@ -55,20 +65,8 @@ static PetscErrorCode DeviceBlocks(Mat A, MatBAIJKSPARSEBlockCSR *v)
   PetscCall(MatSeqBAIJKSPARSECopyToGPU(A));
   d = ((Mat_SeqBAIJKSPARSE *)A->spptr)->dev;
   PetscCheck(d && d->pattern_valid, PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s: no device copy of the pattern", ((PetscObject)A)->type_name);
-  v->rbs = v->cbs = d->bs;
-  v->mb = d->mbs, v->nb = d->nbs, v->nz = d->nz;
-  v->rowptr = d->rowptr, v->colidx = d->colidx, v->val = d->val;
+  ResultBlocks(A, v);
   PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-/* The block view of a seqbaijksparse result's device copy, whose values the product writes */
-static void ResultBlocks(Mat C, MatBAIJKSPARSEBlockCSR *v)
-{
-  MatBAIJKSPARSEDevice *d = ((Mat_SeqBAIJKSPARSE *)C->spptr)->dev;
-
-  v->rbs = v->cbs = d->bs;
-  v->mb = d->mbs, v->nb = d->nbs, v->nz = d->nz;
-  v->rowptr = d->rowptr, v->colidx = d->colidx, v->val = d->val;
 }
 
 PetscErrorCode MatProductBlockedApplies_SeqBAIJKSPARSE(Mat C, PetscBool *yes)

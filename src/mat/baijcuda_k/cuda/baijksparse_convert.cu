@@ -16,7 +16,7 @@ PetscErrorCode MatBAIJKSPARSEConvertCSRToBSR_CUDA(int bs, int m, PetscInt64 nnz,
   PetscFunctionBegin;
   if (nzb) PetscCallCUDA(cudaMemsetAsync(val, 0, (size_t)nzb * bs * bs * sizeof(PetscScalar), stream));
   if (nnz > 0) {
-    CSRToBSRKernel<<<GridFor(nnz, threads), threads, 0, stream>>>(bs, m, (long long)nnz, ci, cj, ca, rowptr, colidx, val);
+    CSRToBSRKernel<<<GridFor(nnz, threads), threads, 0, stream>>>(bs, bs, m, (long long)nnz, ci, cj, ca, rowptr, colidx, val);
     PetscCallCUDA(cudaGetLastError());
   }
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -29,7 +29,7 @@ PetscErrorCode MatBAIJKSPARSEConvertBSRToCSR_CUDA(int bs, int mbs, int nzb, cons
 
   PetscFunctionBegin;
   if (n > 0) {
-    BSRToCSRKernel<<<GridFor(n, threads), threads, 0, stream>>>(bs, mbs, n, rowptr, val, a);
+    BSRToCSRKernel<<<GridFor(n, threads), threads, 0, stream>>>(bs, bs, mbs, n, rowptr, val, a);
     PetscCallCUDA(cudaGetLastError());
   }
   PetscFunctionReturn(PETSC_SUCCESS);

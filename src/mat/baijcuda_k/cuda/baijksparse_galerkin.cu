@@ -11,7 +11,7 @@
    into it without atomics (lane t owns entry t of every output block). P^T (A P): fine block row k adds P_kI^T (AP)_kJ
    into the coarse block (I, J), which other warps also reach: atomicAdd. The output block is found by binary search of
    its column in its row. */
-#include "../baijksparsecuda.h"
+#include "baijksparse_convert_kernels.cuh" /* the CSR <-> BSR value kernels and RowOf(), rectangular blocks */
 #include <petscdevice_cuda.h>
 #include <cub/cub.cuh>
 
@@ -24,20 +24,6 @@ typedef long long          I64;
 typedef unsigned long long Key;
 
 constexpr int kThreads = 256;
-
-/* the last r in [0, n) with ptr[r] <= q (skips empty rows) */
-__device__ __forceinline__ int GalerkinRowOf(const int *__restrict__ ptr, int n, I64 q)
-{
-  int lo = 0, hi = n;
-
-  while (hi - lo > 1) {
-    const int mid = lo + (hi - lo) / 2;
-
-    if ((I64)ptr[mid] <= q) lo = mid;
-    else hi = mid;
-  }
-  return lo;
-}
 
 /* the position of column c among colidx[lo, hi) (sorted), -1 when absent */
 __device__ __forceinline__ int GalerkinFind(const int *__restrict__ colidx, int lo, int end, int c)
@@ -57,7 +43,7 @@ __device__ __forceinline__ int GalerkinFind(const int *__restrict__ colidx, int 
 __global__ static void CSRBlockKeysKernel(int m, I64 nnz, int rbs, int cbs, Key nb, const int *__restrict__ ci, const int *__restrict__ cj, Key *__restrict__ keys)
 {
   for (I64 q = blockIdx.x * (I64)blockDim.x + threadIdx.x; q < nnz; q += (I64)gridDim.x * blockDim.x) {
-    const int r = GalerkinRowOf(ci, m, q);
+    const int r = pbg::convert::RowOf(ci, m, q);
 
     keys[q] = (Key)(r / rbs) * nb + (Key)(cj[q] / cbs);
   }
@@ -92,7 +78,7 @@ __global__ static void ProductCountsKernel(int nza, const int *__restrict__ acol
 __global__ static void ProductKeysKernel(int mba, int nza, const int *__restrict__ arowptr, const int *__restrict__ acol, const int *__restrict__ browptr, const int *__restrict__ bcol, Key nb, const I64 *__restrict__ offsets, Key *__restrict__ keys)
 {
   for (I64 e = blockIdx.x * (I64)blockDim.x + threadIdx.x; e < nza; e += (I64)gridDim.x * blockDim.x) {
-    const int i = GalerkinRowOf(arowptr, mba, e), k = acol[e];
+    const int i = pbg::convert::RowOf(arowptr, mba, e), k = acol[e];
     I64       o = offsets[e];
 
     for (int f = browptr[k]; f < browptr[k + 1]; f++) keys[o++] = (Key)i * nb + (Key)bcol[f];
@@ -112,16 +98,6 @@ __global__ static void TransposeKeysKernel(int mb, const int *__restrict__ prowp
 
     for (int f = prowptr[k]; f < prowptr[k + 1]; f++)
       for (int g = qrowptr[k]; g < qrowptr[k + 1]; g++) keys[o++] = (Key)pcol[f] * nb + (Key)qcol[g];
-  }
-}
-
-/* CSR values into the blocks: a thread per entry; val was zeroed */
-__global__ static void CSRToBlocksKernel(int m, I64 nnz, int rbs, int cbs, const int *__restrict__ ci, const int *__restrict__ cj, const Scalar *__restrict__ ca, const int *__restrict__ rowptr, const int *__restrict__ colidx, Scalar *__restrict__ val)
-{
-  for (I64 q = blockIdx.x * (I64)blockDim.x + threadIdx.x; q < nnz; q += (I64)gridDim.x * blockDim.x) {
-    const int i = GalerkinRowOf(ci, m, q), j = cj[q], r = i / rbs, p = GalerkinFind(colidx, rowptr[r], rowptr[r + 1], j / cbs);
-
-    if (p >= 0) val[(I64)p * rbs * cbs + (i % rbs) + (I64)(j % cbs) * rbs] = ca[q];
   }
 }
 
@@ -184,21 +160,6 @@ __global__ static void BlockTransposeProductKernel(int mb, int kbs, int pcbs, in
         }
       }
     }
-  }
-}
-
-/* Blocks -> the CSR holding every entry of every block (rows sorted): a thread per CSR entry. Block row r holds CSR
-   entries [rowptr[r] blk, rowptr[r+1] blk): its rbs rows of len cbs entries each, blocks in order. */
-__global__ static void BlocksToCSRKernel(int rbs, int cbs, int mb, I64 n, const int *__restrict__ rowptr, const Scalar *__restrict__ val, Scalar *__restrict__ a)
-{
-  const I64 blk = (I64)rbs * cbs;
-
-  for (I64 q = blockIdx.x * (I64)blockDim.x + threadIdx.x; q < n; q += (I64)gridDim.x * blockDim.x) {
-    const int r     = GalerkinRowOf(rowptr, mb, q / blk);
-    const I64 first = rowptr[r], len = rowptr[r + 1] - first, local = q - first * blk;
-    const I64 ii = local / (len * cbs), rest = local - ii * len * cbs, t = rest / cbs, jj = rest - t * cbs;
-
-    a[q] = val[(first + t) * blk + ii + jj * rbs];
   }
 }
 
@@ -306,7 +267,7 @@ PetscErrorCode MatBAIJKSPARSEBlockValuesOfCSR_CUDA(int m, PetscInt64 nnz, const 
   if (!b->val) PetscCallCUDA(cudaMallocAsync((void **)&b->val, (size_t)PetscMax(b->nz, 1) * b->rbs * b->cbs * sizeof(Scalar), stream));
   if (b->nz) PetscCallCUDA(cudaMemsetAsync(b->val, 0, (size_t)b->nz * b->rbs * b->cbs * sizeof(Scalar), stream));
   if (nnz > 0) {
-    CSRToBlocksKernel<<<GridFor(nnz, kThreads), kThreads, 0, stream>>>(m, nnz, b->rbs, b->cbs, ci, cj, ca, b->rowptr, b->colidx, b->val);
+    pbg::convert::CSRToBSRKernel<<<GridFor(nnz, kThreads), kThreads, 0, stream>>>(b->rbs, b->cbs, m, nnz, ci, cj, ca, b->rowptr, b->colidx, b->val);
     PetscCallCUDA(cudaGetLastError());
   }
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -386,7 +347,7 @@ PetscErrorCode MatBAIJKSPARSEBlocksToCSR_CUDA(const MatBAIJKSPARSEBlockCSR *b, P
 
   PetscFunctionBegin;
   if (n > 0) {
-    BlocksToCSRKernel<<<GridFor(n, kThreads), kThreads, 0, stream>>>(b->rbs, b->cbs, b->mb, n, b->rowptr, b->val, a);
+    pbg::convert::BSRToCSRKernel<<<GridFor(n, kThreads), kThreads, 0, stream>>>(b->rbs, b->cbs, b->mb, n, b->rowptr, b->val, a);
     PetscCallCUDA(cudaGetLastError());
   }
   PetscFunctionReturn(PETSC_SUCCESS);
