@@ -1,9 +1,13 @@
 static char help[] = "PCApplyRichardson() of PCVBJACOBI (issue 40): KSPRICHARDSON with vbjacobi's own damped sweeps (fused on the GPU\n"
                      "where the blocks are the matrix's BSR blocks) against KSPRICHARDSON's loop with the same damping as its scale\n"
                      "(-pc_vbjacobi_richardson false), on a random block matrix with every diagonal block: 1, 2 and 3 sweeps, zero\n"
-                     "and nonzero initial guess, the solutions compared (max |difference| / max |reference|). The solver of the\n"
-                     "first solve is viewed, so that the output says whether the sweeps were fused.\n"
-                     "Options: -bs <3>, -nb <block rows per rank, 40>, -damping <0.6>, -seed <1>, -vec_type (cuda: on the device)\n";
+                     "and nonzero initial guess, the solutions compared (max |difference| / max |reference|). With -method chebyshev:\n"
+                     "KSPCHEBYSHEV with vbjacobi, its steps fused (src/ksp/chebyshev) against its own loop (-pc_vbjacobi_chebyshev\n"
+                     "false), 1-4 steps, with the eigenvalue bounds given (-emin, -emax) and, with -estimate, estimated by the KSP.\n"
+                     "The solver of the first solve is viewed, so that the output says whether the sweeps were fused.\n"
+                     "Options: -bs <3>, -nb <block rows per rank, 40>, -damping <0.6>, -seed <1>, -vec_type (cuda: on the device),\n"
+                     "-method <richardson|chebyshev>, -emin <0.3>, -emax <1.7>, -estimate, -tol <1e-12: the largest relative difference\n"
+                     "allowed>. Last, the values of A change (scaled by 3) under a solver already used: its result is compared with a new one's.\n";
 
 #include <petscblockgpu.h>
 #include <petscksp.h>
@@ -47,8 +51,13 @@ static PetscErrorCode FillA(PetscInt bs, PetscInt nb, PetscInt64 seed, Mat *A)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* x = its Richardson steps on A x = b from x0 (NULL: a zero guess), as a smoother runs them (no norms) */
-static PetscErrorCode Smooth(Mat A, Vec b, Vec x0, PetscInt its, const char *prefix, PetscReal scale, PetscBool view, Vec x)
+typedef struct {
+  PetscBool chebyshev, estimate;
+  PetscReal emin, emax;
+} Method;
+
+/* A KSP that runs its Richardson (Chebyshev) steps on A x = b, as a smoother runs them (no norms) */
+static PetscErrorCode SmootherCreate(Mat A, PetscInt its, const char *prefix, PetscReal scale, const Method *m, KSP *pksp)
 {
   KSP ksp;
   PC  pc;
@@ -57,8 +66,14 @@ static PetscErrorCode Smooth(Mat A, Vec b, Vec x0, PetscInt its, const char *pre
   PetscCall(KSPCreate(PETSC_COMM_WORLD, &ksp));
   PetscCall(KSPSetOptionsPrefix(ksp, prefix));
   PetscCall(KSPSetOperators(ksp, A, A));
-  PetscCall(KSPSetType(ksp, KSPRICHARDSON));
-  PetscCall(KSPRichardsonSetScale(ksp, scale));
+  if (m->chebyshev) {
+    PetscCall(KSPSetType(ksp, KSPCHEBYSHEV));
+    if (m->estimate) PetscCall(KSPChebyshevEstEigSet(ksp, 0.0, 0.1, 0.0, 1.1));
+    else PetscCall(KSPChebyshevSetEigenvalues(ksp, m->emax, m->emin));
+  } else {
+    PetscCall(KSPSetType(ksp, KSPRICHARDSON));
+    PetscCall(KSPRichardsonSetScale(ksp, scale));
+  }
   PetscCall(KSPGetPC(ksp, &pc));
   PetscCall(PCSetType(pc, PCVBJACOBI));
   PetscCall(PCVBJacobiSetBlocking(pc, PC_VBJACOBI_BLOCKING_MATRIX));
@@ -66,21 +81,61 @@ static PetscErrorCode Smooth(Mat A, Vec b, Vec x0, PetscInt its, const char *pre
   PetscCall(KSPSetConvergenceTest(ksp, KSPConvergedSkip, NULL, NULL));
   PetscCall(KSPSetNormType(ksp, KSP_NORM_NONE));
   PetscCall(KSPSetFromOptions(ksp));
-  if (x0) {
-    PetscCall(VecCopy(x0, x));
-    PetscCall(KSPSetInitialGuessNonzero(ksp, PETSC_TRUE));
-  }
+  *pksp = ksp;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* x = the steps from x0 (NULL: a zero guess) */
+static PetscErrorCode SmootherSolve(KSP ksp, Vec b, Vec x0, PetscInt its, PetscBool view, Vec x)
+{
+  PetscInt           kits;
+  KSPConvergedReason reason;
+  const char        *prefix;
+
+  PetscFunctionBeginUser;
+  PetscCall(KSPGetOptionsPrefix(ksp, &prefix));
+  PetscCall(KSPSetInitialGuessNonzero(ksp, (PetscBool)(x0 != NULL)));
+  if (x0) { PetscCall(VecCopy(x0, x)); }
   PetscCall(KSPSolve(ksp, b, x));
+  PetscCall(KSPGetIterationNumber(ksp, &kits));
+  PetscCall(KSPGetConvergedReason(ksp, &reason));
+  PetscCheck(kits == its && reason == KSP_CONVERGED_ITS, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "%s: %" PetscInt_FMT " steps asked, %" PetscInt_FMT " run, reason %s", prefix, its, kits, KSPConvergedReasons[reason]);
   if (view) PetscCall(KSPView(ksp, PETSC_VIEWER_STDOUT_WORLD));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode Smooth(Mat A, Vec b, Vec x0, PetscInt its, const char *prefix, PetscReal scale, const Method *m, PetscBool view, Vec x)
+{
+  KSP ksp;
+
+  PetscFunctionBeginUser;
+  PetscCall(SmootherCreate(A, its, prefix, scale, m, &ksp));
+  PetscCall(SmootherSolve(ksp, b, x0, its, view, x));
   PetscCall(KSPDestroy(&ksp));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* |x - xref|_inf / |xref|_inf, reported against tol */
+static PetscErrorCode Compare(const char *what, Vec x, Vec xref, PetscReal tol, PetscInt *nfail)
+{
+  PetscReal d, r;
+
+  PetscFunctionBeginUser;
+  PetscCall(VecNorm(xref, NORM_INFINITY, &r));
+  PetscCall(VecAXPY(x, -1.0, xref));
+  PetscCall(VecNorm(x, NORM_INFINITY, &d));
+  d = r > 0 ? d / r : d;
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%s: rel diff %.2e %s\n", what, (double)d, d <= tol ? "ok" : "FAILED"));
+  if (!(d <= tol)) (*nfail)++;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 int main(int argc, char **argv)
 {
-  PetscInt  bs = 3, nb = 40, seed = 1, nfail = 0;
-  PetscReal damping = 0.6;
-  char      buf[64];
+  PetscInt  bs = 3, nb = 40, seed = 1, nfail = 0, maxits = 3;
+  PetscReal damping = 0.6, tol  = 1e-12;
+  char      buf[64], method[32] = "richardson";
+  Method    m = {PETSC_FALSE, PETSC_FALSE, 0.3, 1.7};
   Mat       A;
   Vec       b, x0, x, xref;
   PetscBool viewed = PETSC_FALSE;
@@ -91,6 +146,13 @@ int main(int argc, char **argv)
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-nb", &nb, NULL));
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-seed", &seed, NULL));
   PetscCall(PetscOptionsGetReal(NULL, NULL, "-damping", &damping, NULL));
+  PetscCall(PetscOptionsGetString(NULL, NULL, "-method", method, sizeof(method), NULL));
+  PetscCall(PetscStrcmp(method, "chebyshev", &m.chebyshev));
+  PetscCall(PetscOptionsGetReal(NULL, NULL, "-emin", &m.emin, NULL));
+  PetscCall(PetscOptionsGetReal(NULL, NULL, "-emax", &m.emax, NULL));
+  PetscCall(PetscOptionsGetBool(NULL, NULL, "-estimate", &m.estimate, NULL));
+  PetscCall(PetscOptionsGetReal(NULL, NULL, "-tol", &tol, NULL));
+  if (m.chebyshev) maxits = 4;
   PetscCall(FillA(bs, nb, seed, &A));
   PetscCall(MatCreateVecs(A, &x, &b));
   PetscCall(VecSetFromOptions(x));
@@ -103,20 +165,27 @@ int main(int argc, char **argv)
   PetscCall(PetscSNPrintf(buf, sizeof(buf), "%g", (double)damping));
   PetscCall(PetscOptionsSetValue(NULL, "-ours_pc_vbjacobi_richardson_damping", buf));
   PetscCall(PetscOptionsSetValue(NULL, "-ref_pc_vbjacobi_richardson", "false"));
-  for (PetscInt its = 1; its <= 3; its++)
+  PetscCall(PetscOptionsSetValue(NULL, "-ref_pc_vbjacobi_chebyshev", "false"));
+  for (PetscInt its = 1; its <= maxits; its++)
     for (int guess = 0; guess < 2; guess++) {
-      PetscReal d, r;
-
-      PetscCall(Smooth(A, b, guess ? x0 : NULL, its, "ours_", 1.0, (PetscBool)!viewed, x));
+      PetscCall(Smooth(A, b, guess ? x0 : NULL, its, "ours_", 1.0, &m, (PetscBool)!viewed, x));
       viewed = PETSC_TRUE;
-      PetscCall(Smooth(A, b, guess ? x0 : NULL, its, "ref_", damping, PETSC_FALSE, xref));
-      PetscCall(VecNorm(xref, NORM_INFINITY, &r));
-      PetscCall(VecAXPY(x, -1.0, xref));
-      PetscCall(VecNorm(x, NORM_INFINITY, &d));
-      d = r > 0 ? d / r : d;
-      PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%" PetscInt_FMT " sweep%s, %s guess: rel diff %.2e %s\n", its, its > 1 ? "s" : "", guess ? "nonzero" : "zero", (double)d, d <= 1e-12 ? "ok" : "FAILED"));
-      if (!(d <= 1e-12)) nfail++;
+      PetscCall(Smooth(A, b, guess ? x0 : NULL, its, "ref_", damping, &m, PETSC_FALSE, xref));
+      PetscCall(PetscSNPrintf(buf, sizeof(buf), "%s: %" PetscInt_FMT " sweep%s, %s guess", method, its, its > 1 ? "s" : "", guess ? "nonzero" : "zero"));
+      PetscCall(Compare(buf, x, xref, tol, &nfail));
     }
+  { /* A's values change under a solver already used (its setup, the single-precision copy of the sweeps must follow) */
+    KSP ksp;
+
+    PetscCall(SmootherCreate(A, 2, "ours_", 1.0, &m, &ksp));
+    PetscCall(SmootherSolve(ksp, b, x0, 2, PETSC_FALSE, x));
+    PetscCall(MatScale(A, 3.0));
+    PetscCall(SmootherSolve(ksp, b, x0, 2, PETSC_FALSE, x));
+    PetscCall(KSPDestroy(&ksp));
+    PetscCall(Smooth(A, b, x0, 2, "ref_", damping, &m, PETSC_FALSE, xref));
+    PetscCall(PetscSNPrintf(buf, sizeof(buf), "%s: 2 sweeps after A's values changed", method));
+    PetscCall(Compare(buf, x, xref, tol, &nfail));
+  }
   PetscCall(VecDestroy(&b));
   PetscCall(VecDestroy(&x));
   PetscCall(VecDestroy(&x0));

@@ -4,12 +4,17 @@ static char help[] = "The fused Richardson sweep of PCVBJACOBI (issue 40) agains
                      "sweep, damping 0.6) and the loop (-pc_vbjacobi_richardson false, scale 0.6: MatResidual, the apply, VecAXPY). CUDA events,\n"
                      "the median of -runs solves after -warmup. Printed and written to -csv: time a sweep, the speedup, the byte ratio of the\n"
                      "two (the bytes each must move), the fused sweep's GB/s and its fraction of the triad, the difference of the solutions.\n"
-                     "Options: -n <64> -bs <list, 2,3,4,5,6: the block sizes the sweep is fused for; others run unfused in both> -sweeps <2> -runs <20> -warmup <3> -csv <file>\n";
+                     "-method chebyshev: KSPCHEBYSHEV (first kind, bounds 0.3 and 1.7) with vbjacobi, its steps fused (src/ksp/chebyshev) against its\n"
+                     "own loop (-pc_vbjacobi_chebyshev false: MatMult, VecAYPX, the apply, VecAXPBYPCZ).\n"
+                     "Options: -n <64> -bs <list, 2,3,4,5,6: the block sizes the sweep is fused for; others run unfused in both> -sweeps <2> -runs <20> -warmup <3> -csv <file>\n"
+                     "-method <richardson|chebyshev>\n";
 
 /* Expected before measuring: the fused sweep moves A (nz bs^2 8 + nz 4 bytes) + the inverses (mbs bs^2 8) + 3 vectors
    (y gathered, b, the new y), the loop A + the inverses + 8 vectors (residual: y, b, r; apply: r, z; update: z, y, y) and
    three launches. At bs 3 (27 blocks a row) the byte ratio is 1.06, at bs 1 (27 entries a row) 1.33: the fused sweep should
-   win by that ratio, more on small grids where the two extra launches count. */
+   win by that ratio, more on small grids where the two extra launches count. A Chebyshev step fused moves A + the inverses
+   + 4 vectors (y gathered, b, the previous y, the new y), PETSc's loop A + the inverses + 11 vectors (MatMult: y, r; AYPX: r,
+   b, r; apply: r, z; AXPBYPCZ: y_prev, y, z, z) and four launches: at bs 3 a byte ratio of 1.08. */
 #include <petscblockgpu.h>
 #include <petscksp.h>
 #include "../common/bench_util.h"
@@ -52,7 +57,7 @@ static PetscErrorCode Stencil(PetscInt n, PetscInt bs, Mat *A)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PetscErrorCode MakeKSP(Mat A, const char *prefix, PetscReal scale, PetscInt sweeps, KSP *ksp)
+static PetscErrorCode MakeKSP(Mat A, const char *prefix, PetscBool chebyshev, PetscReal scale, PetscInt sweeps, KSP *ksp)
 {
   PC pc;
 
@@ -60,8 +65,13 @@ static PetscErrorCode MakeKSP(Mat A, const char *prefix, PetscReal scale, PetscI
   PetscCall(KSPCreate(PETSC_COMM_SELF, ksp));
   PetscCall(KSPSetOptionsPrefix(*ksp, prefix));
   PetscCall(KSPSetOperators(*ksp, A, A));
-  PetscCall(KSPSetType(*ksp, KSPRICHARDSON));
-  PetscCall(KSPRichardsonSetScale(*ksp, scale));
+  if (chebyshev) {
+    PetscCall(KSPSetType(*ksp, KSPCHEBYSHEV));
+    PetscCall(KSPChebyshevSetEigenvalues(*ksp, 1.7, 0.3));
+  } else {
+    PetscCall(KSPSetType(*ksp, KSPRICHARDSON));
+    PetscCall(KSPRichardsonSetScale(*ksp, scale));
+  }
   PetscCall(KSPGetPC(*ksp, &pc));
   PetscCall(PCSetType(pc, PCVBJACOBI));
   PetscCall(PCVBJacobiSetBlocking(pc, PC_VBJACOBI_BLOCKING_MATRIX));
@@ -98,8 +108,9 @@ static PetscErrorCode TimeSolves(KSP ksp, Vec b, Vec x0, Vec x, PetscInt warmup,
 int main(int argc, char **argv)
 {
   PetscInt              n = 64, bsl[16] = {2, 3, 4, 5, 6}, nbs = 5, sweeps = 2, runs = 20, warmup = 3;
-  char                  csvpath[PETSC_MAX_PATH_LEN] = "";
-  FILE                 *csv                         = NULL;
+  char                  csvpath[PETSC_MAX_PATH_LEN] = "", method[32] = "richardson";
+  PetscBool             chebyshev;
+  FILE                 *csv = NULL;
   BenchTimer            T;
   double                triad;
   const char           *dev = "?";
@@ -124,16 +135,25 @@ int main(int argc, char **argv)
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-runs", &runs, NULL));
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-warmup", &warmup, NULL));
   PetscCall(PetscOptionsGetString(NULL, NULL, "-csv", csvpath, sizeof(csvpath), NULL));
+  PetscCall(PetscOptionsGetString(NULL, NULL, "-method", method, sizeof(method), NULL));
+  PetscCall(PetscStrcmp(method, "chebyshev", &chebyshev));
+  if (!chebyshev) {
+    PetscBool rich;
+
+    PetscCall(PetscStrcmp(method, "richardson", &rich));
+    PetscCheck(rich, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "-method %s: richardson or chebyshev", method);
+  }
   PetscCheck(n >= 2 && sweeps >= 1 && runs >= 1 && warmup >= 0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-n >= 2, -sweeps >= 1, -runs >= 1, -warmup >= 0");
   PetscCall(PetscOptionsSetValue(NULL, "-fused_pc_vbjacobi_richardson_damping", "0.6"));
   PetscCall(PetscOptionsSetValue(NULL, "-loop_pc_vbjacobi_richardson", "false"));
+  PetscCall(PetscOptionsSetValue(NULL, "-loop_pc_vbjacobi_chebyshev", "false"));
   PetscCall(BenchCheckCuda(cudaGetDevice(&id), "cudaGetDevice"));
   PetscCall(BenchCheckCuda(cudaGetDeviceProperties(&prop, id), "cudaGetDeviceProperties"));
   dev = prop.name;
   PetscCall(MeasureTriad(PETSC_TRUE, (size_t)1 << 27, 3, 10, &triad));
   PetscCall(BenchTimerCreate(PETSC_TRUE, &T));
-  if (csvpath[0]) PetscCall(BenchCSVOpen(csvpath, "device,n,bs,rows,blocks,sweeps,fused_s_per_sweep,loop_s_per_sweep,speedup,byte_ratio,fused_GBs,frac_triad,rel_diff", PETSC_FALSE, &csv));
-  PetscCall(PetscPrintf(PETSC_COMM_SELF, "%s, triad %.0f GB/s; 27-point block stencil %" PetscInt_FMT "^3, %" PetscInt_FMT " sweeps a solve\n", dev, triad, n, sweeps));
+  if (csvpath[0]) PetscCall(BenchCSVOpen(csvpath, "device,method,n,bs,rows,blocks,sweeps,fused_s_per_sweep,loop_s_per_sweep,speedup,byte_ratio,fused_GBs,frac_triad,rel_diff", PETSC_FALSE, &csv));
+  PetscCall(PetscPrintf(PETSC_COMM_SELF, "%s, triad %.0f GB/s; %s, 27-point block stencil %" PetscInt_FMT "^3, %" PetscInt_FMT " sweeps a solve\n", dev, triad, method, n, sweeps));
   PetscCall(PetscPrintf(PETSC_COMM_SELF, "%3s %10s %10s %12s %12s %8s %10s %9s %8s %9s\n", "bs", "rows", "blocks", "fused/sweep", "loop/sweep", "speedup", "byte ratio", "fused GB/s", "of triad", "rel diff"));
   for (PetscInt q = 0; q < nbs; q++) {
     const PetscInt bs = bsl[q];
@@ -153,8 +173,8 @@ int main(int argc, char **argv)
     PetscCall(VecSetRandom(b, NULL));
     PetscCall(VecSetRandom(x0, NULL));
     PetscCall(MatMult(A, x0, x)); /* the matrix on the device before the setup */
-    PetscCall(MakeKSP(A, "fused_", 1.0, sweeps, &kf));
-    PetscCall(MakeKSP(A, "loop_", 0.6, sweeps, &kl));
+    PetscCall(MakeKSP(A, "fused_", chebyshev, 1.0, sweeps, &kf));
+    PetscCall(MakeKSP(A, "loop_", chebyshev, 0.6, sweeps, &kl));
     PetscCall(TimeSolves(kf, b, x0, x, warmup, runs, &T, &tf));
     PetscCall(TimeSolves(kl, b, x0, xl, warmup, runs, &T, &tl));
     PetscCall(VecNorm(xl, NORM_INFINITY, &r));
@@ -166,11 +186,15 @@ int main(int argc, char **argv)
     Abytes = nzb * bs * bs * 8.0 + nzb * 4.0 + (rows / bs + 1) * 4.0 + (rows / bs) * bs * bs * 8.0; /* matrix + inverses */
     fbytes = Abytes + 3 * rows * 8.0;
     lbytes = Abytes + 8 * rows * 8.0;
+    if (chebyshev) {
+      fbytes = Abytes + 4 * rows * 8.0;
+      lbytes = Abytes + 11 * rows * 8.0;
+    }
     tf /= sweeps;
     tl /= sweeps;
     PetscCall(PetscPrintf(PETSC_COMM_SELF, "%3" PetscInt_FMT " %10.0f %10.0f %10.1f us %10.1f us %7.2fx %10.2f %9.0f %8.2f %9.1e\n", bs, rows, nzb, 1e6 * tf, 1e6 * tl, tl / tf, lbytes / fbytes, fbytes / tf / 1e9, fbytes / tf / 1e9 / triad, (double)(r > 0 ? d / r : d)));
     if (csv)
-      PetscCall(PetscFPrintf(PETSC_COMM_SELF, csv, "%s,%" PetscInt_FMT ",%" PetscInt_FMT ",%.0f,%.0f,%" PetscInt_FMT ",%.4e,%.4e,%.3f,%.3f,%.1f,%.3f,%.2e\n", dev, n, bs, rows, nzb, sweeps, tf, tl, tl / tf, lbytes / fbytes, fbytes / tf / 1e9, fbytes / tf / 1e9 / triad, (double)(r > 0 ? d / r : d)));
+      PetscCall(PetscFPrintf(PETSC_COMM_SELF, csv, "%s,%s,%" PetscInt_FMT ",%" PetscInt_FMT ",%.0f,%.0f,%" PetscInt_FMT ",%.4e,%.4e,%.3f,%.3f,%.1f,%.3f,%.2e\n", dev, method, n, bs, rows, nzb, sweeps, tf, tl, tl / tf, lbytes / fbytes, fbytes / tf / 1e9, fbytes / tf / 1e9 / triad, (double)(r > 0 ? d / r : d)));
     PetscCall(KSPDestroy(&kf));
     PetscCall(KSPDestroy(&kl));
     PetscCall(VecDestroy(&b));

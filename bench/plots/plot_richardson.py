@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Plots bench_richardson's CSV: per block size, the fused sweep's speedup over KSPRICHARDSON's loop beside the byte
-ratio of the two (what the fusion saves), and the fused sweep's fraction of the triad (bench/results/mg/).
+ratio of the two (what the fusion saves), and the fused sweep's fraction of the triad (bench/results/mg/); a CSV of
+-method chebyshev: KSPCHEBYSHEV's fused steps against its own loop.
 
 usage: python3 bench/plots/plot_richardson.py richardson.csv [out.png]"""
 from plot_common import command_line, read_rows, save
@@ -27,7 +28,9 @@ def main():
     a2.set_xlabel('block size')
     a2.set_ylabel('fraction of the triad')
     a2.set_title('fused sweep: bytes moved / time', fontsize=9)
-    save(fig, out, "vbjacobi's fused Richardson sweep, 27-point block stencil %s^3 (%s)" % (rows[0]['n'], rows[0]['device']))
+    method = rows[0].get('method', 'richardson')
+    what = "KSPCHEBYSHEV's fused steps" if method == 'chebyshev' else "vbjacobi's fused Richardson sweep"
+    save(fig, out, "%s, 27-point block stencil %s^3 (%s)" % (what, rows[0]['n'], rows[0]['device']))
 
 
 if __name__ == '__main__':

@@ -14,6 +14,7 @@
 #       vbjacobi   bench_vbjacobi (1M rows, four patterns, maxbs 1..32)         -> OUTDIR/vbjacobi.{csv,txt}
 #       richardson bench_richardson: vbjacobi's fused Richardson sweep against KSPRICHARDSON's loop (27-point block
 #                  stencil 64^3, bs 2-6)                                       -> OUTDIR/richardson.{csv,txt}
+#                  and KSPCHEBYSHEV's fused steps against its own loop        -> OUTDIR/chebyshev.{csv,txt}
 #       bsrmv      bench_bsrmv (1 GiB of values per matrix)                     -> OUTDIR/bsrmv.{csv,txt}
 #       values     bench_values: value operations (scale, shift, axpy, copy, duplicate, zero rows, ...) and COO
 #                  assembly on 1 GiB of values, baijksparse against aijcusparse, with the host<->device bytes of
@@ -165,7 +166,8 @@ for part in "$@"; do
     memcheck) sanitized memcheck "${SANITIZE_REGEX:-.}" "compute-sanitizer --tool memcheck --report-api-errors no --error-exitcode 99"; rc=$? ;;
     racecheck) sanitized racecheck "${SANITIZE_REGEX:-$kernels}" "compute-sanitizer --tool racecheck --racecheck-report hazard --kernel-name-exclude kns=cusparse --error-exitcode 99"; rc=$? ;;
     invert) bench_invert -o "$out/invert.csv" > "$out/invert.txt" 2>&1; rc=$? ;;
-    richardson) bench_richardson -n 64 -csv "$out/richardson.csv" > "$out/richardson.txt" 2>&1; rc=$? ;;
+    richardson) bench_richardson -n 64 -csv "$out/richardson.csv" > "$out/richardson.txt" 2>&1; rc=$?
+      bench_richardson -n 64 -method chebyshev -csv "$out/chebyshev.csv" > "$out/chebyshev.txt" 2>&1 || rc=1 ;;
     vbjacobi) bench_vbjacobi -o "$out/vbjacobi.csv" -matrices "$here/tests/data/matrices" > "$out/vbjacobi.txt" 2>&1; rc=$? ;;
     bsrmv) bench_bsrmv -o "$out/bsrmv.csv" > "$out/bsrmv.txt" 2>&1; rc=$? ;;
     values) bench_values -o "$out/values.csv" > "$out/values.txt" 2>&1; rc=$?; tail -n 16 "$out/values.txt" ;;

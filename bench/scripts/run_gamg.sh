@@ -14,7 +14,12 @@
 #   --configs comma list of aij_jac, aij_pbj, baij_jac, baij_vbj (default), baij_vbj_aijprod (ours with the products
 #             through aijcusparse, -mat_baijksparse_products aij: the route before the blocked products),
 #             baij_vbj_rich (ours with Richardson levels: vbjacobi's fused damped sweeps, damping 0.6, in place of
-#             Chebyshev)
+#             Chebyshev), baij_vbj_loop (ours with KSPCHEBYSHEV's own loop: -mg_levels_pc_vbjacobi_chebyshev false),
+#             baij_vbj_single (ours, the fused Chebyshev steps reading the level matrices in single precision:
+#             -mg_levels_pc_vbjacobi_sweep_precision single)
+# The times come from -log_view without -log_view_gpu_time, whose per-event synchronisations slow the configurations
+# with more kernels down (PETSc's unfused Chebyshev most); the Krylov method synchronises every iteration, so KSPSolve
+# and PCSetUp are wall times of the work either way.
 #   --host    aij in place of aijcusparse and host vectors (CI, no GPU); --quick: small sizes (seconds on the host)
 # Output: OUTDIR/gamg.csv, OUTDIR/gamg_summary.md, OUTDIR/logs/*.log
 set -u
@@ -88,6 +93,8 @@ for c in "${case_list[@]}"; do
         baij_vbj) mt=baijksparse; lp=vbjacobi ;;
         baij_vbj_aijprod) mt=baijksparse; lp=vbjacobi; cfgopt="-mat_baijksparse_products aij" ;;
         baij_vbj_rich) mt=baijksparse; lp=vbjacobi; cfgopt="-mg_levels_ksp_type richardson -mg_levels_pc_vbjacobi_richardson_damping 0.6" ;;
+        baij_vbj_loop) mt=baijksparse; lp=vbjacobi; cfgopt="-mg_levels_pc_vbjacobi_chebyshev false" ;;
+        baij_vbj_single) mt=baijksparse; lp=vbjacobi; cfgopt="-mg_levels_pc_vbjacobi_sweep_precision single" ;;
         *) echo "run_gamg.sh: unknown config $cfg" >&2; exit 2 ;;
       esac
       log=$out/logs/${c}_np${np}_${cfg}.log
@@ -104,7 +111,7 @@ for c in "${case_list[@]}"; do
       mp=$!
       # shellcheck disable=SC2086
       timeout "$tmo" "$mpiexec" -n "$np" $cmd $mt -dll_append "$lib" $vec -pc_type gamg -mg_levels_pc_type $lp $cfgopt \
-        -ksp_converged_reason -log_view -log_view_gpu_time $extra > "$log" 2>&1
+        -ksp_converged_reason -log_view $extra > "$log" 2>&1
       rc=$?
       kill $mp 2> /dev/null
       wait $mp 2> /dev/null

@@ -1,7 +1,7 @@
 /* Registration of the petscblockgpu package: types, log events, dynamic-library entry point. */
 #include <petscblockgpu/private/pbgimpl.h>
 
-PetscLogEvent PBG_VBJacobiDetect, PBG_VBJacobiInvert, PBG_VBJacobiApply, PBG_VBJacobiRichardson;
+PetscLogEvent PBG_VBJacobiDetect, PBG_VBJacobiInvert, PBG_VBJacobiApply, PBG_VBJacobiRichardson, PBG_VBJacobiChebyshev;
 PetscLogEvent PBG_BAIJKMult, PBG_BAIJKCopyToGPU, PBG_BAIJKCopyFromGPU, PBG_BAIJKValues;
 PetscLogEvent PBG_BAIJKCOO;
 PetscLogEvent PBG_BAIJKInvertDiag;
@@ -63,11 +63,13 @@ PetscErrorCode PetscBlockGPUInitializePackage(void)
   PetscCall(MatBAIJKSPARSERegisterFactors_Private());
   PetscCall(MatPBGDenseRegister_Private());
   PetscCall(DMDABAIJKSPARSERegister_Private());
+  PetscCall(KSPChebyshevFusedRegister_Private());
 
   PetscCall(PetscLogEventRegister("VBJacDetect", PC_CLASSID, &PBG_VBJacobiDetect));
   PetscCall(PetscLogEventRegister("VBJacInvert", PC_CLASSID, &PBG_VBJacobiInvert));
   PetscCall(PetscLogEventRegister("VBJacApply", PC_CLASSID, &PBG_VBJacobiApply));
   PetscCall(PetscLogEventRegister("VBJacRichardson", PC_CLASSID, &PBG_VBJacobiRichardson));
+  PetscCall(PetscLogEventRegister("VBJacChebyshev", PC_CLASSID, &PBG_VBJacobiChebyshev));
   PetscCall(PetscLogEventRegister("BAIJKMult", MAT_CLASSID, &PBG_BAIJKMult));
   PetscCall(PetscLogEventRegister("BAIJKCopyToGPU", MAT_CLASSID, &PBG_BAIJKCopyToGPU));
   PetscCall(PetscLogEventRegister("BAIJKCopyFromGPU", MAT_CLASSID, &PBG_BAIJKCopyFromGPU));

@@ -5,7 +5,7 @@
 # planted in a scratch tree, so that it cannot pass for want of looking.
 
 pbg_house_callgraph() { python3 "$PBG_ROOT/tools/callgraph.py" --cuda-runtime "$PBG_ROOT/$1"; }
-for comp in src/mat/baijcuda_k src/mat/solvers src/pc/vbjacobi src/ksp/idrs src/sys src/dm/da; do
+for comp in src/mat/baijcuda_k src/mat/solvers src/pc/vbjacobi src/ksp/idrs src/ksp/chebyshev src/sys src/dm/da; do
   tcheck "house_callgraph_$(basename "$comp")" -- pbg_house_callgraph "$comp"
 done
 

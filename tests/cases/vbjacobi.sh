@@ -230,3 +230,32 @@ for bs in 1 7 8 9; do
   tcase vbj_gpu_richardson_bs$bs --gpu -- test_vbjacobi_richardson -vec_type cuda -bs $bs --grep 'the last unfused' --grep '^OK' --nogrep FAILED
 done
 tcase vbj_gpu_richardson_np2 --gpu -n 2 -- test_vbjacobi_richardson -vec_type cuda -use_gpu_aware_mpi 0 -bs 4 --grep 'the last unfused' --grep '^OK' --nogrep FAILED
+# KSPCHEBYSHEV with vbjacobi (src/ksp/chebyshev): its steps fused into the sweep kernel against its own loop
+# (-pc_vbjacobi_chebyshev false), 1-4 steps (odd counts end in the work vector), bounds given and estimated; PETSc's
+# loop on the host, for bs 1 and 8, on two ranks and with a residual norm asked for (the fused steps are not asked then)
+pbg_cheb_fused='Chebyshev steps \(KSPCHEBYSHEV\): the last fused on the GPU'
+pbg_cheb_loop="Chebyshev steps \\(KSPCHEBYSHEV\\): the last KSPCHEBYSHEV's own loop"
+tcase vbj_chebyshev_bs3 -- test_vbjacobi_richardson -method chebyshev -bs 3 --grep "$pbg_cheb_loop" --grep '^OK' --nogrep FAILED
+tcase vbj_chebyshev_np2_estimate -n 2 -- test_vbjacobi_richardson -method chebyshev -bs 2 -estimate --grep '^OK' --nogrep FAILED
+for bs in 2 3 4 5 6; do
+  tcase vbj_gpu_chebyshev_bs$bs --gpu -- test_vbjacobi_richardson -method chebyshev -vec_type cuda -bs $bs -seed $bs --grep "$pbg_cheb_fused" --grep '^OK' --nogrep FAILED
+done
+tcase vbj_gpu_chebyshev_bs6_estimate --gpu -- test_vbjacobi_richardson -method chebyshev -estimate -vec_type cuda -bs 6 --grep "$pbg_cheb_fused" --grep '^OK' --nogrep FAILED
+tcase vbj_gpu_chebyshev_bs3_large --gpu -- test_vbjacobi_richardson -method chebyshev -vec_type cuda -bs 3 -nb 30000 -emin 0.1 -emax 1.9 --grep "$pbg_cheb_fused" --grep '^OK' --nogrep FAILED
+tcase vbj_gpu_chebyshev_norm --gpu -- test_vbjacobi_richardson -method chebyshev -vec_type cuda -bs 3 -ours_ksp_norm_type unpreconditioned --nogrep 'the last fused on the GPU' --grep '^OK' --nogrep FAILED
+for bs in 1 8; do
+  tcase vbj_gpu_chebyshev_bs$bs --gpu -- test_vbjacobi_richardson -method chebyshev -vec_type cuda -bs $bs --grep "$pbg_cheb_loop" --grep '^OK' --nogrep FAILED
+done
+# the fused sweeps on a single-precision copy of the values (-pc_vbjacobi_sweep_precision single): within 1e-5 of the
+# double ones, the copy made again after the values change (the last check); the host path ignores it
+for bs in 2 3 6; do
+  tcase vbj_gpu_chebyshev_single_bs$bs --gpu -- test_vbjacobi_richardson -method chebyshev -vec_type cuda -bs $bs -ours_pc_vbjacobi_sweep_precision single -tol 1e-5 --grep "$pbg_cheb_fused" --grep 'values in single precision \(a copy of [0-9]+ values\)' --grep '^OK' --nogrep FAILED
+done
+tcase vbj_gpu_richardson_single_bs4 --gpu -- test_vbjacobi_richardson -vec_type cuda -bs 4 -nb 3000 -ours_pc_vbjacobi_sweep_precision single -tol 1e-5 --grep 'values in single precision \(a copy of [0-9]+ values\)' --grep '^OK' --nogrep FAILED
+# the kernel with 8 and 16 lanes a block row (auto takes 32 for these rows), and a lane count refused
+tcase vbj_gpu_chebyshev_lanes8_bs3 --gpu -- test_vbjacobi_richardson -method chebyshev -vec_type cuda -bs 3 -ours_pc_vbjacobi_sweep_lanes 8 --grep "$pbg_cheb_fused" --grep '^OK' --nogrep FAILED
+tcase vbj_gpu_chebyshev_lanes16_bs5 --gpu -- test_vbjacobi_richardson -method chebyshev -vec_type cuda -bs 5 -nb 2000 -ours_pc_vbjacobi_sweep_lanes 16 --grep "$pbg_cheb_fused" --grep '^OK' --nogrep FAILED
+tcase vbj_gpu_richardson_lanes16_single_bs2 --gpu -- test_vbjacobi_richardson -vec_type cuda -bs 2 -ours_pc_vbjacobi_sweep_lanes 16 -ours_pc_vbjacobi_sweep_precision single -tol 1e-5 --grep '^OK' --nogrep FAILED
+tcase vbj_sweep_lanes_refused --fail -- test_vbjacobi_richardson -bs 3 -ours_pc_vbjacobi_sweep_lanes 12 --grep 'pc_vbjacobi_sweep_lanes 12: 0 \(auto\), 8, 16 or 32'
+tcase vbj_richardson_single_host -- test_vbjacobi_richardson -bs 3 -ours_pc_vbjacobi_sweep_precision single --grep 'the last unfused' --grep '^OK' --nogrep FAILED
+tcase vbj_gpu_chebyshev_np2 --gpu -n 2 -- test_vbjacobi_richardson -method chebyshev -vec_type cuda -use_gpu_aware_mpi 0 -bs 4 --grep "$pbg_cheb_loop" --grep '^OK' --nogrep FAILED

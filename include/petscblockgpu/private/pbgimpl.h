@@ -16,7 +16,7 @@
    helpers private to one .cu are static or in an anonymous namespace. */
 
 /* Log events (registered in PetscBlockGPUInitializePackage()) */
-PETSC_INTERN PetscLogEvent PBG_VBJacobiDetect, PBG_VBJacobiInvert, PBG_VBJacobiApply, PBG_VBJacobiRichardson;
+PETSC_INTERN PetscLogEvent PBG_VBJacobiDetect, PBG_VBJacobiInvert, PBG_VBJacobiApply, PBG_VBJacobiRichardson, PBG_VBJacobiChebyshev;
 PETSC_INTERN PetscLogEvent PBG_BAIJKMult, PBG_BAIJKCopyToGPU, PBG_BAIJKCopyFromGPU, PBG_BAIJKValues;
 PETSC_INTERN PetscLogEvent PBG_BAIJKCOO;                                      /* MatSetValuesCOO() of baijksparse: the gather of the values */
 PETSC_INTERN PetscLogEvent PBG_BAIJKInvertDiag;                               /* MatInvertBlockDiagonal(), MatInvertVariableBlockDiagonal() of baijksparse */
@@ -41,6 +41,9 @@ PETSC_INTERN PetscErrorCode DMDABAIJKSPARSERegister_Private(void);
 PETSC_INTERN PetscErrorCode MatBAIJKSPARSEHideAIJPreallocation_Private(PetscBool);
 /* MATSOLVERPBGDENSE (src/mat/solvers/pbgdense.c) registered for MATSEQBAIJKSPARSE */
 PETSC_INTERN PetscErrorCode MatPBGDenseRegister_Private(void);
+/* KSPCHEBYSHEV's creation wrapped (src/ksp/chebyshev): its first-kind steps run as the PC's fused sweeps where the PC
+   offers them (PCApplyChebyshevSweeps_C, composed by PCVBJACOBI) */
+PETSC_INTERN PetscErrorCode KSPChebyshevFusedRegister_Private(void);
 PETSC_INTERN PetscErrorCode MatBAIJKSPARSEComposeAIJPreallocation_Private(Mat);
 
 /* PETSC_TRUE when a CUDA device can be used by this process (no driver or no device: PETSC_FALSE) */

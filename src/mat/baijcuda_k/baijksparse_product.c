@@ -133,6 +133,7 @@ typedef struct {
   void            *inner_data; /* an AIJ result: the AIJ product's own data, numeric phase and destructor */
   PetscErrorCode (*inner_numeric)(Mat);
   PetscErrorCode (*inner_destroy)(void *); /* PETSc passes it &data */
+  Mat inner_A, inner_B;                    /* the operand objects the AIJ result's product was made with (not referenced) */
 } ProductCtx;
 
 static PetscErrorCode IsOurs(Mat X, PetscBool *ours)
@@ -324,6 +325,20 @@ static void ResultBlockSizes(MatProductType t, Mat A, Mat B, PetscInt *rbs, Pets
   }
 }
 
+/* The AIJ product D of the AIJ operands, symbolic and numeric */
+static PetscErrorCode InnerProduct(Mat Aa, Mat Ba, MatProductType t, PetscReal fill, Mat *D)
+{
+  PetscFunctionBegin;
+  PetscCall(MatProductCreate(Aa, Ba, NULL, D));
+  PetscCall(MatProductSetType(*D, t));
+  PetscCall(MatProductSetAlgorithm(*D, MATPRODUCTALGORITHMDEFAULT));
+  PetscCall(MatProductSetFill(*D, fill));
+  PetscCall(MatProductSetFromOptions(*D));
+  PetscCall(MatProductSymbolic(*D));
+  PetscCall(MatProductNumeric(*D));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 static PetscErrorCode ProductNumeric_AIJResult(Mat C)
 {
   Mat_Product *product = C->product;
@@ -334,6 +349,11 @@ static PetscErrorCode ProductNumeric_AIJResult(Mat C)
   PetscFunctionBegin;
   PetscCall(OperandRefresh(A, &ctx->Aa, ctx->Aconv, &ctx->Aid, &ctx->Anz, &ctx->Astate, &changed));
   PetscCall(OperandRefresh(B, &ctx->Ba, ctx->Bconv, &ctx->Bid, &ctx->Bnz, &ctx->Bstate, &changed));
+  /* PETSc's AIJ products keep what their symbolic phase made of the operand objects (cuSPARSE's descriptors of their
+     arrays, intermediate products): another AIJ operand object cannot be put in (a converted one is our own copy,
+     refreshed in place) */
+  PetscCheck(ctx->Aa == ctx->inner_A && ctx->Ba == ctx->inner_B, PetscObjectComm((PetscObject)C), PETSC_ERR_SUP, "%s with another AIJ operand object (MatProductReplaceMats()) computed through AIJ: compute the product anew (MAT_INITIAL_MATRIX)",
+             MatProductTypes[product->type]);
   product->A    = ctx->Aa;
   product->B    = ctx->Ba;
   product->data = ctx->inner_data;
@@ -353,8 +373,17 @@ static PetscErrorCode ProductNumeric_OursResult(Mat C)
   PetscFunctionBegin;
   PetscCall(OperandRefresh(product->A, &ctx->Aa, ctx->Aconv, &ctx->Aid, &ctx->Anz, &ctx->Astate, &changed));
   PetscCall(OperandRefresh(product->B, &ctx->Ba, ctx->Bconv, &ctx->Bid, &ctx->Bnz, &ctx->Bstate, &changed));
-  if (ctx->D->product && (ctx->D->product->A != ctx->Aa || ctx->D->product->B != ctx->Ba)) PetscCall(MatProductReplaceMats(ctx->Aa, ctx->Ba, NULL, ctx->D)); /* an operand replaced */
-  if (ctx->fresh && !changed) {                                                                                                                              /* the symbolic phase computed the values of these operands (AIJ ones: same objects) */
+  if (ctx->D->product->A != ctx->Aa || ctx->D->product->B != ctx->Ba) {
+    /* another operand object put in: PETSc's AIJ product keeps what its symbolic phase made of the old one (cuSPARSE's
+       descriptors of its arrays, intermediate products), so it is made anew; the operands have the old patterns, so the
+       result keeps its pattern */
+    PetscCall(MatDestroy(&ctx->D));
+    PetscCall(InnerProduct(ctx->Aa, ctx->Ba, product->type, product->fill, &ctx->D));
+    PetscCall(MatSeqAIJCUSPARSEBAIJKSPARSERefresh_Private(ctx->D, C));
+    ctx->fresh = PETSC_FALSE;
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  if (ctx->fresh && !changed) { /* the symbolic phase computed the values of these operands (AIJ ones: same objects) */
     PetscObjectState sa, sb;
 
     PetscCall(PetscObjectStateGet((PetscObject)ctx->Aa, &sa));
@@ -396,13 +425,7 @@ static PetscErrorCode ProductSymbolic_ThroughAIJ(Mat C)
     Mat_Product *saved;
     PetscMPIInt  size;
 
-    PetscCall(MatProductCreate(ctx->Aa, ctx->Ba, NULL, &ctx->D));
-    PetscCall(MatProductSetType(ctx->D, t));
-    PetscCall(MatProductSetAlgorithm(ctx->D, MATPRODUCTALGORITHMDEFAULT));
-    PetscCall(MatProductSetFill(ctx->D, product->fill));
-    PetscCall(MatProductSetFromOptions(ctx->D));
-    PetscCall(MatProductSymbolic(ctx->D));
-    PetscCall(MatProductNumeric(ctx->D));
+    PetscCall(InnerProduct(ctx->Aa, ctx->Ba, t, product->fill, &ctx->D));
     PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)C), &size));
     otype = size > 1 ? MATMPIBAIJKSPARSE : MATSEQBAIJKSPARSE;
     if (ctx->D->rmap->bs != rbs || ctx->D->cmap->bs != cbs) PetscCall(MatSetBlockSizes(ctx->D, rbs, cbs));
@@ -429,6 +452,8 @@ static PetscErrorCode ProductSymbolic_ThroughAIJ(Mat C)
     ctx->inner_data        = product->data;
     ctx->inner_destroy     = product->destroy;
     ctx->inner_numeric     = C->ops->productnumeric;
+    ctx->inner_A           = ctx->Aa;
+    ctx->inner_B           = ctx->Ba;
     product->data          = ctx;
     product->destroy       = ProductCtxDestroy;
     C->ops->productnumeric = ProductNumeric_AIJResult;

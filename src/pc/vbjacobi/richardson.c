@@ -1,5 +1,6 @@
 /* PCApplyRichardson() of PCVBJACOBI: damped block Jacobi sweeps, y += d D^{-1} (b - A y), for KSPRICHARDSON (a multigrid
-   smoother: -mg_levels_ksp_type richardson -mg_levels_pc_type vbjacobi). On the GPU, where the blocks are the BSR blocks
+   smoother: -mg_levels_ksp_type richardson -mg_levels_pc_type vbjacobi); and the steps of KSPCHEBYSHEV's first-kind
+   iteration fused the same way (PCApplyChebyshevSweeps_C, which src/ksp/chebyshev calls). On the GPU, where the blocks are the BSR blocks
    of the matrix (baijksparse, bs 2..6, one process, FP64 inverses, Amat = Pmat), each sweep
    is one kernel (cuda/vbjacobi_richardson.cu) that reads the matrix, the inverses and the gathered y once and writes the
    new y: the unfused sweep is a residual (matrix, y, b, r), an apply (inverses, r, z) and an update (z, y, y). The
@@ -30,15 +31,40 @@ static PetscErrorCode FusedUsable(PC pc, Vec b, Vec y, PCVBJacobiDeviceMat *dm, 
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* The values the fused sweeps read: the matrix's own (NULL), or under -pc_vbjacobi_sweep_precision single their copy in
+   single precision, made again when the matrix object, its state (any change of values raises it) or its device array
+   changed since it was made */
+static PetscErrorCode SweepValues(PC pc, const PCVBJacobiDeviceMat *dm, const float **val32)
+{
+  PC_VBJacobi           *jac = (PC_VBJacobi *)pc->data;
+  PCVBJacobiSweepValues *sv  = &jac->sweep_values;
+  PetscObjectState       state;
+
+  PetscFunctionBegin;
+  *val32 = NULL;
+  if (!jac->sweep_single) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(PetscObjectStateGet((PetscObject)pc->mat, &state));
+  if (!sv->d_val || sv->src != dm->d_values || sv->id != ((PetscObject)pc->mat)->id || sv->state != state) {
+    PetscCall(PCVBJacobiSweepValuesSingle_CUDA(dm, sv));
+    sv->src   = dm->d_values;
+    sv->id    = ((PetscObject)pc->mat)->id;
+    sv->state = state;
+  }
+  *val32 = sv->d_val;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 static PetscErrorCode SweepsFused(PC pc, const PCVBJacobiDeviceMat *dm, Vec b, Vec y, Vec w, PetscInt its, PetscBool guesszero)
 {
   PC_VBJacobi       *jac = (PC_VBJacobi *)pc->data;
   const PetscScalar *ba;
   PetscScalar       *ya, *wa;
   PetscMemType       mb, my, mw;
+  const float       *val32;
 
   PetscFunctionBegin;
   PetscCall(PCVBJacobiBlocksSyncInversesToDevice_CUDA(&jac->blocks)); /* after a host setup, once */
+  PetscCall(SweepValues(pc, dm, &val32));
   PetscCall(VecGetArrayReadAndMemType(b, &ba, &mb));
   PetscCall(VecGetArrayAndMemType(y, &ya, &my));
   PetscCall(VecGetArrayAndMemType(w, &wa, &mw));
@@ -47,7 +73,7 @@ static PetscErrorCode SweepsFused(PC pc, const PCVBJacobiDeviceMat *dm, Vec b, V
     const PetscScalar *src = k % 2 ? wa : ya;
     PetscScalar       *dst = k % 2 ? ya : wa;
 
-    PetscCall(PCVBJacobiRichardsonSweep_CUDA(dm, &jac->blocks, jac->richardson_damping, ba, guesszero && k == 0 ? NULL : src, dst));
+    PetscCall(PCVBJacobiRichardsonSweep_CUDA(dm, val32, jac->sweep_lanes, &jac->blocks, jac->richardson_damping, 1.0, ba, guesszero && k == 0 ? NULL : src, NULL, dst));
   }
   PetscCall(VecRestoreArrayAndMemType(w, &wa));
   PetscCall(VecRestoreArrayAndMemType(y, &ya));
@@ -109,5 +135,66 @@ PetscErrorCode PCApplyRichardson_VBJacobi(PC pc, Vec b, Vec y, Vec w, PetscReal 
   if (fused) PetscCall(SweepsFused(pc, &dm, b, y, w, its, guesszero));
   else PetscCall(SweepsUnfused(pc, b, y, w, its, guesszero));
   PetscCall(PetscLogEventEnd(PBG_VBJacobiRichardson, pc, b, y, 0));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* KSPCHEBYSHEV's first-kind iteration as PETSc runs it with no norm (KSPSolve_Chebyshev_FirstKind(): scale s = 2 / (emax +
+   emin), alpha = 1 - s emin, mu = 1 / alpha, c_0 = 1, c_1 = mu), a fused sweep a step:
+     y_1 = y_0 + s D^{-1} (b - A y_0),
+     y_{k+1} = w_k (y_k + s D^{-1} (b - A y_k)) + (1 - w_k) y_{k-1},  c_{k+1} = 2 mu c_k - c_{k-1},  w_k = 2 c_k / (alpha c_{k+1}),
+   PETSc's VecAXPBYPCZ(p[k+1], 1 - w, w, w s, p[k-1], p[k]) after p[k+1] = D^{-1} (b - A p[k]). y_{k+1} overwrites y_{k-1}
+   (each entry is read before it is written), so y and one work vector hold the iterates. done: false where the sweep
+   does not fuse (the KSP then runs its own loop). */
+PetscErrorCode PCApplyChebyshevSweeps_VBJacobi(PC pc, Vec b, Vec y, Vec w, PetscInt its, PetscBool guesszero, PetscReal emin, PetscReal emax, PetscBool *done)
+{
+  PC_VBJacobi        *jac = (PC_VBJacobi *)pc->data;
+  PCVBJacobiDeviceMat dm;
+  PetscBool           fused;
+  const PetscScalar  *ba;
+  PetscScalar        *ya, *wa, *cur, *prev;
+  PetscBool           in_work;
+  PetscMemType        mb, my, mw;
+  PetscReal           s, alpha, mu, c_prev, c_cur;
+  const float        *val32;
+
+  PetscFunctionBegin;
+  *done = PETSC_FALSE;
+  if (!jac->chebyshev || jac->failed || its < 1 || !(emax > 0.0) || !(emax + emin > 0.0)) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(FusedUsable(pc, b, y, &dm, &fused));
+  if (fused && jac->chebyshev_fused != 1) PetscCall(PetscInfo(pc, "Chebyshev steps fused on the GPU: %" PetscInt_FMT " blocks of %" PetscInt_FMT ", eigenvalue bounds %g %g\n", jac->blocks.nblocks, dm.bs, (double)emin, (double)emax));
+  jac->chebyshev_fused = fused ? 1 : 0;
+  if (!fused) PetscFunctionReturn(PETSC_SUCCESS);
+  s      = 2.0 / (emax + emin);
+  alpha  = 1.0 - s * emin;
+  mu     = 1.0 / alpha;
+  c_prev = 1.0;
+  c_cur  = mu;
+  PetscCall(PetscLogEventBegin(PBG_VBJacobiChebyshev, pc, b, y, 0));
+  PetscCall(PCVBJacobiBlocksSyncInversesToDevice_CUDA(&jac->blocks)); /* after a host setup, once */
+  PetscCall(SweepValues(pc, &dm, &val32));
+  PetscCall(VecGetArrayReadAndMemType(b, &ba, &mb));
+  PetscCall(VecGetArrayAndMemType(y, &ya, &my));
+  PetscCall(VecGetArrayAndMemType(w, &wa, &mw));
+  PetscCheck(PetscMemTypeDevice(mb) && PetscMemTypeDevice(my) && PetscMemTypeDevice(mw), PETSC_COMM_SELF, PETSC_ERR_PLIB, "PCVBJACOBI: the fused steps need device vectors");
+  PetscCall(PCVBJacobiRichardsonSweep_CUDA(&dm, val32, jac->sweep_lanes, &jac->blocks, s, 1.0, ba, guesszero ? NULL : ya, NULL, wa));
+  cur  = wa;
+  prev = ya;
+  for (PetscInt k = 1; k < its; k++) {
+    const PetscReal c_next = 2.0 * mu * c_cur - c_prev, weight = 2.0 * c_cur / (alpha * c_next);
+
+    PetscCall(PCVBJacobiRichardsonSweep_CUDA(&dm, val32, jac->sweep_lanes, &jac->blocks, s, weight, ba, cur, prev, prev));
+    c_prev         = c_cur;
+    c_cur          = c_next;
+    PetscScalar *t = cur;
+    cur            = prev;
+    prev           = t;
+  }
+  in_work = (PetscBool)(cur == wa); /* an odd number of steps ends in the work vector (the restores clear the pointers) */
+  PetscCall(VecRestoreArrayAndMemType(w, &wa));
+  PetscCall(VecRestoreArrayAndMemType(y, &ya));
+  PetscCall(VecRestoreArrayReadAndMemType(b, &ba));
+  if (in_work) PetscCall(VecCopy(w, y));
+  PetscCall(PetscLogEventEnd(PBG_VBJacobiChebyshev, pc, b, y, 0));
+  *done = PETSC_TRUE;
   PetscFunctionReturn(PETSC_SUCCESS);
 }

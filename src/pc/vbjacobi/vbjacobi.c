@@ -119,6 +119,7 @@ PetscErrorCode PCVBJacobiGetDeviceMat_Private(PC pc, PCVBJacobiDeviceMat *dm, Pe
   PetscCall(MatGetLocalSize(A, &dm->nrows, NULL));
   PetscCall(MatGetInfo(Ad, MAT_LOCAL, &info));
   dm->mean_row_len = dm->nrows > 0 ? (PetscReal)info.nz_used / (PetscReal)dm->nrows : 0.0;
+  dm->nvalues      = (PetscInt64)info.nz_used;
   *usable          = PETSC_TRUE;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -458,6 +459,7 @@ static PetscErrorCode PCReset_VBJacobi(PC pc)
   PetscFunctionBegin;
   PetscCall(PCVBJacobiBlocksReset(&jac->blocks));
   PetscCall(VecDestroy(&jac->richardson_work));
+  if (jac->sweep_values.d_val) PetscCall(PCVBJacobiSweepValuesFree_CUDA(&jac->sweep_values));
   jac->rows_detected = -1;
   jac->failed        = PETSC_FALSE;
   jac->setup_on_gpu  = PETSC_FALSE;
@@ -481,6 +483,7 @@ static PetscErrorCode PCDestroy_VBJacobi(PC pc)
   PetscCall(PetscObjectComposeFunction((PetscObject)pc, "PCVBJacobiSetPrecisionTolerance_C", NULL));
   PetscCall(PetscObjectComposeFunction((PetscObject)pc, "PCVBJacobiGetPrecisionTolerance_C", NULL));
   PetscCall(PetscObjectComposeFunction((PetscObject)pc, "PCVBJacobiGetBlockPrecisions_C", NULL));
+  PetscCall(PetscObjectComposeFunction((PetscObject)pc, "PCApplyChebyshevSweeps_C", NULL)); /* another PC type must not inherit it */
   PetscCall(PetscFree(pc->data));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -504,6 +507,10 @@ static PetscErrorCode PCView_VBJacobi(PC pc, PetscViewer viewer)
       PetscViewerASCIIPrintf(viewer, "  storage precision of the inverses: %s or wider (a block whose inverse %s cannot hold, cond_1 * 2^-%d >= 1/2, takes the next type that can)\n", PCVBJacobiPrecisions[jac->precision], PCVBJacobiPrecisions[jac->precision], jac->precision == PC_VBJACOBI_PRECISION_HALF ? 11 : 24));
   if (jac->richardson && jac->richardson_fused >= 0) /* KSPRICHARDSON has called them */
     PetscCall(PetscViewerASCIIPrintf(viewer, "  Richardson sweeps (PCApplyRichardson()): ours, damping %g; the last %s\n", (double)jac->richardson_damping, jac->richardson_fused ? "fused on the GPU (one kernel a sweep)" : "unfused (residual, apply, update)"));
+  if (jac->chebyshev && jac->chebyshev_fused >= 0) /* KSPCHEBYSHEV has asked for them */
+    PetscCall(PetscViewerASCIIPrintf(viewer, "  Chebyshev steps (KSPCHEBYSHEV): the last %s\n", jac->chebyshev_fused ? "fused on the GPU (one kernel a step)" : "KSPCHEBYSHEV's own loop (residual, apply, update)"));
+  if (jac->sweep_single && jac->sweep_values.d_val) PetscCall(PetscViewerASCIIPrintf(viewer, "  fused sweeps read the matrix values in single precision (a copy of %" PetscInt64_FMT " values)\n", (PetscInt64)jac->sweep_values.cap));
+  else if (jac->sweep_single) PetscCall(PetscViewerASCIIPrintf(viewer, "  fused sweeps read the matrix values in single precision (none has run yet)\n"));
   if (!pc->setupcalled) PetscFunctionReturn(PETSC_SUCCESS);
   {
     PetscInt        hist[PC_VBJACOBI_MAX_BLOCK_SIZE + 1] = {0}, ghist[PC_VBJACOBI_MAX_BLOCK_SIZE + 1], local[2], global[2];
@@ -628,6 +635,19 @@ static PetscErrorCode PCSetFromOptions_VBJacobi(PC pc, PetscOptionItems PetscOpt
   PetscCall(PetscOptionsReal("-pc_vbjacobi_richardson_damping", "Damping of the sweeps of -pc_vbjacobi_richardson (elasticity needs about 0.6)", "PCVBJACOBI", jac->richardson_damping, &jac->richardson_damping, &flg));
   PetscCheck(!flg || (jac->richardson_damping > 0.0 && jac->richardson_damping < 2.0), PetscObjectComm((PetscObject)pc), PETSC_ERR_ARG_OUTOFRANGE, "-pc_vbjacobi_richardson_damping %g must be in (0, 2)", (double)jac->richardson_damping);
   pc->ops->applyrichardson = jac->richardson ? PCApplyRichardson_VBJacobi : NULL;
+  PetscCall(PetscOptionsBool("-pc_vbjacobi_chebyshev", "KSPCHEBYSHEV (first kind, no residual norm: a multigrid smoother) with this PC: each step one fused kernel on the GPU, y_k+1 = w (y_k + s D^-1 (b - A y_k)) + (1 - w) y_k-1, where the Richardson sweep fuses; false: KSPCHEBYSHEV's own loop", "PCVBJACOBI",
+                             jac->chebyshev, &jac->chebyshev, NULL));
+  PetscCall(PetscObjectComposeFunction((PetscObject)pc, "PCApplyChebyshevSweeps_C", jac->chebyshev ? PCApplyChebyshevSweeps_VBJacobi : NULL));
+  {
+    const char *sweep_precisions[] = {"double", "single"};
+    PetscInt    which              = jac->sweep_single ? 1 : 0;
+
+    PetscCall(PetscOptionsEList("-pc_vbjacobi_sweep_precision", "The matrix values the fused sweeps (Richardson, Chebyshev) read: double (the matrix's own) or single (a copy rounded to single precision, half the bytes; sums and inverses stay double)", "PCVBJACOBI", sweep_precisions, 2, sweep_precisions[which], &which, NULL));
+    jac->sweep_single = (PetscBool)(which == 1);
+  }
+  PetscCall(PetscOptionsInt("-pc_vbjacobi_sweep_lanes", "Lanes a block row in the fused sweep kernel: 8, 16 or 32; 0 chooses from the mean row length", "PCVBJACOBI", jac->sweep_lanes, &jac->sweep_lanes, &flg));
+  PetscCheck(!flg || jac->sweep_lanes == 0 || jac->sweep_lanes == 8 || jac->sweep_lanes == 16 || jac->sweep_lanes == 32, PetscObjectComm((PetscObject)pc), PETSC_ERR_ARG_OUTOFRANGE, "-pc_vbjacobi_sweep_lanes %" PetscInt_FMT ": 0 (auto), 8, 16 or 32",
+             jac->sweep_lanes);
   PetscCall(PetscOptionsBool("-pc_vbjacobi_use_gpu", "Set up on the GPU when the matrix lives there (aijcusparse, baijksparse), apply on it when the vectors do", "PCVBJACOBI", jac->use_gpu, &jac->use_gpu, NULL));
   PetscOptionsHeadEnd();
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -1201,7 +1221,13 @@ PetscErrorCode PCVBJacobiGetBlockPrecisions(PC pc, PetscInt counts[], const unsi
   GPU each sweep is one kernel that reads the matrix, the inverses and x once, where the blocks are the matrix's own
   (`MATBAIJKSPARSE` with block size 2-6 on one process, FP64 inverses); elsewhere a residual, an apply and an update.
   Like `PCSOR`'s, these sweeps run the KSP's iteration count and test no tolerance; `-pc_vbjacobi_richardson false`
-  gives `KSPRICHARDSON` its own loop back.
+  gives `KSPRICHARDSON` its own loop back. `-pc_vbjacobi_sweep_precision single` makes the fused sweeps read a copy of
+  the matrix values rounded to single precision (about half the bytes a sweep moves; the sums and the inverses stay in
+  double): a mixed-precision smoother, whose matrix the multigrid residuals and the outer Krylov method still apply in
+  double. As the preconditioner of `KSPCHEBYSHEV` (first kind, no residual norm: GAMG's
+  and PCMG's default smoother), each Chebyshev step is one such kernel too, y_{k+1} = w_k (y_k + s D^{-1} (b - A y_k)) +
+  (1 - w_k) y_{k-1} with the KSP's eigenvalue bounds, under the same conditions; `-pc_vbjacobi_chebyshev false` gives
+  `KSPCHEBYSHEV` its own loop back.
 
   A singular block fails the setup (`KSP_DIVERGED_PC_FAILED`) unless `-pc_vbjacobi_singular identity` is given;
   a block with NaN or Inf always does.
@@ -1229,6 +1255,8 @@ PetscErrorCode PCCreate_VBJacobi(PC pc)
   jac->richardson         = PETSC_TRUE;
   jac->richardson_damping = 1.0;
   jac->richardson_fused   = -1;
+  jac->chebyshev          = PETSC_TRUE;
+  jac->chebyshev_fused    = -1;
   jac->rows_detected      = -1;
   pc->data                = (void *)jac;
 
@@ -1256,5 +1284,6 @@ PetscErrorCode PCCreate_VBJacobi(PC pc)
   PetscCall(PetscObjectComposeFunction((PetscObject)pc, "PCVBJacobiSetPrecisionTolerance_C", PCVBJacobiSetPrecisionTolerance_VBJacobi));
   PetscCall(PetscObjectComposeFunction((PetscObject)pc, "PCVBJacobiGetPrecisionTolerance_C", PCVBJacobiGetPrecisionTolerance_VBJacobi));
   PetscCall(PetscObjectComposeFunction((PetscObject)pc, "PCVBJacobiGetBlockPrecisions_C", PCVBJacobiGetBlockPrecisions_VBJacobi));
+  PetscCall(PetscObjectComposeFunction((PetscObject)pc, "PCApplyChebyshevSweeps_C", jac->chebyshev ? PCApplyChebyshevSweeps_VBJacobi : NULL));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -18,6 +18,7 @@ typedef struct {
   const PetscScalar *d_values;
   const int         *d_o_rowptr, *d_o_colidx;
   PetscReal          mean_row_len; /* stored entries per row of the diagonal part (host-known; picks AUTO extraction) */
+  PetscInt64         nvalues;      /* stored entries of the diagonal part */
 } PCVBJacobiDeviceMat;
 
 /* The Pmat's local rows as device arrays when it lives on the GPU and a GPU can be used (vbjacobi.c) */
@@ -112,11 +113,17 @@ PETSC_INTERN PetscErrorCode PCVBJacobiApply_CUDA(const PCVBJacobiBlocks *, const
 /* One damped block Jacobi sweep fused with the residual (cuda/vbjacobi_richardson.cu), for blocks that are the BSR
    blocks of A (bs = A->bs, PC_VBJACOBI_RICHARDSON_MIN_BS..PC_VBJACOBI_RICHARDSON_MAX_BS: where the fused sweep beat the
    unfused one; at bs 1 and 8 it did not: doc/benchmarks.md) with FP64 inverses current on the device:
-   ynew = yold + damping D^{-1} (b - A yold); yold NULL: a zero guess, ynew = damping D^{-1} b. ynew must not alias
-   yold. A warp a block row reads the row's blocks and the gathered yold once, then applies the row's inverse. */
+   ynew = yold + damping D^{-1} (b - A yold) (yold NULL: a zero guess, ynew = damping D^{-1} b), and with yprev (a
+   Chebyshev step) ynew = weight (that) + (1 - weight) yprev. ynew must not alias yold; it may be yprev. A warp a block
+   row reads the row's blocks and the gathered yold once, then applies the row's inverse. val32: A's values in single
+   precision (PCVBJacobiSweepValuesSingle_CUDA()) read in place of A's own; the sums are in double either way. lanes: 8,
+   16 or 32 lanes a block row, or 0 (chosen from the mean row length). */
 #define PC_VBJACOBI_RICHARDSON_MIN_BS 2
 #define PC_VBJACOBI_RICHARDSON_MAX_BS 6
-PETSC_INTERN PetscErrorCode PCVBJacobiRichardsonSweep_CUDA(const PCVBJacobiDeviceMat *, const PCVBJacobiBlocks *, PetscReal damping, const PetscScalar *b, const PetscScalar *yold, PetscScalar *ynew);
+PETSC_INTERN PetscErrorCode PCVBJacobiRichardsonSweep_CUDA(const PCVBJacobiDeviceMat *, const float *val32, PetscInt lanes, const PCVBJacobiBlocks *, PetscReal damping, PetscReal weight, const PetscScalar *b, const PetscScalar *yold, const PetscScalar *yprev, PetscScalar *ynew);
+/* sv->d_val = A's values rounded to single precision (allocated as needed), and its free */
+PETSC_INTERN PetscErrorCode PCVBJacobiSweepValuesSingle_CUDA(const PCVBJacobiDeviceMat *, PCVBJacobiSweepValues *sv);
+PETSC_INTERN PetscErrorCode PCVBJacobiSweepValuesFree_CUDA(PCVBJacobiSweepValues *sv);
 
 /* The apply kernel for these blocks, for -pc_view */
 PETSC_INTERN PetscErrorCode PCVBJacobiApplyKernelName_CUDA(const PCVBJacobiBlocks *, char *name, size_t len);

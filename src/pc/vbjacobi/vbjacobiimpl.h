@@ -5,6 +5,16 @@
 #include <petsc/private/pcimpl.h>
 #include <../src/pc/vbjacobi/vbjacobiprec.h>
 
+/* A single-precision copy of the matrix's values (the diagonal part), read by the fused sweeps instead of the matrix's
+   own under -pc_vbjacobi_sweep_precision single (richardson.c says when it is made again) */
+typedef struct {
+  float             *d_val;
+  size_t             cap; /* its allocated length */
+  const PetscScalar *src; /* the device values it was made from */
+  PetscObjectId      id;  /* the matrix, and its state then */
+  PetscObjectState   state;
+} PCVBJacobiSweepValues;
+
 /* Device copies of the blocks and the work space of the device setup (vbjacobicuda.h) */
 typedef struct _n_PCVBJacobiDevice PCVBJacobiDevice;
 
@@ -58,6 +68,11 @@ typedef struct {
   PetscReal                richardson_damping; /* their damping */
   Vec                      richardson_work;    /* the second work vector of the unfused sweeps */
   PetscInt                 richardson_fused;   /* the last PCApplyRichardson(): 1 fused on the GPU, 0 not, -1 none yet (-pc_view) */
+  PetscBool                sweep_single;       /* the fused sweeps read sweep_values (-pc_vbjacobi_sweep_precision single) */
+  PCVBJacobiSweepValues    sweep_values;
+  PetscInt                 sweep_lanes;     /* lanes a block row of the fused sweep kernel: 8, 16, 32, or 0 (auto) */
+  PetscBool                chebyshev;       /* KSPCHEBYSHEV's steps offered fused (richardson.c) */
+  PetscInt                 chebyshev_fused; /* the last Chebyshev solve: 1 fused, 0 KSPCHEBYSHEV's own loop, -1 none yet */
 
   /* the blocks of the last setup, and what they were found for */
   PCVBJacobiBlocks   blocks;
@@ -116,6 +131,9 @@ PETSC_INTERN PetscErrorCode PCVBJacobiMatrixBlockSize(Mat, PetscInt maxbs, Petsc
 /* PCApplyRichardson() of PCVBJACOBI (richardson.c): damped block Jacobi sweeps, fused on the GPU where the blocks are the
    matrix's own BSR blocks */
 PETSC_INTERN PetscErrorCode PCApplyRichardson_VBJacobi(PC, Vec, Vec, Vec, PetscReal, PetscReal, PetscReal, PetscInt, PetscBool, PetscInt *, PCRichardsonConvergedReason *);
+/* KSPCHEBYSHEV's first-kind steps as fused sweeps (richardson.c), composed as PCApplyChebyshevSweeps_C for src/ksp/chebyshev
+   (withdrawn by -pc_vbjacobi_chebyshev false); done: false where they do not fuse */
+PETSC_INTERN PetscErrorCode PCApplyChebyshevSweeps_VBJacobi(PC, Vec b, Vec y, Vec w, PetscInt its, PetscBool guesszero, PetscReal emin, PetscReal emax, PetscBool *done);
 /* y = D^{-1} x (D^{-T} with transpose), on the device when the vectors are there (vbjacobi.c) */
 PETSC_INTERN PetscErrorCode PCVBJacobiApplyBlocks_Private(PC, Vec, Vec, PetscBool);
 /* Gauss-Jordan inversion with implicit pivoting of one n x n column-major block, in place.
