@@ -5,7 +5,8 @@ static char help[] = "The fused Richardson sweep of PCVBJACOBI (issue 40) agains
                      "the median of -runs solves after -warmup. Printed and written to -csv: time a sweep, the speedup, the byte ratio of the\n"
                      "two (the bytes each must move), the fused sweep's GB/s and its fraction of the triad, the difference of the solutions.\n"
                      "-method chebyshev: KSPCHEBYSHEV (first kind, bounds 0.3 and 1.7) with vbjacobi, its steps fused (src/ksp/chebyshev) against its\n"
-                     "own loop (-pc_vbjacobi_chebyshev false: MatMult, VecAYPX, the apply, VecAXPBYPCZ).\n"
+                     "own loop (-pc_vbjacobi_chebyshev false: MatMult, VecAYPX, the apply, VecAXPBYPCZ). With -fused_pc_vbjacobi_sweep_precision\n"
+                     "single the fused sweep reads 4-byte values, and its bytes (GB/s, byte ratio) count them so.\n"
                      "Options: -n <64> -bs <list, 2,3,4,5,6: the block sizes the sweep is fused for; others run unfused in both> -sweeps <2> -runs <20> -warmup <3> -csv <file>\n"
                      "-method <richardson|chebyshev>\n";
 
@@ -109,7 +110,7 @@ int main(int argc, char **argv)
 {
   PetscInt              n = 64, bsl[16] = {2, 3, 4, 5, 6}, nbs = 5, sweeps = 2, runs = 20, warmup = 3;
   char                  csvpath[PETSC_MAX_PATH_LEN] = "", method[32] = "richardson";
-  PetscBool             chebyshev;
+  PetscBool             chebyshev, single;
   FILE                 *csv = NULL;
   BenchTimer            T;
   double                triad;
@@ -137,6 +138,12 @@ int main(int argc, char **argv)
   PetscCall(PetscOptionsGetString(NULL, NULL, "-csv", csvpath, sizeof(csvpath), NULL));
   PetscCall(PetscOptionsGetString(NULL, NULL, "-method", method, sizeof(method), NULL));
   PetscCall(PetscStrcmp(method, "chebyshev", &chebyshev));
+  {
+    char prec[16] = "double";
+
+    PetscCall(PetscOptionsGetString(NULL, "fused_", "-pc_vbjacobi_sweep_precision", prec, sizeof(prec), NULL));
+    PetscCall(PetscStrcmp(prec, "single", &single));
+  }
   if (!chebyshev) {
     PetscBool rich;
 
@@ -184,10 +191,10 @@ int main(int argc, char **argv)
     rows   = (double)n * n * n * bs;
     nzb    = info.nz_used / (bs * bs);
     Abytes = nzb * bs * bs * 8.0 + nzb * 4.0 + (rows / bs + 1) * 4.0 + (rows / bs) * bs * bs * 8.0; /* matrix + inverses */
-    fbytes = Abytes + 3 * rows * 8.0;
+    fbytes = Abytes + 3 * rows * 8.0 - (single ? nzb * bs * bs * 4.0 : 0.0);                        /* -fused_pc_vbjacobi_sweep_precision single: 4-byte values */
     lbytes = Abytes + 8 * rows * 8.0;
     if (chebyshev) {
-      fbytes = Abytes + 4 * rows * 8.0;
+      fbytes = Abytes + 4 * rows * 8.0 - (single ? nzb * bs * bs * 4.0 : 0.0);
       lbytes = Abytes + 11 * rows * 8.0;
     }
     tf /= sweeps;

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Plots a multigrid comparison CSV (columns: device, problem, config, pcsetup_s, kspsolve_s): per problem, PCSetUp and
+"""Plots a multigrid comparison CSV (columns: device, problem or case, config, pcsetup_s, kspsolve_s): per problem, PCSetUp and
 KSPSolve of each configuration side by side, PETSc's types and ours (bench/results/gamg/, bench/results/mg/).
 
 usage: python3 bench/plots/plot_multigrid.py results.csv [out.png]"""
@@ -9,6 +9,9 @@ from plot_common import command_line, read_rows, save
 def main():
     plt, path, out = command_line('plot_multigrid.py', __doc__)
     rows = read_rows(path)
+    for r in rows:  # run_gamg.sh and run_mg.sh name the problem 'case'
+        r.setdefault('problem', r.get('case', '?'))
+    rows = [r for r in rows if r.get('pcsetup_s') and r.get('kspsolve_s')]  # a failed run has no times
     problems = list(dict.fromkeys(r['problem'] for r in rows))
     fig, axes = plt.subplots(1, len(problems), figsize=(6.5 * len(problems), 4.2), squeeze=False)
     for ax, prob in zip(axes[0], problems):

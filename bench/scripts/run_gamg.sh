@@ -74,8 +74,13 @@ case_cmd() {
   esac
 }
 
-# Column of a -log_view line: name, field (4 = max time)
-ev() { awk -v e="$1" '$1 == e && NF > 10 {print $4; exit}' "$2"; }
+# Column of a -log_view line: name, field (4 = max time). PETSc prints n/a for the time of an event that launches GPU
+# work when -log_view_gpu_time is off (PCSetUp); its share of the run's time (the Global %T column, to 1%) times the
+# run's time stands in for it then.
+ev() {
+  awk -v e="$1" '/^Time \(sec\):/ {total = $3} $1 == e && NF > 10 && !done {t = $4; pct = $11; done = 1}
+    END {if (!done) exit; if (t == "n/a") printf "%.4e\n", pct / 100.0 * total; else print t}' "$2"
+}
 
 IFS=, read -r -a case_list <<< "$cases"
 IFS=, read -r -a np_list <<< "$nps"

@@ -80,6 +80,31 @@ if [ -x "$PBG_ROOT/bench/bin/ex56" ] && [ -x "$PBG_ROOT/bench/bin/ex17" ]; then
   tcheck run_gamg_host -- pbg_run_gamg_host
 fi
 
+# run_mg.sh (issue 40) on the host: every configuration of every case runs and converges, ours with the linear
+# iterations of PETSc's pbjacobi levels (the same point blocks; the fused steps and the single-precision sweeps take
+# the host path there: the same solver);
+# the summary has a row per case and the median
+pbg_run_mg_host() {
+  local d=$PBG_WORKDIR/run_mg
+  rm -rf "$d"
+  bash "$PBG_ROOT/bench/scripts/run_mg.sh" "$d" --host --quick || return 1
+  python3 - "$d/mg.csv" << 'PY' || return 1
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+assert len(rows) == 25, len(rows)
+for r in rows:
+    assert r["status"] == "ok" and int(r["its"]) > 0 and float(r["kspsolve_s"]) > 0, r
+for c in set(r["case"] for r in rows):
+    its = set(r["its"] for r in rows if r["case"] == c and (r["config"] == "aij_pbj" or r["config"].startswith("ours")))
+    assert len(its) == 1, (c, its)
+PY
+  [ "$(grep -cE '^\| ex(19mg_513|19mg_513c|19mg_1025c|5mg|17mg) \| aij_(jac|pbj): .* \| ours[a-z_]*: .* \| [0-9.]+x \| - \|$' "$d/mg_summary.md")" = 5 ] || return 1
+  grep -q '^Median speedup of our best over PETSc' "$d/mg_summary.md"
+}
+if [ -x "$PBG_ROOT/bench/bin/ex19" ] && [ -x "$PBG_ROOT/bench/bin/ex5" ] && [ -x "$PBG_ROOT/bench/bin/ex17" ]; then
+  tcheck run_mg_host -- pbg_run_mg_host
+fi
+
 if [ -x "$PBG_ROOT/bench/bin/ksp_ex23" ] && [ -x "$PBG_ROOT/bench/bin/snes_ex5" ] && [ -x "$PBG_ROOT/bench/bin/ex56" ]; then
   tcheck run_dropin_quick_host -- pbg_run_dropin_quick
   tcheck run_dropin_repeat_host -- pbg_run_dropin_repeat
