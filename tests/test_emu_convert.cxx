@@ -12,7 +12,7 @@ static const char help[] = "Runs the value kernels of MatConvert() between aijcu
 #include <set>
 #include <vector>
 
-using namespace pbg::convert;
+using namespace pbg::baijk;
 
 static int nfail = 0;
 

@@ -11,7 +11,8 @@
 
 /* Kernel namespaces, one rule for every .cu and .cuh of the project: the kernels, device functions and kernel-argument
    types of a component live in pbg::<component> (pbg::gj: the batched Gauss-Jordan of src/sys/cuda/; pbg::vbj: PCVBJACOBI;
-   pbg::idrs: KSPIDRS; pbg::baijk: MATBAIJKSPARSE). A component's kernels may use pbg::gj, no other component's. The
+   pbg::idrs: KSPIDRS; pbg::baijk: MATBAIJKSPARSE, its conversions and products included; pbg::dense:
+   MATSOLVERPBGDENSE). A component's kernels may use pbg::gj, no other component's. The
    launchers that the .c files call stay at global scope with C linkage (PETSC_INTERN, named <Component>..._CUDA); host
    helpers private to one .cu are static or in an anonymous namespace. */
 

@@ -641,35 +641,25 @@ PetscErrorCode MatSetValuesCOO_SeqBAIJKSPARSE(Mat A, const PetscScalar v[], Inse
 }
 
 /* ------------------------------------------------------------------------------------------------------------ mpi */
-PetscErrorCode MatSetPreallocationCOO_MPIBAIJKSPARSE(Mat A, PetscCount ncoo, PetscInt coo_i[], PetscInt coo_j[])
+/* Which entries stay and which go to the owner of their row (cm's send permutation and star forest, in owner order,
+   input order within one); the local entries then the received ones, as global (row, column) pairs with their source
+   (an input index for a local entry, a receive-buffer index for a received one): *pgi, *pgj, *psrc of *pne entries,
+   the first *pnlocal local */
+static PetscErrorCode COOExchangeEntries(Mat A, PetscCount ncoo, const PetscInt coo_i[], const PetscInt coo_j[], COOMaps *cm, PetscCount *pnlocal, PetscCount *pne, PetscInt **pgi, PetscInt **pgj, int **psrc)
 {
-  Mat_MPIBAIJKSPARSE *k    = (Mat_MPIBAIJKSPARSE *)A->spptr;
-  MPI_Comm            comm = PetscObjectComm((PetscObject)A);
-  PetscMPIInt         size, rank;
-  MatBAIJKSPARSECOO   c;
-  COOMaps            *cm;
-  PetscInt            bs, M = A->rmap->N, N = A->cmap->N, rstart = A->rmap->rstart, rend = A->rmap->rend, mbs, cstartb, cendb;
-  PetscInt           *gi, *gj, *brow, *bcol, *ii, *jj, nghost = 0;
-  PetscInt64         *sendcount, *offset, nrecv = 0;
-  PetscMPIInt        *owner;
-  int                *src;
-  PetscCount          nlocal = 0, nsend = 0, ne;
-  const PetscInt     *garray;
-  Mat                 P[2];
-  PetscBool           use, any;
+  MPI_Comm     comm = PetscObjectComm((PetscObject)A);
+  PetscMPIInt  size, rank;
+  PetscInt     rstart = A->rmap->rstart, rend = A->rmap->rend;
+  PetscInt    *gi, *gj;
+  PetscInt64  *sendcount, *offset, nrecv = 0;
+  PetscMPIInt *owner;
+  int         *src;
+  PetscCount   nlocal = 0, nsend = 0, ne;
+  PetscBool    any;
 
   PetscFunctionBegin;
-  PetscCall(COOCheckEntries(comm, ncoo, coo_i, coo_j, M, N));
-  PetscCall(COOBlockSize(A, &bs));
-  PetscCall(MatBAIJKSPARSECOODestroy_Private(&k->coo));
   PetscCallMPI(MPI_Comm_size(comm, &size));
   PetscCallMPI(MPI_Comm_rank(comm, &rank));
-  PetscCall(COOCreate(ncoo, &c));
-  cm      = c->m;
-  mbs     = (rend - rstart) / bs;
-  cstartb = A->cmap->rstart / bs;
-  cendb   = A->cmap->rend / bs;
-
   /* which entries stay, which go to their owner (ordered by owner, in input order within one) */
   PetscCall(PetscMalloc1(PetscMax(ncoo, 1), &owner));
   PetscCall(PetscCalloc2(size, &sendcount, size + 1, &offset));
@@ -703,7 +693,7 @@ PetscErrorCode MatSetPreallocationCOO_MPIBAIJKSPARSE(Mat A, PetscCount ncoo, Pet
   cm->comm = any;
   PetscCall(PetscMalloc3(PetscMax(nsend, 1), &cm->sendperm, PetscMax(nsend, 1), &cm->sendbuf, PetscMax(cm->nrecv, 1), &cm->recvbuf));
   ne = nlocal + cm->nrecv;
-  PetscCall(PetscMalloc5(PetscMax(ne, 1), &gi, PetscMax(ne, 1), &gj, PetscMax(ne, 1), &brow, PetscMax(ne, 1), &bcol, PetscMax(ne, 1), &src));
+  PetscCall(PetscMalloc3(PetscMax(ne, 1), &gi, PetscMax(ne, 1), &gj, PetscMax(ne, 1), &src));
   {
     PetscInt64 *next;
     PetscInt   *sendi, *sendj;
@@ -750,19 +740,23 @@ PetscErrorCode MatSetPreallocationCOO_MPIBAIJKSPARSE(Mat A, PetscCount ncoo, Pet
   }
   PetscCall(PetscFree(owner));
   PetscCall(PetscFree2(sendcount, offset));
+  *pnlocal = nlocal;
+  *pne     = ne;
+  *pgi     = gi;
+  *pgj     = gj;
+  *psrc    = src;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
 
-  /* the block pattern of the local rows (global block columns), with explicit zero blocks, assembled: MPIBAIJ's own CSR
-     preallocation (which also splits it into the parts and compresses the off-diagonal columns) */
-  for (PetscCount e = 0; e < ne; e++) {
-    brow[e] = gi[e] / bs - rstart / bs;
-    bcol[e] = gj[e] / bs;
-  }
-  PetscCall(BuildBlockCSR(mbs, ne, brow, bcol, &ii, &jj));
-  PetscCall(MatMPIBAIJSetPreallocationCSR(A, bs, ii, jj, NULL));
-  PetscCall(PetscFree(ii));
-  PetscCall(PetscFree(jj));
+/* The slot of every entry (global rows gi, columns gj; block row brow local, block column bcol global) in the part of
+   A that holds it (the diagonal part or the off-diagonal one, its columns compressed through garray), and each part's
+   maps: its local entries, then the received ones */
+static PetscErrorCode COOMPIParts(Mat A, PetscInt bs, COOMaps *cm, PetscCount ne, PetscCount nlocal, const PetscInt gi[], const PetscInt gj[], const PetscInt brow[], const PetscInt bcol[], const int src[], Mat P[2])
+{
+  PetscInt        mbs = A->rmap->n / bs, cstartb = A->cmap->rstart / bs, cendb = A->cmap->rend / bs, nghost = 0;
+  const PetscInt *garray;
 
-  /* the slot of every entry in its part */
+  PetscFunctionBegin;
   PetscCall(MatMPIBAIJKSPARSEGetSeqBAIJ_Private(A, &P[0], &P[1], &garray));
   if (P[1] && garray) nghost = P[1]->cmap->n / bs;
   {
@@ -826,7 +820,44 @@ PetscErrorCode MatSetPreallocationCOO_MPIBAIJKSPARSE(Mat A, PetscCount ncoo, Pet
     }
     PetscCall(PetscFree2(slot, part));
   }
-  PetscCall(PetscFree5(gi, gj, brow, bcol, src));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode MatSetPreallocationCOO_MPIBAIJKSPARSE(Mat A, PetscCount ncoo, PetscInt coo_i[], PetscInt coo_j[])
+{
+  Mat_MPIBAIJKSPARSE *k    = (Mat_MPIBAIJKSPARSE *)A->spptr;
+  MPI_Comm            comm = PetscObjectComm((PetscObject)A);
+  MatBAIJKSPARSECOO   c;
+  COOMaps            *cm;
+  PetscInt            bs, mbs, *gi, *gj, *brow, *bcol, *ii, *jj;
+  int                *src;
+  PetscCount          nlocal, ne;
+  Mat                 P[2];
+  PetscBool           use;
+
+  PetscFunctionBegin;
+  PetscCall(COOCheckEntries(comm, ncoo, coo_i, coo_j, A->rmap->N, A->cmap->N));
+  PetscCall(COOBlockSize(A, &bs));
+  PetscCall(MatBAIJKSPARSECOODestroy_Private(&k->coo));
+  PetscCall(COOCreate(ncoo, &c));
+  cm  = c->m;
+  mbs = A->rmap->n / bs;
+  PetscCall(COOExchangeEntries(A, ncoo, coo_i, coo_j, cm, &nlocal, &ne, &gi, &gj, &src));
+
+  /* the block pattern of the local rows (global block columns), with explicit zero blocks, assembled: MPIBAIJ's own CSR
+     preallocation (which also splits it into the parts and compresses the off-diagonal columns) */
+  PetscCall(PetscMalloc2(PetscMax(ne, 1), &brow, PetscMax(ne, 1), &bcol));
+  for (PetscCount e = 0; e < ne; e++) {
+    brow[e] = gi[e] / bs - A->rmap->rstart / bs;
+    bcol[e] = gj[e] / bs;
+  }
+  PetscCall(BuildBlockCSR(mbs, ne, brow, bcol, &ii, &jj));
+  PetscCall(MatMPIBAIJSetPreallocationCSR(A, bs, ii, jj, NULL));
+  PetscCall(PetscFree(ii));
+  PetscCall(PetscFree(jj));
+  PetscCall(COOMPIParts(A, bs, cm, ne, nlocal, gi, gj, brow, bcol, src, P));
+  PetscCall(PetscFree2(brow, bcol));
+  PetscCall(PetscFree3(gi, gj, src));
   cm->nparts = 2;
   k->coo     = c;
   PetscCall(MatBAIJKSPARSEUseDevice_Private(A, &use)); /* the maps and the pattern go to the device here, once */

@@ -5,6 +5,17 @@
 #include <petsc/private/pcimpl.h>
 #include <../src/pc/vbjacobi/vbjacobiprec.h>
 
+/* Default tolerance of -pc_vbjacobi_precision adaptive: a block goes to half when cond * 2^-11 < tol, to single when
+   cond * 2^-24 < tol. With tol = 0.1 (Ginkgo's default accuracy): half for cond < 205, single for cond < 1.7e6. The
+   stored inverse is then off by a relative u per entry, so the preconditioned diagonal block, I + E, has
+   ||E||_1 <~ u cond < tol: its distance from the identity stays below 10%, a change a Krylov method barely sees.
+   Measured (host, CG, rtol 1e-9, max block size 24, the six Table 1 matrices of ../shared/matrices/suitesparse),
+   iterations double / adaptive 0.1 / adaptive 0.01 / single / half: bcsstk17 1601/1602/1603/1601/-, bcsstk18
+   1085/1096/1109/1092/-, s1rmt3m1 585/585/585/585/586, s2rmq4m1 752/751/752/751/752, s3rmq4m1 1146/1146/1146/1211/-,
+   s3rmt3m3 1124/1124/1124/1247/- ('-': no convergence in 20000): 0.1 stays within 1% of double everywhere (it keeps
+   the s3rm*3 blocks, cond_1 > 1.7e6, in double, where single costs 6-11%), and 0.01 buys nothing over it. */
+#define PC_VBJACOBI_PRECISION_TOL_DEFAULT 0.1
+
 /* A single-precision copy of the matrix's values (the diagonal part), read by the fused sweeps instead of the matrix's
    own under -pc_vbjacobi_sweep_precision single (richardson.c says when it is made again) */
 typedef struct {
@@ -141,3 +152,9 @@ PETSC_INTERN PetscErrorCode PCVBJacobiApplyBlocks_Private(PC, Vec, Vec, PetscBoo
    tiny (relative to the largest entry of the block), -1 when the block holds NaN or Inf,
    PC_VBJACOBI_INFO_INVERSE_NOT_FINITE when the block is finite but its inverse is not (it overflows). */
 PETSC_INTERN PetscErrorCode PCVBJacobiInvertBlock_Host(PetscInt, PetscScalar *, PetscInt *, PetscInt *);
+/* The host path (vbjacobi_host.c): the setup into the host copy of the inverses (bad_block/bad_info: the first block
+   that failed, or -1), and y = D^{-1} x (D^{-T} x) on host arrays */
+PETSC_INTERN PetscErrorCode PCVBJacobiSetUp_Host(PC, PetscBool redetect, PetscInt *bad_block, PetscInt *bad_info);
+PETSC_INTERN PetscErrorCode PCVBJacobiApplyBlocks_Host(PC, Vec, Vec, PetscBool transpose);
+/* The methods behind the public setters and getters (vbjacobi_api.c), composed on the PC or removed */
+PETSC_INTERN PetscErrorCode PCVBJacobiComposeMethods_Private(PC, PetscBool compose);

@@ -10,6 +10,10 @@ static_assert(std::is_same<PetscScalar, double>::value, "the block diagonal kern
 
 #define PBG_BD_CTA 256 /* threads per thread block of these kernels */
 
+namespace pbg
+{
+namespace baijk
+{
 /* Uniform blocks: block r of the batch is the diagonal block of block row r, copied as stored (column-major, BAIJ's
    layout); zeros where the block row stores none. A thread per entry, reads and writes in order. */
 __global__ static void __launch_bounds__(PBG_BD_CTA) UniformExtractKernel(long long n, int bs2, const int *__restrict__ diagpos, const PetscScalar *__restrict__ val, PetscScalar *__restrict__ blocks)
@@ -76,6 +80,11 @@ __global__ static void __launch_bounds__(PBG_BD_CTA) FailureKernel(int nblocks, 
     }
   }
 }
+
+} // namespace baijk
+} // namespace pbg
+
+using namespace pbg::baijk;
 
 static unsigned GridFor(long long n, long long perblock)
 {

@@ -2,7 +2,7 @@
    baijksparse_convert_kernels.cuh, host logic in ../baijksparse_convert.c). */
 #include "baijksparse_convert_kernels.cuh"
 
-using namespace pbg::convert;
+using namespace pbg::baijk;
 
 static unsigned GridFor(long long n, int threads)
 {

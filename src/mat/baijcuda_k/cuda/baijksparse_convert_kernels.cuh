@@ -12,7 +12,7 @@
 
 namespace pbg
 {
-namespace convert
+namespace baijk
 {
 
 typedef PetscScalar Scalar;
@@ -70,5 +70,5 @@ __global__ static void BSRToCSRKernel(int rbs, int cbs, int mbs, long long n, co
   }
 }
 
-} // namespace convert
+} // namespace baijk
 } // namespace pbg

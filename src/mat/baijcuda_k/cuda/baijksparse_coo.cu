@@ -5,6 +5,10 @@
 #include "../baijksparsecuda.h"
 #include <petscdevice_cuda.h>
 
+namespace pbg
+{
+namespace baijk
+{
 /* ADD: val[s] += sum, else val[s] = sum; SUM: sum over jmap[t]..jmap[t+1] (else one entry perm[t]); IMAP: s = imap[t] */
 template <bool ADD, bool SUM, bool IMAP>
 __global__ static void COOGatherKernel(long long n, const int *__restrict__ imap, const int *__restrict__ jmap, const int *__restrict__ perm, const PetscScalar *__restrict__ v, PetscScalar *__restrict__ val)
@@ -23,6 +27,11 @@ __global__ static void COOGatherKernel(long long n, const int *__restrict__ imap
     val[s] = ADD ? val[s] + sum : sum;
   }
 }
+
+} // namespace baijk
+} // namespace pbg
+
+using namespace pbg::baijk;
 
 template <bool ADD, bool SUM, bool IMAP>
 static PetscErrorCode Launch(long long n, const int *imap, const int *jmap, const int *perm, const PetscScalar *v, PetscScalar *val, cudaStream_t stream)

@@ -43,7 +43,7 @@ __device__ __forceinline__ int GalerkinFind(const int *__restrict__ colidx, int 
 __global__ static void CSRBlockKeysKernel(int m, I64 nnz, int rbs, int cbs, Key nb, const int *__restrict__ ci, const int *__restrict__ cj, Key *__restrict__ keys)
 {
   for (I64 q = blockIdx.x * (I64)blockDim.x + threadIdx.x; q < nnz; q += (I64)gridDim.x * blockDim.x) {
-    const int r = pbg::convert::RowOf(ci, m, q);
+    const int r = pbg::baijk::RowOf(ci, m, q);
 
     keys[q] = (Key)(r / rbs) * nb + (Key)(cj[q] / cbs);
   }
@@ -78,7 +78,7 @@ __global__ static void ProductCountsKernel(int nza, const int *__restrict__ acol
 __global__ static void ProductKeysKernel(int mba, int nza, const int *__restrict__ arowptr, const int *__restrict__ acol, const int *__restrict__ browptr, const int *__restrict__ bcol, Key nb, const I64 *__restrict__ offsets, Key *__restrict__ keys)
 {
   for (I64 e = blockIdx.x * (I64)blockDim.x + threadIdx.x; e < nza; e += (I64)gridDim.x * blockDim.x) {
-    const int i = pbg::convert::RowOf(arowptr, mba, e), k = acol[e];
+    const int i = pbg::baijk::RowOf(arowptr, mba, e), k = acol[e];
     I64       o = offsets[e];
 
     for (int f = browptr[k]; f < browptr[k + 1]; f++) keys[o++] = (Key)i * nb + (Key)bcol[f];
@@ -267,7 +267,7 @@ PetscErrorCode MatBAIJKSPARSEBlockValuesOfCSR_CUDA(int m, PetscInt64 nnz, const 
   if (!b->val) PetscCallCUDA(cudaMallocAsync((void **)&b->val, (size_t)PetscMax(b->nz, 1) * b->rbs * b->cbs * sizeof(Scalar), stream));
   if (b->nz) PetscCallCUDA(cudaMemsetAsync(b->val, 0, (size_t)b->nz * b->rbs * b->cbs * sizeof(Scalar), stream));
   if (nnz > 0) {
-    pbg::convert::CSRToBSRKernel<<<GridFor(nnz, kThreads), kThreads, 0, stream>>>(b->rbs, b->cbs, m, nnz, ci, cj, ca, b->rowptr, b->colidx, b->val);
+    pbg::baijk::CSRToBSRKernel<<<GridFor(nnz, kThreads), kThreads, 0, stream>>>(b->rbs, b->cbs, m, nnz, ci, cj, ca, b->rowptr, b->colidx, b->val);
     PetscCallCUDA(cudaGetLastError());
   }
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -347,7 +347,7 @@ PetscErrorCode MatBAIJKSPARSEBlocksToCSR_CUDA(const MatBAIJKSPARSEBlockCSR *b, P
 
   PetscFunctionBegin;
   if (n > 0) {
-    pbg::convert::BSRToCSRKernel<<<GridFor(n, kThreads), kThreads, 0, stream>>>(b->rbs, b->cbs, b->mb, n, b->rowptr, b->val, a);
+    pbg::baijk::BSRToCSRKernel<<<GridFor(n, kThreads), kThreads, 0, stream>>>(b->rbs, b->cbs, b->mb, n, b->rowptr, b->val, a);
     PetscCallCUDA(cudaGetLastError());
   }
   PetscFunctionReturn(PETSC_SUCCESS);

@@ -222,6 +222,10 @@ PetscErrorCode MatBAIJKSPARSEGhostPlanDestroy_CUDA(MatBAIJKSPARSEGhostPlan *g)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+namespace pbg
+{
+namespace baijk
+{
 /* buf[j bs + c] = x[idx[j] bs + c]: a thread per entry */
 __global__ void GhostPackKernel(PetscInt n, int bs, const int *__restrict__ idx, const PetscScalar *__restrict__ x, PetscScalar *__restrict__ buf)
 {
@@ -240,6 +244,11 @@ __global__ void GhostUnpackAddKernel(PetscInt n, int bs, const int *__restrict__
     z[(PetscInt)idx[j] * bs + c] += buf[e];
   }
 }
+
+} // namespace baijk
+} // namespace pbg
+
+using namespace pbg::baijk;
 
 static unsigned GhostGrid(PetscInt entries)
 {

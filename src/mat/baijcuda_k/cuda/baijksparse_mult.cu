@@ -183,6 +183,10 @@ PetscErrorCode MatBAIJKSPARSEMult_CUDA(const MatBAIJKSPARSEParams *p, const MatB
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+namespace pbg
+{
+namespace baijk
+{
 /* One thread per (split row, component): y = sum of the row's partial results (+ z). Deterministic order. */
 __global__ static void ReduceKernel(int bs, int nsplit, const int *__restrict__ splitrow, const int *__restrict__ splitslot, const Scalar *__restrict__ work, const Scalar *z, Scalar *y)
 {
@@ -197,6 +201,8 @@ __global__ static void ReduceKernel(int bs, int nsplit, const int *__restrict__ 
     y[o] = z ? s + z[o] : s;
   }
 }
+} // namespace baijk
+} // namespace pbg
 
 PetscErrorCode MatBAIJKSPARSEReduce_CUDA(int bs, int nsplit, const int *splitrow, const int *splitslot, const PetscScalar *work, const PetscScalar *z, PetscScalar *y, cudaStream_t stream)
 {

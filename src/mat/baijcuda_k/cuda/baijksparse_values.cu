@@ -17,7 +17,7 @@
 
 namespace pbg
 {
-namespace baijkv
+namespace baijk
 {
 typedef PetscScalar Scalar;
 typedef long long   I64;
@@ -275,10 +275,10 @@ __global__ static void BlockWeightsKernel(int bs, int nz, unsigned long long mas
   }
 }
 
-} // namespace baijkv
+} // namespace baijk
 } // namespace pbg
 
-using namespace pbg::baijkv;
+using namespace pbg::baijk;
 
 PetscErrorCode MatBAIJKSPARSEDiagonalUpdate_CUDA(int bs, int mbs, const int *diagpos, const PetscScalar *d, PetscScalar a, PetscBool insert, PetscScalar *val, cudaStream_t stream)
 {

@@ -9,6 +9,10 @@ struct _n_PBGDenseWork {
   PetscScalar *buf, *lwork_buf;
 };
 
+namespace pbg
+{
+namespace dense
+{
 /* One thread an entry of a stored block: the block row by binary search in rowptr */
 static __global__ void DenseFromBSRKernel(int bs, int mbs, long long nentries, const int *rowptr, const int *colidx, const PetscScalar *val, long long n, PetscScalar *a)
 {
@@ -32,6 +36,11 @@ static __global__ void IdentityKernel(long long n, PetscScalar *a)
 {
   for (long long t = blockIdx.x * (long long)blockDim.x + threadIdx.x; t < n * n; t += (long long)gridDim.x * blockDim.x) a[t] = (t % n == t / n) ? 1.0 : 0.0;
 }
+
+} // namespace dense
+} // namespace pbg
+
+using namespace pbg::dense;
 
 static unsigned GridFor(long long n, int threads)
 {
