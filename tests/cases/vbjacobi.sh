@@ -236,6 +236,9 @@ tcase vbj_gpu_richardson_np2 --gpu -n 2 -- test_vbjacobi_richardson -vec_type cu
 pbg_cheb_fused='Chebyshev steps \(KSPCHEBYSHEV\): the last fused on the GPU'
 pbg_cheb_loop="Chebyshev steps \\(KSPCHEBYSHEV\\): the last KSPCHEBYSHEV's own loop"
 tcase vbj_chebyshev_bs3 -- test_vbjacobi_richardson -method chebyshev -bs 3 --grep "$pbg_cheb_loop" --grep '^OK' --nogrep FAILED
+# the fourth kind is PETSc's own loop (only the first kind is fused), and PETSc's Chebyshev with another PC is untouched
+tcase vbj_chebyshev_fourth_kind -- test_vbjacobi_richardson -method chebyshev -bs 3 -ours_ksp_chebyshev_kind fourth -ref_ksp_chebyshev_kind fourth --grep 'Chebyshev polynomial of fourth kind' --grep '^OK' --nogrep FAILED
+tcase vbj_gpu_chebyshev_fourth_kind --gpu -- test_vbjacobi_richardson -method chebyshev -vec_type cuda -bs 3 -ours_ksp_chebyshev_kind fourth -ref_ksp_chebyshev_kind fourth --grep 'Chebyshev polynomial of fourth kind' --nogrep 'the last fused on the GPU' --grep '^OK' --nogrep FAILED
 tcase vbj_chebyshev_np2_estimate -n 2 -- test_vbjacobi_richardson -method chebyshev -bs 2 -estimate --grep '^OK' --nogrep FAILED
 for bs in 2 3 4 5 6; do
   tcase vbj_gpu_chebyshev_bs$bs --gpu -- test_vbjacobi_richardson -method chebyshev -vec_type cuda -bs $bs -seed $bs --grep "$pbg_cheb_fused" --grep '^OK' --nogrep FAILED
