@@ -25,6 +25,10 @@
 #       tune       tune_baijksparse -> OUTDIR/share/petscblockgpu/baijksparse_tuning_sm<XY>.txt (commit it there)
 #       scaling    run_scaling.sh over the visible GPUs (SCALING_ARGS: bench_scaling options; several matrices
 #                  separated by ';', e.g. "-grid 98 -bs 4;-grid 62 -bs 8")    -> OUTDIR/scaling.{csv,txt}
+#       gamg       run_gamg.sh: PCGAMG on ksp ex56 and snes ex17, aijcusparse against baijksparse (GAMG_ARGS: its options,
+#                  e.g. "--cases ex56_79 --configs aij_jac,baij_vbj_single --np 1,2")  -> OUTDIR/gamg/ (CSV, summary)
+#       mg         run_mg.sh: PCMG on snes ex19, ts ex5 and snes ex17, aijcusparse against baijksparse (MG_ARGS: its
+#                  options)                                                    -> OUTDIR/mg/ (CSV, summary)
 #       tutorials  run_tutorials.sh at --size gpu, one run a GPU at once (TUTORIAL_ARGS: more of its options, e.g.
 #                  "--cases ex19,ex5 --timeout 300")                          -> OUTDIR/tutorials/
 #       solve_scaling  run_solve_scaling.sh: snes ex19 weak and strong scaling of the solve, baijksparse + vbjacobi +
@@ -188,6 +192,10 @@ for part in "$@"; do
       cat "$out/tutorials/tutorials_summary.md" ;;
     # shellcheck disable=SC2086 # SOLVE_SCALING_ARGS: ex19 options for every run (e.g. -ksp_rtol 1e-5)
     solve_scaling) bash "$here/bench/scripts/run_solve_scaling.sh" "$out/solve_scaling.csv" ${SOLVE_SCALING_ARGS:-} > "$out/solve_scaling.txt" 2>&1; rc=$?; cat "$out/solve_scaling.txt" ;;
+    # shellcheck disable=SC2086 # GAMG_ARGS, MG_ARGS: more options of run_gamg.sh, run_mg.sh (e.g. "--np 1,2")
+    gamg) bash "$here/bench/scripts/run_gamg.sh" "$out/gamg" ${GAMG_ARGS:-} > "$out/gamg.txt" 2>&1; rc=$?; cat "$out/gamg/gamg_summary.md" ;;
+    # shellcheck disable=SC2086
+    mg) bash "$here/bench/scripts/run_mg.sh" "$out/mg" ${MG_ARGS:-} > "$out/mg.txt" 2>&1; rc=$?; cat "$out/mg/mg_summary.md" ;;
     solve) solve_all; rc=$? ;;
     ex19_idrs) ex19_idrs > "$out/ex19_idrs.txt" 2>&1; rc=$?; grep -E '^(===|per iteration)' "$out/ex19_idrs.txt" ;;
     solve_small) solve_small; rc=$?; grep -E '^bench_solve: [0-9]+ runs' "$out/solve_small.txt" ;;
