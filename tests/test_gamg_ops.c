@@ -199,6 +199,20 @@ int main(int argc, char **argv)
         PetscCall(Report(what, C, Cref, &nfail));
         PetscCall(MatScale(A, 0.5));
         PetscCall(MatScale(Aref, 0.5));
+        if (size == 1) { /* and with another P of the same pattern (MatProductReplaceMats() inside MatMatMult()) */
+          Mat P2, Pref2;
+
+          PetscCall(MatDuplicate(P, MAT_COPY_VALUES, &P2));
+          PetscCall(MatDuplicate(Pref, MAT_COPY_VALUES, &Pref2));
+          PetscCall(MatScale(P2, -1.5));
+          PetscCall(MatScale(Pref2, -1.5));
+          PetscCall(MatMatMult(A, P2, MAT_REUSE_MATRIX, PETSC_DETERMINE, &C));
+          PetscCall(MatMatMult(Aref, Pref2, MAT_REUSE_MATRIX, PETSC_DETERMINE, &Cref));
+          PetscCall(PetscSNPrintf(what, sizeof(what), "A P reused, another P (P %s)", ptype));
+          PetscCall(Report(what, C, Cref, &nfail));
+          PetscCall(MatDestroy(&P2));
+          PetscCall(MatDestroy(&Pref2));
+        }
       }
       PetscCall(MatDestroy(&C));
       PetscCall(MatDestroy(&Cref));

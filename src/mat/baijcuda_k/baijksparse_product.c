@@ -133,7 +133,6 @@ typedef struct {
   void            *inner_data; /* an AIJ result: the AIJ product's own data, numeric phase and destructor */
   PetscErrorCode (*inner_numeric)(Mat);
   PetscErrorCode (*inner_destroy)(void *); /* PETSc passes it &data */
-  Mat inner_A, inner_B;                    /* the operand objects the AIJ result's product was made with (not referenced) */
 } ProductCtx;
 
 static PetscErrorCode IsOurs(Mat X, PetscBool *ours)
@@ -250,7 +249,7 @@ static PetscErrorCode OperandConvertAgain(Mat X, Mat Xa)
 
 /* The AIJ operand *Xa of the operand X at a numeric phase. X may be another object than at the symbolic phase
    (MatProductReplaceMats(), which MatPtAP() and MatMatMult() call with MAT_REUSE_MATRIX): PETSc's contract is the same
-   nonzero pattern, and *Xa becomes X itself or X's values are converted into it. Else X's values are converted again
+   nonzero pattern, and *Xa becomes X itself or X's own converted copy. Else X's values are converted again
    into *Xa when they changed since; its pattern must be the one of the symbolic phase (nz): a new pattern needs a new
    product (MAT_INITIAL_MATRIX), as for AIJ. */
 static PetscErrorCode OperandRefresh(Mat X, Mat *Xa, PetscBool conv, PetscObjectId *id, PetscObjectState *nz, PetscObjectState *state, PetscBool *changed)
@@ -264,8 +263,21 @@ static PetscErrorCode OperandRefresh(Mat X, Mat *Xa, PetscBool conv, PetscObject
   if (xid != *id) {
     PetscCheck(X->rmap->N == (*Xa)->rmap->N && X->cmap->N == (*Xa)->cmap->N, PetscObjectComm((PetscObject)X), PETSC_ERR_ARG_SIZ, "The operand put in the product (%s, %" PetscInt_FMT " x %" PetscInt_FMT ") does not have the sizes of the one it replaces (%" PetscInt_FMT " x %" PetscInt_FMT ")",
                ((PetscObject)X)->type_name, X->rmap->N, X->cmap->N, (*Xa)->rmap->N, (*Xa)->cmap->N);
-    if (conv) PetscCall(OperandConvertAgain(X, *Xa));
-    else {
+    if (conv) {
+      /* the copy in use can be the one kept on the operand X replaces, which that operand's other products share: its
+         values stay that operand's, and X gets a copy of its own (kept on X when X is ours) */
+      Mat              T;
+      PetscBool        kept;
+      PetscObjectState s2;
+
+      PetscCall(OperandAIJ(X, &T, &kept, &s2));
+      if (!kept) { /* a host AIJ operand converted for the device (HostAIJToDevice()) */
+        PetscCall(MatDestroy(&T));
+        PetscCall(MatConvert(X, ((PetscObject)*Xa)->type_name, MAT_INITIAL_MATRIX, &T));
+      }
+      PetscCall(MatDestroy(Xa));
+      *Xa = T;
+    } else {
       PetscCall(PetscObjectReference((PetscObject)X));
       PetscCall(MatDestroy(Xa));
       *Xa = X;
@@ -349,11 +361,8 @@ static PetscErrorCode ProductNumeric_AIJResult(Mat C)
   PetscFunctionBegin;
   PetscCall(OperandRefresh(A, &ctx->Aa, ctx->Aconv, &ctx->Aid, &ctx->Anz, &ctx->Astate, &changed));
   PetscCall(OperandRefresh(B, &ctx->Ba, ctx->Bconv, &ctx->Bid, &ctx->Bnz, &ctx->Bstate, &changed));
-  /* PETSc's AIJ products keep what their symbolic phase made of the operand objects (cuSPARSE's descriptors of their
-     arrays, intermediate products): another AIJ operand object cannot be put in (a converted one is our own copy,
-     refreshed in place) */
-  PetscCheck(ctx->Aa == ctx->inner_A && ctx->Ba == ctx->inner_B, PetscObjectComm((PetscObject)C), PETSC_ERR_SUP, "%s with another AIJ operand object (MatProductReplaceMats()) computed through AIJ: compute the product anew (MAT_INITIAL_MATRIX)",
-             MatProductTypes[product->type]);
+  /* another AIJ operand object put in runs in PETSc's own numeric phase, as MatProductReplaceMats() has it (a converted
+     one is our own copy, refreshed in place) */
   product->A    = ctx->Aa;
   product->B    = ctx->Ba;
   product->data = ctx->inner_data;
@@ -452,8 +461,6 @@ static PetscErrorCode ProductSymbolic_ThroughAIJ(Mat C)
     ctx->inner_data        = product->data;
     ctx->inner_destroy     = product->destroy;
     ctx->inner_numeric     = C->ops->productnumeric;
-    ctx->inner_A           = ctx->Aa;
-    ctx->inner_B           = ctx->Ba;
     product->data          = ctx;
     product->destroy       = ProductCtxDestroy;
     C->ops->productnumeric = ProductNumeric_AIJResult;
