@@ -74,13 +74,8 @@ case_cmd() {
   esac
 }
 
-# Column of a -log_view line: name, field (4 = max time). PETSc prints n/a for the time of an event that launches GPU
-# work when -log_view_gpu_time is off (PCSetUp); its share of the run's time (the Global %T column, to 1%) times the
-# run's time stands in for it then.
-ev() {
-  awk -v e="$1" '/^Time \(sec\):/ {total = $3} $1 == e && NF > 10 && !done {t = $4; pct = $11; done = 1}
-    END {if (!done) exit; if (t == "n/a") printf "%.4e\n", pct / 100.0 * total; else print t}' "$2"
-}
+# shellcheck source=logview.sh
+source "$here/bench/scripts/logview.sh"
 
 IFS=, read -r -a case_list <<< "$cases"
 IFS=, read -r -a np_list <<< "$nps"
@@ -131,8 +126,8 @@ for c in "${case_list[@]}"; do
         err=$(grep -m1 -E 'PETSC ERROR: [A-Za-z]' "$log" | grep -v -- '-----' | sed 's/.*PETSC ERROR: //; s/,/;/g' | cut -c1-120)
         [ -n "$err" ] || err=$(grep -m1 -iE 'error|out of memory' "$log" | sed 's/,/;/g' | cut -c1-120)
       fi
-      pcs=$(ev PCSetUp "$log")
-      ksp=$(ev KSPSolve "$log")
+      pcs=$(logview_time PCSetUp "$log")
+      ksp=$(logview_time KSPSolve "$log")
       ctog=$(awk '$1 == "PCSetUp" && NF > 20 {print $(NF-3) + 0; exit}' "$log")
       gtoc=$(awk '$1 == "PCSetUp" && NF > 20 {print $(NF-1) + 0; exit}' "$log")
       echo "$device,$c,$np,$cfg,$mt,$lp,$status,${its:-},${pcs:-},${ksp:-},${ctog:-},${gtoc:-},$peak,$err" >> "$csv"

@@ -59,12 +59,8 @@ case_cmd() {
   esac
 }
 
-# The max time of a -log_view event; PETSc prints n/a for an event that launches GPU work when -log_view_gpu_time is off
-# (PCSetUp): its share of the run's time (the Global %T column, to 1%) times the run's time stands in for it then
-ev() {
-  awk -v e="$1" '/^Time \(sec\):/ {total = $3} $1 == e && NF > 10 && !done {t = $4; pct = $11; done = 1}
-    END {if (!done) exit; if (t == "n/a") printf "%.4e\n", pct / 100.0 * total; else print t}' "$2"
-}
+# shellcheck source=logview.sh
+source "$here/bench/scripts/logview.sh"
 
 IFS=, read -r -a case_list <<< "$cases"
 IFS=, read -r -a config_list <<< "$configs"
@@ -97,8 +93,8 @@ for c in "${case_list[@]}"; do
       [ $rc -eq 124 ] && status=timeout
       err=$(grep -m1 -E 'PETSC ERROR: [A-Za-z]|DIVERGED' "$log" | grep -v -- '-----' | sed 's/.*PETSC ERROR: //; s/,/;/g' | cut -c1-120)
     fi
-    ksp=$(ev KSPSolve "$log")
-    pcs=$(ev PCSetUp "$log")
+    ksp=$(logview_time KSPSolve "$log")
+    pcs=$(logview_time PCSetUp "$log")
     ctog=$(awk '$1 == "KSPSolve" && NF > 20 {print $(NF-4); exit}' "$log")
     gtoc=$(awk '$1 == "KSPSolve" && NF > 20 {print $(NF-2); exit}' "$log")
     echo "$device,$c,$cfg,$status,${its:-},${ksp:-},${pcs:-},${ctog:-},${gtoc:-},$err" >> "$csv"

@@ -159,7 +159,7 @@ PetscErrorCode PCApplyChebyshevSweeps_VBJacobi(PC pc, Vec b, Vec y, Vec w, Petsc
 
   PetscFunctionBegin;
   *done = PETSC_FALSE;
-  if (!jac->chebyshev || jac->failed || its < 1 || !(emax > 0.0) || !(emax + emin > 0.0)) PetscFunctionReturn(PETSC_SUCCESS);
+  if (jac->failed || its < 1 || !(emax > 0.0) || !(emax + emin > 0.0)) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(FusedUsable(pc, b, y, &dm, &fused));
   if (fused && jac->chebyshev_fused != 1) PetscCall(PetscInfo(pc, "Chebyshev steps fused on the GPU: %" PetscInt_FMT " blocks of %" PetscInt_FMT ", eigenvalue bounds %g %g\n", jac->blocks.nblocks, dm.bs, (double)emin, (double)emax));
   jac->chebyshev_fused = fused ? 1 : 0;
