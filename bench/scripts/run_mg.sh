@@ -13,24 +13,28 @@
 # MATSOLVERPBGDENSE on the GPU, for the small coarse grids). Every run: -log_view (no -log_view_gpu_time, which
 # synchronises each event); the outer solve synchronises every iteration, so KSPSolve is a wall time.
 #
-# Usage: bench/scripts/run_mg.sh OUTDIR [--cases LIST] [--configs LIST] [--timeout S] [--quick] [--host]
+# Usage: bench/scripts/run_mg.sh OUTDIR [--cases LIST] [--configs LIST] [--np LIST] [--timeout S] [--quick] [--host]
+#   --np: comma list of rank counts (default 1); more ranks share the visible GPUs (-use_gpu_aware_mpi 0), the coarse
+#         solve is PCMG's default there (PCREDUNDANT), and ours_dense names pbgdense under its prefix mg_coarse_redundant_
 #   --quick: small sizes (seconds on the host); --host: aij and host vectors (CI)
 # Output: OUTDIR/mg.csv (device, case, config, status, linear its, KSPSolve and PCSetUp max seconds, host->device and
 # device->host copies inside KSPSolve, error), OUTDIR/mg_summary.md (per case PETSc's best against ours, the median),
 # OUTDIR/logs/*.log
 set -u
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
-out=${1:?usage: run_mg.sh OUTDIR [--cases LIST] [--configs LIST] [--timeout S] [--quick] [--host]}
+out=${1:?usage: run_mg.sh OUTDIR [--cases LIST] [--configs LIST] [--np LIST] [--timeout S] [--quick] [--host]}
 shift
 cases=ex19mg_513,ex19mg_513c,ex19mg_1025c,ex5mg,ex17mg
 configs=aij_jac,aij_pbj,ours,ours_single,ours_dense
 tmo=300
 quick=0
+nps=1
 host=0
 while [ $# -gt 0 ]; do
   case $1 in
     --cases) cases=$2; shift 2 ;;
     --configs) configs=$2; shift 2 ;;
+    --np) nps=$2; shift 2 ;;
     --timeout) tmo=$2; shift 2 ;;
     --quick) quick=1; shift ;;
     --host) host=1; shift ;;
@@ -44,7 +48,7 @@ export NCCL_NVLS_ENABLE=0
 device=$(nvidia-smi --query-gpu=name --format=csv,noheader 2> /dev/null | head -1)
 [ -n "$device" ] || device="no GPU"
 csv=$out/mg.csv
-echo "device,case,config,status,its,kspsolve_s,pcsetup_s,ksp_ctog,ksp_gtoc,error" > "$csv"
+echo "device,case,np,config,status,its,kspsolve_s,pcsetup_s,ksp_ctog,ksp_gtoc,error" > "$csv"
 
 # The program and its options for a case
 case_cmd() {
@@ -64,6 +68,8 @@ source "$here/bench/scripts/logview.sh"
 
 IFS=, read -r -a case_list <<< "$cases"
 IFS=, read -r -a config_list <<< "$configs"
+IFS=, read -r -a np_list <<< "$nps"
+for np in "${np_list[@]}"; do
 for c in "${case_list[@]}"; do
   cmd=$(case_cmd "$c") || { echo "run_mg.sh: unknown case $c" >&2; exit 2; }
   [ -x "${cmd%% *}" ] || { echo "run_mg.sh: ${cmd%% *} missing (make bench)" >&2; continue; }
@@ -73,7 +79,8 @@ for c in "${case_list[@]}"; do
       aij_pbj) opts="-dm_mat_type aijcusparse -mg_levels_pc_type pbjacobi" ;;
       ours) opts="-dm_mat_type baijksparse -mg_levels_pc_type vbjacobi" ;;
       ours_single) opts="-dm_mat_type baijksparse -mg_levels_pc_type vbjacobi -mg_levels_pc_vbjacobi_sweep_precision single" ;;
-      ours_dense) opts="-dm_mat_type baijksparse -mg_levels_pc_type vbjacobi -mg_levels_pc_vbjacobi_sweep_precision single -mg_coarse_pc_factor_mat_solver_type pbgdense" ;;
+      ours_dense) opts="-dm_mat_type baijksparse -mg_levels_pc_type vbjacobi -mg_levels_pc_vbjacobi_sweep_precision single -mg_coarse_pc_factor_mat_solver_type pbgdense"
+        [ "$np" -gt 1 ] && opts="$opts -mg_coarse_redundant_pc_factor_mat_solver_type pbgdense" ;;
       *) echo "run_mg.sh: unknown config $cfg" >&2; exit 2 ;;
     esac
     vec="-dm_vec_type cuda"
@@ -81,9 +88,10 @@ for c in "${case_list[@]}"; do
       vec=""
       opts=${opts//aijcusparse/aij}
     fi
-    log=$out/logs/${c}_${cfg}.log
+    [ "$np" -gt 1 ] && opts="$opts -use_gpu_aware_mpi 0"
+    log=$out/logs/${c}_np${np}_${cfg}.log
     # shellcheck disable=SC2086
-    timeout "$tmo" $cmd $opts -dll_append "$lib" $vec -ksp_converged_reason -log_view > "$log" 2>&1
+    timeout "$tmo" "${MPIEXEC:-mpiexec}" -n "$np" $cmd $opts -dll_append "$lib" $vec -ksp_converged_reason -log_view > "$log" 2>&1
     rc=$?
     its=$(grep -oE 'Linear solve converged due to [A-Z_]+ iterations [0-9]+' "$log" | awk '{s += $NF} END {if (NR) print s}')
     status=ok
@@ -97,20 +105,21 @@ for c in "${case_list[@]}"; do
     pcs=$(logview_time PCSetUp "$log")
     ctog=$(awk '$1 == "KSPSolve" && NF > 20 {print $(NF-4); exit}' "$log")
     gtoc=$(awk '$1 == "KSPSolve" && NF > 20 {print $(NF-2); exit}' "$log")
-    echo "$device,$c,$cfg,$status,${its:-},${ksp:-},${pcs:-},${ctog:-},${gtoc:-},$err" >> "$csv"
-    echo "$c $cfg: $status its ${its:-?} KSPSolve ${ksp:-?} PCSetUp ${pcs:-?} copies in KSPSolve ${ctog:-?}/${gtoc:-?} ${err}"
+    echo "$device,$c,$np,$cfg,$status,${its:-},${ksp:-},${pcs:-},${ctog:-},${gtoc:-},$err" >> "$csv"
+    echo "$c np $np $cfg: $status its ${its:-?} KSPSolve ${ksp:-?} PCSetUp ${pcs:-?} copies in KSPSolve ${ctog:-?}/${gtoc:-?} ${err}"
   done
+done
 done
 
 python3 - "$csv" > "$out/mg_summary.md" << 'PY'
 import csv, statistics, sys
 rows = list(csv.DictReader(open(sys.argv[1])))
 print("Device: **%s**. PCMG in PETSc's tutorials unmodified; KSPSolve is the -log_view maximum in seconds over all solves of the run; 'best' is the fastest configuration whose solves all converged.\n" % (rows[0]["device"] if rows else "?"))
-print("| case | PETSc's best (KSPSolve, its) | ours best (KSPSolve, its, copies in KSPSolve) | speedup | failures |")
-print("|---|---|---|---|---|")
+print("| case | np | PETSc's best (KSPSolve, its) | ours best (KSPSolve, its, copies in KSPSolve) | speedup | failures |")
+print("|---|---|---|---|---|---|")
 speedups = []
-for c in dict.fromkeys(r["case"] for r in rows):
-    sel = [r for r in rows if r["case"] == c]
+for c, np in dict.fromkeys((r["case"], r["np"]) for r in rows):
+    sel = [r for r in rows if (r["case"], r["np"]) == (c, np)]
     def best(prefix):
         ok = [r for r in sel if r["config"].startswith(prefix) and r["status"] == "ok" and r["kspsolve_s"]]
         return min(ok, key=lambda r: float(r["kspsolve_s"])) if ok else None
@@ -118,7 +127,7 @@ for c in dict.fromkeys(r["case"] for r in rows):
     sp = float(p["kspsolve_s"]) / float(o["kspsolve_s"]) if p and o else None
     if sp: speedups.append(sp)
     fails = "; ".join("%s: %s (%s)" % (r["config"], r["status"], r["error"]) for r in sel if r["status"] != "ok")
-    print("| %s | %s | %s | %s | %s |" % (c, "%s: %.3f, %s" % (p["config"], float(p["kspsolve_s"]), p["its"]) if p else "none ran",
+    print("| %s | %s | %s | %s | %s | %s |" % (c, np, "%s: %.3f, %s" % (p["config"], float(p["kspsolve_s"]), p["its"]) if p else "none ran",
           "%s: %.3f, %s, %s/%s" % (o["config"], float(o["kspsolve_s"]), o["its"], o["ksp_ctog"], o["ksp_gtoc"]) if o else "none ran",
           "%.2fx" % sp if sp else "-", fails or "-"))
 if speedups:

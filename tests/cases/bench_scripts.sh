@@ -98,8 +98,13 @@ for c in set(r["case"] for r in rows):
     its = set(r["its"] for r in rows if r["case"] == c and (r["config"] == "aij_pbj" or r["config"].startswith("ours")))
     assert len(its) == 1, (c, its)
 PY
-  [ "$(grep -cE '^\| ex(19mg_513|19mg_513c|19mg_1025c|5mg|17mg) \| aij_(jac|pbj): .* \| ours[a-z_]*: .* \| [0-9.]+x \| - \|$' "$d/mg_summary.md")" = 5 ] || return 1
-  grep -q '^Median speedup of our best over PETSc' "$d/mg_summary.md"
+  [ "$(grep -cE '^\| ex(19mg_513|19mg_513c|19mg_1025c|5mg|17mg) \| 1 \| aij_(jac|pbj): .* \| ours[a-z_]*: .* \| [0-9.]+x \| - \|$' "$d/mg_summary.md")" = 5 ] || return 1
+  grep -q '^Median speedup of our best over PETSc' "$d/mg_summary.md" || return 1
+  # two ranks (PCMG's redundant coarse solve; ours_dense names pbgdense under its prefix): every configuration runs
+  rm -rf "$d"
+  bash "$PBG_ROOT/bench/scripts/run_mg.sh" "$d" --host --quick --np 2 --cases ex19mg_513c --configs aij_pbj,ours,ours_dense || return 1
+  [ "$(grep -c ',ex19mg_513c,2,[a-z_]*,ok,' "$d/mg.csv")" = 3 ] || return 1
+  grep -qE '^\| ex19mg_513c \| 2 \| aij_pbj: .* \| ours[a-z_]*: .* \| [0-9.]+x \| - \|$' "$d/mg_summary.md"
 }
 if [ -x "$PBG_ROOT/bench/bin/ex19" ] && [ -x "$PBG_ROOT/bench/bin/ex5" ] && [ -x "$PBG_ROOT/bench/bin/ex17" ]; then
   tcheck run_mg_host -- pbg_run_mg_host

@@ -360,6 +360,11 @@ inline T __ldg(const T *p)
   return *p;
 }
 template <class T>
+inline T __ldcg(const T *p)
+{
+  return *p;
+}
+template <class T>
 inline T __ldcs(const T *p)
 {
   return *p;

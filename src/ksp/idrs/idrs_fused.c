@@ -96,6 +96,25 @@ static PetscErrorCode KSPIDRSGroupEnd_Private(KSPIDRSGroup *g)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* -ksp_idrs_profile: a mark on the stream, the end of a piece of the step (idrscuda.h) */
+static PetscErrorCode KSPIDRSMark_Private(KSP ksp, KSPIDRSPhase phase)
+{
+  KSP_IDRS *idrs = (KSP_IDRS *)ksp->data;
+
+  PetscFunctionBegin;
+  if (idrs->profile) PetscCall(KSPIDRSProfileMark_CUDA(idrs->dev, phase));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* A piece of a step between two profile marks: what ends at the second is charged to PHASE, the time before the first
+   (the stream run dry) to the host */
+#define KSPIDRSPiece(ksp, phase, call) \
+  do { \
+    PetscCall(KSPIDRSMark_Private((ksp), KSPIDRS_PHASE_IDLE)); \
+    PetscCall(call); \
+    PetscCall(KSPIDRSMark_Private((ksp), (phase))); \
+  } while (0)
+
 /* Waits for the reductions in flight and sums them over the ranks (one MPI_Allreduce): dots[0..ndots) from the result
    slots 0.., and, when nrm2 is not NULL, the squared norm of the last update into *nrm2 */
 static PetscErrorCode KSPIDRSFusedResults_Private(KSP ksp, PetscInt ndots, PetscScalar dots[], PetscReal *nrm2)
@@ -105,12 +124,21 @@ static PetscErrorCode KSPIDRSFusedResults_Private(KSP ksp, PetscInt ndots, Petsc
   PetscInt    cnt = 0;
   PetscMPIInt size;
 
+  PetscLogDouble t0 = 0.0, t1 = 0.0, t2 = 0.0;
+
   PetscFunctionBegin;
+  if (idrs->profile) PetscCall(PetscTime(&t0));
   PetscCall(KSPIDRSDeviceWait_CUDA(idrs->dev));
+  if (idrs->profile) PetscCall(PetscTime(&t1));
   for (PetscInt i = 0; i < ndots; i++) buf[cnt++] = idrs->dev->results[i];
   if (nrm2) buf[cnt++] = idrs->dev->results[KSPIDRS_SLOT_NORM];
   PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)ksp), &size));
   if (size > 1 && cnt) PetscCall(MPIU_Allreduce(MPI_IN_PLACE, buf, (PetscMPIInt)cnt, MPIU_SCALAR, MPIU_SUM, PetscObjectComm((PetscObject)ksp)));
+  if (idrs->profile) {
+    PetscCall(PetscTime(&t2));
+    idrs->dev->profile->wait_s += t1 - t0;
+    idrs->dev->profile->allreduce_s += t2 - t1;
+  }
   for (PetscInt i = 0; i < ndots; i++) dots[i] = buf[i];
   if (nrm2) *nrm2 = PetscRealPart(buf[ndots]);
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -129,7 +157,7 @@ static PetscErrorCode KSPIDRSFusedPR_Private(KSP ksp, KSPIDRSGroup *g, PetscInt 
     ys[k] = dR;
   }
   PetscCall(PetscLogEventBegin(PBG_IDRSReduce, ksp, 0, 0, 0));
-  PetscCall(KSPIDRSDots_CUDA(idrs->dev, n, idrs->ws, xs, ys));
+  KSPIDRSPiece(ksp, KSPIDRS_PHASE_REDUCE, KSPIDRSDots_CUDA(idrs->dev, n, idrs->ws, xs, ys));
   PetscCall(PetscLogEventEnd(PBG_IDRSReduce, ksp, 0, 0, 0));
   PetscCall(KSPIDRSGroupEnd_Private(g));
   PetscCall(KSPIDRSFusedResults_Private(ksp, idrs->ws, f, NULL));
@@ -200,6 +228,7 @@ PetscErrorCode KSPSolve_IDRS_Fused(KSP ksp)
   if (ksp->reason) PetscFunctionReturn(PETSC_SUCCESS);
 
   KSPIDRSResetCounts_Private(ksp);
+  if (idrs->profile) PetscCall(KSPIDRSProfileBegin_CUDA(idrs->dev));
   PetscCall(KSPIDRSStart_Private(ksp));
   ref = dp;
 
@@ -227,15 +256,15 @@ PetscErrorCode KSPSolve_IDRS_Fused(KSP ksp)
         x1[0] = dUk;
         for (i = k + 1; i < s; i++) PetscCall(KSPIDRSGroupRead_Private(&grp, U[i], &x1[i - k]));
         PetscCall(PetscLogEventBegin(PBG_IDRSUpdate, ksp, 0, 0, 0));
-        PetscCall(KSPIDRSCombine_CUDA(idrs->dev, n, 1 + s - k, a0, x0, dV, om, s - k, a1, x1, dUk));
+        KSPIDRSPiece(ksp, KSPIDRS_PHASE_UPDATE, KSPIDRSCombine_CUDA(idrs->dev, n, 1 + s - k, a0, x0, dV, om, s - k, a1, x1, dUk));
         PetscCall(PetscLogEventEnd(PBG_IDRSUpdate, ksp, 0, 0, 0));
         PetscCall(KSPIDRSGroupEnd_Private(&grp));
       } else {
         PetscCall(PetscLogEventBegin(PBG_IDRSUpdate, ksp, 0, 0, 0));
-        PetscCall(KSPIDRSCombine_CUDA(idrs->dev, n, 1 + s - k, a0, x0, dV, 0.0, 0, NULL, NULL, NULL));
+        KSPIDRSPiece(ksp, KSPIDRS_PHASE_UPDATE, KSPIDRSCombine_CUDA(idrs->dev, n, 1 + s - k, a0, x0, dV, 0.0, 0, NULL, NULL, NULL));
         PetscCall(PetscLogEventEnd(PBG_IDRSUpdate, ksp, 0, 0, 0));
         PetscCall(KSPIDRSGroupEnd_Private(&grp));
-        PetscCall(KSP_PCApply(ksp, V, T));
+        KSPIDRSPiece(ksp, KSPIDRS_PHASE_PC, KSP_PCApply(ksp, V, T));
         /* U_k = omega t + U(:,k:s-1) c */
         PetscCall(KSPIDRSGroupWrite_Private(&grp, U[k], &dUk));
         x1[0] = dUk;
@@ -243,17 +272,17 @@ PetscErrorCode KSPSolve_IDRS_Fused(KSP ksp)
         PetscCall(KSPIDRSGroupRead_Private(&grp, T, &x1[s - k]));
         a1[s - k] = om;
         PetscCall(PetscLogEventBegin(PBG_IDRSUpdate, ksp, 0, 0, 0));
-        PetscCall(KSPIDRSCombine_CUDA(idrs->dev, n, 1 + s - k, a1, x1, dUk, 0.0, 0, NULL, NULL, NULL));
+        KSPIDRSPiece(ksp, KSPIDRS_PHASE_UPDATE, KSPIDRSCombine_CUDA(idrs->dev, n, 1 + s - k, a1, x1, dUk, 0.0, 0, NULL, NULL, NULL));
         PetscCall(PetscLogEventEnd(PBG_IDRSUpdate, ksp, 0, 0, 0));
         PetscCall(KSPIDRSGroupEnd_Private(&grp));
       }
       /* G_k = A' U_k (left with the true residual: Z_k = A U_k kept) */
-      if (!left) PetscCall(KSP_MatMult(ksp, A, U[k], G[k]));
+      if (!left) KSPIDRSPiece(ksp, KSPIDRS_PHASE_OPERATOR, KSP_MatMult(ksp, A, U[k], G[k]));
       else {
         Vec AU = wtrue ? Z[k] : T;
 
-        PetscCall(KSP_MatMult(ksp, A, U[k], AU));
-        PetscCall(KSP_PCApply(ksp, AU, G[k]));
+        KSPIDRSPiece(ksp, KSPIDRS_PHASE_OPERATOR, KSP_MatMult(ksp, A, U[k], AU));
+        KSPIDRSPiece(ksp, KSPIDRS_PHASE_PC, KSP_PCApply(ksp, AU, G[k]));
       }
       /* m = P^H G_k, read with the residual norm of the previous step */
       PetscCall(KSPIDRSGroupRead_Private(&grp, G[k], &ys[0]));
@@ -262,7 +291,7 @@ PetscErrorCode KSPSolve_IDRS_Fused(KSP ksp)
         ys[i] = ys[0];
       }
       PetscCall(PetscLogEventBegin(PBG_IDRSReduce, ksp, 0, 0, 0));
-      PetscCall(KSPIDRSDots_CUDA(idrs->dev, n, s, xs, ys));
+      KSPIDRSPiece(ksp, KSPIDRS_PHASE_REDUCE, KSPIDRSDots_CUDA(idrs->dev, n, s, xs, ys));
       PetscCall(PetscLogEventEnd(PBG_IDRSReduce, ksp, 0, 0, 0));
       PetscCall(KSPIDRSGroupEnd_Private(&grp));
       PetscCall(KSPIDRSFusedResults_Private(ksp, s, m, pending ? &sq : NULL));
@@ -304,7 +333,7 @@ PetscErrorCode KSPSolve_IDRS_Fused(KSP ksp)
       dRT = NULL;
       if (wtrue) PetscCall(KSPIDRSGroupWrite_Private(&grp, RT, &dRT));
       PetscCall(PetscLogEventBegin(PBG_IDRSUpdate, ksp, 0, 0, 0));
-      PetscCall(KSPIDRSStepUpdate_CUDA(idrs->dev, n, k, alpha, beta, cG, cU, wtrue ? cZ : NULL, dGk, dUk, dZk, dR, dX, dRT, (PetscBool)!nonorm));
+      KSPIDRSPiece(ksp, KSPIDRS_PHASE_UPDATE, KSPIDRSStepUpdate_CUDA(idrs->dev, n, k, alpha, beta, cG, cU, wtrue ? cZ : NULL, dGk, dUk, dZk, dR, dX, dRT, (PetscBool)!nonorm));
       PetscCall(PetscLogEventEnd(PBG_IDRSUpdate, ksp, 0, 0, 0));
       PetscCall(KSPIDRSGroupEnd_Private(&grp));
       /* f(k+1:s-1) = P(:,k+1:s-1)^H r, updated */
@@ -320,13 +349,13 @@ PetscErrorCode KSPSolve_IDRS_Fused(KSP ksp)
 
     /* omega step: r is orthogonal to P, v = K^{-1} r (right) or r (left), t = A' v */
     if (!left) {
-      PetscCall(KSP_PCApply(ksp, R, V));
-      PetscCall(KSP_MatMult(ksp, A, V, T));
+      KSPIDRSPiece(ksp, KSPIDRS_PHASE_PC, KSP_PCApply(ksp, R, V));
+      KSPIDRSPiece(ksp, KSPIDRS_PHASE_OPERATOR, KSP_MatMult(ksp, A, V, T));
     } else {
       Vec AR = wtrue ? ZT : V;
 
-      PetscCall(KSP_MatMult(ksp, A, R, AR));
-      PetscCall(KSP_PCApply(ksp, AR, T));
+      KSPIDRSPiece(ksp, KSPIDRS_PHASE_OPERATOR, KSP_MatMult(ksp, A, R, AR));
+      KSPIDRSPiece(ksp, KSPIDRS_PHASE_PC, KSP_PCApply(ksp, AR, T));
     }
     PetscCall(KSPIDRSGroupRead_Private(&grp, R, &cr));
     PetscCall(KSPIDRSGroupRead_Private(&grp, T, &ct));
@@ -337,7 +366,7 @@ PetscErrorCode KSPSolve_IDRS_Fused(KSP ksp)
     xs[2] = cr;
     ys[2] = ct;
     PetscCall(PetscLogEventBegin(PBG_IDRSReduce, ksp, 0, 0, 0));
-    PetscCall(KSPIDRSDots_CUDA(idrs->dev, n, 3, xs, ys));
+    KSPIDRSPiece(ksp, KSPIDRS_PHASE_REDUCE, KSPIDRSDots_CUDA(idrs->dev, n, 3, xs, ys));
     PetscCall(PetscLogEventEnd(PBG_IDRSReduce, ksp, 0, 0, 0));
     PetscCall(KSPIDRSGroupEnd_Private(&grp));
     PetscCall(KSPIDRSFusedResults_Private(ksp, 3, sc, pending ? &sq : NULL));
@@ -368,7 +397,7 @@ PetscErrorCode KSPSolve_IDRS_Fused(KSP ksp)
     PetscCall(KSPIDRSGroupRead_Private(&grp, T, &ct));
     for (i = 0; i < s; i++) PetscCall(KSPIDRSGroupRead_Private(&grp, P[i], &cP[i]));
     PetscCall(PetscLogEventBegin(PBG_IDRSUpdate, ksp, 0, 0, 0));
-    PetscCall(KSPIDRSOmegaUpdate_CUDA(idrs->dev, n, om, cw, ct, czt, dX, dR, dRT, s, cP));
+    KSPIDRSPiece(ksp, KSPIDRS_PHASE_UPDATE, KSPIDRSOmegaUpdate_CUDA(idrs->dev, n, om, cw, ct, czt, dX, dR, dRT, s, cP));
     PetscCall(PetscLogEventEnd(PBG_IDRSUpdate, ksp, 0, 0, 0));
     PetscCall(KSPIDRSGroupEnd_Private(&grp));
     PetscCall(KSPIDRSFusedResults_Private(ksp, s, f, nonorm ? NULL : &sq));
@@ -385,5 +414,6 @@ PetscErrorCode KSPSolve_IDRS_Fused(KSP ksp)
       PetscCall(KSPIDRSFusedPR_Private(ksp, &grp, n, f));
     }
   }
+  if (idrs->profile) PetscCall(KSPIDRSProfileEnd_CUDA(idrs->dev));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

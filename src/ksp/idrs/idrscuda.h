@@ -16,7 +16,30 @@
 #define KSPIDRS_SLOT_NORM (KSPIDRS_FUSED_MAX_DOTS + 1)
 #define KSPIDRS_NUM_SLOTS (KSPIDRS_SLOT_NORM + 1)
 
+/* -ksp_idrs_profile: where the device's time in a fused solve goes, from CUDA events recorded on the stream between the
+   pieces of each step; they are read at the step's own wait (no synchronisation of their own). The time from one mark
+   to the next is charged to the later mark's phase. A KSPIDRS_PHASE_IDLE mark, recorded just before a launch, closes
+   the time in which the stream had run dry: the device waited for the host (the step's wait, MPI_Allreduce(), the
+   host's coefficients, the launch); recorded while the stream is busy, it adds nothing. */
+typedef enum {
+  KSPIDRS_PHASE_IDLE,
+  KSPIDRS_PHASE_OPERATOR,
+  KSPIDRS_PHASE_PC,
+  KSPIDRS_PHASE_UPDATE,
+  KSPIDRS_PHASE_REDUCE,
+  KSPIDRS_NUM_PHASES
+} KSPIDRSPhase;
+#define KSPIDRS_PROFILE_MARKS 64
 typedef struct {
+  void  *events[KSPIDRS_PROFILE_MARKS]; /* cudaEvent_t, made once */
+  int    phase[KSPIDRS_PROFILE_MARKS];  /* the phase that ends at each mark (-1: the first) */
+  int    nmarks;                        /* recorded since the last read */
+  double ms[KSPIDRS_NUM_PHASES];        /* device milliseconds of each phase in the last solve */
+  double wait_s, allreduce_s;           /* host seconds in the steps' waits and in their MPI_Allreduce() */
+} KSPIDRSProfile;
+
+typedef struct {
+  KSPIDRSProfile *profile;  /* -ksp_idrs_profile, made at the first profiled solve; NULL otherwise */
   double        *results;    /* [KSPIDRS_NUM_SLOTS], host memory mapped into the device: the reductions' answers */
   double        *d_partials; /* per-block partial sums of a reduction */
   unsigned int  *d_done;     /* blocks of the running reduction that have finished (the last one reduces the partials) */
@@ -27,8 +50,13 @@ typedef struct {
 
 PETSC_INTERN PetscErrorCode KSPIDRSDeviceCreate_CUDA(KSPIDRSDevice **);
 PETSC_INTERN PetscErrorCode KSPIDRSDeviceDestroy_CUDA(KSPIDRSDevice **);
-/* Waits for the stream: the results are then valid on the host */
+/* Waits for the stream: the results are then valid on the host (and the profile's marks read) */
 PETSC_INTERN PetscErrorCode KSPIDRSDeviceWait_CUDA(KSPIDRSDevice *);
+
+/* The profile of a solve: zeroed, with its first mark, at the start; a mark after each piece; read to the end */
+PETSC_INTERN PetscErrorCode KSPIDRSProfileBegin_CUDA(KSPIDRSDevice *);
+PETSC_INTERN PetscErrorCode KSPIDRSProfileMark_CUDA(KSPIDRSDevice *, KSPIDRSPhase);
+PETSC_INTERN PetscErrorCode KSPIDRSProfileEnd_CUDA(KSPIDRSDevice *);
 
 /* out0 = sum_{j < nin0} a0[j] x0[j]; and, when out1 is not NULL, out1 = b out0 + sum_{j < nin1} a1[j] x1[j]. An output
    may be one of the inputs (elementwise). nin0, nin1 <= KSPIDRS_FUSED_MAX_IN. */

@@ -61,6 +61,7 @@ typedef struct {
   PetscBool      fused_used; /* the last solve took it */
   char           path[160];  /* which path the last solve took, and why */
   KSPIDRSDevice *dev;        /* its reduction buffers, made at the first fused solve */
+  PetscBool      profile;    /* -ksp_idrs_profile: time the pieces of each step with CUDA events (idrscuda.h) */
 } KSP_IDRS;
 
 /* idrs.c: the work vectors and the shadow space for the current s, side, norm and smoothing (kept when unchanged) */

@@ -606,6 +606,54 @@ static PetscErrorCode SeqBAIJOfSeqAIJBlockSize1(Mat A, Mat *B)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* An mpibaijksparse matrix with the entries of the assembled matrix A, a device subclass of MPIAIJ (mpiaijcusparse: a
+   product's result on several ranks): its local rows, read once on the host, assembled by our COO assembly.
+   MatConvert() knows no converter from such a type to MPIBAIJ and would fall back to MatConvert_Basic(): a row at a
+   time into a matrix without preallocation. */
+static PetscErrorCode MPIBAIJKSPARSEOfDeviceAIJ(Mat A, Mat *B)
+{
+  Mat                Ad, Ao;
+  const PetscScalar *av;
+  const PetscInt    *cols;
+  const PetscScalar *vals;
+  PetscInt           rstart, rend, nz = 0, k = 0, n;
+  PetscInt          *ci, *cj;
+  PetscScalar       *cv;
+
+  PetscFunctionBegin;
+  PetscCheck(A->assembled, PetscObjectComm((PetscObject)A), PETSC_ERR_ARG_WRONGSTATE, "Cannot convert an unassembled %s matrix to %s", ((PetscObject)A)->type_name, MATMPIBAIJKSPARSE);
+  PetscCall(MatMPIAIJGetSeqAIJ(A, &Ad, &Ao, NULL));
+  for (int part = 0; part < 2; part++) { /* the parts' host values brought up to date (MatGetRow() reads them as they are) */
+    PetscCall(MatSeqAIJGetArrayRead(part ? Ao : Ad, &av));
+    PetscCall(MatSeqAIJRestoreArrayRead(part ? Ao : Ad, &av));
+  }
+  PetscCall(MatGetOwnershipRange(A, &rstart, &rend));
+  for (PetscInt i = rstart; i < rend; i++) {
+    PetscCall(MatGetRow(A, i, &n, NULL, NULL));
+    nz += n;
+    PetscCall(MatRestoreRow(A, i, &n, NULL, NULL));
+  }
+  PetscCall(PetscMalloc3(nz, &ci, nz, &cj, nz, &cv));
+  for (PetscInt i = rstart; i < rend; i++) {
+    PetscCall(MatGetRow(A, i, &n, &cols, &vals));
+    for (PetscInt j = 0; j < n; j++, k++) {
+      ci[k] = i;
+      cj[k] = cols[j];
+      cv[k] = vals[j];
+    }
+    PetscCall(MatRestoreRow(A, i, &n, &cols, &vals));
+  }
+  PetscCall(MatCreate(PetscObjectComm((PetscObject)A), B));
+  PetscCall(MatSetSizes(*B, A->rmap->n, A->cmap->n, A->rmap->N, A->cmap->N));
+  PetscCall(MatSetBlockSizesFromMats(*B, A, A));
+  PetscCall(MatSetType(*B, MATMPIBAIJKSPARSE));
+  PetscCall(MatSetPreallocationCOO(*B, nz, ci, cj));
+  PetscCall(MatSetValuesCOO(*B, cv, INSERT_VALUES));
+  PetscCall(PetscFree3(ci, cj, cv));
+  PetscCall(PetscInfo(A, "%s converted to %s by COO assembly of its %" PetscInt_FMT " local entries\n", ((PetscObject)A)->type_name, MATMPIBAIJKSPARSE, nz));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 PetscErrorCode MatConvert_Any_BAIJKSPARSE(Mat A, MatType type, MatReuse reuse, Mat *newmat)
 {
   MPI_Comm    comm = PetscObjectComm((PetscObject)A);
@@ -642,13 +690,21 @@ PetscErrorCode MatConvert_Any_BAIJKSPARSE(Mat A, MatType type, MatReuse reuse, M
   } else if (reuse == MAT_INITIAL_MATRIX) {
     Mat B;
 
-    PetscBool seqaij = PETSC_FALSE;
+    PetscBool seqaij = PETSC_FALSE, devmpiaij = PETSC_FALSE;
 
     if (!ismpi && PetscAbs(A->rmap->bs) == 1 && PetscAbs(A->cmap->bs) == 1) PetscCall(PetscObjectBaseTypeCompare((PetscObject)A, MATSEQAIJ, &seqaij));
+    if (ismpi && !isk && !isbase) {
+      PetscBool mpiaij;
+
+      PetscCall(PetscObjectTypeCompare((PetscObject)A, MATMPIAIJ, &mpiaij)); /* MPIAIJ itself has BAIJ's preallocated converter */
+      if (!mpiaij) PetscCall(PetscObjectBaseTypeCompare((PetscObject)A, MATMPIAIJ, &devmpiaij));
+    }
     if (isk || isbase) PetscCall(MatDuplicate(A, MAT_COPY_VALUES, &B));
     else if (seqaij && A->assembled) PetscCall(SeqBAIJOfSeqAIJBlockSize1(A, &B));
+    else if (devmpiaij) PetscCall(MPIBAIJKSPARSEOfDeviceAIJ(A, &B));
     else PetscCall(MatConvert(A, base, MAT_INITIAL_MATRIX, &B));
-    if (ismpi) PetscCall(MatConvert_MPIBAIJ_MPIBAIJKSPARSE(B, ktype, MAT_INPLACE_MATRIX, &B));
+    if (devmpiaij) { /* made as ours already */
+    } else if (ismpi) PetscCall(MatConvert_MPIBAIJ_MPIBAIJKSPARSE(B, ktype, MAT_INPLACE_MATRIX, &B));
     else PetscCall(MatConvert_SeqBAIJ_SeqBAIJKSPARSE(B, ktype, MAT_INPLACE_MATRIX, &B));
     *newmat = B;
   } else {

@@ -20,6 +20,28 @@ int Blocks(PetscInt n, int cap)
   return (int)PetscMax(1, PetscMin(b, (PetscInt)cap));
 }
 
+/* The marks recorded so far, all complete (the stream was waited for): each interval added to the phase that ends it;
+   the last mark stays as the start of the next interval */
+PetscErrorCode ProfileRead(KSPIDRSProfile *pr)
+{
+  PetscFunctionBegin;
+  for (int i = 1; i < pr->nmarks; i++) {
+    float ms;
+
+    PetscCallCUDA(cudaEventElapsedTime(&ms, (cudaEvent_t)pr->events[i - 1], (cudaEvent_t)pr->events[i]));
+    pr->ms[pr->phase[i]] += ms;
+  }
+  if (pr->nmarks > 1) {
+    void *last = pr->events[pr->nmarks - 1];
+
+    pr->events[pr->nmarks - 1] = pr->events[0];
+    pr->events[0]              = last;
+    pr->phase[0]               = -1;
+    pr->nmarks                 = 1;
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 ReduceTarget Target(const KSPIDRSDevice *dev)
 {
   ReduceTarget tg;
@@ -58,6 +80,10 @@ PetscErrorCode KSPIDRSDeviceDestroy_CUDA(KSPIDRSDevice **pdev)
   PetscFunctionBegin;
   if (!dev) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCallCUDA(cudaDeviceSynchronize()); /* no kernel of ours still writes the results */
+  if (dev->profile) {
+    for (int i = 0; i < KSPIDRS_PROFILE_MARKS; i++) PetscCallCUDA(cudaEventDestroy((cudaEvent_t)dev->profile->events[i]));
+    PetscCall(PetscFree(dev->profile));
+  }
   PetscCallCUDA(cudaFreeHost(dev->results));
   PetscCallCUDA(cudaFree(dev->d_partials));
   PetscCallCUDA(cudaFree(dev->d_done));
@@ -73,6 +99,57 @@ PetscErrorCode KSPIDRSDeviceWait_CUDA(KSPIDRSDevice *dev)
   PetscCall(PetscGetCurrentCUDAStream(&stream));
   PetscCallCUDA(cudaStreamSynchronize(stream));
   dev->waits++;
+  if (dev->profile) PetscCall(ProfileRead(dev->profile));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode KSPIDRSProfileBegin_CUDA(KSPIDRSDevice *dev)
+{
+  KSPIDRSProfile *pr = dev->profile;
+
+  PetscFunctionBegin;
+  if (!pr) {
+    PetscCall(PetscNew(&dev->profile));
+    pr = dev->profile;
+    for (int i = 0; i < KSPIDRS_PROFILE_MARKS; i++) {
+      cudaEvent_t ev;
+
+      PetscCallCUDA(cudaEventCreate(&ev));
+      pr->events[i] = (void *)ev;
+    }
+  }
+  for (int p = 0; p < KSPIDRS_NUM_PHASES; p++) pr->ms[p] = 0.0;
+  pr->wait_s = pr->allreduce_s = 0.0;
+  pr->nmarks                   = 0;
+  PetscCall(KSPIDRSProfileMark_CUDA(dev, KSPIDRS_PHASE_IDLE));
+  pr->phase[0] = -1;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode KSPIDRSProfileMark_CUDA(KSPIDRSDevice *dev, KSPIDRSPhase phase)
+{
+  KSPIDRSProfile *pr = dev->profile;
+  cudaStream_t    stream;
+
+  PetscFunctionBegin;
+  PetscCall(PetscGetCurrentCUDAStream(&stream));
+  if (pr->nmarks == KSPIDRS_PROFILE_MARKS) { /* a long stretch without a wait (KSP_NORM_NONE): read what is there */
+    PetscCallCUDA(cudaStreamSynchronize(stream));
+    PetscCall(ProfileRead(pr));
+  }
+  PetscCallCUDA(cudaEventRecord((cudaEvent_t)pr->events[pr->nmarks], stream));
+  pr->phase[pr->nmarks++] = (int)phase;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode KSPIDRSProfileEnd_CUDA(KSPIDRSDevice *dev)
+{
+  cudaStream_t stream;
+
+  PetscFunctionBegin;
+  PetscCall(PetscGetCurrentCUDAStream(&stream));
+  PetscCallCUDA(cudaStreamSynchronize(stream));
+  PetscCall(ProfileRead(dev->profile));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
