@@ -40,12 +40,12 @@ static PetscErrorCode Check(const char *what, Mat S, Mat T, MatType type, PetscI
 
 int main(int argc, char **argv)
 {
-  Mat         A, K, B;
-  PetscInt    bs = 3, mb = 7, seed = 1, nfail = 0, rstart, mball;
-  PetscMPIInt rank, size;
-  PetscRandom rnd;
+  Mat          A, K, B;
+  PetscInt     bs = 3, mb = 7, seed = 1, nfail = 0, rstart, mball;
+  PetscMPIInt  rank, size;
+  PetscRandom  rnd;
   PetscScalar *v;
-  char        back[64] = MATAIJ;
+  char         back[64] = MATAIJ;
 
   PetscFunctionBeginUser;
   PetscCall(PetscInitialize(&argc, &argv, NULL, help));

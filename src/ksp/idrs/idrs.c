@@ -175,15 +175,15 @@ static PetscErrorCode KSPDestroy_IDRS(KSP ksp)
 /* -ksp_idrs_profile: the device time of the last fused solve by piece, per iteration (this rank's) */
 static PetscErrorCode KSPIDRSViewProfile_Private(KSP ksp, PetscViewer viewer)
 {
-  KSP_IDRS             *idrs = (KSP_IDRS *)ksp->data;
-  const KSPIDRSProfile *pr   = idrs->dev->profile;
-  const double          us   = 1e3 / (double)ksp->its; /* milliseconds in all -> microseconds an iteration */
+  KSP_IDRS             *idrs  = (KSP_IDRS *)ksp->data;
+  const KSPIDRSProfile *pr    = idrs->dev->profile;
+  const double          us    = 1e3 / (double)ksp->its; /* milliseconds in all -> microseconds an iteration */
   double                total = 0.0;
 
   PetscFunctionBegin;
   for (int p = 0; p < KSPIDRS_NUM_PHASES; p++) total += pr->ms[p];
-  PetscCall(PetscViewerASCIIPrintf(viewer, "  profile of the last solve (-ksp_idrs_profile, CUDA events, rank 0), us an iteration: %.2f in all = operator %.2f + PC %.2f + vector updates %.2f + reductions %.2f + device idle, waiting for the host %.2f; host: %.2f waiting for the device, %.2f in MPI_Allreduce()\n", us * total,
-                                   us * pr->ms[KSPIDRS_PHASE_OPERATOR], us * pr->ms[KSPIDRS_PHASE_PC], us * pr->ms[KSPIDRS_PHASE_UPDATE], us * pr->ms[KSPIDRS_PHASE_REDUCE], us * pr->ms[KSPIDRS_PHASE_IDLE], 1e6 * pr->wait_s / (double)ksp->its, 1e6 * pr->allreduce_s / (double)ksp->its));
+  PetscCall(PetscViewerASCIIPrintf(viewer, "  profile of the last solve (-ksp_idrs_profile, CUDA events, rank 0), us an iteration: %.2f in all = operator %.2f + PC %.2f + vector updates %.2f + reductions %.2f + device idle, waiting for the host %.2f; host: %.2f waiting for the device, %.2f in MPI_Allreduce()\n", us * total, us * pr->ms[KSPIDRS_PHASE_OPERATOR], us * pr->ms[KSPIDRS_PHASE_PC], us * pr->ms[KSPIDRS_PHASE_UPDATE], us * pr->ms[KSPIDRS_PHASE_REDUCE], us * pr->ms[KSPIDRS_PHASE_IDLE],
+                                   1e6 * pr->wait_s / (double)ksp->its, 1e6 * pr->allreduce_s / (double)ksp->its));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -245,7 +245,8 @@ static PetscErrorCode KSPSetFromOptions_IDRS(KSP ksp, PetscOptionItems PetscOpti
   if (flg) PetscCall(KSPIDRSSetReplacement(ksp, b));
   PetscCall(PetscOptionsBool("-ksp_idrs_true_residual_check", "Confirm a convergence on the residual recomputed from the iterate; restart from the iterate when it fails", "KSPIDRS", idrs->check_true, &idrs->check_true, NULL));
   PetscCall(PetscOptionsBool("-ksp_idrs_fused", "On CUDA vectors, the vector work of each step in fused kernels with one host synchronisation per step (0: PETSc's Vec operations)", "KSPIDRS", idrs->fused, &idrs->fused, NULL));
-  PetscCall(PetscOptionsBool("-ksp_idrs_profile", "On the fused path, time the pieces of each step with CUDA events (operator, PC, vector updates, reductions, the device waiting for the host) and show them in -ksp_view", "KSPIDRS", idrs->profile, &idrs->profile, NULL));
+  PetscCall(
+    PetscOptionsBool("-ksp_idrs_profile", "On the fused path, time the pieces of each step with CUDA events (operator, PC, vector updates, reductions, the device waiting for the host) and show them in -ksp_view", "KSPIDRS", idrs->profile, &idrs->profile, NULL));
   PetscCall(PetscOptionsInt("-ksp_idrs_seed", "Seed of the shadow space (random by global index: rank-independent)", "KSPIDRSSetSeed", idrs->seed, &seed, &flg));
   if (flg) PetscCall(KSPIDRSSetSeed(ksp, seed));
   PetscOptionsHeadEnd();

@@ -39,13 +39,13 @@ typedef struct {
 } KSPIDRSProfile;
 
 typedef struct {
-  KSPIDRSProfile *profile;  /* -ksp_idrs_profile, made at the first profiled solve; NULL otherwise */
-  double        *results;    /* [KSPIDRS_NUM_SLOTS], host memory mapped into the device: the reductions' answers */
-  double        *d_partials; /* per-block partial sums of a reduction */
-  unsigned int  *d_done;     /* blocks of the running reduction that have finished (the last one reduces the partials) */
-  int            max_blocks; /* of a reduction: 4 per multiprocessor (32 warps each: enough loads in flight to stream), so the partials stay few */
-  PetscLogDouble bytes;      /* bytes the fused kernels moved since the last reset, for -ksp_view */
-  PetscInt       launches, waits;
+  KSPIDRSProfile *profile;    /* -ksp_idrs_profile, made at the first profiled solve; NULL otherwise */
+  double         *results;    /* [KSPIDRS_NUM_SLOTS], host memory mapped into the device: the reductions' answers */
+  double         *d_partials; /* per-block partial sums of a reduction */
+  unsigned int   *d_done;     /* blocks of the running reduction that have finished (the last one reduces the partials) */
+  int             max_blocks; /* of a reduction: 4 per multiprocessor (32 warps each: enough loads in flight to stream), so the partials stay few */
+  PetscLogDouble  bytes;      /* bytes the fused kernels moved since the last reset, for -ksp_view */
+  PetscInt        launches, waits;
 } KSPIDRSDevice;
 
 PETSC_INTERN PetscErrorCode KSPIDRSDeviceCreate_CUDA(KSPIDRSDevice **);

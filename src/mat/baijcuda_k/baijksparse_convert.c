@@ -571,6 +571,26 @@ PetscErrorCode MatConvert_BAIJKSPARSE_HostForward(Mat A, MatType type, MatReuse 
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* To mpiaijcusparse (or aijcusparse): BAIJ's conversion to mpiaij, which converts the two parts whole into a
+   preallocated matrix, then aijcusparse in place. MatConvert() finds no converter of its own for this pair and would
+   fall back to MatConvert_Basic(): a row at a time into a matrix with no preallocation, which made a two-rank PCGAMG
+   setup (its products go through aijcusparse copies of the operators) many times slower than the same setup on AIJ. */
+PetscErrorCode MatConvert_MPIBAIJKSPARSE_MPIAIJCUSPARSE(Mat A, MatType type, MatReuse reuse, Mat *newmat)
+{
+  Mat T;
+
+  PetscFunctionBegin;
+  PetscCall(MatConvert_BAIJKSPARSE_HostForward(A, MATMPIAIJ, MAT_INITIAL_MATRIX, &T));
+  PetscCall(MatConvert(T, MATMPIAIJCUSPARSE, MAT_INPLACE_MATRIX, &T));
+  PetscCall(PetscInfo(A, "%s converted to %s through %s (BAIJ's conversion of the parts)\n", MATMPIBAIJKSPARSE, type, MATMPIAIJ));
+  if (reuse == MAT_REUSE_MATRIX) {
+    PetscCall(MatCopy(T, *newmat, SAME_NONZERO_PATTERN));
+    PetscCall(MatDestroy(&T));
+  } else if (reuse == MAT_INPLACE_MATRIX) PetscCall(MatHeaderReplace(A, &T));
+  else *newmat = T;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* ---------------------------------------------------------------------------------------------- any type -> baijksparse */
 /* A MATSEQBAIJ of block size 1 with the pattern and host values of the seqaij A. BAIJ's conversion inserts entry by
    entry; a BAIJ "with arrays" (block size 1 only) on A's arrays, duplicated, is a copy of the arrays (ksp ex45 at 100^3

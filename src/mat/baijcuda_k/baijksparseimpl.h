@@ -374,6 +374,7 @@ PETSC_INTERN PetscErrorCode MatSeqAIJCUSPARSEBAIJKSPARSERefresh_Private(Mat, Mat
 /* BAIJ's conversions to aij and sbaij, re-exported on seq- and mpibaijksparse ("MatConvert_<ours>_<type>_C"): the host
    values are brought up to date first */
 PETSC_INTERN PetscErrorCode MatConvert_BAIJKSPARSE_HostForward(Mat, MatType, MatReuse, Mat *);
+PETSC_INTERN PetscErrorCode MatConvert_MPIBAIJKSPARSE_MPIAIJCUSPARSE(Mat, MatType, MatReuse, Mat *);
 /* A matrix with rectangular blocks asked for as baijksparse becomes devtype (device usable) or hosttype (*rect) */
 PETSC_INTERN PetscErrorCode MatBAIJKSPARSERectangularBlocks_Private(Mat, MatType, MatType, PetscBool *);
 /* What PCGAMG asks of the operator (baijksparse_product.c): its graph, and the sparse products through AIJ */
