@@ -571,18 +571,31 @@ PetscErrorCode MatConvert_BAIJKSPARSE_HostForward(Mat A, MatType type, MatReuse 
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* To mpiaijcusparse (or aijcusparse): BAIJ's conversion to mpiaij, which converts the two parts whole into a
-   preallocated matrix, then aijcusparse in place. MatConvert() finds no converter of its own for this pair and would
-   fall back to MatConvert_Basic(): a row at a time into a matrix with no preallocation, which made a two-rank PCGAMG
-   setup (its products go through aijcusparse copies of the operators) many times slower than the same setup on AIJ. */
+/* To mpiaijcusparse (or aijcusparse): each part converted on the device (the sequential conversion), then put together
+   by MatCreateMPIAIJWithSeqAIJ() with the off-diagonal part's columns expanded from the block garray. MatConvert() finds
+   no converter of its own for this pair and would fall back to MatConvert_Basic(): a row at a time into a matrix with no
+   preallocation (PCGAMG's products on several ranks go through such copies of the operators). */
 PetscErrorCode MatConvert_MPIBAIJKSPARSE_MPIAIJCUSPARSE(Mat A, MatType type, MatReuse reuse, Mat *newmat)
 {
-  Mat T;
+  Mat             T, parts[2], conv[2];
+  const PetscInt *bgarray;
+  PetscInt        bs     = A->rmap->bs, *garray, nghost;
+  PetscBool       isk[2] = {PETSC_FALSE, PETSC_FALSE};
 
   PetscFunctionBegin;
-  PetscCall(MatConvert_BAIJKSPARSE_HostForward(A, MATMPIAIJ, MAT_INITIAL_MATRIX, &T));
-  PetscCall(MatConvert(T, MATMPIAIJCUSPARSE, MAT_INPLACE_MATRIX, &T));
-  PetscCall(PetscInfo(A, "%s converted to %s through %s (BAIJ's conversion of the parts)\n", MATMPIBAIJKSPARSE, type, MATMPIAIJ));
+  PetscCheck(A->assembled, PetscObjectComm((PetscObject)A), PETSC_ERR_ARG_WRONGSTATE, "Cannot convert an unassembled %s matrix", MATMPIBAIJKSPARSE);
+  PetscCall(MatMPIBAIJKSPARSEGetSeqBAIJ_Private(A, &parts[0], &parts[1], &bgarray));
+  for (PetscInt k = 0; k < 2; k++)
+    if (parts[k]) PetscCall(PetscObjectTypeCompare((PetscObject)parts[k], MATSEQBAIJKSPARSE, &isk[k]));
+  PetscCheck(isk[0] && isk[1], PETSC_COMM_SELF, PETSC_ERR_PLIB, "An assembled %s matrix without its two %s parts", MATMPIBAIJKSPARSE, MATSEQBAIJKSPARSE);
+  for (PetscInt k = 0; k < 2; k++) PetscCall(MatConvert(parts[k], MATSEQAIJCUSPARSE, MAT_INITIAL_MATRIX, &conv[k]));
+  nghost = parts[1]->cmap->n / bs;
+  PetscCall(PetscMalloc1(PetscMax(nghost * bs, 1), &garray)); /* not NULL even when empty: the columns are local ones */
+  for (PetscInt g = 0; g < nghost; g++)
+    for (PetscInt c = 0; c < bs; c++) garray[g * bs + c] = bgarray[g] * bs + c;
+  PetscCall(MatCreateMPIAIJWithSeqAIJ(PetscObjectComm((PetscObject)A), A->rmap->N, A->cmap->N, conv[0], conv[1], garray, &T));
+  PetscCall(MatSetOption(T, MAT_NEW_NONZERO_LOCATION_ERR, PETSC_FALSE)); /* as a converted matrix is left */
+  PetscCall(PetscInfo(A, "%s converted to %s from its parts, each converted on the device\n", MATMPIBAIJKSPARSE, type));
   if (reuse == MAT_REUSE_MATRIX) {
     PetscCall(MatCopy(T, *newmat, SAME_NONZERO_PATTERN));
     PetscCall(MatDestroy(&T));
