@@ -21,6 +21,7 @@ old=${1:?usage: compare_builds.sh OLD_DIR OUTDIR [ROUNDS]}
 out=${2:?usage: compare_builds.sh OLD_DIR OUTDIR [ROUNDS]}
 rounds=${3:-2}
 parts=${PARTS:-bsrmv vbjacobi ex19 invert}
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 # Both builds must choose their kernels from the same tuning table: an OLD_DIR without the table beside its lib/ finds none and falls
 # back to the built-in defaults (other kernels, another summation order: in sessions 14 and 15 that alone gave ex19 3792
 # iterations against 3518, and bench_bsrmv other kernels). The bundle's table of this GPU, for both.
@@ -28,7 +29,6 @@ if [ -z "${PETSCBLOCKGPU_TUNING_FILE:-}" ]; then
   cc=$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2> /dev/null | head -1 | tr -d '. ')
   [ -n "$cc" ] && [ -f "$here/share/petscblockgpu/baijksparse_tuning_sm$cc.txt" ] && export PETSCBLOCKGPU_TUNING_FILE=$here/share/petscblockgpu/baijksparse_tuning_sm$cc.txt
 fi
-here=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 [ $summary_only = 1 ] || old=$(cd "$old" && pwd)
 mkdir -p "$out"
 
