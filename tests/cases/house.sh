@@ -1,8 +1,9 @@
 # The house rules (issue 41), checked by make check: every component's call graph has no loop and no CUDA runtime call
 # in its host files (tools/callgraph.py --cuda-runtime: the runtime belongs in cuda/), and every C, C++ and CUDA source
 # is formatted (clang-format with .clang-format, PETSc's style), doc/layout.md names every component and host file
-# (tools/layoutcheck.py), and no source comment carries a measured figure (tools/figurecheck.py). Each check is first shown to fail on a violation
-# planted in a scratch tree, so that it cannot pass for want of looking.
+# (tools/layoutcheck.py), no source comment carries a measured figure (tools/figurecheck.py), and offloadmask is written
+# only by the device floor. Each check is first shown to fail on a violation planted in a scratch tree, so that it cannot
+# pass for want of looking.
 
 pbg_house_callgraph() { python3 "$PBG_ROOT/tools/callgraph.py" --cuda-runtime "$PBG_ROOT/$1"; }
 for comp in src/mat/baijcuda_k src/mat/solvers src/pc/vbjacobi src/ksp/idrs src/ksp/chebyshev src/sys src/dm/da; do
@@ -113,3 +114,26 @@ pbg_house_results_planted() {
   echo "the planted test log was found"
 }
 tcheck house_results_detects_planted -- pbg_house_results_planted
+
+# The offload state of our matrices is written only by the device floor (baijksparse_device.c, by intent: device or host
+# newer, both current, no values); anywhere else an assignment to offloadmask fails, and a planted one must be found
+pbg_house_offload() { # DIR: the source tree to search
+  local bad
+  bad=$(grep -rnE 'offloadmask[[:space:]]*=[^=]' "$1" --include='*.c' --include='*.cu' --include='*.cxx' | grep -v '/baijksparse_device\.c:' | grep -vE ':[0-9]+:[[:space:]]*(/\*|\*)')
+  [ -z "$bad" ] && { echo "offloadmask written only in baijksparse_device.c"; return 0; }
+  echo "offloadmask written outside the device floor (use MatBAIJKSPARSEMark*_Private()):"
+  echo "$bad"
+  return 1
+}
+tcheck house_offload_floor -- pbg_house_offload "$PBG_ROOT/src"
+pbg_house_offload_planted() {
+  local d=$PBG_WORKDIR/house_offload_planted
+  rm -rf "$d" && mkdir -p "$d/mat" && printf 'void f(Mat A)\n{\n  if (A->offloadmask == PETSC_OFFLOAD_CPU) A->offloadmask = PETSC_OFFLOAD_GPU;\n}\n' > "$d/mat/x.c"
+  printf 'void g(Mat A)\n{\n  A->offloadmask = PETSC_OFFLOAD_BOTH;\n}\n' > "$d/mat/baijksparse_device.c"
+  if pbg_house_offload "$d"; then
+    echo "the planted write passed the check"
+    return 1
+  fi
+  echo "the planted write was found"
+}
+tcheck house_offload_detects_planted -- pbg_house_offload_planted

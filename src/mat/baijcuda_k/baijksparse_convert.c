@@ -158,7 +158,7 @@ static PetscErrorCode ScatterAIJToBAIJKSPARSE(Mat A, PetscInt nnz, Mat B)
   PetscCall(PetscLogEventEnd(PBG_BAIJKConvert, A, B, 0, 0));
   PetscCall(MatSeqAIJCUSPARSERestoreArrayRead(A, &ca));
   PetscCall(MatSeqAIJCUSPARSERestoreIJ(A, PETSC_FALSE, &ci, &cj));
-  B->offloadmask = PETSC_OFFLOAD_GPU;
+  MatBAIJKSPARSEMarkDeviceNewer_Private(B);
   PetscCall(PetscObjectStateIncrease((PetscObject)B));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -423,24 +423,24 @@ static PetscErrorCode COOPartGatherLocal(Mat P, COOPart *p, const PetscScalar *v
     cudaStream_t stream;
 
     PetscCall(MatSeqBAIJKSPARSEValuesOnDevice_Private(P, &ondev));
-    if (ondev && !add && P->offloadmask == PETSC_OFFLOAD_CPU) P->offloadmask = PETSC_OFFLOAD_GPU; /* all overwritten: no upload */
+    if (ondev && !add && P->offloadmask == PETSC_OFFLOAD_CPU) MatBAIJKSPARSEMarkDeviceNewer_Private(P); /* all overwritten: no upload */
     PetscCall(COOPartToDevice(P, p));
     PetscCall(PetscGetCurrentCUDAStream(&stream));
     PetscCall(PetscLogGpuTimeBegin());
     PetscCall(MatBAIJKSPARSECOOGather_CUDA(p->nslots, NULL, p->d_jmap1, p->d_perm1, v, kp->dev->val, add, stream));
     PetscCall(PetscLogGpuTimeEnd());
     PetscCall(PetscLogGpuFlops((PetscLogDouble)p->n1));
-    P->offloadmask = PETSC_OFFLOAD_GPU;
+    MatBAIJKSPARSEMarkDeviceNewer_Private(P);
   } else {
     PetscScalar *a;
 
-    if (!add && P->offloadmask == PETSC_OFFLOAD_GPU) P->offloadmask = PETSC_OFFLOAD_CPU; /* all overwritten: no download */
+    if (!add && P->offloadmask == PETSC_OFFLOAD_GPU) MatBAIJKSPARSEMarkHostNewer_Private(P); /* all overwritten: no download */
     else PetscCall(MatSeqBAIJKSPARSEHostAccess_Private(P, PETSC_TRUE));
     PetscCall((*kp->getarray)(P, &a));
     GatherHost(p->nslots, NULL, p->jmap1, p->perm1, v, a, add);
     PetscCall((*kp->restorearray)(P, &a));
     PetscCall(PetscLogFlops((PetscLogDouble)p->n1));
-    if (P->offloadmask != PETSC_OFFLOAD_UNALLOCATED) P->offloadmask = PETSC_OFFLOAD_CPU;
+    if (P->offloadmask != PETSC_OFFLOAD_UNALLOCATED) MatBAIJKSPARSEMarkHostNewer_Private(P);
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -19,6 +19,28 @@
 #include "baijksparse_device.h"
 #include <petscdevice_cuda.h>
 
+/* Where A's newest values are, said by what just happened to them: the only writes of A->offloadmask. Written on the
+   device (the host copy is now older), written on the host, the same on both, none yet. */
+void MatBAIJKSPARSEMarkDeviceNewer_Private(Mat A)
+{
+  A->offloadmask = PETSC_OFFLOAD_GPU;
+}
+
+void MatBAIJKSPARSEMarkHostNewer_Private(Mat A)
+{
+  A->offloadmask = PETSC_OFFLOAD_CPU;
+}
+
+void MatBAIJKSPARSEMarkBothCurrent_Private(Mat A)
+{
+  A->offloadmask = PETSC_OFFLOAD_BOTH;
+}
+
+void MatBAIJKSPARSEMarkNoValues_Private(Mat A)
+{
+  A->offloadmask = PETSC_OFFLOAD_UNALLOCATED;
+}
+
 PetscErrorCode MatMPIBAIJKSPARSEGetSeqBAIJ_Private(Mat A, Mat *Ad, Mat *Ao, const PetscInt *garray[])
 {
   PetscBool      isk;
@@ -190,8 +212,8 @@ static PetscErrorCode MatSeqBAIJKSPARSECopyToGPU_Internal(Mat A, PetscBool patte
   PetscCall(MatRestoreRowIJ(A, 0, PETSC_FALSE, PETSC_TRUE, &mbs, &ia, &ja, &done));
   if (!pattern_only) d->ncopies++;
   if (!pattern_only && A->offloadmask != PETSC_OFFLOAD_GPU) {
-    d->state       = ((PetscObject)A)->state;
-    A->offloadmask = PETSC_OFFLOAD_BOTH;
+    d->state = ((PetscObject)A)->state;
+    MatBAIJKSPARSEMarkBothCurrent_Private(A);
   }
   PetscCall(PetscLogCpuToGpu((PetscLogDouble)bytes));
   PetscCall(PetscLogEventEnd(PBG_BAIJKCopyToGPU, A, 0, 0, 0));
@@ -235,8 +257,8 @@ PetscErrorCode MatSeqBAIJKSPARSECopyToHost_Private(Mat A)
     PetscCall(PetscLogGpuToCpu((PetscLogDouble)(len * sizeof(PetscScalar))));
     PetscCall(PetscLogEventEnd(PBG_BAIJKCopyFromGPU, A, 0, 0, 0));
   }
-  d->state       = ((PetscObject)A)->state;
-  A->offloadmask = PETSC_OFFLOAD_BOTH;
+  d->state = ((PetscObject)A)->state;
+  MatBAIJKSPARSEMarkBothCurrent_Private(A);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -244,7 +266,7 @@ PetscErrorCode MatSeqBAIJKSPARSEHostAccess_Private(Mat A, PetscBool write)
 {
   PetscFunctionBegin;
   PetscCall(MatSeqBAIJKSPARSECopyToHost_Private(A));
-  if (write && A->offloadmask != PETSC_OFFLOAD_UNALLOCATED) A->offloadmask = PETSC_OFFLOAD_CPU;
+  if (write && A->offloadmask != PETSC_OFFLOAD_UNALLOCATED) MatBAIJKSPARSEMarkHostNewer_Private(A);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

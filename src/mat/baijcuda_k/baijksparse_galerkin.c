@@ -221,7 +221,7 @@ static PetscErrorCode ProductNumeric_Blocked(Mat C)
   PetscCall(PetscLogGpuFlops(2.0 * bs * bs * cbs * (PetscLogDouble)bp->npap + 2.0 * cbs * bs * cbs * (PetscLogDouble)bp->nptap));
   if (!bp->Pours) PetscCall(OperandRestore(bp, &pi, &pj, &pa));
   if (product->type == MATPRODUCT_PtAP || bp->ABours) {
-    C->offloadmask = PETSC_OFFLOAD_GPU; /* every value written on the device */
+    MatBAIJKSPARSEMarkDeviceNewer_Private(C); /* every value written on the device */
     PetscCall(PetscObjectStateIncrease((PetscObject)C));
   }
   PetscCall(PetscLogEventEnd(PBG_BAIJKProductNumeric, A, P, C, 0));

@@ -3,8 +3,8 @@
    MatDiagonalScale, MatZeroRows, MatZeroRowsColumns, MatDuplicate. Each runs on the device when
    MatSeqBAIJKSPARSEValuesOnDevice_Private() says the values may live there (and, for those that write diagonal entries,
    every diagonal block is stored: a missing one is a new nonzero, which only the host can insert), and then leaves the
-   device copy newer (A->offloadmask = PETSC_OFFLOAD_GPU) without touching the host copy; otherwise BAIJ's host method
-   runs after the host copy is brought up to date. Vectors on the host are uploaded (their n entries, not the matrix).
+   device copy newer (MatBAIJKSPARSEMarkDeviceNewer_Private()) without touching the host copy; otherwise BAIJ's host
+   method runs after the host copy is brought up to date. Vectors on the host are uploaded (their n entries, not the matrix).
    Operations that change values also advance the object state themselves, whether or not PETSc's wrapper does (a second
    increase is harmless; a missing one would leave a PC believing the matrix unchanged). The MPI type runs them part by
    part (mpibaijksparse.c). */
@@ -59,7 +59,7 @@ PetscErrorCode MatScale_SeqBAIJKSPARSE(Mat A, PetscScalar a)
   PetscCall(PetscLogGpuTimeEnd());
   PetscCall(PetscLogGpuFlops((PetscLogDouble)len));
   PetscCall(PetscLogEventEnd(PBG_BAIJKValues, A, 0, 0, 0));
-  A->offloadmask = PETSC_OFFLOAD_GPU;
+  MatBAIJKSPARSEMarkDeviceNewer_Private(A);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -79,7 +79,7 @@ PetscErrorCode MatZeroEntries_SeqBAIJKSPARSE(Mat A)
     PetscFunctionReturn(PETSC_SUCCESS);
   }
   /* no upload first: every value is overwritten (the pattern and kernel choice still come up to date) */
-  if (A->offloadmask == PETSC_OFFLOAD_CPU) A->offloadmask = PETSC_OFFLOAD_GPU;
+  if (A->offloadmask == PETSC_OFFLOAD_CPU) MatBAIJKSPARSEMarkDeviceNewer_Private(A);
   PetscCall(DeviceValues(A, &val, &len, NULL));
   PetscCall(PetscGetCurrentCUDAStream(&stream));
   PetscCall(PetscLogEventBegin(PBG_BAIJKValues, A, 0, 0, 0));
@@ -87,7 +87,7 @@ PetscErrorCode MatZeroEntries_SeqBAIJKSPARSE(Mat A)
   if (len) PetscCall(MatBAIJKSPARSEMemsetAsync_CUDA(val, 0, (size_t)len * sizeof(PetscScalar), stream));
   PetscCall(PetscLogGpuTimeEnd());
   PetscCall(PetscLogEventEnd(PBG_BAIJKValues, A, 0, 0, 0));
-  A->offloadmask = PETSC_OFFLOAD_GPU;
+  MatBAIJKSPARSEMarkDeviceNewer_Private(A);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -178,7 +178,7 @@ PetscErrorCode MatAXPY_SeqBAIJKSPARSE(Mat Y, PetscScalar a, Mat X, MatStructure 
     PetscCall(PetscLogGpuTimeEnd());
     PetscCall(PetscLogGpuFlops(2.0 * (PetscLogDouble)len));
     PetscCall(PetscLogEventEnd(PBG_BAIJKValues, Y, X, 0, 0));
-    Y->offloadmask = PETSC_OFFLOAD_GPU;
+    MatBAIJKSPARSEMarkDeviceNewer_Private(Y);
     PetscCall(PetscObjectStateIncrease((PetscObject)Y)); /* as BAIJ's MatAXPY() does: PETSc's wrapper does not */
   } else if (str == SAME_NONZERO_PATTERN || str == SUBSET_NONZERO_PATTERN) {
     PetscCall(MatSeqBAIJKSPARSEHostAccess_Private(Y, PETSC_TRUE));
@@ -217,7 +217,7 @@ PetscErrorCode MatCopy_SeqBAIJKSPARSE(Mat A, Mat B, MatStructure str)
     PetscInt64   len;
     cudaStream_t stream;
 
-    if (B->offloadmask == PETSC_OFFLOAD_CPU) B->offloadmask = PETSC_OFFLOAD_GPU; /* every value is overwritten */
+    if (B->offloadmask == PETSC_OFFLOAD_CPU) MatBAIJKSPARSEMarkDeviceNewer_Private(B); /* every value is overwritten */
     PetscCall(DeviceValues(B, &b, &len, NULL));
     PetscCall(DeviceValues(A, &a, &len, NULL));
     PetscCall(PetscGetCurrentCUDAStream(&stream));
@@ -226,7 +226,7 @@ PetscErrorCode MatCopy_SeqBAIJKSPARSE(Mat A, Mat B, MatStructure str)
     if (len) PetscCall(MatBAIJKSPARSEMemcpyAsync_CUDA(b, a, (size_t)len * sizeof(PetscScalar), cudaMemcpyDeviceToDevice, stream));
     PetscCall(PetscLogGpuTimeEnd());
     PetscCall(PetscLogEventEnd(PBG_BAIJKValues, A, B, 0, 0));
-    B->offloadmask = PETSC_OFFLOAD_GPU;
+    MatBAIJKSPARSEMarkDeviceNewer_Private(B);
     PetscCall(PetscObjectStateIncrease((PetscObject)B));
   } else {
     PetscBool isk;
@@ -413,7 +413,7 @@ static PetscErrorCode DiagonalUpdateDevice(Mat A, Vec D, PetscScalar a, PetscBoo
   PetscCall(DeviceVecReadEnd(&dr, stream));
   if (!insert) PetscCall(PetscLogGpuFlops((PetscLogDouble)A->rmap->n));
   PetscCall(PetscLogEventEnd(PBG_BAIJKValues, A, D, 0, 0));
-  A->offloadmask = PETSC_OFFLOAD_GPU;
+  MatBAIJKSPARSEMarkDeviceNewer_Private(A);
   PetscCall(PetscObjectStateIncrease((PetscObject)A));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -568,7 +568,7 @@ PetscErrorCode MatDiagonalScale_SeqBAIJKSPARSE(Mat A, Vec l, Vec r)
   PetscCall(PetscLogGpuFlops((PetscLogDouble)len * ((l ? 1 : 0) + (r ? 1 : 0))));
   PetscCall(PetscLogEventEnd(PBG_BAIJKValues, A, l, r, 0));
   if (l || r) {
-    A->offloadmask = PETSC_OFFLOAD_GPU;
+    MatBAIJKSPARSEMarkDeviceNewer_Private(A);
     PetscCall(PetscObjectStateIncrease((PetscObject)A));
   }
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -624,7 +624,7 @@ PetscErrorCode MatSeqBAIJKSPARSEAXPYSubset_Private(Mat Y, PetscScalar a, Mat X, 
   PetscCall(PetscLogGpuToCpuScalar(sizeof(int)));
   PetscCall(PetscLogGpuFlops(2.0 * (PetscLogDouble)dx->nz * dx->bs * dx->bs));
   PetscCall(PetscLogEventEnd(PBG_BAIJKValues, Y, X, 0, 0));
-  Y->offloadmask = PETSC_OFFLOAD_GPU;
+  MatBAIJKSPARSEMarkDeviceNewer_Private(Y);
   PetscCall(PetscObjectStateIncrease((PetscObject)Y));
   PetscCheck(!missing, PETSC_COMM_SELF, PETSC_ERR_ARG_INCOMP, "MatAXPY() with SUBSET_NONZERO_PATTERN on %s: a block of X is not in the nonzero pattern of Y (the blocks found were added)", MATSEQBAIJKSPARSE);
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -695,7 +695,7 @@ PetscErrorCode MatZeroRows_SeqBAIJKSPARSE(Mat A, PetscInt n, const PetscInt rows
   PetscCall(PetscLogGpuTimeEnd());
   if (drows) PetscCall(MatBAIJKSPARSEFreeAsync_CUDA(drows, stream));
   PetscCall(PetscLogEventEnd(PBG_BAIJKValues, A, x, b, 0));
-  A->offloadmask = PETSC_OFFLOAD_GPU;
+  MatBAIJKSPARSEMarkDeviceNewer_Private(A);
   PetscCall(PetscObjectStateIncrease((PetscObject)A));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -756,7 +756,7 @@ PetscErrorCode MatZeroRowsColumns_SeqBAIJKSPARSE(Mat A, PetscInt n, const PetscI
   if (mask) PetscCall(MatBAIJKSPARSEFreeAsync_CUDA(mask, stream));
   if (drows) PetscCall(MatBAIJKSPARSEFreeAsync_CUDA(drows, stream));
   PetscCall(PetscLogEventEnd(PBG_BAIJKValues, A, x, b, 0));
-  A->offloadmask = PETSC_OFFLOAD_GPU;
+  MatBAIJKSPARSEMarkDeviceNewer_Private(A);
   PetscCall(PetscObjectStateIncrease((PetscObject)A));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -835,9 +835,9 @@ PetscErrorCode MatDuplicate_SeqBAIJKSPARSE(Mat A, MatDuplicateOption op, Mat *M)
     const PetscBool copyvalues = (PetscBool)(op == MAT_COPY_VALUES);
 
     PetscCall(DuplicateDevice(A, *M, copyvalues));
-    if (copyvalues && A->offloadmask == PETSC_OFFLOAD_GPU) (*M)->offloadmask = PETSC_OFFLOAD_GPU;
+    if (copyvalues && A->offloadmask == PETSC_OFFLOAD_GPU) MatBAIJKSPARSEMarkDeviceNewer_Private((*M));
     else { /* both copies hold A's values, or zeros */ kn->dev->state = ((PetscObject)*M)->state;
-      (*M)->offloadmask                                               = PETSC_OFFLOAD_BOTH;
+      MatBAIJKSPARSEMarkBothCurrent_Private((*M));
     }
   }
   PetscFunctionReturn(PETSC_SUCCESS);

@@ -274,7 +274,8 @@ PETSC_INTERN PetscErrorCode MatMPIBAIJKSPARSEHostAccess_Private(Mat, PetscBool);
 /* Host -> device copy of a MATSEQBAIJKSPARSE matrix when the host is newer (A->offloadmask, object state) */
 PETSC_INTERN PetscErrorCode MatSeqBAIJKSPARSECopyToGPU(Mat);
 /* The device pattern of a MATSEQBAIJKSPARSE matrix and room for its values, without sending them: the caller writes every
-   value on the device, then sets A->offloadmask = PETSC_OFFLOAD_GPU (a conversion whose values are already there) */
+   value on the device, then marks it newer there (MatBAIJKSPARSEMarkDeviceNewer_Private(): a conversion whose values are
+   already there) */
 PETSC_INTERN PetscErrorCode MatSeqBAIJKSPARSECopyPatternToGPU_Private(Mat);
 /* Device -> host copy of the values of a MATSEQBAIJKSPARSE matrix when the device copy is newer; both current afterwards */
 PETSC_INTERN PetscErrorCode MatSeqBAIJKSPARSECopyToHost_Private(Mat);
@@ -299,6 +300,11 @@ PETSC_INTERN PetscErrorCode MatBAIJKSPARSEUseDevice_Private(Mat, PetscBool *);
 PETSC_INTERN PetscErrorCode MatSeqBAIJKSPARSEValuesOnDevice_Private(Mat, PetscBool *);
 PETSC_INTERN PetscErrorCode MatSeqBAIJKSPARSEDiagonalOnDevice_Private(Mat, PetscBool *);
 PETSC_INTERN PetscBool      MatSeqBAIJKSPARSEDeviceCurrent_Private(Mat);
+/* Where A's newest values are, after a write (the only writes of A->offloadmask; baijksparse_device.c) */
+PETSC_INTERN void           MatBAIJKSPARSEMarkDeviceNewer_Private(Mat);
+PETSC_INTERN void           MatBAIJKSPARSEMarkHostNewer_Private(Mat);
+PETSC_INTERN void           MatBAIJKSPARSEMarkBothCurrent_Private(Mat);
+PETSC_INTERN void           MatBAIJKSPARSEMarkNoValues_Private(Mat);
 PETSC_INTERN PetscErrorCode MatMPIBAIJKSPARSEValuesOnDevice_Private(Mat, PetscBool, PetscBool *);
 PETSC_INTERN PetscErrorCode MatMPIBAIJKSPARSEDiagonalOnDevice_Private(Mat, PetscBool *);
 /* The kernel, parameters and segments of the products for the pattern of the device copy (uploaded by the caller) and

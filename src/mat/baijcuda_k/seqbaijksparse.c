@@ -193,7 +193,7 @@ static PetscErrorCode MatAssemblyEnd_SeqBAIJKSPARSE(Mat A, MatAssemblyType mode)
   PetscFunctionBegin;
   if (!keep) PetscCall(MatSeqBAIJKSPARSEHostAccess_Private(A, PETSC_TRUE));
   PetscCall((*k->host.assemblyend)(A, mode));
-  if (!keep) A->offloadmask = PETSC_OFFLOAD_CPU;
+  if (!keep) MatBAIJKSPARSEMarkHostNewer_Private(A);
   else PetscCheck(k->dev->nzstate == A->nonzerostate, PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s: the pattern changed in an assembly while the device copy was current", MATSEQBAIJKSPARSE);
   if (mode == MAT_FINAL_ASSEMBLY) PetscCall(MatSeqBAIJKSPARSECheckOptions_Private(A));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -407,7 +407,7 @@ static PetscErrorCode MatSeqBAIJSetPreallocation_SeqBAIJKSPARSE(Mat B, PetscInt 
   PetscCall((*k->setpreallocation)(B, bs, nz, nnz));
   if (!from_hash) PetscCall(MatBAIJKSPARSEPreallocNoted_Private(B, &k->prealloc, MAT_BAIJKSPARSE_PREALLOC_BAIJ, -1));
   PetscCall(MatSeqBAIJKSPARSEInstallOps(B));
-  B->offloadmask = PETSC_OFFLOAD_CPU;
+  MatBAIJKSPARSEMarkHostNewer_Private(B);
   /* a new preallocation is a new pattern, whether or not the nonzero state moves (BAIJ's does not move it when the
      new pattern is filled exactly, as MatSeqBAIJSetPreallocationCSR() and COO do): the device pattern is stale */
   if (k->dev) k->dev->pattern_valid = PETSC_FALSE;
@@ -489,7 +489,7 @@ PetscErrorCode MatConvert_SeqBAIJKSPARSE_SeqBAIJ(Mat A, MatType type, MatReuse r
   PetscCall(MatSeqBAIJKSPARSEFreePrivate(B));
   PetscCall(PetscFree(B->defaultvectype));
   PetscCall(PetscStrallocpy(VECSTANDARD, &B->defaultvectype));
-  B->offloadmask = PETSC_OFFLOAD_UNALLOCATED;
+  MatBAIJKSPARSEMarkNoValues_Private(B);
   PetscCall(PetscObjectChangeTypeName((PetscObject)B, MATSEQBAIJ));
   *newmat = B;
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -530,7 +530,7 @@ PetscErrorCode MatConvert_SeqBAIJ_SeqBAIJKSPARSE(Mat A, MatType type, MatReuse r
       PetscCall(PetscStrallocpy(VECCUDA, &B->defaultvectype));
       B->boundtocpu = PETSC_FALSE;
     }
-    B->offloadmask = PETSC_OFFLOAD_CPU;
+    MatBAIJKSPARSEMarkHostNewer_Private(B);
     PetscCall(PetscObjectChangeTypeName((PetscObject)B, MATSEQBAIJKSPARSE));
   }
   *newmat = B;
