@@ -1,6 +1,6 @@
 static char help[] = "MatConvert() of a distributed AIJ subclass (mpiaijperm on the host, mpiaijcusparse with -mat_type) to MATBAIJKSPARSE and back, on any number of ranks.\n"
                      "  -bs <3>: block size; -mb <7>: block rows a rank; -seed <1>\n"
-                     "Each conversion is checked by its type, its Frobenius norm and MatMult() on a random x against the source (relative 1e-14).\n";
+                     "Each conversion (baijksparse back to AIJ: INITIAL, REUSE into a matrix poisoned with NaN, INPLACE) is checked by its type, its Frobenius norm and MatMult() on a random x against the source (relative 1e-14).\n";
 
 /* The random source: block row r of a rank holds the diagonal block, the block of the next block row (on the next rank
    for the last one: off-process columns) and one random block column; each block dense, values in [-1, 1). Assembled
@@ -28,7 +28,7 @@ static PetscErrorCode Check(const char *what, Mat S, Mat T, MatType type, PetscI
   PetscCall(VecNorm(ys, NORM_2, &nref));
   PetscCall(VecAXPY(yt, -1.0, ys));
   PetscCall(VecNorm(yt, NORM_2, &d));
-  if (!same || PetscAbsReal(ns - nt) > 1e-14 * ns || d > 1e-14 * nref) {
+  if (!same || !(PetscAbsReal(ns - nt) <= 1e-14 * ns) || !(d <= 1e-14 * nref)) { /* a NaN fails */
     (*nfail)++;
     PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%s: FAILED (type %s, want %s; norms %g and %g; MatMult difference %g of %g)\n", what, ttype, type, (double)ns, (double)nt, (double)d, (double)nref));
   } else PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%s: %s ok\n", what, ttype));
@@ -120,6 +120,25 @@ int main(int argc, char **argv)
       nfail++;
       PetscCall(PetscPrintf(PETSC_COMM_WORLD, "baijksparse -> %s: FAILED (got %s)\n", back, btype));
     }
+  }
+  { /* MAT_REUSE_MATRIX into B poisoned with NaN (every value must be written), then MAT_INPLACE_MATRIX on a duplicate */
+    Mat     D, Dobj;
+    MatType btype;
+
+    PetscCall(MatGetType(B, &btype));
+    PetscCall(MatScale(B, (PetscScalar)NAN));
+    PetscCall(MatScale(K, 3.0));
+    PetscCall(MatConvert(K, back, MAT_REUSE_MATRIX, &B));
+    PetscCall(Check("baijksparse -> aij REUSE", K, B, btype, &nfail));
+    PetscCall(MatDuplicate(K, MAT_COPY_VALUES, &D));
+    Dobj = D;
+    PetscCall(MatConvert(D, back, MAT_INPLACE_MATRIX, &D));
+    if (D != Dobj) {
+      nfail++;
+      PetscCall(PetscPrintf(PETSC_COMM_WORLD, "baijksparse -> aij INPLACE: FAILED (the object changed)\n"));
+    }
+    PetscCall(Check("baijksparse -> aij INPLACE", K, D, btype, &nfail));
+    PetscCall(MatDestroy(&D));
   }
   PetscCall(MatDestroy(&B));
   PetscCall(MatDestroy(&K));
