@@ -182,8 +182,8 @@ static PetscErrorCode KSPIDRSViewProfile_Private(KSP ksp, PetscViewer viewer)
 
   PetscFunctionBegin;
   for (int p = 0; p < KSPIDRS_NUM_PHASES; p++) total += pr->ms[p];
-  PetscCall(PetscViewerASCIIPrintf(viewer, "  profile of the last solve (-ksp_idrs_profile, CUDA events, rank 0), us an iteration: %.2f in all = operator %.2f + PC %.2f + vector updates %.2f + reductions %.2f + device idle, waiting for the host %.2f; host: %.2f waiting for the device, %.2f in MPI_Allreduce()\n", us * total, us * pr->ms[KSPIDRS_PHASE_OPERATOR], us * pr->ms[KSPIDRS_PHASE_PC], us * pr->ms[KSPIDRS_PHASE_UPDATE], us * pr->ms[KSPIDRS_PHASE_REDUCE], us * pr->ms[KSPIDRS_PHASE_IDLE],
-                                   1e6 * pr->wait_s / (double)ksp->its, 1e6 * pr->allreduce_s / (double)ksp->its));
+  PetscCall(PetscViewerASCIIPrintf(viewer, "  profile of the last solve (-ksp_idrs_profile, CUDA events, rank 0), us an iteration: %.2f in all = operator %.2f + PC %.2f + vector updates %.2f + reductions %.2f + device idle, waiting for the host %.2f; host: %.2f waiting for the device, %.2f in MPI_Allreduce(), %.2f from there to the next launch\n", us * total, us * pr->ms[KSPIDRS_PHASE_OPERATOR], us * pr->ms[KSPIDRS_PHASE_PC], us * pr->ms[KSPIDRS_PHASE_UPDATE], us * pr->ms[KSPIDRS_PHASE_REDUCE], us * pr->ms[KSPIDRS_PHASE_IDLE],
+                                   1e6 * pr->wait_s / (double)ksp->its, 1e6 * pr->allreduce_s / (double)ksp->its, 1e6 * pr->after_s / (double)ksp->its));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

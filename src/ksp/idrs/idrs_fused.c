@@ -102,7 +102,18 @@ static PetscErrorCode KSPIDRSMark_Private(KSP ksp, KSPIDRSPhase phase)
   KSP_IDRS *idrs = (KSP_IDRS *)ksp->data;
 
   PetscFunctionBegin;
-  if (idrs->profile) PetscCall(KSPIDRSProfileMark_CUDA(idrs->dev, phase));
+  if (idrs->profile) {
+    KSPIDRSProfile *pr = idrs->dev->profile;
+
+    if (phase == KSPIDRS_PHASE_IDLE && pr->since > 0.0) { /* the first launch after a wait: the host's part of the gap */
+      PetscLogDouble now;
+
+      PetscCall(PetscTime(&now));
+      pr->after_s += now - pr->since;
+      pr->since = 0.0;
+    }
+    PetscCall(KSPIDRSProfileMark_CUDA(idrs->dev, phase));
+  }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -138,6 +149,7 @@ static PetscErrorCode KSPIDRSFusedResults_Private(KSP ksp, PetscInt ndots, Petsc
     PetscCall(PetscTime(&t2));
     idrs->dev->profile->wait_s += t1 - t0;
     idrs->dev->profile->allreduce_s += t2 - t1;
+    idrs->dev->profile->since = t2;
   }
   for (PetscInt i = 0; i < ndots; i++) dots[i] = buf[i];
   if (nrm2) *nrm2 = PetscRealPart(buf[ndots]);

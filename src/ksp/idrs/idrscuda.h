@@ -36,6 +36,8 @@ typedef struct {
   int    nmarks;                        /* recorded since the last read */
   double ms[KSPIDRS_NUM_PHASES];        /* device milliseconds of each phase in the last solve */
   double wait_s, allreduce_s;           /* host seconds in the steps' waits and in their MPI_Allreduce() */
+  double after_s;                       /* host seconds from a wait's end (its MPI_Allreduce() done) to the next launch */
+  double since;                         /* when the last wait ended, 0 once the next launch is marked */
 } KSPIDRSProfile;
 
 typedef struct {

@@ -119,8 +119,8 @@ PetscErrorCode KSPIDRSProfileBegin_CUDA(KSPIDRSDevice *dev)
     }
   }
   for (int p = 0; p < KSPIDRS_NUM_PHASES; p++) pr->ms[p] = 0.0;
-  pr->wait_s = pr->allreduce_s = 0.0;
-  pr->nmarks                   = 0;
+  pr->wait_s = pr->allreduce_s = pr->after_s = pr->since = 0.0;
+  pr->nmarks                                             = 0;
   PetscCall(KSPIDRSProfileMark_CUDA(dev, KSPIDRS_PHASE_IDLE));
   pr->phase[0] = -1;
   PetscFunctionReturn(PETSC_SUCCESS);
