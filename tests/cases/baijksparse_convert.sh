@@ -46,13 +46,13 @@ tcase bk_gpu_convert_err_reuse_pattern --gpu --fail -- test_baijksparse_convert 
 unset pbg_convert_sizes p bs mb nbc
 
 # --- several ranks: a device subclass of MPIAIJ (mpiaijcusparse, a product's result in PCGAMG; mpiaijperm stands for it
-# on the host) to baijksparse by our COO assembly, and mpibaijksparse to mpiaijcusparse from its parts converted on the device:
+# on the host) to baijksparse through an MPIBAIJ preallocated from its parts, and mpibaijksparse to mpiaijcusparse from its parts converted on the device:
 # never MatConvert_Basic(), a row at a time into an unpreallocated matrix (test_baijksparse_convert_mpi)
 for np in 2 3; do
   tcase bk_convert_mpi_aijperm_np$np -n $np -- test_baijksparse_convert_mpi -mat_type aijperm -bs 3 -mb 7 -info :mat \
-    --grep 'mpiaijperm converted to mpibaijksparse by COO assembly' --grep '^baijksparse -> aij INITIAL: mpiaij ok' --grep '^baijksparse -> aij REUSE: mpiaij ok' --grep '^baijksparse -> aij INPLACE: mpiaij ok' --nogrep 'Using MatConvert_Basic' --grep '^OK' --nogrep 'FAILED'
+    --grep 'mpiaijperm converted to mpibaijksparse through a MATMPIBAIJ preallocated by the block pattern' --grep '^baijksparse -> aij INITIAL: mpiaij ok' --grep '^baijksparse -> aij REUSE: mpiaij ok' --grep '^baijksparse -> aij INPLACE: mpiaij ok' --nogrep 'Using MatConvert_Basic' --grep '^OK' --nogrep 'FAILED'
 done
 tcase bk_convert_mpi_aij_bs5_np2 -n 2 -- test_baijksparse_convert_mpi -bs 5 -mb 4 -seed 2 --grep '^aij -> baijksparse INITIAL: mpibaijksparse ok' --grep '^OK' --nogrep 'FAILED'
 tcase bk_gpu_convert_mpi_aijcusparse_np2 --gpu -n 2 -- test_baijksparse_convert_mpi -mat_type aijcusparse -back aijcusparse -use_gpu_aware_mpi 0 -bs 3 -mb 7 -info :mat \
-  --grep 'mpiaijcusparse converted to mpibaijksparse by COO assembly' --grep 'mpibaijksparse converted to aijcusparse from its parts, each converted on the device' \
+  --grep 'mpiaijcusparse converted to mpibaijksparse through a MATMPIBAIJ preallocated by the block pattern' --grep 'mpibaijksparse converted to aijcusparse from its parts, each converted on the device' \
   --grep '^baijksparse -> aij INITIAL: mpiaijcusparse ok' --grep '^baijksparse -> aij REUSE: mpiaijcusparse ok' --grep '^baijksparse -> aij INPLACE: mpiaijcusparse ok' --nogrep 'Using MatConvert_Basic' --grep '^OK' --nogrep 'FAILED'

@@ -20,7 +20,7 @@ tcase gamg_ops_gpu_bs3_np2 --gpu -n 2 -- test_gamg_ops -vec_type cuda -use_gpu_a
 # MatConvert_Basic() (a row at a time into an unpreallocated matrix; the test's own reference conversions of the
 # aijcusparse results to AIJ take it, hence the nogrep on ours only)
 tcase gamg_ops_gpu_bs3cbs6_np2_aijcusparse --gpu -n 2 -- test_gamg_ops -vec_type cuda -use_gpu_aware_mpi 0 -ptype aijcusparse -bs 3 -cbs 6 -info :mat \
-  --grep 'mpibaijksparse converted to mpiaijcusparse from its parts, each converted on the device' --grep 'mpiaijcusparse converted to mpibaijksparse by COO assembly' --nogrep '<mat:mpibaijksparse> MatConvert\(\): Using MatConvert_Basic' --grep '^OK' --nogrep 'FAILED'
+  --grep 'mpibaijksparse converted to mpiaijcusparse from its parts, each converted on the device' --grep 'mpiaijcusparse converted to mpibaijksparse through a MATMPIBAIJ preallocated by the block pattern' --nogrep '<mat:mpibaijksparse> MatConvert\(\): Using MatConvert_Basic' --grep '^OK' --nogrep 'FAILED'
 # the blocked products on the device (baijksparse_galerkin.c, the default route for sequential A P and P^T A P): an
 # aijcusparse prolongator (PCGAMG's) of every shape, a larger one for the grid loops, and the AIJ route kept selectable
 for args in "-bs 1 -cbs 1" "-bs 1 -cbs 3" "-bs 2 -cbs 3" "-bs 3 -cbs 6" "-bs 5 -cbs 2" "-bs 6 -cbs 6 -nb 5" "-bs 3 -cbs 6 -nb 3000 -seed 3"; do

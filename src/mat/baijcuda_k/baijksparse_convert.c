@@ -639,51 +639,84 @@ static PetscErrorCode SeqBAIJOfSeqAIJBlockSize1(Mat A, Mat *B)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* An mpibaijksparse matrix with the entries of the assembled matrix A, a device subclass of MPIAIJ (mpiaijcusparse: a
-   product's result on several ranks): its local rows, read once on the host, assembled by our COO assembly.
-   MatConvert() knows no converter from such a type to MPIBAIJ and would fall back to MatConvert_Basic(): a row at a
-   time into a matrix without preallocation. */
-static PetscErrorCode MPIBAIJKSPARSEOfDeviceAIJ(Mat A, Mat *B)
+/* A MATMPIBAIJ with the entries of the assembled matrix A, a subclass of MPIAIJ other than MPIAIJ itself
+   (mpiaijcusparse: a product's result on several ranks): preallocated by the block pattern of A's two parts, then
+   filled a row at a time from their host arrays. MatConvert() knows no converter from such a type to MPIBAIJ and would
+   fall back to MatConvert_Basic(): the same rows into a matrix without preallocation. */
+static PetscErrorCode MPIBAIJOfAIJSubclass(Mat A, Mat *B)
 {
   Mat                Ad, Ao;
-  const PetscScalar *av;
-  const PetscInt    *cols;
-  const PetscScalar *vals;
-  PetscInt           rstart, rend, nz = 0, k = 0, n;
-  PetscInt          *ci, *cj;
-  PetscScalar       *cv;
+  const PetscScalar *da, *oa;
+  const PetscInt    *garray, *di, *dj, *oi, *oj;
+  PetscInt           bs = PetscAbs(A->rmap->bs), m = A->rmap->n, mbs, nbc, nob = 0, cstart = A->cmap->rstart, nd, no, *d_nnz, *o_nnz, *mark, *ob, *gcols, maxo = 0;
+  PetscScalar       *gvals;
+  PetscBool          done;
 
   PetscFunctionBegin;
   PetscCheck(A->assembled, PetscObjectComm((PetscObject)A), PETSC_ERR_ARG_WRONGSTATE, "Cannot convert an unassembled %s matrix to %s", ((PetscObject)A)->type_name, MATMPIBAIJKSPARSE);
-  PetscCall(MatMPIAIJGetSeqAIJ(A, &Ad, &Ao, NULL));
-  for (int part = 0; part < 2; part++) { /* the parts' host values brought up to date (MatGetRow() reads them as they are) */
-    PetscCall(MatSeqAIJGetArrayRead(part ? Ao : Ad, &av));
-    PetscCall(MatSeqAIJRestoreArrayRead(part ? Ao : Ad, &av));
+  PetscCheck(m % bs == 0 && A->cmap->n % bs == 0 && cstart % bs == 0, PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ, "Cannot convert a %s matrix with local sizes %" PetscInt_FMT " x %" PetscInt_FMT " to block size %" PetscInt_FMT, ((PetscObject)A)->type_name, m,
+             A->cmap->n, bs);
+  mbs = m / bs;
+  nbc = A->cmap->n / bs;
+  PetscCall(MatMPIAIJGetSeqAIJ(A, &Ad, &Ao, &garray));
+  PetscCall(MatSeqAIJGetArrayRead(Ad, &da)); /* the host values brought up to date */
+  PetscCall(MatSeqAIJGetArrayRead(Ao, &oa));
+  PetscCall(MatGetRowIJ(Ad, 0, PETSC_FALSE, PETSC_FALSE, &nd, &di, &dj, &done));
+  PetscCheck(done && nd == m, PETSC_COMM_SELF, PETSC_ERR_PLIB, "Cannot get the rows of the diagonal part");
+  PetscCall(MatGetRowIJ(Ao, 0, PETSC_FALSE, PETSC_FALSE, &no, &oi, &oj, &done));
+  PetscCheck(done && no == m, PETSC_COMM_SELF, PETSC_ERR_PLIB, "Cannot get the rows of the off-diagonal part");
+  /* the off-diagonal part's columns (ascending global indices, garray) by block: ob[c] numbers the distinct blocks */
+  PetscCall(PetscMalloc1(Ao->cmap->n + 1, &ob));
+  for (PetscInt c = 0; c < Ao->cmap->n; c++) {
+    if (c == 0 || garray[c] / bs != garray[c - 1] / bs) nob++;
+    ob[c] = nob - 1;
   }
-  PetscCall(MatGetOwnershipRange(A, &rstart, &rend));
-  for (PetscInt i = rstart; i < rend; i++) {
-    PetscCall(MatGetRow(A, i, &n, NULL, NULL));
-    nz += n;
-    PetscCall(MatRestoreRow(A, i, &n, NULL, NULL));
-  }
-  PetscCall(PetscMalloc3(nz, &ci, nz, &cj, nz, &cv));
-  for (PetscInt i = rstart; i < rend; i++) {
-    PetscCall(MatGetRow(A, i, &n, &cols, &vals));
-    for (PetscInt j = 0; j < n; j++, k++) {
-      ci[k] = i;
-      cj[k] = cols[j];
-      cv[k] = vals[j];
+  PetscCall(PetscCalloc3(mbs, &d_nnz, mbs, &o_nnz, nbc + nob, &mark));
+  for (PetscInt ib = 0; ib < mbs; ib++) { /* stamp ib + 1: each block column counted once a block row */
+    for (PetscInt i = ib * bs; i < (ib + 1) * bs; i++) {
+      for (PetscInt p = di[i]; p < di[i + 1]; p++)
+        if (mark[dj[p] / bs] != ib + 1) {
+          mark[dj[p] / bs] = ib + 1;
+          d_nnz[ib]++;
+        }
+      for (PetscInt p = oi[i]; p < oi[i + 1]; p++)
+        if (mark[nbc + ob[oj[p]]] != ib + 1) {
+          mark[nbc + ob[oj[p]]] = ib + 1;
+          o_nnz[ib]++;
+        }
+      maxo = PetscMax(maxo, oi[i + 1] - oi[i]);
     }
-    PetscCall(MatRestoreRow(A, i, &n, &cols, &vals));
   }
   PetscCall(MatCreate(PetscObjectComm((PetscObject)A), B));
-  PetscCall(MatSetSizes(*B, A->rmap->n, A->cmap->n, A->rmap->N, A->cmap->N));
-  PetscCall(MatSetBlockSizesFromMats(*B, A, A));
-  PetscCall(MatSetType(*B, MATMPIBAIJKSPARSE));
-  PetscCall(MatSetPreallocationCOO(*B, nz, ci, cj));
-  PetscCall(MatSetValuesCOO(*B, cv, INSERT_VALUES));
-  PetscCall(PetscFree3(ci, cj, cv));
-  PetscCall(PetscInfo(A, "%s converted to %s by COO assembly of its %" PetscInt_FMT " local entries\n", ((PetscObject)A)->type_name, MATMPIBAIJKSPARSE, nz));
+  PetscCall(MatSetSizes(*B, m, A->cmap->n, A->rmap->N, A->cmap->N));
+  PetscCall(MatSetType(*B, MATMPIBAIJ));
+  PetscCall(MatMPIBAIJSetPreallocation(*B, bs, 0, d_nnz, 0, o_nnz));
+  PetscCall(MatSetOption(*B, MAT_NO_OFF_PROC_ENTRIES, PETSC_TRUE));
+  PetscCall(PetscMalloc2(maxo + A->cmap->n + 1, &gcols, maxo + A->cmap->n + 1, &gvals));
+  for (PetscInt i = 0; i < m; i++) { /* a row in one call: its diagonal part's entries, then its off-diagonal part's */
+    const PetscInt row = A->rmap->rstart + i, nrd = di[i + 1] - di[i], nro = oi[i + 1] - oi[i];
+
+    for (PetscInt p = 0; p < nrd; p++) {
+      gcols[p] = dj[di[i] + p] + cstart;
+      gvals[p] = da[di[i] + p];
+    }
+    for (PetscInt p = 0; p < nro; p++) {
+      gcols[nrd + p] = garray[oj[oi[i] + p]];
+      gvals[nrd + p] = oa[oi[i] + p];
+    }
+    PetscCall(MatSetValues(*B, 1, &row, nrd + nro, gcols, gvals, INSERT_VALUES));
+  }
+  PetscCall(MatAssemblyBegin(*B, MAT_FINAL_ASSEMBLY));
+  PetscCall(MatAssemblyEnd(*B, MAT_FINAL_ASSEMBLY));
+  PetscCall(MatSetOption(*B, MAT_NO_OFF_PROC_ENTRIES, PETSC_FALSE));
+  PetscCall(PetscFree2(gcols, gvals));
+  PetscCall(PetscFree3(d_nnz, o_nnz, mark));
+  PetscCall(PetscFree(ob));
+  PetscCall(MatRestoreRowIJ(Ao, 0, PETSC_FALSE, PETSC_FALSE, &no, &oi, &oj, &done));
+  PetscCall(MatRestoreRowIJ(Ad, 0, PETSC_FALSE, PETSC_FALSE, &nd, &di, &dj, &done));
+  PetscCall(MatSeqAIJRestoreArrayRead(Ao, &oa));
+  PetscCall(MatSeqAIJRestoreArrayRead(Ad, &da));
+  PetscCall(PetscInfo(A, "%s converted to %s through a MATMPIBAIJ preallocated by the block pattern of its parts\n", ((PetscObject)A)->type_name, MATMPIBAIJKSPARSE));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -723,21 +756,20 @@ PetscErrorCode MatConvert_Any_BAIJKSPARSE(Mat A, MatType type, MatReuse reuse, M
   } else if (reuse == MAT_INITIAL_MATRIX) {
     Mat B;
 
-    PetscBool seqaij = PETSC_FALSE, devmpiaij = PETSC_FALSE;
+    PetscBool seqaij = PETSC_FALSE, aijsub = PETSC_FALSE;
 
     if (!ismpi && PetscAbs(A->rmap->bs) == 1 && PetscAbs(A->cmap->bs) == 1) PetscCall(PetscObjectBaseTypeCompare((PetscObject)A, MATSEQAIJ, &seqaij));
     if (ismpi && !isk && !isbase) {
       PetscBool mpiaij;
 
       PetscCall(PetscObjectTypeCompare((PetscObject)A, MATMPIAIJ, &mpiaij)); /* MPIAIJ itself has BAIJ's preallocated converter */
-      if (!mpiaij) PetscCall(PetscObjectBaseTypeCompare((PetscObject)A, MATMPIAIJ, &devmpiaij));
+      if (!mpiaij) PetscCall(PetscObjectBaseTypeCompare((PetscObject)A, MATMPIAIJ, &aijsub));
     }
     if (isk || isbase) PetscCall(MatDuplicate(A, MAT_COPY_VALUES, &B));
     else if (seqaij && A->assembled) PetscCall(SeqBAIJOfSeqAIJBlockSize1(A, &B));
-    else if (devmpiaij) PetscCall(MPIBAIJKSPARSEOfDeviceAIJ(A, &B));
+    else if (aijsub) PetscCall(MPIBAIJOfAIJSubclass(A, &B));
     else PetscCall(MatConvert(A, base, MAT_INITIAL_MATRIX, &B));
-    if (devmpiaij) { /* made as ours already */
-    } else if (ismpi) PetscCall(MatConvert_MPIBAIJ_MPIBAIJKSPARSE(B, ktype, MAT_INPLACE_MATRIX, &B));
+    if (ismpi) PetscCall(MatConvert_MPIBAIJ_MPIBAIJKSPARSE(B, ktype, MAT_INPLACE_MATRIX, &B));
     else PetscCall(MatConvert_SeqBAIJ_SeqBAIJKSPARSE(B, ktype, MAT_INPLACE_MATRIX, &B));
     *newmat = B;
   } else {
