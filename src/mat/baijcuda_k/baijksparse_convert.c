@@ -574,7 +574,8 @@ PetscErrorCode MatConvert_BAIJKSPARSE_HostForward(Mat A, MatType type, MatReuse 
 /* To mpiaijcusparse (or aijcusparse): each part converted on the device (the sequential conversion), then put together
    by MatCreateMPIAIJWithSeqAIJ() with the off-diagonal part's columns expanded from the block garray. MatConvert() finds
    no converter of its own for this pair and would fall back to MatConvert_Basic(): a row at a time into a matrix with no
-   preallocation (PCGAMG's products on several ranks go through such copies of the operators). */
+   preallocation (PCGAMG's products on several ranks go through such copies of the operators). MAT_REUSE_MATRIX converts
+   each part into the target's part (the sequential reuse checks its pattern), with no new matrix. */
 PetscErrorCode MatConvert_MPIBAIJKSPARSE_MPIAIJCUSPARSE(Mat A, MatType type, MatReuse reuse, Mat *newmat)
 {
   Mat             T, parts[2], conv[2];
@@ -588,18 +589,30 @@ PetscErrorCode MatConvert_MPIBAIJKSPARSE_MPIAIJCUSPARSE(Mat A, MatType type, Mat
   for (PetscInt k = 0; k < 2; k++)
     if (parts[k]) PetscCall(PetscObjectTypeCompare((PetscObject)parts[k], MATSEQBAIJKSPARSE, &isk[k]));
   PetscCheck(isk[0] && isk[1], PETSC_COMM_SELF, PETSC_ERR_PLIB, "An assembled %s matrix without its two %s parts", MATMPIBAIJKSPARSE, MATSEQBAIJKSPARSE);
-  for (PetscInt k = 0; k < 2; k++) PetscCall(MatConvert(parts[k], MATSEQAIJCUSPARSE, MAT_INITIAL_MATRIX, &conv[k]));
   nghost = parts[1]->cmap->n / bs;
+  if (reuse == MAT_REUSE_MATRIX) {
+    const PetscInt *tgarray;
+    PetscBool       same;
+
+    PetscValidHeaderSpecific(*newmat, MAT_CLASSID, 4);
+    PetscCall(PetscObjectTypeCompare((PetscObject)*newmat, MATMPIAIJCUSPARSE, &same));
+    PetscCheck(same, PetscObjectComm((PetscObject)A), PETSC_ERR_ARG_WRONG, "MAT_REUSE_MATRIX: the matrix to reuse must be %s, not %s", MATMPIAIJCUSPARSE, ((PetscObject)*newmat)->type_name);
+    PetscCall(MatMPIAIJGetSeqAIJ(*newmat, &conv[0], &conv[1], &tgarray));
+    same = (PetscBool)(conv[1]->cmap->n == nghost * bs);
+    for (PetscInt g = 0; g < nghost && same; g++)
+      for (PetscInt c = 0; c < bs && same; c++) same = (PetscBool)(tgarray[g * bs + c] == bgarray[g] * bs + c);
+    PetscCheck(same, PETSC_COMM_SELF, PETSC_ERR_ARG_INCOMP, "MAT_REUSE_MATRIX: the off-diagonal columns of the matrix to reuse are not those of the input");
+    for (PetscInt k = 0; k < 2; k++) PetscCall(MatConvert(parts[k], MATSEQAIJCUSPARSE, MAT_REUSE_MATRIX, &conv[k])); /* MatConvert() raises *newmat's state */
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  for (PetscInt k = 0; k < 2; k++) PetscCall(MatConvert(parts[k], MATSEQAIJCUSPARSE, MAT_INITIAL_MATRIX, &conv[k]));
   PetscCall(PetscMalloc1(PetscMax(nghost * bs, 1), &garray)); /* not NULL even when empty: the columns are local ones */
   for (PetscInt g = 0; g < nghost; g++)
     for (PetscInt c = 0; c < bs; c++) garray[g * bs + c] = bgarray[g] * bs + c;
   PetscCall(MatCreateMPIAIJWithSeqAIJ(PetscObjectComm((PetscObject)A), A->rmap->N, A->cmap->N, conv[0], conv[1], garray, &T));
   PetscCall(MatSetOption(T, MAT_NEW_NONZERO_LOCATION_ERR, PETSC_FALSE)); /* as a converted matrix is left */
   PetscCall(PetscInfo(A, "%s converted to %s from its parts, each converted on the device\n", MATMPIBAIJKSPARSE, type));
-  if (reuse == MAT_REUSE_MATRIX) {
-    PetscCall(MatCopy(T, *newmat, SAME_NONZERO_PATTERN));
-    PetscCall(MatDestroy(&T));
-  } else if (reuse == MAT_INPLACE_MATRIX) PetscCall(MatHeaderReplace(A, &T));
+  if (reuse == MAT_INPLACE_MATRIX) PetscCall(MatHeaderReplace(A, &T));
   else *newmat = T;
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -230,15 +230,18 @@ static PetscErrorCode HostAIJToDevice(Mat X, Mat Oa, Mat *Xa, PetscBool *conv, P
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* The values of X into Xa, its conversion made for this pattern (the same object, or another of the same pattern) */
+/* The values of X into Xa, its conversion made for this pattern (the same object, or another of the same pattern): ours
+   by the conversions' reuse (the values alone), anything else (a host MAIJ) converted anew and copied in */
 static PetscErrorCode OperandConvertAgain(Mat X, Mat Xa)
 {
   Mat       T;
-  PetscBool seq;
+  PetscBool seq, mpi;
 
   PetscFunctionBegin;
   PetscCall(PetscObjectTypeCompare((PetscObject)X, MATSEQBAIJKSPARSE, &seq));
+  PetscCall(PetscObjectTypeCompare((PetscObject)X, MATMPIBAIJKSPARSE, &mpi));
   if (seq) PetscCall(MatSeqBAIJKSPARSEAIJCUSPARSERefresh_Private(X, Xa));
+  else if (mpi) PetscCall(MatConvert(X, ((PetscObject)Xa)->type_name, MAT_REUSE_MATRIX, &Xa));
   else {
     PetscCall(MatConvert(X, ((PetscObject)Xa)->type_name, MAT_INITIAL_MATRIX, &T));
     PetscCall(MatCopy(T, Xa, SAME_NONZERO_PATTERN));

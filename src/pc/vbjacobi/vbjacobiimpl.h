@@ -8,12 +8,9 @@
 /* Default tolerance of -pc_vbjacobi_precision adaptive: a block goes to half when cond * 2^-11 < tol, to single when
    cond * 2^-24 < tol. With tol = 0.1 (Ginkgo's default accuracy): half for cond < 205, single for cond < 1.7e6. The
    stored inverse is then off by a relative u per entry, so the preconditioned diagonal block, I + E, has
-   ||E||_1 <~ u cond < tol: its distance from the identity stays below 10%, a change a Krylov method barely sees.
-   Measured (host, CG, rtol 1e-9, max block size 24, the six Table 1 matrices of ../shared/matrices/suitesparse),
-   iterations double / adaptive 0.1 / adaptive 0.01 / single / half: bcsstk17 1601/1602/1603/1601/-, bcsstk18
-   1085/1096/1109/1092/-, s1rmt3m1 585/585/585/585/586, s2rmq4m1 752/751/752/751/752, s3rmq4m1 1146/1146/1146/1211/-,
-   s3rmt3m3 1124/1124/1124/1247/- ('-': no convergence in 20000): 0.1 stays within 1% of double everywhere (it keeps
-   the s3rm*3 blocks, cond_1 > 1.7e6, in double, where single costs 6-11%), and 0.01 buys nothing over it. */
+   ||E||_1 <~ u cond < tol: its distance from the identity stays below 10%, a change a Krylov method barely sees; on
+   the paper's matrices 0.1 keeps the iterations of double, and a smaller tolerance buys nothing (measured:
+   doc/benchmarks.md, "Measurements behind design choices"). */
 #define PC_VBJACOBI_PRECISION_TOL_DEFAULT 0.1
 
 /* A single-precision copy of the matrix's values (the diagonal part), read by the fused sweeps instead of the matrix's

@@ -42,6 +42,18 @@ PetscErrorCode ProfileRead(KSPIDRSProfile *pr)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* The marks read outside a step's wait (not counted as one): the stream waited for first */
+PetscErrorCode ProfileWaitAndRead(KSPIDRSProfile *pr)
+{
+  cudaStream_t stream;
+
+  PetscFunctionBegin;
+  PetscCall(PetscGetCurrentCUDAStream(&stream));
+  PetscCallCUDA(cudaStreamSynchronize(stream));
+  PetscCall(ProfileRead(pr));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 ReduceTarget Target(const KSPIDRSDevice *dev)
 {
   ReduceTarget tg;
@@ -132,11 +144,8 @@ PetscErrorCode KSPIDRSProfileMark_CUDA(KSPIDRSDevice *dev, KSPIDRSPhase phase)
   cudaStream_t    stream;
 
   PetscFunctionBegin;
+  if (pr->nmarks == KSPIDRS_PROFILE_MARKS) PetscCall(ProfileWaitAndRead(pr)); /* a long stretch without a wait (KSP_NORM_NONE) */
   PetscCall(PetscGetCurrentCUDAStream(&stream));
-  if (pr->nmarks == KSPIDRS_PROFILE_MARKS) { /* a long stretch without a wait (KSP_NORM_NONE): read what is there */
-    PetscCallCUDA(cudaStreamSynchronize(stream));
-    PetscCall(ProfileRead(pr));
-  }
   PetscCallCUDA(cudaEventRecord((cudaEvent_t)pr->events[pr->nmarks], stream));
   pr->phase[pr->nmarks++] = (int)phase;
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -144,12 +153,8 @@ PetscErrorCode KSPIDRSProfileMark_CUDA(KSPIDRSDevice *dev, KSPIDRSPhase phase)
 
 PetscErrorCode KSPIDRSProfileEnd_CUDA(KSPIDRSDevice *dev)
 {
-  cudaStream_t stream;
-
   PetscFunctionBegin;
-  PetscCall(PetscGetCurrentCUDAStream(&stream));
-  PetscCallCUDA(cudaStreamSynchronize(stream));
-  PetscCall(ProfileRead(dev->profile));
+  PetscCall(ProfileWaitAndRead(dev->profile));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -83,7 +83,7 @@ __device__ void GridReduce(const double (&acc)[NP], int np, const ReduceTarget &
   __threadfence();
   /* warp w reduces the partials of answers w, w + 8, ...; lanes stride over the blocks. The partials are read from L2
      (__ldcg: another block wrote them), four loads in flight a lane before the additions, which keep the order of one
-     load at a time: a lane waited out each load's L2 latency in turn, 17 times a reduction with 528 blocks. */
+     load at a time: a lane waited out each load's L2 latency in turn, once for every 32 blocks. */
   for (int p = warp; p < np; p += WarpsPerBlock) {
     const int nb = (int)gridDim.x;
     double    v  = 0.0;
