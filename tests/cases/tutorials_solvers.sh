@@ -133,16 +133,22 @@ if [ -x "$PBG_ROOT/bench/bin/ex56" ]; then
   tcheck tut_gpu_ex56_gamg_baijksparse --gpu -- pbg_gamg_same_its 1 aijcusparse -mat_type ex56 -ne 9 -dll_append "$PBG_LIB" -vec_type cuda -pc_type gamg -use_mat_nearnullspace -ksp_type cg -ksp_rtol 1e-8 -ksp_converged_reason
   tcheck tut_gpu_ex56_gamg_baijksparse_reuse --gpu -- pbg_gamg_same_its 1 aijcusparse -mat_type ex56 -ne 7 -dll_append "$PBG_LIB" -vec_type cuda -pc_type gamg -pc_gamg_reuse_interpolation -two_solves -use_mat_nearnullspace -mg_levels_pc_type vbjacobi -ksp_type cg -ksp_rtol 1e-8 -ksp_converged_reason
   tcase tut_ex56_gamg_baijksparse_malloc_dump -- ex56 -ne 5 -dll_append "$PBG_LIB" -mat_type baijksparse -pc_type gamg -pc_gamg_reuse_interpolation -two_solves -use_mat_nearnullspace -ksp_type cg -ksp_converged_reason -malloc_debug -malloc_dump --grep 'Linear solve converged' --nogrep '^\[ *[0-9]+\] [0-9]+ bytes '
+  # several ranks on the device: the blocked MPI products (ex56 on 2 ranks puts every row on the first: an empty rank)
+  for np in 2 8; do
+    tcheck tut_gpu_ex56_gamg_baijksparse_np$np --gpu -- pbg_gamg_same_its $np aijcusparse -mat_type ex56 -ne 7 -dll_append "$PBG_LIB" -vec_type cuda -use_gpu_aware_mpi 0 -pc_type gamg -use_mat_nearnullspace -ksp_type cg -ksp_rtol 1e-8 -ksp_converged_reason
+  done
+  tcheck tut_gpu_ex56_gamg_baijksparse_reuse_np8 --gpu -- pbg_gamg_same_its 8 aijcusparse -mat_type ex56 -ne 7 -dll_append "$PBG_LIB" -vec_type cuda -use_gpu_aware_mpi 0 -pc_type gamg -pc_gamg_reuse_interpolation -two_solves -mg_levels_pc_type vbjacobi -ksp_type cg -ksp_rtol 1e-8 -ksp_converged_reason
   tcheck tut_ex56_gamg_baijksparse_mpi8 -- pbg_gamg_same_its 8 aij -mat_type ex56 -ne 3 -dll_append "$PBG_LIB" -pc_type gamg -ksp_type cg -ksp_rtol 1e-8 -ksp_converged_reason
 fi
 tcheck tut_ex2_gamg_baijksparse_bs1_np3 -- pbg_gamg_same_its 3 aij -mat_type ex2 -m 60 -n 60 -dll_append "$PBG_LIB" -pc_type gamg -ksp_type cg -ksp_rtol 1e-8 -ksp_converged_reason
+tcheck tut_gpu_ex2_gamg_baijksparse_bs1_np3 --gpu -- pbg_gamg_same_its 3 aijcusparse -mat_type ex2 -m 60 -n 60 -dll_append "$PBG_LIB" -vec_type cuda -use_gpu_aware_mpi 0 -pc_type gamg -ksp_type cg -ksp_rtol 1e-8 -ksp_converged_reason
 if [ -x "$PBG_ROOT/bench/bin/ex17" ]; then
   ex17_gamg=(ex17 -dm_plex_dim 3 -dm_plex_simplex 0 -displacement_petscspace_degree 1 -dm_plex_box_faces 2,2,2 -dm_refine 2 -snes_type ksponly -pc_type gamg -ksp_type cg -dll_append "$PBG_LIB" -mg_levels_pc_type vbjacobi -snes_converged_reason -ksp_converged_reason)
   for np in 1 2 3; do
     tcheck tut_ex17_gamg_baijksparse_np$np -- pbg_gamg_same_its $np aij -dm_mat_type "${ex17_gamg[@]}"
   done
   # on the GPU: against aijcusparse, the products on the device (cuSPARSE through the conversions)
-  for np in 1 2; do
+  for np in 1 2 3; do
     tcheck tut_gpu_ex17_gamg_baijksparse_np$np --gpu -- pbg_gamg_same_its $np aijcusparse -dm_mat_type "${ex17_gamg[@]}" -dm_vec_type cuda -use_gpu_aware_mpi 0
   done
   tcase tut_ex17_gamg_vbjacobi_smoother -- "${ex17_gamg[@]}" -dm_mat_type aij --grep 'Linear solve converged' --grep 'Nonlinear solve converged'

@@ -18,7 +18,8 @@
      swapped in only while it runs (as PETSc's MatProductSymbolic_PtAP_Unsafe() does), so C holds no second copy.
    At a numeric phase an operand converted earlier is converted again only when its object state moved (values
    changed: Newton steps, -pc_gamg_reuse_interpolation), into the same matrix. Sequential A P and P^T A P with an AIJ P
-   on the device take the blocked products instead (baijksparse_galerkin.c), unless -mat_baijksparse_products aij. */
+   on the device take the blocked products instead (baijksparse_galerkin.c), and so do MPI ones of an mpibaijksparse
+   operator with an MPIAIJ or mpibaijksparse P (baijksparse_galerkin_mpi.c), unless -mat_baijksparse_products aij. */
 #include "baijksparseimpl.h"
 
 /* ---------------------------------------------------------------------------------------------- the graph */
@@ -496,10 +497,11 @@ PetscErrorCode MatProductSetFromOptions_BAIJKSPARSE(Mat C)
   case MATPRODUCT_PtAP:
   case MATPRODUCT_RARt:
     if (sparse[0] && sparse[1]) {
-      PetscBool blocked;
+      PetscBool blocked, mpiblocked = PETSC_FALSE;
 
       PetscCall(MatProductBlockedApplies_SeqBAIJKSPARSE(C, &blocked));
-      C->ops->productsymbolic = blocked ? MatProductSymbolic_Blocked_SeqBAIJKSPARSE : ProductSymbolic_ThroughAIJ;
+      if (!blocked) PetscCall(MatProductBlockedApplies_MPIBAIJKSPARSE(C, &mpiblocked));
+      C->ops->productsymbolic = blocked ? MatProductSymbolic_Blocked_SeqBAIJKSPARSE : (mpiblocked ? MatProductSymbolic_Blocked_MPIBAIJKSPARSE : ProductSymbolic_ThroughAIJ);
       PetscFunctionReturn(PETSC_SUCCESS);
     }
     break;

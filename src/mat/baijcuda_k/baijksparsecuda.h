@@ -104,3 +104,9 @@ PETSC_INTERN PetscErrorCode MatBAIJKSPARSEBlocksToCSR_CUDA(const MatBAIJKSPARSEB
 /* b's pattern to the host (rowptr[mb + 1], colidx[nz]); b's device arrays freed by the second */
 PETSC_INTERN PetscErrorCode MatBAIJKSPARSEBlockCSRDownload_CUDA(const MatBAIJKSPARSEBlockCSR *b, PetscInt *rowptr, PetscInt *colidx, cudaStream_t);
 PETSC_INTERN PetscErrorCode MatBAIJKSPARSEBlockCSRFree_CUDA(MatBAIJKSPARSEBlockCSR *b, cudaStream_t);
+/* The MPI products (baijksparse_galerkin_mpi.c): c = an operator's diagonal part d and off-diagonal part o side by side
+   (d's columns shifted by glo; o's ghost column g kept below glo, moved to g + nown above; o may be NULL), its
+   pattern and arrays made when asked, else only its values refreshed; and dst block d = the sum of the source blocks
+   perm[jmap[d]..jmap[d+1]) (jmap NULL: perm[d] alone), a source below nloc from loc, the others from rcv */
+PETSC_INTERN PetscErrorCode MatBAIJKSPARSEBlockCSRJoinColumns_CUDA(const MatBAIJKSPARSEBlockCSR *d, const MatBAIJKSPARSEBlockCSR *o, int glo, int nown, PetscBool pattern, MatBAIJKSPARSEBlockCSR *c, cudaStream_t);
+PETSC_INTERN PetscErrorCode MatBAIJKSPARSEBlockGather_CUDA(int ndst, int blk, const int *jmap, const int *perm, const PetscScalar *loc, PetscInt64 nloc, const PetscScalar *rcv, PetscScalar *dst, cudaStream_t);

@@ -390,6 +390,9 @@ PETSC_INTERN PetscErrorCode MatProductSetFromOptions_BAIJKSPARSE(Mat);
    seqaijcusparse, the device usable, -mat_baijksparse_products blocked) takes them, and its symbolic phase */
 PETSC_INTERN PetscErrorCode MatProductBlockedApplies_SeqBAIJKSPARSE(Mat, PetscBool *);
 PETSC_INTERN PetscErrorCode MatProductSymbolic_Blocked_SeqBAIJKSPARSE(Mat);
+/* The same for mpibaijksparse A (baijksparse_galerkin_mpi.c): an MPIAIJ P or an mpibaijksparse one; agreed on every rank */
+PETSC_INTERN PetscErrorCode MatProductBlockedApplies_MPIBAIJKSPARSE(Mat, PetscBool *);
+PETSC_INTERN PetscErrorCode MatProductSymbolic_Blocked_MPIBAIJKSPARSE(Mat);
 /* The results of the blocked products, from a host block pattern (baijksparse_convert.c): a seqbaijksparse with its device
    pattern, and a seqaijcusparse holding every entry of every block, with its device arrays; values left to the caller */
 PETSC_INTERN PetscErrorCode MatSeqBAIJKSPARSEOfBlockPattern_Private(MPI_Comm, PetscInt, PetscInt, PetscInt, const PetscInt *, const PetscInt *, Mat *);

@@ -163,6 +163,53 @@ __global__ static void BlockTransposeProductKernel(int mb, int kbs, int pcbs, in
   }
 }
 
+/* The two parts of an MPI operator side by side (block row i: d's blocks, columns shifted by glo, then o's, ghost column g
+   at g below glo, at g + nown above): crow = drow + orow first; a warp per block row copies the columns (when ccol) and
+   the values */
+__global__ static void JoinRowPtrKernel(int mb, const int *__restrict__ drow, const int *__restrict__ orow, int *__restrict__ crow)
+{
+  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i <= mb; i += gridDim.x * blockDim.x) crow[i] = drow[i] + (orow ? orow[i] : 0);
+}
+
+__global__ static void JoinColumnsKernel(int mb, int blk, int glo, int nown, const int *__restrict__ drow, const int *__restrict__ dcol, const Scalar *__restrict__ dval, const int *__restrict__ orow, const int *__restrict__ ocol, const Scalar *__restrict__ oval, const int *__restrict__ crow, int *__restrict__ ccol, Scalar *__restrict__ cval)
+{
+  const int lane = threadIdx.x % 32, nwarps = gridDim.x * (blockDim.x / 32);
+
+  for (int i = blockIdx.x * (blockDim.x / 32) + threadIdx.x / 32; i < mb; i += nwarps) {
+    const int d0 = drow[i], nd = drow[i + 1] - d0, o0 = orow ? orow[i] : 0, no = orow ? orow[i + 1] - o0 : 0;
+    const I64 c0 = crow[i];
+
+    if (ccol) {
+      for (int e = lane; e < nd; e += 32) ccol[c0 + e] = dcol[d0 + e] + glo;
+      for (int e = lane; e < no; e += 32) {
+        const int g = ocol[o0 + e];
+
+        ccol[c0 + nd + e] = g < glo ? g : g + nown;
+      }
+    }
+    for (I64 t = lane; t < (I64)nd * blk; t += 32) cval[c0 * blk + t] = dval[(I64)d0 * blk + t];
+    for (I64 t = lane; t < (I64)no * blk; t += 32) cval[(c0 + nd) * blk + t] = oval[(I64)o0 * blk + t];
+  }
+}
+
+/* dst block d = the sum of the source blocks perm[p], p in [jmap[d], jmap[d+1]) (jmap NULL: the one block perm[d]); a
+   source below nloc is loc's, the others rcv's (received from other ranks). A thread per value, a fixed order: no atomics */
+__global__ static void BlockGatherKernel(I64 n, int blk, const int *__restrict__ jmap, const int *__restrict__ perm, const Scalar *__restrict__ loc, I64 nloc, const Scalar *__restrict__ rcv, Scalar *__restrict__ dst)
+{
+  for (I64 q = blockIdx.x * (I64)blockDim.x + threadIdx.x; q < n; q += (I64)gridDim.x * blockDim.x) {
+    const I64 d = q / blk, t = q % blk;
+    const int p0 = jmap ? jmap[d] : (int)d, p1 = jmap ? jmap[d + 1] : (int)d + 1;
+    Scalar    s = 0;
+
+    for (int p = p0; p < p1; p++) {
+      const I64 src = perm[p];
+
+      s += src < nloc ? loc[src * blk + t] : rcv[(src - nloc) * blk + t];
+    }
+    dst[q] = s;
+  }
+}
+
 } // namespace baijk
 } // namespace pbg
 
@@ -370,5 +417,37 @@ PetscErrorCode MatBAIJKSPARSEBlockCSRFree_CUDA(MatBAIJKSPARSEBlockCSR *b, cudaSt
   if (b->val) PetscCallCUDA(cudaFreeAsync(b->val, stream));
   b->rowptr = b->colidx = NULL;
   b->val                = NULL;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode MatBAIJKSPARSEBlockCSRJoinColumns_CUDA(const MatBAIJKSPARSEBlockCSR *d, const MatBAIJKSPARSEBlockCSR *o, int glo, int nown, PetscBool pattern, MatBAIJKSPARSEBlockCSR *c, cudaStream_t stream)
+{
+  const int blk = d->rbs * d->cbs;
+
+  PetscFunctionBegin;
+  if (pattern) {
+    c->rbs = d->rbs, c->cbs = d->cbs, c->mb = d->mb, c->nb = nown + (o ? o->nb : 0), c->nz = d->nz + (o ? o->nz : 0);
+    PetscCallCUDA(cudaMallocAsync((void **)&c->rowptr, (size_t)(c->mb + 1) * sizeof(int), stream));
+    PetscCallCUDA(cudaMallocAsync((void **)&c->colidx, (size_t)PetscMax(c->nz, 1) * sizeof(int), stream));
+    PetscCallCUDA(cudaMallocAsync((void **)&c->val, (size_t)PetscMax(c->nz, 1) * blk * sizeof(Scalar), stream));
+    JoinRowPtrKernel<<<GridFor(c->mb + 1, kThreads), kThreads, 0, stream>>>(c->mb, d->rowptr, o ? o->rowptr : NULL, c->rowptr);
+    PetscCallCUDA(cudaGetLastError());
+  }
+  if (c->mb) {
+    JoinColumnsKernel<<<WarpGridFor(c->mb), kThreads, 0, stream>>>(c->mb, blk, glo, nown, d->rowptr, d->colidx, d->val, o ? o->rowptr : NULL, o ? o->colidx : NULL, o ? o->val : NULL, c->rowptr, pattern ? c->colidx : NULL, c->val);
+    PetscCallCUDA(cudaGetLastError());
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode MatBAIJKSPARSEBlockGather_CUDA(int ndst, int blk, const int *jmap, const int *perm, const PetscScalar *loc, PetscInt64 nloc, const PetscScalar *rcv, PetscScalar *dst, cudaStream_t stream)
+{
+  const I64 n = (I64)ndst * blk;
+
+  PetscFunctionBegin;
+  if (n > 0) {
+    BlockGatherKernel<<<GridFor(n, kThreads), kThreads, 0, stream>>>(n, blk, jmap, perm, loc, (I64)nloc, rcv, dst);
+    PetscCallCUDA(cudaGetLastError());
+  }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
