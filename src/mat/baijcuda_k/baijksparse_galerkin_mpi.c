@@ -140,10 +140,10 @@ PetscErrorCode MatProductBlockedApplies_MPIBAIJKSPARSE(Mat C, PetscBool *yes)
 /* Ps (MAT_INITIAL_MATRIX the first time, refilled when P's values changed since) and its blocks on the device */
 static PetscErrorCode OperandBlocks(Mat P, MPIBlockedProduct *bp, PetscInt bs, PetscInt cbs, MatBAIJKSPARSEBlockCSR *Pv, cudaStream_t stream)
 {
-  PetscObjectState s;
-  const PetscInt  *ci, *cj;
+  PetscObjectState   s;
+  const PetscInt    *ci, *cj;
   const PetscScalar *ca;
-  PetscBool        first = (PetscBool)!bp->Ps;
+  PetscBool          first = (PetscBool)!bp->Ps;
 
   PetscFunctionBegin;
   PetscCall(PetscObjectStateGet((PetscObject)P, &s));
@@ -332,9 +332,9 @@ static PetscErrorCode PartMaps(MPIBlockedProduct *bp, PetscCount nsrc, const Pet
 {
   PetscFunctionBegin;
   for (PetscInt t = 0; t < 2; t++) {
-    int      *jmap, *perm;
-    PetscBool one = PETSC_TRUE;
-    PetscCount n = 0;
+    int       *jmap, *perm;
+    PetscBool  one = PETSC_TRUE;
+    PetscCount n   = 0;
 
     PetscCall(PetscCalloc1(bp->nz[t] + 1, &jmap));
     for (PetscCount s = 0; s < nsrc; s++)
@@ -411,9 +411,9 @@ static PetscErrorCode OursResult(MPI_Comm comm, PetscInt bs, PetscInt m, PetscIn
    entry), mpibaijksparse for ours; the source of each block is A P's block of the same position */
 static PetscErrorCode ResultOfAP(Mat A, Mat P, MPIBlockedProduct *bp, Mat *E, cudaStream_t stream)
 {
-  MPI_Comm  comm = PetscObjectComm((PetscObject)A);
-  PetscInt  bs = A->rmap->bs, cbs = P->cmap->bs, mb = bp->AP.mb, nz = bp->AP.nz, *ii, *jj, *srow;
-  PetscInt  cs = P->cmap->rstart / cbs, ce = P->cmap->rend / cbs;
+  MPI_Comm comm = PetscObjectComm((PetscObject)A);
+  PetscInt bs = A->rmap->bs, cbs = P->cmap->bs, mb = bp->AP.mb, nz = bp->AP.nz, *ii, *jj, *srow;
+  PetscInt cs = P->cmap->rstart / cbs, ce = P->cmap->rend / cbs;
 
   PetscFunctionBegin;
   PetscCall(PetscMalloc2(mb + 1, &ii, PetscMax(nz, 1), &jj));
@@ -450,7 +450,7 @@ static PetscErrorCode ResultOfAP(Mat A, Mat P, MPIBlockedProduct *bp, Mat *E, cu
         PetscInt       c = jj[e] - cs;
 
         if (t) PetscCall(PetscFindInt(jj[e], ng, ghosts, &c));
-        pos[e]       = w[t];
+        pos[e]        = w[t];
         pj[t][w[t]++] = c;
       }
     }
@@ -535,7 +535,7 @@ static PetscErrorCode ResultOfPtAP(Mat A, Mat P, MPIBlockedProduct *bp, Mat *E, 
     PetscSFNode *iremote, *vremote;
     PetscSF      bsf;
     const int    blk = (int)(cbs * cbs);
-    PetscInt     q = 0;
+    PetscInt     q   = 0;
 
     PetscCall(PetscMalloc1(PetscMax(nsend, 1), &iremote));
     PetscCall(PetscMalloc1(PetscMax(nsend * blk, 1), &vremote));
@@ -661,7 +661,8 @@ PetscErrorCode MatProductSymbolic_Blocked_MPIBAIJKSPARSE(Mat C)
   product->destroy       = MPIBlockedProductDestroy;
   C->ops->productnumeric = ProductNumeric_MPIBlocked;
   PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)C), &size));
-  PetscCall(PetscInfo(C, "%s of %s (bs %" PetscInt_FMT ") and %s (column block size %" PetscInt_FMT ") by blocks on the device, %d ranks: %d blocks of P's rows, %d of A P, %" PetscInt_FMT " sent; %s result\n", MatProductTypes[product->type], ((PetscObject)A)->type_name, bs, ((PetscObject)P)->type_name, cbs, size, Pv.nz, bp->AP.nz, bp->nsend, ((PetscObject)C)->type_name));
+  PetscCall(PetscInfo(C, "%s of %s (bs %" PetscInt_FMT ") and %s (column block size %" PetscInt_FMT ") by blocks on the device, %d ranks: %d blocks of P's rows, %d of A P, %" PetscInt_FMT " sent; %s result\n", MatProductTypes[product->type],
+                      ((PetscObject)A)->type_name, bs, ((PetscObject)P)->type_name, cbs, size, Pv.nz, bp->AP.nz, bp->nsend, ((PetscObject)C)->type_name));
   PetscCall(PetscLogEventEnd(PBG_BAIJKProductSymbolic, A, P, C, 0));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -4,8 +4,9 @@
    The graph: one vertex a block row, the weight of an edge the sum of the absolute values of its block (or of the
    sub-block given by the strength index), as PETSc's MatCreateGraph_Simple_AIJ() computes it for a blocked AIJ; the
    weights are computed where the values are newest (a kernel on the device copy, one scalar a block comes back), and the
-   graph is a host AIJ matrix with one entry a stored block, which PETSc's own MatCreateGraph() then symmetrizes, scales
-   and filters: GAMG's coarsening reads it on the host.
+   graph is a host AIJ matrix with one entry a stored block (on several ranks an MPIAIJ made of the parts' block patterns,
+   with no assembly of entries), which PETSc's own MatCreateGraph() then symmetrizes, scales and filters: GAMG's
+   coarsening reads it on the host.
 
    The products: BAIJ has none with sparse operands. Each baijksparse (or MAIJ) operand is converted to aijcusparse (aij
    without a usable device; the seq conversion keeps the values on the device) and PETSc's AIJ product runs on the
@@ -23,68 +24,36 @@
 #include "baijksparseimpl.h"
 
 /* ---------------------------------------------------------------------------------------------- the graph */
-/* The graph of an mpibaijksparse A (parts: its diagonal and off-diagonal parts, garray: the global block columns of the
-   second) by COO assembly of the stored blocks as (block row, block column) pairs with their weights */
-static PetscErrorCode GraphCOO(Mat A, Mat parts[2], const PetscInt *garray, PetscInt num_idx, PetscInt index[], Mat *graph)
+/* An AIJ matrix (on comm) of the block pattern of a seqbaijksparse matrix or part, the block weights its values, ncol block columns (the
+   pattern's arrays are copied: the part keeps its own) */
+static PetscErrorCode GraphPart(MPI_Comm comm, Mat part, PetscInt bs, PetscInt ncol, PetscInt num_idx, PetscInt index[], Mat *G)
 {
-  MPI_Comm     comm = PetscObjectComm((PetscObject)A);
-  PetscInt     bs = A->rmap->bs, rstart, cstart, mbs, ncoo = 0;
-  PetscInt    *ci, *cj;
-  PetscScalar *cv;
-  Mat          G;
-  PetscMPIInt  size;
+  const PetscInt *ia, *ja;
+  PetscInt        n;
+  PetscScalar    *cv;
+  PetscBool       done;
+  Mat             T;
 
   PetscFunctionBegin;
-  rstart = A->rmap->rstart / bs;
-  cstart = A->cmap->rstart / bs;
-  mbs    = A->rmap->n / bs;
-  /* the stored blocks of both parts, as (block row, block column) pairs, and their weights */
-  for (PetscInt p = 0; p < 2; p++)
-    if (parts[p]) {
-      MatInfo info;
-
-      PetscCall(MatGetInfo(parts[p], MAT_LOCAL, &info));
-      ncoo += (PetscInt)info.nz_used / (bs * bs);
-    }
-  PetscCall(PetscMalloc3(ncoo, &ci, ncoo, &cj, ncoo, &cv));
-  ncoo = 0;
-  for (PetscInt p = 0; p < 2; p++) {
-    const PetscInt *ia, *ja;
-    PetscInt        n, nz;
-    PetscBool       done;
-
-    if (!parts[p]) continue;
-    PetscCall(MatGetRowIJ(parts[p], 0, PETSC_FALSE, PETSC_TRUE, &n, &ia, &ja, &done));
-    PetscCheck(done && n == mbs, PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s: cannot get the block rows", ((PetscObject)A)->type_name);
-    nz = ia[n];
-    for (PetscInt r = 0; r < n; r++)
-      for (PetscInt e = ia[r]; e < ia[r + 1]; e++) {
-        ci[ncoo + e] = rstart + r;
-        cj[ncoo + e] = p ? garray[ja[e]] : cstart + ja[e];
-      }
-    PetscCall(MatRestoreRowIJ(parts[p], 0, PETSC_FALSE, PETSC_TRUE, &n, &ia, &ja, &done));
-    /* bs 1: the values themselves, as PETSc's graph of a scalar AIJ keeps them (their absolute values are taken below
-       when the graph is filtered or scaled; a strength index is ignored, as there); bs > 1: sums of absolute values */
-    PetscCall(MatSeqBAIJKSPARSEBlockWeights_Private(parts[p], bs > 1 ? num_idx : 0, index, (PetscBool)(bs > 1), cv + ncoo));
-    ncoo += nz;
-  }
-  PetscCallMPI(MPI_Comm_size(comm, &size));
-  PetscCall(MatCreate(comm, &G));
-  PetscCall(MatSetSizes(G, mbs, A->cmap->n / bs, PETSC_DETERMINE, PETSC_DETERMINE));
-  PetscCall(MatSetType(G, size > 1 ? MATMPIAIJ : MATSEQAIJ));
-  PetscCall(MatSetPreallocationCOO(G, ncoo, ci, cj));
-  PetscCall(MatSetValuesCOO(G, cv, INSERT_VALUES));
-  PetscCall(PetscFree3(ci, cj, cv));
-  *graph = G;
+  PetscCall(MatGetRowIJ(part, 0, PETSC_FALSE, PETSC_TRUE, &n, &ia, &ja, &done));
+  PetscCheck(done && n == part->rmap->n / bs, PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s: cannot get the block rows", ((PetscObject)part)->type_name);
+  PetscCall(PetscMalloc1(PetscMax(ia[n], 1), &cv));
+  /* bs 1: the values themselves, as PETSc's graph of a scalar AIJ keeps them (their absolute values are taken when the
+     graph is filtered or scaled; a strength index is ignored, as there); bs > 1: sums of absolute values */
+  PetscCall(MatSeqBAIJKSPARSEBlockWeights_Private(part, bs > 1 ? num_idx : 0, index, (PetscBool)(bs > 1), cv));
+  PetscCall(MatCreateSeqAIJWithArrays(comm, n, ncol, (PetscInt *)ia, (PetscInt *)ja, cv, &T));
+  PetscCall(MatDuplicate(T, MAT_COPY_VALUES, G));
+  PetscCall(MatDestroy(&T));
+  PetscCall(MatRestoreRowIJ(part, 0, PETSC_FALSE, PETSC_TRUE, &n, &ia, &ja, &done));
+  PetscCall(PetscFree(cv));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 PetscErrorCode MatCreateGraph_BAIJKSPARSE(Mat A, PetscBool sym, PetscBool scale, PetscReal filter, PetscInt num_idx, PetscInt index[], Mat *graph)
 {
-  MPI_Comm        comm   = PetscObjectComm((PetscObject)A);
-  PetscInt        bs     = A->rmap->bs;
-  const PetscInt *garray = NULL;
-  PetscScalar    *cv;
+  MPI_Comm        comm     = PetscObjectComm((PetscObject)A);
+  PetscInt        bs       = A->rmap->bs;
+  const PetscInt *garray   = NULL;
   Mat             parts[2] = {NULL, NULL}, G;
   PetscBool       mpi, isset, issym;
 
@@ -93,24 +62,23 @@ PetscErrorCode MatCreateGraph_BAIJKSPARSE(Mat A, PetscBool sym, PetscBool scale,
   PetscCheck(num_idx >= 0 && num_idx <= bs, comm, PETSC_ERR_ARG_OUTOFRANGE, "MatCreateGraph(): %" PetscInt_FMT " strength indices for block size %" PetscInt_FMT, num_idx, bs);
   for (PetscInt i = 0; i < num_idx; i++) PetscCheck(index[i] >= 0 && index[i] < bs, comm, PETSC_ERR_ARG_OUTOFRANGE, "MatCreateGraph(): strength index %" PetscInt_FMT " is outside the block size %" PetscInt_FMT, index[i], bs);
   PetscCall(PetscObjectTypeCompare((PetscObject)A, MATMPIBAIJKSPARSE, &mpi));
-  if (!mpi) { /* the graph's pattern is BAIJ's block pattern itself: an AIJ on its arrays, duplicated (a copy) */
-    const PetscInt *ia, *ja;
-    PetscInt        n;
-    PetscBool       done;
-    Mat             T;
+  if (!mpi) PetscCall(GraphPart(comm, A, bs, A->cmap->n / bs, num_idx, index, &G)); /* the graph's pattern is BAIJ's block pattern */
+  else {                                                                            /* the same of each part, put together as MPIAIJ (the off-diagonal part's block columns compressed through the
+            block garray, which MPIAIJ's garray becomes): no assembly of the entries */
+    Mat       Gp[2];
+    PetscInt  nghost, *g;
+    PetscBool isk;
 
-    PetscCall(MatGetRowIJ(A, 0, PETSC_FALSE, PETSC_TRUE, &n, &ia, &ja, &done));
-    PetscCheck(done && n == A->rmap->n / bs, PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s: cannot get the block rows", ((PetscObject)A)->type_name);
-    PetscCall(PetscMalloc1(PetscMax(ia[n], 1), &cv));
-    PetscCall(MatSeqBAIJKSPARSEBlockWeights_Private(A, bs > 1 ? num_idx : 0, index, (PetscBool)(bs > 1), cv));
-    PetscCall(MatCreateSeqAIJWithArrays(comm, n, A->cmap->n / bs, (PetscInt *)ia, (PetscInt *)ja, cv, &T));
-    PetscCall(MatDuplicate(T, MAT_COPY_VALUES, &G));
-    PetscCall(MatDestroy(&T));
-    PetscCall(MatRestoreRowIJ(A, 0, PETSC_FALSE, PETSC_TRUE, &n, &ia, &ja, &done));
-    PetscCall(PetscFree(cv));
-  } else {
     PetscCall(MatMPIBAIJKSPARSEGetSeqBAIJ_Private(A, &parts[0], &parts[1], &garray));
-    PetscCall(GraphCOO(A, parts, garray, num_idx, index, &G));
+    PetscCheck(parts[0] && parts[1] && A->assembled, comm, PETSC_ERR_ARG_WRONGSTATE, "MatCreateGraph(): the %s matrix must be assembled", ((PetscObject)A)->type_name);
+    PetscCall(PetscObjectTypeCompare((PetscObject)parts[1], MATSEQBAIJKSPARSE, &isk));
+    PetscCheck(isk, PETSC_COMM_SELF, PETSC_ERR_PLIB, "An assembled %s matrix without its %s parts", MATMPIBAIJKSPARSE, MATSEQBAIJKSPARSE);
+    nghost = parts[1]->cmap->n / bs;
+    PetscCall(GraphPart(PETSC_COMM_SELF, parts[0], bs, A->cmap->n / bs, num_idx, index, &Gp[0]));
+    PetscCall(GraphPart(PETSC_COMM_SELF, parts[1], bs, nghost, num_idx, index, &Gp[1]));
+    PetscCall(PetscMalloc1(PetscMax(nghost, 1), &g)); /* owned by G; not NULL even when empty: the columns are compressed */
+    if (nghost) PetscCall(PetscArraycpy(g, garray, nghost));
+    PetscCall(MatCreateMPIAIJWithSeqAIJ(comm, A->rmap->N / bs, A->cmap->N / bs, Gp[0], Gp[1], g, &G));
   }
   PetscCall(MatIsSymmetricKnown(A, &isset, &issym));
   if (isset) PetscCall(MatSetOption(G, MAT_SYMMETRIC, issym));
