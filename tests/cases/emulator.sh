@@ -10,3 +10,8 @@ tcase emu_idrs_kernels -- test_emu_idrs -seed 1 --grep '^omega update s = 16 .*:
 # the emulator's own checks: kernels that keep the lane protocol pass, and the broken ones (full mask after lanes
 # left, divergent __syncwarp/__syncthreads lines, a deadlock) are reported, the deadlock without hanging
 tcase emu_protocol -- test_emu_protocol --grep '^bad: deadlock.*: ok' --grep 'cuda_emu: deadlock in thread block' --grep '^OK' --nogrep FAIL
+# the blocked products' kernels (baijksparse_galerkin_kernels.cuh): patterns and values of A B and P^T Q, an AIJ
+# prolongator in blocks, and the MPI products' parts side by side and fixed-order block gather, against host references
+for seed in 1 5; do
+  tcase emu_galerkin_kernels_seed$seed -- test_emu_galerkin -seed $seed --grep '^P\^T Q, blocks 3x6 and 3x2, .*: pattern ok .* values ok' --grep '^parts side by side, bs 6, .*\(7 below\): ok' --grep '^block gather, 36 values a block, .* 0-3 sources each: ok' --grep '^OK' --nogrep FAIL
+done
