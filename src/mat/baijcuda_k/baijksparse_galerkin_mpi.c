@@ -14,8 +14,8 @@
    Its pattern is made on the host once (MatMPIBAIJSetPreallocationCSR(), or the parts of MatCreateMPIAIJWithSeqAIJ()), with the
    maps from the product's blocks to its parts' blocks; every value stays on the device.
 
-   Memory is that of blocks, as in the sequential products; no scalar copy of A is made and cuSPARSE's SpGEMM is not
-   called (it ran out of device memory on two H200s at ksp ex56 -ne 99 through the AIJ route). The numeric phase refreshes
+   Memory is that of blocks, as in the sequential products; no scalar copy of A is made and cuSPARSE's SpGEMM (whose
+   buffer of scalar intermediate products limits the AIJ route) is not called. The numeric phase refreshes
    Ps (MatCreateSubMatrices() with MAT_REUSE_MATRIX) when P's values changed, A's parts side by side, and the products:
    a change of values only stays a numeric phase (-pc_gamg_reuse_interpolation, Newton steps). */
 #include "baijksparsecuda.h"
@@ -144,10 +144,14 @@ static PetscErrorCode OperandBlocks(Mat P, MPIBlockedProduct *bp, PetscInt bs, P
   const PetscInt    *ci, *cj;
   const PetscScalar *ca;
   PetscBool          first = (PetscBool)!bp->Ps;
+  PetscBool          refresh;
 
   PetscFunctionBegin;
   PetscCall(PetscObjectStateGet((PetscObject)P, &s));
-  if (first || s != bp->Pstate) {
+  refresh = (PetscBool)(first || s != bp->Pstate);
+  /* MatCreateSubMatrices() is collective: every rank refreshes when one rank's P changed */
+  PetscCallMPI(MPIU_Allreduce(MPI_IN_PLACE, &refresh, 1, MPI_C_BOOL, MPI_LOR, PetscObjectComm((PetscObject)P)));
+  if (refresh) {
     PetscCall(MatCreateSubMatrices(P, 1, &bp->isrow, &bp->iscol, first ? MAT_INITIAL_MATRIX : MAT_REUSE_MATRIX, &bp->Ps));
     /* MPIAIJ's method writes the host values of the sub-matrix's arrays behind its offload state (a seqaijcusparse one
        kept its old device values): they are the newest */
