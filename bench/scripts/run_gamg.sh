@@ -10,7 +10,8 @@
 #
 # Usage: bench/scripts/run_gamg.sh OUTDIR [--cases LIST] [--np LIST] [--timeout S] [--configs LIST] [--host] [--quick]
 #   --cases   comma list of ex56_79, ex56_99, ex56_125 (6.0M unknowns), ex17_q1, ex17_q2 (default all but ex56_125)
-#   --np      comma list of rank counts (default 1; more ranks share the visible GPUs, -use_gpu_aware_mpi 0)
+#   --np      comma list of rank counts (default 1; more ranks share the visible GPUs, -use_gpu_aware_mpi 0). ksp ex56
+#             takes 1, 2 or a cube: on 2 ranks it puts every row on the first (ex56.c), so two GPUs take 8 ranks
 #   --configs comma list of aij_jac, aij_pbj, baij_jac, baij_vbj (default), baij_vbj_aijprod (ours with the products
 #             through aijcusparse, -mat_baijksparse_products aij: the route before the blocked products),
 #             baij_vbj_rich (ours with Richardson levels: vbjacobi's fused damped sweeps, damping 0.6, in place of
