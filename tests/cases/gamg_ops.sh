@@ -39,3 +39,5 @@ for np in 2 3; do
 done
 # a host AIJ prolongator (bound to the CPU by its type, as PETSc makes every host matrix) takes the AIJ route, as on one rank
 tcase gamg_ops_gpu_mpiblocked_hostP_bs3cbs6_np2 --gpu -n 2 -- test_gamg_ops -vec_type cuda -use_gpu_aware_mpi 0 -ptype aij -info :mat -bs 3 -cbs 6 --grep 'PtAP of mpibaijksparse and mpiaij through mpiaijcusparse' --grep '^OK' --nogrep 'FAILED'
+# what the MPI blocked products allocate is freed (the product's maps, star forest, P's rows, device buffers)
+tcase gamg_ops_gpu_mpiblocked_malloc_dump_np2 --gpu -n 2 -- test_gamg_ops -vec_type cuda -use_gpu_aware_mpi 0 -ptype aijcusparse -bs 3 -cbs 3 -malloc_debug -malloc_dump --grep '^OK' --nogrep '^\[ *[0-9]+\] [0-9]+ bytes '
