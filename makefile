@@ -190,7 +190,7 @@ bench/bin/ex17 bench/bin/ex56: bench/bin/%: $(OBJDIR)/petsc-tutorials/%.o
 PETSC_DROPIN := ksp_ex2=ksp/ksp/tutorials/ex2 ksp_ex3=ksp/ksp/tutorials/ex3 ksp_ex23=ksp/ksp/tutorials/ex23 \
   ksp_ex45=ksp/ksp/tutorials/ex45 ksp_ex50=ksp/ksp/tutorials/ex50 snes_ex3=snes/tutorials/ex3 snes_ex5=snes/tutorials/ex5 \
   snes_ex12=snes/tutorials/ex12 snes_ex13=snes/tutorials/ex13 snes_ex62=snes/tutorials/ex62 ts_ex2=ts/tutorials/ex2 \
-  ts_ex4=ts/tutorials/ex4 ts_ex26=ts/tutorials/ex26 ts_ex45=ts/tutorials/ex45
+  ts_ex4=ts/tutorials/ex4 ts_ex26=ts/tutorials/ex26 ts_ex45=ts/tutorials/ex45 ksp_ex55=ksp/ksp/tutorials/ex55
 define pbg_tutorial_rules # NAME SOURCE
 $(OBJDIR)/petsc-tutorials/$(1).o: $(PETSC_TUTSRC)/$(2).c
 	@mkdir -p $$(@D)

@@ -9,7 +9,9 @@
 # (nvidia-smi, every 100 ms, the GPUs this run sees together) and, for a run that fails, PETSc's message.
 #
 # Usage: bench/scripts/run_gamg.sh OUTDIR [--cases LIST] [--np LIST] [--timeout S] [--configs LIST] [--host] [--quick]
-#   --cases   comma list of ex56_79, ex56_99, ex56_125 (6.0M unknowns), ex17_q1, ex17_q2 (default all but ex56_125)
+#   --cases   comma list of ex56_79, ex56_99, ex56_125 (6.0M unknowns), ex17_q1, ex17_q2 (default all but ex56_125), and
+#             ex55_NE: ksp ex55 (2-D plane-strain Q1 elasticity, bs 2, coarse bs 3 from its coordinates) with -ne NE, 2 (NE+1)^2
+#             unknowns (ex55_1000: 2.0M), its rows split evenly over any rank count: the two-GPU GAMG case (ex56 is not)
 #   --np      comma list of rank counts (default 1; more ranks share the visible GPUs, -use_gpu_aware_mpi 0). ksp ex56
 #             takes 1, 2 or a cube: on 2 ranks it puts every row on the first (ex56.c), so two GPUs take 8 ranks
 #   --configs comma list of aij_jac, aij_pbj, baij_jac, baij_vbj (default), baij_vbj_aijprod (ours with the products
@@ -59,6 +61,7 @@ case_cmd() {
   if [ $quick = 1 ]; then
     case $1 in
       ex56_*) echo "$bin/ex56 -ne 9 -ksp_type cg -ksp_rtol 1e-8 -ksp_norm_type unpreconditioned -mat_type" ;;
+      ex55_*) echo "$bin/ksp_ex55 -ne 40 -use_coordinates -ksp_type cg -ksp_rtol 1e-8 -ksp_norm_type unpreconditioned -mat_type" ;;
       ex17_q1) echo "$bin/ex17 -dm_plex_dim 3 -dm_plex_simplex 0 -displacement_petscspace_degree 1 -dm_plex_box_faces 2,2,2 -dm_refine 2 -snes_type ksponly -ksp_type cg -ksp_rtol 1e-8 -snes_converged_reason -dm_mat_type" ;;
       ex17_q2) echo "$bin/ex17 -dm_plex_dim 3 -dm_plex_simplex 0 -displacement_petscspace_degree 2 -dm_plex_box_faces 2,2,2 -dm_refine 1 -snes_type ksponly -ksp_type cg -ksp_rtol 1e-8 -snes_converged_reason -dm_mat_type" ;;
       *) return 1 ;;
@@ -69,6 +72,7 @@ case_cmd() {
     ex56_79) echo "$bin/ex56 -ne 79 -ksp_type cg -ksp_rtol 1e-8 -ksp_norm_type unpreconditioned -mat_type" ;;
     ex56_99) echo "$bin/ex56 -ne 99 -ksp_type cg -ksp_rtol 1e-8 -ksp_norm_type unpreconditioned -mat_type" ;;
     ex56_125) echo "$bin/ex56 -ne 125 -ksp_type cg -ksp_rtol 1e-8 -ksp_norm_type unpreconditioned -mat_type" ;;
+    ex55_*) echo "$bin/ksp_ex55 -ne ${1#ex55_} -use_coordinates -ksp_type cg -ksp_rtol 1e-8 -ksp_norm_type unpreconditioned -mat_type" ;;
     ex17_q1) echo "$bin/ex17 -dm_plex_dim 3 -dm_plex_simplex 0 -displacement_petscspace_degree 1 -dm_plex_box_faces 8,8,8 -dm_refine 2 -snes_type ksponly -ksp_type cg -ksp_rtol 1e-8 -snes_converged_reason -dm_mat_type" ;;
     ex17_q2) echo "$bin/ex17 -dm_plex_dim 3 -dm_plex_simplex 0 -displacement_petscspace_degree 2 -dm_plex_box_faces 4,4,4 -dm_refine 2 -snes_type ksponly -ksp_type cg -ksp_rtol 1e-8 -snes_converged_reason -dm_mat_type" ;;
     *) return 1 ;;

@@ -57,26 +57,28 @@ PY
   grep -qE '^\| ksp_ex23 \| .* \| [0-9.]+-[0-9.]+ \(3 runs\) / [0-9.]+-[0-9.]+ \(3 runs\) \|$' "$d/dropin_summary.md" || return 1
   [ -f "$d/ksp_ex23_np1_baijksparse_jacobi_r3.log" ]
 }
-# run_gamg.sh (issue 39) on the host: every configuration of ex56 and snes ex17 runs, with the same iterations, on 1 and 2
-# ranks; the summary has a row per case and rank count
+# run_gamg.sh (issue 39) on the host: every configuration of ex56, snes ex17 and ksp ex55 runs on 1 and 2 ranks, with the
+# same iterations on aij and baijksparse for the same smoother; the summary has a row per case and rank count
 pbg_run_gamg_host() {
   local d=$PBG_WORKDIR/run_gamg
   rm -rf "$d"
-  bash "$PBG_ROOT/bench/scripts/run_gamg.sh" "$d" --host --quick --cases ex56_79,ex17_q1 --np 1,2 || return 1
+  bash "$PBG_ROOT/bench/scripts/run_gamg.sh" "$d" --host --quick --cases ex56_79,ex17_q1,ex55_1000 --np 1,2 || return 1
   python3 - "$d/gamg.csv" << 'PY' || return 1
 import csv, sys
 rows = list(csv.DictReader(open(sys.argv[1])))
-assert len(rows) == 16, len(rows)
+assert len(rows) == 24, len(rows)
 for r in rows:
     assert r['status'] == 'ok' and float(r['kspsolve_s']) > 0 and float(r['pcsetup_s']) > 0, r
-for c in ('ex56_79', 'ex17_q1'):
-    its = {r['its'] for r in rows if r['case'] == c}
-    assert len(its) == 1, (c, its)
+its = {(r['case'], r['np'], r['config']): r['its'] for r in rows}
+for c in ('ex56_79', 'ex17_q1', 'ex55_1000'):  # the same smoother on both types: jacobi, point-block (vbjacobi finds the blocks)
+    for np in ('1', '2'):
+        for a, b in (('aij_jac', 'baij_jac'), ('aij_pbj', 'baij_vbj')):
+            assert its[(c, np, a)] == its[(c, np, b)], (c, np, a, b, its[(c, np, a)], its[(c, np, b)])
 print('ok')
 PY
-  [ "$(grep -cE '^\| ex(56_79|17_q1) \| [12] \| (aij_jac|aij_pbj): .* \| baij_(jac|vbj): .* \| [0-9.]+x \|' "$d/gamg_summary.md")" = 4 ] || return 1
+  [ "$(grep -cE '^\| ex(56_79|17_q1|55_1000) \| [12] \| (aij_jac|aij_pbj): .* \| baij_(jac|vbj): .* \| [0-9.]+x \|' "$d/gamg_summary.md")" = 6 ] || return 1
 }
-if [ -x "$PBG_ROOT/bench/bin/ex56" ] && [ -x "$PBG_ROOT/bench/bin/ex17" ]; then
+if [ -x "$PBG_ROOT/bench/bin/ex56" ] && [ -x "$PBG_ROOT/bench/bin/ex17" ] && [ -x "$PBG_ROOT/bench/bin/ksp_ex55" ]; then
   tcheck run_gamg_host -- pbg_run_gamg_host
 fi
 

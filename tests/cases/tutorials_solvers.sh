@@ -140,6 +140,16 @@ if [ -x "$PBG_ROOT/bench/bin/ex56" ]; then
   tcheck tut_gpu_ex56_gamg_baijksparse_reuse_np8 --gpu -- pbg_gamg_same_its 8 aijcusparse -mat_type ex56 -ne 7 -dll_append "$PBG_LIB" -vec_type cuda -use_gpu_aware_mpi 0 -pc_type gamg -pc_gamg_reuse_interpolation -two_solves -mg_levels_pc_type vbjacobi -ksp_type cg -ksp_rtol 1e-8 -ksp_converged_reason
   tcheck tut_ex56_gamg_baijksparse_mpi8 -- pbg_gamg_same_its 8 aij -mat_type ex56 -ne 3 -dll_append "$PBG_LIB" -pc_type gamg -ksp_type cg -ksp_rtol 1e-8 -ksp_converged_reason
 fi
+# ksp ex55 (2-D plane-strain elasticity, bs 2, coarse bs 3 from its coordinates): its rows split evenly over any rank
+# count, the multi-rank GAMG case with work on every rank (ex56 on 2 ranks puts every row on the first)
+if [ -x "$PBG_ROOT/bench/bin/ksp_ex55" ]; then
+  for np in 1 2 3; do
+    tcheck tut_ex55_gamg_baijksparse_np$np -- pbg_gamg_same_its $np aij -mat_type ksp_ex55 -ne 40 -use_coordinates -dll_append "$PBG_LIB" -pc_type gamg -ksp_type cg -ksp_rtol 1e-8 -ksp_converged_reason
+  done
+  for np in 2 3; do
+    tcheck tut_gpu_ex55_gamg_baijksparse_np$np --gpu -- pbg_gamg_same_its $np aijcusparse -mat_type ksp_ex55 -ne 60 -use_coordinates -dll_append "$PBG_LIB" -vec_type cuda -use_gpu_aware_mpi 0 -pc_type gamg -mg_levels_pc_type vbjacobi -ksp_type cg -ksp_rtol 1e-8 -ksp_converged_reason
+  done
+fi
 tcheck tut_ex2_gamg_baijksparse_bs1_np3 -- pbg_gamg_same_its 3 aij -mat_type ex2 -m 60 -n 60 -dll_append "$PBG_LIB" -pc_type gamg -ksp_type cg -ksp_rtol 1e-8 -ksp_converged_reason
 tcheck tut_gpu_ex2_gamg_baijksparse_bs1_np3 --gpu -- pbg_gamg_same_its 3 aijcusparse -mat_type ex2 -m 60 -n 60 -dll_append "$PBG_LIB" -vec_type cuda -use_gpu_aware_mpi 0 -pc_type gamg -ksp_type cg -ksp_rtol 1e-8 -ksp_converged_reason
 if [ -x "$PBG_ROOT/bench/bin/ex17" ]; then
