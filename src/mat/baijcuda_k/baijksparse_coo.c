@@ -75,24 +75,17 @@ struct _n_MatBAIJKSPARSECOO {
   PetscBool        last_device;  /* where the last one gathered */
 };
 
-static PetscErrorCode DeviceFree(void *p)
-{
-  PetscFunctionBegin;
-  if (p) PetscCall(MatBAIJKSPARSEFree_CUDA(p));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
 static PetscErrorCode COOPartReset(COOPart *p)
 {
   PetscFunctionBegin;
   PetscCall(PetscFree(p->jmap1));
   PetscCall(PetscFree(p->perm1));
   PetscCall(PetscFree3(p->imap2, p->jmap2, p->perm2));
-  PetscCall(DeviceFree(p->d_jmap1));
-  PetscCall(DeviceFree(p->d_perm1));
-  PetscCall(DeviceFree(p->d_imap2));
-  PetscCall(DeviceFree(p->d_jmap2));
-  PetscCall(DeviceFree(p->d_perm2));
+  PetscCall(MatBAIJKSPARSEDeviceFree_Private(p->d_jmap1));
+  PetscCall(MatBAIJKSPARSEDeviceFree_Private(p->d_perm1));
+  PetscCall(MatBAIJKSPARSEDeviceFree_Private(p->d_imap2));
+  PetscCall(MatBAIJKSPARSEDeviceFree_Private(p->d_jmap2));
+  PetscCall(MatBAIJKSPARSEDeviceFree_Private(p->d_perm2));
   PetscCall(PetscMemzero(p, sizeof(*p)));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -107,10 +100,10 @@ static PetscErrorCode COOMapsDestroy(COOMaps **pm)
   for (PetscInt i = 0; i < 2; i++) PetscCall(COOPartReset(&m->part[i]));
   PetscCall(PetscSFDestroy(&m->sf));
   PetscCall(PetscFree3(m->sendperm, m->sendbuf, m->recvbuf));
-  PetscCall(DeviceFree(m->d_sendperm));
-  PetscCall(DeviceFree(m->d_sendbuf));
-  PetscCall(DeviceFree(m->d_recvbuf));
-  PetscCall(DeviceFree(m->d_v));
+  PetscCall(MatBAIJKSPARSEDeviceFree_Private(m->d_sendperm));
+  PetscCall(MatBAIJKSPARSEDeviceFree_Private(m->d_sendbuf));
+  PetscCall(MatBAIJKSPARSEDeviceFree_Private(m->d_recvbuf));
+  PetscCall(MatBAIJKSPARSEDeviceFree_Private(m->d_v));
   PetscCall(PetscFree(m->h_v));
   PetscCall(PetscFree(m));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -153,7 +146,7 @@ static PetscErrorCode COOBlockSize(Mat A, PetscInt *bs)
 
 /* The block CSR of ne entries in block rows brow[] (0 <= brow < mbs) and block columns bcol[]: ii[mbs + 1], jj[] sorted and
    unique in each row. A counting sort by row, then a sort per row: O(ne log) */
-static PetscErrorCode BuildBlockCSR(PetscInt mbs, PetscCount ne, const PetscInt brow[], const PetscInt bcol[], PetscInt **ii, PetscInt **jj)
+PetscErrorCode MatBAIJKSPARSEBlockCSROfPairs_Private(PetscInt mbs, PetscCount ne, const PetscInt brow[], const PetscInt bcol[], PetscInt **ii, PetscInt **jj)
 {
   PetscInt *ia, *cols, *next, beg = 0, w = 0;
 
@@ -312,15 +305,6 @@ static PetscErrorCode COOPatternChanged(const COOPart *p, PetscInt nz, PetscInt 
 }
 
 /* ---------------------------------------------------------------------------------------------- device side */
-static PetscErrorCode UploadInts(int **d, const int *h, PetscCount n, cudaStream_t stream, PetscLogDouble *bytes)
-{
-  PetscFunctionBegin;
-  PetscCall(MatBAIJKSPARSEMalloc_CUDA((void **)d, (size_t)PetscMax(n, 1) * sizeof(int)));
-  if (n) PetscCall(MatBAIJKSPARSEMemcpyAsync_CUDA(*d, h, (size_t)n * sizeof(int), cudaMemcpyHostToDevice, stream));
-  *bytes += (PetscLogDouble)n * sizeof(int);
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
 /* The part's pattern and values (CopyToGPU) and its maps on the device */
 static PetscErrorCode COOPartToDevice(Mat P, COOPart *p)
 {
@@ -331,12 +315,12 @@ static PetscErrorCode COOPartToDevice(Mat P, COOPart *p)
   PetscCall(MatSeqBAIJKSPARSECopyToGPU(P));
   if (p->on_device) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(PetscGetCurrentCUDAStream(&stream));
-  if (p->jmap1) PetscCall(UploadInts(&p->d_jmap1, p->jmap1, p->nslots + 1, stream, &bytes));
-  PetscCall(UploadInts(&p->d_perm1, p->perm1, p->jmap1 ? p->n1 : p->nslots, stream, &bytes));
+  if (p->jmap1) PetscCall(MatBAIJKSPARSEUploadInts_Private(&p->d_jmap1, p->jmap1, p->nslots + 1, stream, &bytes));
+  PetscCall(MatBAIJKSPARSEUploadInts_Private(&p->d_perm1, p->perm1, p->jmap1 ? p->n1 : p->nslots, stream, &bytes));
   if (p->n2) {
-    PetscCall(UploadInts(&p->d_imap2, p->imap2, p->nimap2, stream, &bytes));
-    PetscCall(UploadInts(&p->d_jmap2, p->jmap2, p->nimap2 + 1, stream, &bytes));
-    PetscCall(UploadInts(&p->d_perm2, p->perm2, p->n2, stream, &bytes));
+    PetscCall(MatBAIJKSPARSEUploadInts_Private(&p->d_imap2, p->imap2, p->nimap2, stream, &bytes));
+    PetscCall(MatBAIJKSPARSEUploadInts_Private(&p->d_jmap2, p->jmap2, p->nimap2 + 1, stream, &bytes));
+    PetscCall(MatBAIJKSPARSEUploadInts_Private(&p->d_perm2, p->perm2, p->n2, stream, &bytes));
   }
   PetscCall(MatBAIJKSPARSEStreamSynchronize_CUDA(stream));
   PetscCall(PetscLogCpuToGpu(bytes));
@@ -353,7 +337,7 @@ static PetscErrorCode COOCommToDevice(COOMaps *m)
   PetscFunctionBegin;
   if (m->on_device || !m->comm) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(PetscGetCurrentCUDAStream(&stream));
-  PetscCall(UploadInts(&m->d_sendperm, m->sendperm, m->nsend, stream, &bytes));
+  PetscCall(MatBAIJKSPARSEUploadInts_Private(&m->d_sendperm, m->sendperm, m->nsend, stream, &bytes));
   PetscCall(MatBAIJKSPARSEMalloc_CUDA((void **)&m->d_sendbuf, (size_t)PetscMax(m->nsend, 1) * sizeof(PetscScalar)));
   PetscCall(MatBAIJKSPARSEMalloc_CUDA((void **)&m->d_recvbuf, (size_t)PetscMax(m->nrecv, 1) * sizeof(PetscScalar)));
   PetscCall(MatBAIJKSPARSEStreamSynchronize_CUDA(stream));
@@ -580,7 +564,7 @@ PetscErrorCode MatSetPreallocationCOO_SeqBAIJKSPARSE(Mat A, PetscCount ncoo, Pet
     ne++;
   }
   /* the block pattern, with explicit zero blocks, assembled: BAIJ's own CSR preallocation */
-  PetscCall(BuildBlockCSR(mbs, ne, brow, bcol, &ii, &jj));
+  PetscCall(MatBAIJKSPARSEBlockCSROfPairs_Private(mbs, ne, brow, bcol, &ii, &jj));
   PetscCall(MatSeqBAIJSetPreallocationCSR(A, bs, ii, jj, NULL));
   /* a new pattern goes to the device again even where the nonzero state did not move (BAIJ's exact-fill preallocation) */
   if (k->dev) k->dev->pattern_valid = PETSC_FALSE;
@@ -851,7 +835,7 @@ PetscErrorCode MatSetPreallocationCOO_MPIBAIJKSPARSE(Mat A, PetscCount ncoo, Pet
     brow[e] = gi[e] / bs - A->rmap->rstart / bs;
     bcol[e] = gj[e] / bs;
   }
-  PetscCall(BuildBlockCSR(mbs, ne, brow, bcol, &ii, &jj));
+  PetscCall(MatBAIJKSPARSEBlockCSROfPairs_Private(mbs, ne, brow, bcol, &ii, &jj));
   PetscCall(MatMPIBAIJSetPreallocationCSR(A, bs, ii, jj, NULL));
   PetscCall(PetscFree(ii));
   PetscCall(PetscFree(jj));

@@ -112,6 +112,24 @@ PetscErrorCode MatBAIJKSPARSEDeviceReserve_Private(MatBAIJKSPARSEDevice *d, Pets
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* A device array kept with its owner freed (NULL is fine), and a new one holding n ints from the host (its CpuToGpu
+   bytes added to *bytes when given). From pageable host memory the copy has left h when it returns: h may go at once. */
+PetscErrorCode MatBAIJKSPARSEDeviceFree_Private(void *p)
+{
+  PetscFunctionBegin;
+  if (p) PetscCall(MatBAIJKSPARSEFree_CUDA(p));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode MatBAIJKSPARSEUploadInts_Private(int **d, const int *h, PetscCount n, cudaStream_t stream, PetscLogDouble *bytes)
+{
+  PetscFunctionBegin;
+  PetscCall(MatBAIJKSPARSEMalloc_CUDA((void **)d, (size_t)PetscMax(n, 1) * sizeof(int)));
+  if (n) PetscCall(MatBAIJKSPARSEMemcpyAsync_CUDA(*d, h, (size_t)n * sizeof(int), cudaMemcpyHostToDevice, stream));
+  if (bytes) *bytes += (PetscLogDouble)n * sizeof(int);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 static PetscErrorCode UploadInt(int *dst, const PetscInt *src, PetscInt n, cudaStream_t stream)
 {
   PetscFunctionBegin;

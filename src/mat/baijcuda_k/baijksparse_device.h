@@ -18,6 +18,10 @@ PETSC_INTERN PetscErrorCode MatBAIJKSPARSEEventCreate_CUDA(cudaEvent_t *, unsign
 PETSC_INTERN PetscErrorCode MatBAIJKSPARSEEventDestroy_CUDA(cudaEvent_t);
 PETSC_INTERN PetscErrorCode MatBAIJKSPARSEEventRecord_CUDA(cudaEvent_t, cudaStream_t);
 PETSC_INTERN PetscErrorCode MatBAIJKSPARSEEventSynchronize_CUDA(cudaEvent_t);
+/* The floor's own operations on them (baijksparse_device.c): a kept device array freed (NULL fine), and a new one
+   holding n ints uploaded from the host (CpuToGpu bytes added to *bytes when not NULL) */
+PETSC_INTERN PetscErrorCode MatBAIJKSPARSEDeviceFree_Private(void *);
+PETSC_INTERN PetscErrorCode MatBAIJKSPARSEUploadInts_Private(int **, const int *, PetscCount, cudaStream_t, PetscLogDouble *);
 /* The compute capability and the PCI bus id of the current device */
 PETSC_INTERN PetscErrorCode MatBAIJKSPARSEComputeCapability_CUDA(int *major, int *minor);
 PETSC_INTERN PetscErrorCode MatBAIJKSPARSEPCIBusId_CUDA(char *id, int len);

@@ -46,26 +46,21 @@ static PetscErrorCode BlockedProductDestroy(void *data)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* The block view of a seqbaijksparse matrix's device copy, as it is (a result, whose values the product writes) */
-static void ResultBlocks(Mat C, MatBAIJKSPARSEBlockCSR *v)
-{
-  MatBAIJKSPARSEDevice *d = ((Mat_SeqBAIJKSPARSE *)C->spptr)->dev;
-
-  v->rbs = v->cbs = d->bs;
-  v->mb = d->mbs, v->nb = d->nbs, v->nz = d->nz;
-  v->rowptr = d->rowptr, v->colidx = d->colidx, v->val = d->val;
-}
-
-/* The same for an operand, current: uploaded first when the host is newer */
-static PetscErrorCode DeviceBlocks(Mat A, MatBAIJKSPARSEBlockCSR *v)
+/* The block view of a seqbaijksparse matrix's device copy (also of an MPI one's parts, baijksparse_galerkin_mpi.c):
+   current for an operand (values: uploaded first when the host is newer), the pattern only for a result, whose values
+   the product writes */
+PetscErrorCode MatSeqBAIJKSPARSEBlockView_Private(Mat A, PetscBool values, MatBAIJKSPARSEBlockCSR *v)
 {
   MatBAIJKSPARSEDevice *d;
 
   PetscFunctionBegin;
-  PetscCall(MatSeqBAIJKSPARSECopyToGPU(A));
+  if (values) PetscCall(MatSeqBAIJKSPARSECopyToGPU(A));
+  else PetscCall(MatSeqBAIJKSPARSECopyPatternToGPU_Private(A));
   d = ((Mat_SeqBAIJKSPARSE *)A->spptr)->dev;
   PetscCheck(d && d->pattern_valid, PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s: no device copy of the pattern", ((PetscObject)A)->type_name);
-  ResultBlocks(A, v);
+  v->rbs = v->cbs = d->bs;
+  v->mb = d->mbs, v->nb = d->nbs, v->nz = d->nz;
+  v->rowptr = d->rowptr, v->colidx = d->colidx, v->val = d->val;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -123,7 +118,7 @@ static PetscErrorCode OperandSet(Mat P, BlockedProduct *bp)
 /* At a numeric phase: X is the operand recorded (id, nonzero state) or another object of the same pattern that
    MatProductReplaceMats() put in (PETSc's contract; MatPtAP() and MatMatMult() call it with MAT_REUSE_MATRIX): then
    the record follows it and *replaced says so. The same object must keep its pattern. */
-static PetscErrorCode OperandCheck(Mat X, PetscObjectId *id, PetscObjectState *nz, PetscBool *replaced)
+PetscErrorCode MatProductOperandCheck_Private(Mat X, PetscObjectId *id, PetscObjectState *nz, PetscBool *replaced)
 {
   PetscObjectId xid;
 
@@ -177,8 +172,8 @@ static PetscErrorCode ProductNumeric_Blocked(Mat C)
   PetscBool              replaced;
 
   PetscFunctionBegin;
-  PetscCall(OperandCheck(A, &bp->Aid, &bp->Anz, &replaced)); /* another A: read from the product as it is */
-  PetscCall(OperandCheck(P, &bp->Pid, &bp->Pnz, &replaced));
+  PetscCall(MatProductOperandCheck_Private(A, &bp->Aid, &bp->Anz, &replaced)); /* another A: read from the product as it is */
+  PetscCall(MatProductOperandCheck_Private(P, &bp->Pid, &bp->Pnz, &replaced));
   if (replaced) { /* another P: of the kind of the first (baijksparse or AIJ), with the same number of entries */
     PetscBool ours;
 
@@ -192,8 +187,8 @@ static PetscErrorCode ProductNumeric_Blocked(Mat C)
     }
   }
   PetscCall(PetscLogEventBegin(PBG_BAIJKProductNumeric, A, P, C, 0));
-  PetscCall(DeviceBlocks(A, &Av));
-  if (bp->Pours) PetscCall(DeviceBlocks(P, &Pv));
+  PetscCall(MatSeqBAIJKSPARSEBlockView_Private(A, PETSC_TRUE, &Av));
+  if (bp->Pours) PetscCall(MatSeqBAIJKSPARSEBlockView_Private(P, PETSC_TRUE, &Pv));
   else PetscCall(OperandOnDevice(P, bp, &pi, &pj, &pa));
   PetscCall(PetscGetCurrentCUDAStream(&stream));
   PetscCall(PetscLogGpuTimeBegin());
@@ -202,12 +197,12 @@ static PetscErrorCode ProductNumeric_Blocked(Mat C)
     Pv = bp->P;
   }
   if (bp->ABours) {
-    ResultBlocks(C, &Cv);
+    PetscCall(MatSeqBAIJKSPARSEBlockView_Private(C, PETSC_FALSE, &Cv));
     PetscCall(MatBAIJKSPARSEBlockProduct_CUDA(&Av, &Pv, &Cv, stream));
   } else {
     PetscCall(MatBAIJKSPARSEBlockProduct_CUDA(&Av, &Pv, &bp->AP, stream));
     if (product->type == MATPRODUCT_PtAP) {
-      ResultBlocks(C, &Cv);
+      PetscCall(MatSeqBAIJKSPARSEBlockView_Private(C, PETSC_FALSE, &Cv));
       PetscCall(MatBAIJKSPARSEBlockTransposeProduct_CUDA(&Pv, &bp->AP, &Cv, stream));
     } else {
       PetscScalar *cv;
@@ -258,9 +253,9 @@ PetscErrorCode MatProductSymbolic_Blocked_SeqBAIJKSPARSE(Mat C)
   PetscCall(PetscObjectGetId((PetscObject)P, &bp->Pid));
   PetscCall(PetscObjectTypeCompare((PetscObject)P, MATSEQBAIJKSPARSE, &bp->Pours));
   bp->ABours = (PetscBool)(bp->Pours && product->type == MATPRODUCT_AB);
-  PetscCall(DeviceBlocks(A, &Av));
+  PetscCall(MatSeqBAIJKSPARSEBlockView_Private(A, PETSC_TRUE, &Av));
   PetscCall(PetscGetCurrentCUDAStream(&stream));
-  if (bp->Pours) PetscCall(DeviceBlocks(P, &Pv));
+  if (bp->Pours) PetscCall(MatSeqBAIJKSPARSEBlockView_Private(P, PETSC_TRUE, &Pv));
   else {
     PetscCall(OperandSet(P, bp));
     PetscCall(OperandOnDevice(P, bp, &pi, &pj, &pa));

@@ -52,13 +52,6 @@ typedef struct {
   PetscInt64             npap, nptap;
 } MPIBlockedProduct;
 
-static PetscErrorCode DeviceFree(void *p, cudaStream_t stream)
-{
-  PetscFunctionBegin;
-  if (p) PetscCall(MatBAIJKSPARSEFreeAsync_CUDA(p, stream));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
 static PetscErrorCode MPIBlockedProductDestroy(void *data)
 {
   MPIBlockedProduct *bp = *(MPIBlockedProduct **)data;
@@ -71,14 +64,14 @@ static PetscErrorCode MPIBlockedProductDestroy(void *data)
   PetscCall(MatBAIJKSPARSEBlockCSRFree_CUDA(&bp->AP, stream));
   PetscCall(MatBAIJKSPARSEBlockCSRFree_CUDA(&bp->Ct, stream));
   for (PetscInt t = 0; t < 2; t++) {
-    PetscCall(DeviceFree(bp->d_jmap[t], stream));
-    PetscCall(DeviceFree(bp->d_perm[t], stream));
-    PetscCall(DeviceFree(bp->d_rowptr[t], stream));
-    PetscCall(DeviceFree(bp->d_val[t], stream));
+    PetscCall(MatBAIJKSPARSEDeviceFree_Private(bp->d_jmap[t]));
+    PetscCall(MatBAIJKSPARSEDeviceFree_Private(bp->d_perm[t]));
+    PetscCall(MatBAIJKSPARSEDeviceFree_Private(bp->d_rowptr[t]));
+    PetscCall(MatBAIJKSPARSEDeviceFree_Private(bp->d_val[t]));
   }
-  PetscCall(DeviceFree(bp->d_sendperm, stream));
-  PetscCall(DeviceFree(bp->d_sendbuf, stream));
-  PetscCall(DeviceFree(bp->d_recvbuf, stream));
+  PetscCall(MatBAIJKSPARSEDeviceFree_Private(bp->d_sendperm));
+  PetscCall(MatBAIJKSPARSEDeviceFree_Private(bp->d_sendbuf));
+  PetscCall(MatBAIJKSPARSEDeviceFree_Private(bp->d_recvbuf));
   PetscCall(PetscSFDestroy(&bp->sf));
   if (bp->Ps) PetscCall(MatDestroySubMatrices(1, &bp->Ps));
   PetscCall(MatDestroy(&bp->Pd));
@@ -86,23 +79,6 @@ static PetscErrorCode MPIBlockedProductDestroy(void *data)
   PetscCall(ISDestroy(&bp->iscol));
   PetscCall(PetscFree(bp));
   *(MPIBlockedProduct **)data = NULL;
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-/* The block view of a seqbaijksparse matrix's device copy (current: uploaded first when the host is newer, unless only
-   its pattern is asked, for a result whose values the product writes) */
-static PetscErrorCode SeqBlocks(Mat A, PetscBool values, MatBAIJKSPARSEBlockCSR *v)
-{
-  MatBAIJKSPARSEDevice *d;
-
-  PetscFunctionBegin;
-  if (values) PetscCall(MatSeqBAIJKSPARSECopyToGPU(A));
-  else PetscCall(MatSeqBAIJKSPARSECopyPatternToGPU_Private(A));
-  d = ((Mat_SeqBAIJKSPARSE *)A->spptr)->dev;
-  PetscCheck(d && d->pattern_valid, PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s: no device copy of the pattern", ((PetscObject)A)->type_name);
-  v->rbs = v->cbs = d->bs;
-  v->mb = d->mbs, v->nb = d->nbs, v->nz = d->nz;
-  v->rowptr = d->rowptr, v->colidx = d->colidx, v->val = d->val;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -159,7 +135,11 @@ static PetscErrorCode OperandBlocks(Mat P, MPIBlockedProduct *bp, PetscInt bs, P
     bp->Pstate = s;
   }
   if (bp->Pours) {
-    PetscCall(SeqBlocks(bp->Ps[0], PETSC_TRUE, Pv));
+    PetscCall(MatSeqBAIJKSPARSEBlockView_Private(bp->Ps[0], PETSC_TRUE, Pv));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  if (!refresh) { /* P's values unchanged: its blocks are those of the last phase */
+    *Pv = bp->Pb;
     PetscFunctionReturn(PETSC_SUCCESS);
   }
   if (first) {
@@ -211,26 +191,10 @@ static PetscErrorCode JoinedOperator(Mat A, MPIBlockedProduct *bp, PetscBool pat
   PetscCall(MatMPIBAIJKSPARSEGetSeqBAIJ_Private(A, &Ad, &Ao, &garray));
   PetscCheck(Ad, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE, "%s: not preallocated", MATMPIBAIJKSPARSE);
   ghosts = (PetscBool)(Ao && Ao->cmap->n > 0);
-  PetscCall(SeqBlocks(Ad, PETSC_TRUE, &dv));
-  if (ghosts) PetscCall(SeqBlocks(Ao, PETSC_TRUE, &ov));
+  PetscCall(MatSeqBAIJKSPARSEBlockView_Private(Ad, PETSC_TRUE, &dv));
+  if (ghosts) PetscCall(MatSeqBAIJKSPARSEBlockView_Private(Ao, PETSC_TRUE, &ov));
   if (!pattern) PetscCheck(bp->Aj.nz == dv.nz + (ghosts ? ov.nz : 0), PETSC_COMM_SELF, PETSC_ERR_ARG_INCOMP, "The operator's number of blocks changed since the product was set up (%d, now %d)", bp->Aj.nz, dv.nz + (ghosts ? ov.nz : 0));
   PetscCall(MatBAIJKSPARSEBlockCSRJoinColumns_CUDA(&dv, ghosts ? &ov : NULL, bp->glo, bp->nown, pattern, &bp->Aj, stream));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-/* The operand recorded or another of the same pattern put in by MatProductReplaceMats() (PETSc's contract) */
-static PetscErrorCode OperandCheck(Mat X, PetscObjectId *id, PetscObjectState *nz, PetscBool *replaced)
-{
-  PetscObjectId xid;
-
-  PetscFunctionBegin;
-  PetscCall(PetscObjectGetId((PetscObject)X, &xid));
-  *replaced = (PetscBool)(xid != *id);
-  if (*replaced) {
-    *id = xid;
-    *nz = X->nonzerostate;
-  } else
-    PetscCheck(X->nonzerostate == *nz, PetscObjectComm((PetscObject)X), PETSC_ERR_ARG_WRONGSTATE, "The nonzero pattern of an operand (%s) changed since the product was set up: compute the product anew (MAT_INITIAL_MATRIX)", ((PetscObject)X)->type_name);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -262,7 +226,7 @@ static PetscErrorCode ResultValues(Mat C, MPIBlockedProduct *bp, const MatBAIJKS
       MatBAIJKSPARSEBlockCSR v;
 
       if (!bp->nz[t]) continue;
-      PetscCall(SeqBlocks(parts[t], PETSC_FALSE, &v));
+      PetscCall(MatSeqBAIJKSPARSEBlockView_Private(parts[t], PETSC_FALSE, &v));
       PetscCall(MatBAIJKSPARSEBlockGather_CUDA((int)bp->nz[t], blk, bp->d_jmap[t], bp->d_perm[t], src->val, src->nz, recv, v.val, stream));
       MatBAIJKSPARSEMarkDeviceNewer_Private(parts[t]); /* every value written on the device */
       PetscCall(PetscObjectStateIncrease((PetscObject)parts[t]));
@@ -283,8 +247,8 @@ static PetscErrorCode ProductNumeric_MPIBlocked(Mat C)
   int                    pnz = 0;
 
   PetscFunctionBegin;
-  PetscCall(OperandCheck(A, &bp->Aid, &bp->Anz, &replaced)); /* another A: its parts are read as they are */
-  PetscCall(OperandCheck(P, &bp->Pid, &bp->Pnz, &replaced));
+  PetscCall(MatProductOperandCheck_Private(A, &bp->Aid, &bp->Anz, &replaced)); /* another A: its parts are read as they are */
+  PetscCall(MatProductOperandCheck_Private(P, &bp->Pid, &bp->Pnz, &replaced));
   PetscCall(PetscGetCurrentCUDAStream(&stream));
   if (replaced) { /* another P of the same pattern: its rows taken anew (below), their block pattern must be the same */
     if (bp->Ps) PetscCall(MatDestroySubMatrices(1, &bp->Ps));
@@ -320,15 +284,6 @@ static PetscErrorCode ProductNumeric_MPIBlocked(Mat C)
 }
 
 /* ------------------------------------------------------------------------------------------- the result's pattern */
-/* The device copy of an int array */
-static PetscErrorCode UploadInts(const int *h, PetscCount n, int **d, cudaStream_t stream)
-{
-  PetscFunctionBegin;
-  PetscCall(MatBAIJKSPARSEMallocAsync_CUDA((void **)d, (size_t)PetscMax(n, 1) * sizeof(int), stream));
-  if (n) PetscCall(MatBAIJKSPARSEMemcpyAsync_CUDA(*d, h, (size_t)n * sizeof(int), cudaMemcpyHostToDevice, stream));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
 /* The maps of the result's parts from its sources: source s (its local block row, global block column) lands in the
    block of part part[s] at position pos[s]; each part's blocks gather their sources in source order (jmap; none when each
    block has one source); the gather reads source s as srcid[s] (NULL: s) */
@@ -352,8 +307,8 @@ static PetscErrorCode PartMaps(MPIBlockedProduct *bp, PetscCount nsrc, const Pet
       if (part[s] == t) perm[jmap[pos[s]]++] = srcid ? srcid[s] : (int)s;
     for (PetscInt b = bp->nz[t]; b > 0; b--) jmap[b] = jmap[b - 1];
     jmap[0] = 0;
-    if (!one) PetscCall(UploadInts(jmap, bp->nz[t] + 1, &bp->d_jmap[t], stream));
-    PetscCall(UploadInts(perm, n, &bp->d_perm[t], stream));
+    if (!one) PetscCall(MatBAIJKSPARSEUploadInts_Private(&bp->d_jmap[t], jmap, bp->nz[t] + 1, stream, NULL));
+    PetscCall(MatBAIJKSPARSEUploadInts_Private(&bp->d_perm[t], perm, n, stream, NULL));
     PetscCall(PetscFree(jmap));
     PetscCall(PetscFree(perm));
   }
@@ -462,15 +417,9 @@ static PetscErrorCode ResultOfAP(Mat A, Mat P, MPIBlockedProduct *bp, Mat *E, cu
     PetscCall(PartMaps(bp, nz, part, pos, NULL, stream));
     PetscCall(MatSeqAIJCUSPARSEOfBlockPattern_Private(PETSC_COMM_SELF, bs, cbs, mb, ce - cs, pi[0], pj[0], &E0));
     PetscCall(MatSeqAIJCUSPARSEOfBlockPattern_Private(PETSC_COMM_SELF, bs, cbs, mb, ng, pi[1], pj[1], &E1));
-    for (PetscInt t = 0; t < 2; t++) {
-      int *h;
-
-      PetscCall(PetscMalloc1(mb + 1, &h));
-      for (PetscInt r = 0; r <= mb; r++) h[r] = (int)pi[t][r];
-      PetscCall(UploadInts(h, mb + 1, &bp->d_rowptr[t], stream));
-      PetscCall(MatBAIJKSPARSEMallocAsync_CUDA((void **)&bp->d_val[t], (size_t)PetscMax(bp->nz[t], 1) * bs * cbs * sizeof(PetscScalar), stream));
-      PetscCall(MatBAIJKSPARSEStreamSynchronize_CUDA(stream)); /* h is freed next */
-      PetscCall(PetscFree(h));
+    for (PetscInt t = 0; t < 2; t++) { /* the parts' block row pointers (32-bit PetscInt, pbgimpl.h) and room for their blocks */
+      PetscCall(MatBAIJKSPARSEUploadInts_Private(&bp->d_rowptr[t], (const int *)pi[t], mb + 1, stream, NULL));
+      PetscCall(MatBAIJKSPARSEMalloc_CUDA((void **)&bp->d_val[t], (size_t)PetscMax(bp->nz[t], 1) * bs * cbs * sizeof(PetscScalar)));
       PetscCall(PetscFree(pi[t]));
       PetscCall(PetscFree(pj[t]));
     }
@@ -496,7 +445,7 @@ static PetscErrorCode ResultOfPtAP(Mat A, Mat P, MPIBlockedProduct *bp, Mat *E, 
   PetscMPIInt     size, rank;
   const PetscInt *ranges;
   PetscInt64     *sendcount, *offset, nrecv = 0;
-  PetscInt        nlocal = 0, nsend = 0, *srow, *scol, *sendi, *sendj, *bi, *bj, *next;
+  PetscInt        nlocal = 0, nsend = 0, *srow, *scol, *sendi, *sendj, *bi, *bj;
   int            *sendperm, *srcid;
   PetscBool       any;
 
@@ -562,31 +511,12 @@ static PetscErrorCode ResultOfPtAP(Mat A, Mat P, MPIBlockedProduct *bp, Mat *E, 
     PetscCall(PetscSFCreate(comm, &bp->sf));
     PetscCall(PetscSFSetGraph(bp->sf, (PetscInt)nrecv * blk, nsend * blk, NULL, PETSC_OWN_POINTER, vremote, PETSC_OWN_POINTER));
     PetscCall(PetscSFSetUp(bp->sf));
-    PetscCall(UploadInts(sendperm, nsend, &bp->d_sendperm, stream));
-    PetscCall(MatBAIJKSPARSEMallocAsync_CUDA((void **)&bp->d_sendbuf, (size_t)PetscMax(nsend * blk, 1) * sizeof(PetscScalar), stream));
-    PetscCall(MatBAIJKSPARSEMallocAsync_CUDA((void **)&bp->d_recvbuf, (size_t)PetscMax(nrecv * blk, 1) * sizeof(PetscScalar), stream));
+    PetscCall(MatBAIJKSPARSEUploadInts_Private(&bp->d_sendperm, sendperm, nsend, stream, NULL));
+    PetscCall(MatBAIJKSPARSEMalloc_CUDA((void **)&bp->d_sendbuf, (size_t)PetscMax(nsend * blk, 1) * sizeof(PetscScalar)));
+    PetscCall(MatBAIJKSPARSEMalloc_CUDA((void **)&bp->d_recvbuf, (size_t)PetscMax(nrecv * blk, 1) * sizeof(PetscScalar)));
   }
   /* the owner's pattern: the union of its sources, sorted and unique in each row */
-  PetscCall(PetscCalloc1(mbs + 1, &bi));
-  PetscCall(PetscMalloc2(PetscMax(nlocal + nrecv, 1), &bj, mbs + 1, &next));
-  for (PetscInt s = 0; s < nlocal + nrecv; s++) bi[srow[s] + 1]++;
-  for (PetscInt r = 0; r < mbs; r++) bi[r + 1] += bi[r];
-  PetscCall(PetscArraycpy(next, bi, mbs + 1));
-  for (PetscInt s = 0; s < nlocal + nrecv; s++) bj[next[srow[s]]++] = scol[s];
-  {
-    PetscInt w = 0, beg = 0;
-
-    for (PetscInt r = 0; r < mbs; r++) {
-      PetscInt end = bi[r + 1], n = end - beg;
-
-      PetscCall(PetscSortRemoveDupsInt(&n, bj + beg));
-      if (w != beg) PetscCall(PetscArraymove(bj + w, bj + beg, n));
-      bi[r] = w;
-      w += n;
-      beg = end;
-    }
-    bi[mbs] = w;
-  }
+  PetscCall(MatBAIJKSPARSEBlockCSROfPairs_Private(mbs, nlocal + (PetscCount)nrecv, srow, scol, &bi, &bj));
   /* the gather's source ids: Ct's block index for an own row's block, Ct's count plus the receive index for the others */
   PetscCall(PetscMalloc1(nlocal + nrecv + 1, &srcid));
   for (PetscInt s = 0; s < nlocal; s++) srcid[s] = (int)(ii[rs] + s);
@@ -594,12 +524,11 @@ static PetscErrorCode ResultOfPtAP(Mat A, Mat P, MPIBlockedProduct *bp, Mat *E, 
   PetscCall(OursResult(comm, cbs, P->cmap->n, P->cmap->n, P->cmap->N, P->cmap->N, bi, bj, nlocal + (PetscCount)nrecv, srow, scol, srcid, bp, E, stream));
   PetscCall(PetscFree(srcid));
   PetscCall(PetscFree(bi));
-  PetscCall(PetscFree2(bj, next));
+  PetscCall(PetscFree(bj));
   PetscCall(PetscFree2(srow, scol));
   PetscCall(PetscFree3(sendperm, sendi, sendj));
   PetscCall(PetscFree2(sendcount, offset));
   PetscCall(PetscFree2(ii, jj));
-  PetscCall(MatBAIJKSPARSEStreamSynchronize_CUDA(stream)); /* the uploads read host arrays freed above */
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -24,8 +24,8 @@
 #include "baijksparseimpl.h"
 
 /* ---------------------------------------------------------------------------------------------- the graph */
-/* An AIJ matrix (on comm) of the block pattern of a seqbaijksparse matrix or part, the block weights its values, ncol block columns (the
-   pattern's arrays are copied: the part keeps its own) */
+/* An AIJ matrix (on comm) of the block pattern of a seqbaijksparse matrix or part, its values the block weights, ncol
+   block columns (the pattern's arrays are copied: the part keeps its own) */
 static PetscErrorCode GraphPart(MPI_Comm comm, Mat part, PetscInt bs, PetscInt ncol, PetscInt num_idx, PetscInt index[], Mat *G)
 {
   const PetscInt *ia, *ja;
@@ -63,8 +63,9 @@ PetscErrorCode MatCreateGraph_BAIJKSPARSE(Mat A, PetscBool sym, PetscBool scale,
   for (PetscInt i = 0; i < num_idx; i++) PetscCheck(index[i] >= 0 && index[i] < bs, comm, PETSC_ERR_ARG_OUTOFRANGE, "MatCreateGraph(): strength index %" PetscInt_FMT " is outside the block size %" PetscInt_FMT, index[i], bs);
   PetscCall(PetscObjectTypeCompare((PetscObject)A, MATMPIBAIJKSPARSE, &mpi));
   if (!mpi) PetscCall(GraphPart(comm, A, bs, A->cmap->n / bs, num_idx, index, &G)); /* the graph's pattern is BAIJ's block pattern */
-  else {                                                                            /* the same of each part, put together as MPIAIJ (the off-diagonal part's block columns compressed through the
-            block garray, which MPIAIJ's garray becomes): no assembly of the entries */
+  else {
+    /* the same of each part, put together as MPIAIJ (the off-diagonal part's block columns compressed through the block
+       garray, which MPIAIJ's garray becomes): no assembly of the entries */
     Mat       Gp[2];
     PetscInt  nghost, *g;
     PetscBool isk;

@@ -104,6 +104,9 @@ PETSC_INTERN PetscErrorCode MatBAIJKSPARSEBlocksToCSR_CUDA(const MatBAIJKSPARSEB
 /* b's pattern to the host (rowptr[mb + 1], colidx[nz]); b's device arrays freed by the second */
 PETSC_INTERN PetscErrorCode MatBAIJKSPARSEBlockCSRDownload_CUDA(const MatBAIJKSPARSEBlockCSR *b, PetscInt *rowptr, PetscInt *colidx, cudaStream_t);
 PETSC_INTERN PetscErrorCode MatBAIJKSPARSEBlockCSRFree_CUDA(MatBAIJKSPARSEBlockCSR *b, cudaStream_t);
+/* The block view of a seqbaijksparse matrix's device copy (baijksparse_galerkin.c): its values current (uploaded when the
+   host is newer) or, for a result the product writes, its pattern only */
+PETSC_INTERN PetscErrorCode MatSeqBAIJKSPARSEBlockView_Private(Mat, PetscBool, MatBAIJKSPARSEBlockCSR *);
 /* The MPI products (baijksparse_galerkin_mpi.c): c = an operator's diagonal part d and off-diagonal part o side by side
    (d's columns shifted by glo; o's ghost column g kept below glo, moved to g + nown above; o may be NULL), its
    pattern and arrays made when asked, else only its values refreshed; and dst block d = the sum of the source blocks

@@ -390,6 +390,13 @@ PETSC_INTERN PetscErrorCode MatProductSetFromOptions_BAIJKSPARSE(Mat);
    seqaijcusparse, the device usable, -mat_baijksparse_products blocked) takes them, and its symbolic phase */
 PETSC_INTERN PetscErrorCode MatProductBlockedApplies_SeqBAIJKSPARSE(Mat, PetscBool *);
 PETSC_INTERN PetscErrorCode MatProductSymbolic_Blocked_SeqBAIJKSPARSE(Mat);
+/* The block CSR of ne (block row, block column) pairs, rows 0 <= brow < mbs (baijksparse_coo.c): ii[mbs + 1], jj[]
+   sorted and unique in each row, allocated here */
+PETSC_INTERN PetscErrorCode MatBAIJKSPARSEBlockCSROfPairs_Private(PetscInt, PetscCount, const PetscInt[], const PetscInt[], PetscInt **, PetscInt **);
+/* What the MPI products share with the sequential ones (baijksparse_galerkin.c): an operand at a numeric phase, the one
+   recorded (its pattern must not have changed) or another that MatProductReplaceMats() put in (*replaced; the record
+   follows it) */
+PETSC_INTERN PetscErrorCode MatProductOperandCheck_Private(Mat, PetscObjectId *, PetscObjectState *, PetscBool *);
 /* The same for mpibaijksparse A (baijksparse_galerkin_mpi.c): an MPIAIJ P or an mpibaijksparse one; agreed on every rank */
 PETSC_INTERN PetscErrorCode MatProductBlockedApplies_MPIBAIJKSPARSE(Mat, PetscBool *);
 PETSC_INTERN PetscErrorCode MatProductSymbolic_Blocked_MPIBAIJKSPARSE(Mat);
