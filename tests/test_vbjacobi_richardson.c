@@ -5,7 +5,7 @@ static char help[] = "PCApplyRichardson() of PCVBJACOBI (issue 40): KSPRICHARDSO
                      "KSPCHEBYSHEV with vbjacobi, its steps fused (src/ksp/chebyshev) against its own loop (-pc_vbjacobi_chebyshev\n"
                      "false), 1-4 steps, with the eigenvalue bounds given (-emin, -emax) and, with -estimate, estimated by the KSP.\n"
                      "The solver of the first solve is viewed, so that the output says whether the sweeps were fused.\n"
-                     "Options: -bs <3>, -nb <block rows per rank, 40>, -damping <0.6>, -seed <1>, -vec_type (cuda: on the device),\n"
+                     "Options: -bs <3>, -nb <block rows per rank, 40>, -empty_last (the last rank holds no rows), -damping <0.6>, -seed <1>, -vec_type (cuda: on the device),\n"
                      "-method <richardson|chebyshev>, -emin <0.3>, -emax <1.7>, -estimate, -tol <1e-12: the largest relative difference\n"
                      "allowed>. Last, the values of A change (scaled by 3) under a solver already used: its result is compared with a new one's.\n";
 
@@ -14,15 +14,17 @@ static char help[] = "PCApplyRichardson() of PCVBJACOBI (issue 40): KSPRICHARDSO
 #include "test_rng.h"
 
 /* A random block matrix: a dominant diagonal block in every block row, 0-5 more blocks (one long row on rank 0) */
-static PetscErrorCode FillA(PetscInt bs, PetscInt nb, PetscInt64 seed, Mat *A)
+static PetscErrorCode FillA(PetscInt bs, PetscInt nb, PetscBool empty_last, PetscInt64 seed, Mat *A)
 {
   PetscInt     rstart, Nb;
   PetscInt64   s = seed;
   PetscScalar *v;
-  PetscMPIInt  rank;
+  PetscMPIInt  rank, size;
 
   PetscFunctionBeginUser;
   PetscCallMPI(MPI_Comm_rank(PETSC_COMM_WORLD, &rank));
+  PetscCallMPI(MPI_Comm_size(PETSC_COMM_WORLD, &size));
+  if (empty_last && size > 1 && rank == size - 1) nb = 0;
   PetscCall(MatCreate(PETSC_COMM_WORLD, A));
   PetscCall(MatSetSizes(*A, nb * bs, nb * bs, PETSC_DETERMINE, PETSC_DETERMINE));
   PetscCall(MatSetBlockSize(*A, bs));
@@ -138,12 +140,13 @@ int main(int argc, char **argv)
   Method    m = {PETSC_FALSE, PETSC_FALSE, 0.3, 1.7};
   Mat       A;
   Vec       b, x0, x, xref;
-  PetscBool viewed = PETSC_FALSE;
+  PetscBool viewed = PETSC_FALSE, empty_last = PETSC_FALSE;
 
   PetscCall(PetscInitialize(&argc, &argv, NULL, help));
   PetscCall(PetscBlockGPUInitializePackage());
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-bs", &bs, NULL));
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-nb", &nb, NULL));
+  PetscCall(PetscOptionsGetBool(NULL, NULL, "-empty_last", &empty_last, NULL));
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-seed", &seed, NULL));
   PetscCall(PetscOptionsGetReal(NULL, NULL, "-damping", &damping, NULL));
   PetscCall(PetscOptionsGetString(NULL, NULL, "-method", method, sizeof(method), NULL));
@@ -153,7 +156,7 @@ int main(int argc, char **argv)
   PetscCall(PetscOptionsGetBool(NULL, NULL, "-estimate", &m.estimate, NULL));
   PetscCall(PetscOptionsGetReal(NULL, NULL, "-tol", &tol, NULL));
   if (m.chebyshev) maxits = 4;
-  PetscCall(FillA(bs, nb, seed, &A));
+  PetscCall(FillA(bs, nb, empty_last, seed, &A));
   PetscCall(MatCreateVecs(A, &x, &b));
   PetscCall(VecSetFromOptions(x));
   PetscCall(VecSetFromOptions(b));

@@ -19,7 +19,11 @@
 #             baij_vbj_rich (ours with Richardson levels: vbjacobi's fused damped sweeps, damping 0.6, in place of
 #             Chebyshev), baij_vbj_loop (ours with KSPCHEBYSHEV's own loop: -mg_levels_pc_vbjacobi_chebyshev false),
 #             baij_vbj_single (ours, the fused Chebyshev steps reading the level matrices in single precision:
-#             -mg_levels_pc_vbjacobi_sweep_precision single)
+#             -mg_levels_pc_vbjacobi_sweep_precision single); for ex56 only, with its six rigid-body modes as the near
+#             null space (-use_mat_nearnullspace: smoothed aggregation with coarse bs 6, where ex56's default is a
+#             coverage test of GAMG's injection with 2 of the modes): aij_jac_nns (cuSPARSE's products),
+#             aij_jac_nns_cpuprod (PETSc's Galerkin products on the host, -matptap_backend_cpu -matmatmult_backend_cpu),
+#             baij_vbj_single_nns
 # The times come from -log_view without -log_view_gpu_time, whose per-event synchronisations slow the configurations
 # with more kernels down (PETSc's unfused Chebyshev most); the Krylov method synchronises every iteration, so KSPSolve
 # and PCSetUp are wall times of the work either way.
@@ -100,8 +104,12 @@ for c in "${case_list[@]}"; do
         baij_vbj_rich) mt=baijksparse; lp=vbjacobi; cfgopt="-mg_levels_ksp_type richardson -mg_levels_pc_vbjacobi_richardson_damping 0.6" ;;
         baij_vbj_loop) mt=baijksparse; lp=vbjacobi; cfgopt="-mg_levels_pc_vbjacobi_chebyshev false" ;;
         baij_vbj_single) mt=baijksparse; lp=vbjacobi; cfgopt="-mg_levels_pc_vbjacobi_sweep_precision single" ;;
+        aij_jac_nns) mt=aijcusparse; lp=jacobi; cfgopt="-use_mat_nearnullspace" ;;
+        aij_jac_nns_cpuprod) mt=aijcusparse; lp=jacobi; cfgopt="-use_mat_nearnullspace -matptap_backend_cpu -matmatmult_backend_cpu" ;;
+        baij_vbj_single_nns) mt=baijksparse; lp=vbjacobi; cfgopt="-use_mat_nearnullspace -mg_levels_pc_vbjacobi_sweep_precision single" ;;
         *) echo "run_gamg.sh: unknown config $cfg" >&2; exit 2 ;;
       esac
+      if [[ $cfg == *_nns* && $c != ex56_* ]]; then continue; fi # ex56's option; ex55 and ex17 have their modes already
       log=$out/logs/${c}_np${np}_${cfg}.log
       vec="-vec_type cuda"
       [[ $c == ex17* ]] && vec="-dm_vec_type cuda"

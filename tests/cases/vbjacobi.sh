@@ -229,7 +229,13 @@ tcase vbj_gpu_richardson_bs3_large --gpu -- test_vbjacobi_richardson -vec_type c
 for bs in 1 7 8 9; do
   tcase vbj_gpu_richardson_bs$bs --gpu -- test_vbjacobi_richardson -vec_type cuda -bs $bs --grep 'the last unfused' --grep '^OK' --nogrep FAILED
 done
-tcase vbj_gpu_richardson_np2 --gpu -n 2 -- test_vbjacobi_richardson -vec_type cuda -use_gpu_aware_mpi 0 -bs 4 --grep 'the last unfused' --grep '^OK' --nogrep FAILED
+# several ranks: the kernel on the diagonal part, its right-hand side b - A_o y from the matrix after the ghost exchange
+# (random off-process columns on every rank); a rank with no rows; host vectors unfused
+tcase vbj_gpu_richardson_np2 --gpu -n 2 -- test_vbjacobi_richardson -vec_type cuda -use_gpu_aware_mpi 0 -bs 4 --grep 'the last fused on the GPU' --grep '^OK' --nogrep FAILED
+tcase vbj_gpu_richardson_np3_bs2 --gpu -n 3 -- test_vbjacobi_richardson -vec_type cuda -use_gpu_aware_mpi 0 -bs 2 -nb 500 -seed 7 --grep 'the last fused on the GPU' --grep '^OK' --nogrep FAILED
+tcase vbj_gpu_richardson_np3_empty --gpu -n 3 -- test_vbjacobi_richardson -vec_type cuda -use_gpu_aware_mpi 0 -bs 3 -empty_last --grep 'the last fused on the GPU' --grep '^OK' --nogrep FAILED
+tcase vbj_gpu_richardson_np2_sf --gpu -n 2 -- test_vbjacobi_richardson -vec_type cuda -use_gpu_aware_mpi 0 -bs 5 -mat_baijksparse_ghost_exchange sf --grep 'the last fused on the GPU' --grep '^OK' --nogrep FAILED
+tcase vbj_richardson_np3_empty -n 3 -- test_vbjacobi_richardson -bs 3 -empty_last --grep 'the last unfused' --grep '^OK' --nogrep FAILED
 # KSPCHEBYSHEV with vbjacobi (src/ksp/chebyshev): its steps fused into the sweep kernel against its own loop
 # (-pc_vbjacobi_chebyshev false), 1-4 steps (odd counts end in the work vector), bounds given and estimated; PETSc's
 # loop on the host, for bs 1 and 8, on two ranks and with a residual norm asked for (the fused steps are not asked then)
@@ -261,4 +267,9 @@ tcase vbj_gpu_chebyshev_lanes16_bs5 --gpu -- test_vbjacobi_richardson -method ch
 tcase vbj_gpu_richardson_lanes16_single_bs2 --gpu -- test_vbjacobi_richardson -vec_type cuda -bs 2 -ours_pc_vbjacobi_sweep_lanes 16 -ours_pc_vbjacobi_sweep_precision single -tol 1e-5 --grep '^OK' --nogrep FAILED
 tcase vbj_sweep_lanes_refused --fail -- test_vbjacobi_richardson -bs 3 -ours_pc_vbjacobi_sweep_lanes 12 --grep 'pc_vbjacobi_sweep_lanes 12: 0 \(auto\), 8, 16 or 32'
 tcase vbj_richardson_single_host -- test_vbjacobi_richardson -bs 3 -ours_pc_vbjacobi_sweep_precision single --grep 'the last unfused' --grep '^OK' --nogrep FAILED
-tcase vbj_gpu_chebyshev_np2 --gpu -n 2 -- test_vbjacobi_richardson -method chebyshev -vec_type cuda -use_gpu_aware_mpi 0 -bs 4 --grep "$pbg_cheb_loop" --grep '^OK' --nogrep FAILED
+tcase vbj_gpu_chebyshev_np2 --gpu -n 2 -- test_vbjacobi_richardson -method chebyshev -vec_type cuda -use_gpu_aware_mpi 0 -bs 4 --grep "$pbg_cheb_fused" --grep '^OK' --nogrep FAILED
+tcase vbj_gpu_chebyshev_np3_estimate --gpu -n 3 -- test_vbjacobi_richardson -method chebyshev -estimate -vec_type cuda -use_gpu_aware_mpi 0 -bs 3 -nb 400 --grep "$pbg_cheb_fused" --grep '^OK' --nogrep FAILED
+tcase vbj_gpu_chebyshev_np3_empty --gpu -n 3 -- test_vbjacobi_richardson -method chebyshev -vec_type cuda -use_gpu_aware_mpi 0 -bs 6 -empty_last --grep "$pbg_cheb_fused" --grep '^OK' --nogrep FAILED
+tcase vbj_gpu_chebyshev_single_np2_bs2 --gpu -n 2 -- test_vbjacobi_richardson -method chebyshev -vec_type cuda -use_gpu_aware_mpi 0 -bs 2 -nb 1000 -ours_pc_vbjacobi_sweep_precision single -tol 1e-5 --grep "$pbg_cheb_fused" --grep 'values in single precision \(a copy of [0-9]+ values\)' --grep '^OK' --nogrep FAILED
+tcase vbj_gpu_chebyshev_np2_bs8 --gpu -n 2 -- test_vbjacobi_richardson -method chebyshev -vec_type cuda -use_gpu_aware_mpi 0 -bs 8 --grep "$pbg_cheb_loop" --grep '^OK' --nogrep FAILED
+tcase vbj_chebyshev_np3_empty -n 3 -- test_vbjacobi_richardson -method chebyshev -bs 2 -empty_last --grep "$pbg_cheb_loop" --grep '^OK' --nogrep FAILED

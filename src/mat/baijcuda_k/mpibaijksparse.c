@@ -99,6 +99,8 @@ static PetscErrorCode MatGetDeviceMatView_MPIBAIJKSPARSE(Mat A, PetscBlockGPUDev
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+static PetscErrorCode MatOffProcessRhs_MPIBAIJKSPARSE(Mat, Vec, Vec, Vec, PetscBool *);
+
 static PetscErrorCode MatMPIBAIJKSPARSEComposeFunctions(Mat B, PetscBool set, PetscBool restore)
 {
   Mat_MPIBAIJKSPARSE *k = (Mat_MPIBAIJKSPARSE *)B->spptr;
@@ -115,6 +117,7 @@ static PetscErrorCode MatMPIBAIJKSPARSEComposeFunctions(Mat B, PetscBool set, Pe
   PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatConvert_mpiaij_mpibaijksparse_C", set ? MatConvert_Any_BAIJKSPARSE : NULL));
   PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatConvert_mpibaij_mpibaijksparse_C", set ? MatConvert_Any_BAIJKSPARSE : NULL));
   PetscCall(PetscObjectComposeFunction((PetscObject)B, PBG_GET_DEVICE_MAT_VIEW, set ? MatGetDeviceMatView_MPIBAIJKSPARSE : NULL));
+  PetscCall(PetscObjectComposeFunction((PetscObject)B, PBG_OFF_PROCESS_RHS, set ? MatOffProcessRhs_MPIBAIJKSPARSE : NULL));
   PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatProductSetFromOptions_anytype_C", set ? MatProductSetFromOptions_BAIJKSPARSE : NULL));
   for (size_t i = 0; i < PETSC_STATIC_ARRAY_LENGTH(MPIForwardedTargets); i++) {
     PetscErrorCode (*f)(Mat, MatType, MatReuse, Mat *) = NULL;
@@ -503,16 +506,16 @@ static PetscErrorCode MatMPIBAIJKSPARSEDevicePath(Mat A, Vec x, Vec y, PetscBool
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* z = A x + y (y NULL: z = A x): the ghost scatter overlaps the product of the diagonal part. The scatter runs on every
+/* The forward ghost exchange of x into lvec, on the device, in two halves so that a product can run between them: NCCL
+   on its own stream (the product's stream waits for it on the device only), or PETSc's VecScatter. It runs on every
    rank, also one without ghosts of its own: its values may be others' ghosts (a rank that skipped it would hang them) */
-static PetscErrorCode MatMultAdd_MPIBAIJKSPARSE_Device(Mat A, Vec x, Vec y, Vec z)
+static PetscErrorCode GhostsBegin(Mat A, Vec x)
 {
   Mat_MPIBAIJKSPARSE *k = (Mat_MPIBAIJKSPARSE *)A->spptr;
-  Mat                 Ad, Ao;
 
   PetscFunctionBegin;
-  PetscCall(MatMPIBAIJKSPARSEGetSeqBAIJ_Private(A, &Ad, &Ao, NULL));
-  if (k->ghost) { /* NCCL on its own stream, the product's stream waits for it on the device only */
+  PetscCall(PetscLogEventBegin(PBG_BAIJKGhost, A, x, 0, 0));
+  if (k->ghost) {
     const PetscScalar *dx;
     PetscScalar       *dl;
     cudaStream_t       stream;
@@ -520,25 +523,68 @@ static PetscErrorCode MatMultAdd_MPIBAIJKSPARSE_Device(Mat A, Vec x, Vec y, Vec 
     PetscCall(PetscGetCurrentCUDAStream(&stream));
     PetscCall(VecCUDAGetArrayRead(x, &dx));
     PetscCall(VecCUDAGetArrayWrite(k->lvec, &dl));
-    PetscCall(PetscLogEventBegin(PBG_BAIJKGhost, A, x, 0, 0));
     PetscCall(MatBAIJKSPARSEGhostForwardBegin_CUDA(k->ghost, dx, dl, stream));
-    PetscCall(PetscLogEventEnd(PBG_BAIJKGhost, A, x, 0, 0));
-    if (y) PetscUseTypeMethod(Ad, multadd, x, y, z);
-    else PetscUseTypeMethod(Ad, mult, x, z);
-    PetscCall(MatBAIJKSPARSEGhostForwardEnd_CUDA(k->ghost, stream));
     PetscCall(VecCUDARestoreArrayWrite(k->lvec, &dl));
     PetscCall(VecCUDARestoreArrayRead(x, &dx));
-  } else {
-    PetscCall(PetscLogEventBegin(PBG_BAIJKGhost, A, x, 0, 0));
-    PetscCall(VecScatterBegin(k->Mvctx, x, k->lvec, INSERT_VALUES, SCATTER_FORWARD));
-    PetscCall(PetscLogEventEnd(PBG_BAIJKGhost, A, x, 0, 0));
-    if (y) PetscUseTypeMethod(Ad, multadd, x, y, z);
-    else PetscUseTypeMethod(Ad, mult, x, z);
-    PetscCall(PetscLogEventBegin(PBG_BAIJKGhost, A, x, 0, 0));
-    PetscCall(VecScatterEnd(k->Mvctx, x, k->lvec, INSERT_VALUES, SCATTER_FORWARD));
-    PetscCall(PetscLogEventEnd(PBG_BAIJKGhost, A, x, 0, 0));
-  }
+  } else PetscCall(VecScatterBegin(k->Mvctx, x, k->lvec, INSERT_VALUES, SCATTER_FORWARD));
+  PetscCall(PetscLogEventEnd(PBG_BAIJKGhost, A, x, 0, 0));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode GhostsEnd(Mat A, Vec x)
+{
+  Mat_MPIBAIJKSPARSE *k = (Mat_MPIBAIJKSPARSE *)A->spptr;
+
+  PetscFunctionBegin;
+  PetscCall(PetscLogEventBegin(PBG_BAIJKGhost, A, x, 0, 0));
+  if (k->ghost) {
+    cudaStream_t stream;
+
+    PetscCall(PetscGetCurrentCUDAStream(&stream));
+    PetscCall(MatBAIJKSPARSEGhostForwardEnd_CUDA(k->ghost, stream));
+  } else PetscCall(VecScatterEnd(k->Mvctx, x, k->lvec, INSERT_VALUES, SCATTER_FORWARD));
+  PetscCall(PetscLogEventEnd(PBG_BAIJKGhost, A, x, 0, 0));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* z = A x + y (y NULL: z = A x): the ghost exchange overlaps the product of the diagonal part */
+static PetscErrorCode MatMultAdd_MPIBAIJKSPARSE_Device(Mat A, Vec x, Vec y, Vec z)
+{
+  Mat_MPIBAIJKSPARSE *k = (Mat_MPIBAIJKSPARSE *)A->spptr;
+  Mat                 Ad, Ao;
+
+  PetscFunctionBegin;
+  PetscCall(MatMPIBAIJKSPARSEGetSeqBAIJ_Private(A, &Ad, &Ao, NULL));
+  PetscCall(GhostsBegin(A, x));
+  if (y) PetscUseTypeMethod(Ad, multadd, x, y, z);
+  else PetscUseTypeMethod(Ad, mult, x, z);
+  PetscCall(GhostsEnd(A, x));
   if (k->nghost) PetscUseTypeMethod(Ao, multadd, k->lvec, z, z);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* t = b - A_o x, A_o the off-process columns (PBG_OFF_PROCESS_RHS): with the diagonal part of the device view it makes
+   the residual b - A x that a fused smoother forms a block row at a time. The ghosts are negated (a short vector)
+   so that one product with b added writes t. On the device only: *done false (and nothing exchanged, on every rank
+   alike: the vector types decide) where the products of A run on the host. */
+static PetscErrorCode MatOffProcessRhs_MPIBAIJKSPARSE(Mat A, Vec b, Vec x, Vec t, PetscBool *done)
+{
+  Mat_MPIBAIJKSPARSE *k = (Mat_MPIBAIJKSPARSE *)A->spptr;
+  Mat                 Ao;
+  PetscBool           use;
+
+  PetscFunctionBegin;
+  *done = PETSC_FALSE;
+  PetscCall(MatMPIBAIJKSPARSEDevicePath(A, x, t, &use));
+  if (!use) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(MatMPIBAIJKSPARSEGetSeqBAIJ_Private(A, NULL, &Ao, NULL));
+  PetscCall(GhostsBegin(A, x));
+  PetscCall(GhostsEnd(A, x));
+  if (k->nghost) {
+    PetscCall(VecScale(k->lvec, -1.0));
+    PetscUseTypeMethod(Ao, multadd, k->lvec, b, t);
+  } else PetscCall(VecCopy(b, t));
+  *done = PETSC_TRUE;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

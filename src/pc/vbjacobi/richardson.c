@@ -1,33 +1,118 @@
 /* PCApplyRichardson() of PCVBJACOBI: damped block Jacobi sweeps, y += d D^{-1} (b - A y), for KSPRICHARDSON (a multigrid
    smoother: -mg_levels_ksp_type richardson -mg_levels_pc_type vbjacobi); and the steps of KSPCHEBYSHEV's first-kind
-   iteration fused the same way (PCApplyChebyshevSweeps_C, which src/ksp/chebyshev calls). On the GPU, where the blocks are the BSR blocks
-   of the matrix (baijksparse, bs 2..6, one process, FP64 inverses, Amat = Pmat), each sweep
-   is one kernel (cuda/vbjacobi_richardson.cu) that reads the matrix, the inverses and the gathered y once and writes the
-   new y: the unfused sweep is a residual (matrix, y, b, r), an apply (inverses, r, z) and an update (z, y, y). The
-   sweeps alternate between y and the work vector, since a Jacobi sweep reads the old y of the neighbours. Elsewhere
-   (host vectors, MPI, other blocks) the same sweeps run unfused. As PCSOR's, the sweeps run `its` times and test no
+   iteration fused the same way (PCApplyChebyshevSweeps_C, which src/ksp/chebyshev calls). On the GPU, where the blocks
+   are the BSR blocks of the matrix (baijksparse, bs 2..6, FP64 inverses, Amat = Pmat), each sweep is one kernel
+   (cuda/vbjacobi_richardson.cu) that reads the matrix, the inverses and the gathered y once and writes the new y: the
+   unfused sweep is a residual (matrix, y, b, r), an apply (inverses, r, z) and an update (z, y, y). On several processes
+   the kernel reads the diagonal part, and its right-hand side is b - A_o y, made by the matrix after the ghost exchange
+   (PBG_OFF_PROCESS_RHS). The sweeps alternate between y and the work vector, since a Jacobi sweep reads the old y of
+   the neighbours. Elsewhere (host vectors, other blocks) the same sweeps run unfused. As PCSOR's, the sweeps run `its` times and test no
    tolerance (the multigrid smoothers that call it skip the convergence test). */
 #include <../src/pc/vbjacobi/vbjacobicuda.h>
 
-/* Whether the sweeps can be fused for these vectors: the conditions above, and the device view of the matrix */
+/* The PC's work vector of the sweeps, like b (made again for vectors of another type or size): the unfused sweeps' z,
+   the fused ones' right-hand side on several processes */
+static PetscErrorCode SweepWork(PC pc, Vec b)
+{
+  PC_VBJacobi *jac = (PC_VBJacobi *)pc->data;
+
+  PetscFunctionBegin;
+  if (jac->richardson_work) {
+    PetscBool same;
+    PetscInt  nw, nb;
+
+    PetscCall(PetscStrcmp(((PetscObject)jac->richardson_work)->type_name, ((PetscObject)b)->type_name, &same));
+    PetscCall(VecGetLocalSize(jac->richardson_work, &nw));
+    PetscCall(VecGetLocalSize(b, &nb));
+    if (!same || nw != nb) PetscCall(VecDestroy(&jac->richardson_work));
+  }
+  if (!jac->richardson_work) PetscCall(VecDuplicate(b, &jac->richardson_work));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Whether the sweeps can be fused for these vectors: the conditions above, and the device view of the matrix. On several
+   processes the matrix must also give the off-process part of the residual (PBG_OFF_PROCESS_RHS, mpibaijksparse), and
+   every process must fuse, since the two paths exchange ghosts differently: asked of all once after each setup (a
+   process with no rows has no blocks to compare) */
 static PetscErrorCode FusedUsable(PC pc, Vec b, Vec y, PCVBJacobiDeviceMat *dm, PetscBool *fused)
 {
   PC_VBJacobi *jac = (PC_VBJacobi *)pc->data;
   PetscMPIInt  size;
-  PetscBool    dev, usable;
+  PetscBool    dev, usable, local = PETSC_FALSE;
+  PetscErrorCode (*offrhs)(Mat, Vec, Vec, Vec, PetscBool *) = NULL;
 
   PetscFunctionBegin;
   *fused = PETSC_FALSE;
+  PetscCall(PetscMemzero(dm, sizeof(*dm)));
   if (!jac->use_gpu || pc->mat != pc->pmat || jac->blocks.precision != PC_VBJACOBI_PRECISION_DOUBLE) PetscFunctionReturn(PETSC_SUCCESS);
-  PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)pc), &size));
-  if (size > 1) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(PetscObjectTypeCompareAny((PetscObject)b, &dev, VECSEQCUDA, VECMPICUDA, ""));
   if (dev) PetscCall(PetscObjectTypeCompareAny((PetscObject)y, &dev, VECSEQCUDA, VECMPICUDA, ""));
-  if (!dev) PetscFunctionReturn(PETSC_SUCCESS);
+  if (!dev) PetscFunctionReturn(PETSC_SUCCESS); /* the same type on every process */
+  PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)pc), &size));
+  if (size > 1) {
+    PetscCall(PetscObjectQueryFunction((PetscObject)pc->mat, PBG_OFF_PROCESS_RHS, &offrhs));
+    if (!offrhs || jac->sweep_fused_all == 0) PetscFunctionReturn(PETSC_SUCCESS); /* the matrix type is the same on every process */
+  }
   PetscCall(PCVBJacobiGetDeviceMat_Private(pc, dm, &usable));
-  if (!usable || dm->bs < PC_VBJACOBI_RICHARDSON_MIN_BS || dm->bs > PC_VBJACOBI_RICHARDSON_MAX_BS) PetscFunctionReturn(PETSC_SUCCESS);
-  /* uniform blocks of the matrix's block size: the blocks are the BSR blocks */
-  *fused = (PetscBool)(jac->blocks.maxk == dm->bs && jac->blocks.nblocks * dm->bs == dm->nrows);
+  if (usable && dm->bs >= PC_VBJACOBI_RICHARDSON_MIN_BS && dm->bs <= PC_VBJACOBI_RICHARDSON_MAX_BS) {
+    /* uniform blocks of the matrix's block size: the blocks are the BSR blocks */
+    local = (PetscBool)((jac->blocks.maxk == dm->bs || jac->blocks.nblocks == 0) && jac->blocks.nblocks * dm->bs == dm->nrows);
+  }
+  if (size > 1 && jac->sweep_fused_all < 0) {
+    PetscBool all;
+
+    PetscCallMPI(MPIU_Allreduce(&local, &all, 1, MPI_C_BOOL, MPI_LAND, PetscObjectComm((PetscObject)pc)));
+    jac->sweep_fused_all = all ? 1 : 0;
+  }
+  *fused = (PetscBool)(local && (size == 1 || jac->sweep_fused_all == 1));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The right-hand side of a sweep from y: b itself on one process or when y is zero, else t = b - A_o y (the off-process
+   columns, after the ghost exchange), kept in the PC's work vector */
+static PetscErrorCode SweepRhs(PC pc, Vec b, Vec y, Vec *rhs)
+{
+  PC_VBJacobi *jac                                          = (PC_VBJacobi *)pc->data;
+  PetscErrorCode (*offrhs)(Mat, Vec, Vec, Vec, PetscBool *) = NULL;
+  PetscBool done;
+
+  PetscFunctionBegin;
+  *rhs = b;
+  if (!y) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(PetscObjectQueryFunction((PetscObject)pc->mat, PBG_OFF_PROCESS_RHS, &offrhs));
+  if (!offrhs) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(SweepWork(pc, b));
+  PetscCall((*offrhs)(pc->mat, b, y, jac->richardson_work, &done));
+  PetscCheck(done, PetscObjectComm((PetscObject)pc), PETSC_ERR_PLIB, "PCVBJACOBI: the off-process residual of the fused sweeps did not run on the device");
+  *rhs = jac->richardson_work;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* One fused sweep: out = weight (cur + d D^{-1} (b - A cur)) + (1 - weight) prev; cur NULL: zero; prev NULL: weight 1; prev
+   may be out (each entry is read before it is written) */
+static PetscErrorCode Sweep(PC pc, const PCVBJacobiDeviceMat *dm, const float *val32, PetscReal d, PetscReal weight, Vec b, Vec cur, Vec prev, Vec out)
+{
+  PC_VBJacobi       *jac = (PC_VBJacobi *)pc->data;
+  Vec                rhs;
+  const PetscScalar *ba, *ca = NULL, *pa = NULL;
+  PetscScalar       *oa;
+  PetscMemType       mb, mc = PETSC_MEMTYPE_CUDA, mp = PETSC_MEMTYPE_CUDA, mo;
+
+  PetscFunctionBegin;
+  PetscCall(SweepRhs(pc, b, cur, &rhs));
+  PetscCall(VecGetArrayReadAndMemType(rhs, &ba, &mb));
+  if (cur) PetscCall(VecGetArrayReadAndMemType(cur, &ca, &mc));
+  if (prev && prev != out) PetscCall(VecGetArrayReadAndMemType(prev, &pa, &mp));
+  if (prev == out) PetscCall(VecGetArrayAndMemType(out, &oa, &mo));
+  else PetscCall(VecGetArrayWriteAndMemType(out, &oa, &mo));
+  if (prev == out) pa = oa;
+  PetscCheck(PetscMemTypeDevice(mb) && PetscMemTypeDevice(mc) && PetscMemTypeDevice(mp) && PetscMemTypeDevice(mo), PETSC_COMM_SELF, PETSC_ERR_PLIB, "PCVBJACOBI: the fused sweeps need device vectors");
+  PetscCall(PCVBJacobiRichardsonSweep_CUDA(dm, val32, jac->sweep_lanes, &jac->blocks, d, weight, ba, ca, pa, oa));
+  if (prev == out) PetscCall(VecRestoreArrayAndMemType(out, &oa));
+  else PetscCall(VecRestoreArrayWriteAndMemType(out, &oa));
+  if (prev && prev != out) PetscCall(VecRestoreArrayReadAndMemType(prev, &pa));
+  if (cur) PetscCall(VecRestoreArrayReadAndMemType(cur, &ca));
+  PetscCall(VecRestoreArrayReadAndMemType(rhs, &ba));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -56,28 +141,17 @@ static PetscErrorCode SweepValues(PC pc, const PCVBJacobiDeviceMat *dm, const fl
 
 static PetscErrorCode SweepsFused(PC pc, const PCVBJacobiDeviceMat *dm, Vec b, Vec y, Vec w, PetscInt its, PetscBool guesszero)
 {
-  PC_VBJacobi       *jac = (PC_VBJacobi *)pc->data;
-  const PetscScalar *ba;
-  PetscScalar       *ya, *wa;
-  PetscMemType       mb, my, mw;
-  const float       *val32;
+  PC_VBJacobi *jac = (PC_VBJacobi *)pc->data;
+  const float *val32;
 
   PetscFunctionBegin;
   PetscCall(PCVBJacobiBlocksSyncInversesToDevice_CUDA(&jac->blocks)); /* after a host setup, once */
   PetscCall(SweepValues(pc, dm, &val32));
-  PetscCall(VecGetArrayReadAndMemType(b, &ba, &mb));
-  PetscCall(VecGetArrayAndMemType(y, &ya, &my));
-  PetscCall(VecGetArrayAndMemType(w, &wa, &mw));
-  PetscCheck(PetscMemTypeDevice(mb) && PetscMemTypeDevice(my) && PetscMemTypeDevice(mw), PETSC_COMM_SELF, PETSC_ERR_PLIB, "PCVBJACOBI: the fused sweeps need device vectors");
   for (PetscInt k = 0; k < its; k++) {
-    const PetscScalar *src = k % 2 ? wa : ya;
-    PetscScalar       *dst = k % 2 ? ya : wa;
+    Vec src = k % 2 ? w : y, dst = k % 2 ? y : w;
 
-    PetscCall(PCVBJacobiRichardsonSweep_CUDA(dm, val32, jac->sweep_lanes, &jac->blocks, jac->richardson_damping, 1.0, ba, guesszero && k == 0 ? NULL : src, NULL, dst));
+    PetscCall(Sweep(pc, dm, val32, jac->richardson_damping, 1.0, b, guesszero && k == 0 ? NULL : src, NULL, dst));
   }
-  PetscCall(VecRestoreArrayAndMemType(w, &wa));
-  PetscCall(VecRestoreArrayAndMemType(y, &ya));
-  PetscCall(VecRestoreArrayReadAndMemType(b, &ba));
   if (its % 2) PetscCall(VecCopy(w, y)); /* the last sweep wrote the work vector */
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -89,16 +163,7 @@ static PetscErrorCode SweepsUnfused(PC pc, Vec b, Vec y, Vec w, PetscInt its, Pe
   Vec          z;
 
   PetscFunctionBegin;
-  if (jac->richardson_work) { /* made for vectors of another type or size: made again */
-    PetscBool same;
-    PetscInt  nw, nb;
-
-    PetscCall(PetscStrcmp(((PetscObject)jac->richardson_work)->type_name, ((PetscObject)b)->type_name, &same));
-    PetscCall(VecGetLocalSize(jac->richardson_work, &nw));
-    PetscCall(VecGetLocalSize(b, &nb));
-    if (!same || nw != nb) PetscCall(VecDestroy(&jac->richardson_work));
-  }
-  if (!jac->richardson_work) PetscCall(VecDuplicate(b, &jac->richardson_work));
+  PetscCall(SweepWork(pc, b));
   z = jac->richardson_work;
   for (PetscInt k = 0; k < its; k++) {
     if (guesszero && k == 0) {
@@ -150,10 +215,7 @@ PetscErrorCode PCApplyChebyshevSweeps_VBJacobi(PC pc, Vec b, Vec y, Vec w, Petsc
   PC_VBJacobi        *jac = (PC_VBJacobi *)pc->data;
   PCVBJacobiDeviceMat dm;
   PetscBool           fused;
-  const PetscScalar  *ba;
-  PetscScalar        *ya, *wa, *cur, *prev;
-  PetscBool           in_work;
-  PetscMemType        mb, my, mw;
+  Vec                 cur, prev;
   PetscReal           s, alpha, mu, c_prev, c_cur;
   const float        *val32;
 
@@ -172,28 +234,21 @@ PetscErrorCode PCApplyChebyshevSweeps_VBJacobi(PC pc, Vec b, Vec y, Vec w, Petsc
   PetscCall(PetscLogEventBegin(PBG_VBJacobiChebyshev, pc, b, y, 0));
   PetscCall(PCVBJacobiBlocksSyncInversesToDevice_CUDA(&jac->blocks)); /* after a host setup, once */
   PetscCall(SweepValues(pc, &dm, &val32));
-  PetscCall(VecGetArrayReadAndMemType(b, &ba, &mb));
-  PetscCall(VecGetArrayAndMemType(y, &ya, &my));
-  PetscCall(VecGetArrayAndMemType(w, &wa, &mw));
-  PetscCheck(PetscMemTypeDevice(mb) && PetscMemTypeDevice(my) && PetscMemTypeDevice(mw), PETSC_COMM_SELF, PETSC_ERR_PLIB, "PCVBJACOBI: the fused steps need device vectors");
-  PetscCall(PCVBJacobiRichardsonSweep_CUDA(&dm, val32, jac->sweep_lanes, &jac->blocks, s, 1.0, ba, guesszero ? NULL : ya, NULL, wa));
-  cur  = wa;
-  prev = ya;
+  PetscCall(Sweep(pc, &dm, val32, s, 1.0, b, guesszero ? NULL : y, NULL, w));
+  cur  = w;
+  prev = y;
   for (PetscInt k = 1; k < its; k++) {
     const PetscReal c_next = 2.0 * mu * c_cur - c_prev, weight = 2.0 * c_cur / (alpha * c_next);
+    Vec             t;
 
-    PetscCall(PCVBJacobiRichardsonSweep_CUDA(&dm, val32, jac->sweep_lanes, &jac->blocks, s, weight, ba, cur, prev, prev));
-    c_prev         = c_cur;
-    c_cur          = c_next;
-    PetscScalar *t = cur;
-    cur            = prev;
-    prev           = t;
+    PetscCall(Sweep(pc, &dm, val32, s, weight, b, cur, prev, prev));
+    c_prev = c_cur;
+    c_cur  = c_next;
+    t      = cur;
+    cur    = prev;
+    prev   = t;
   }
-  in_work = (PetscBool)(cur == wa); /* an odd number of steps ends in the work vector (the restores clear the pointers) */
-  PetscCall(VecRestoreArrayAndMemType(w, &wa));
-  PetscCall(VecRestoreArrayAndMemType(y, &ya));
-  PetscCall(VecRestoreArrayReadAndMemType(b, &ba));
-  if (in_work) PetscCall(VecCopy(w, y));
+  if (cur == w) PetscCall(VecCopy(w, y)); /* an odd number of steps ends in the work vector */
   PetscCall(PetscLogEventEnd(PBG_VBJacobiChebyshev, pc, b, y, 0));
   *done = PETSC_TRUE;
   PetscFunctionReturn(PETSC_SUCCESS);

@@ -131,6 +131,7 @@ static PetscErrorCode PCSetUp_VBJacobi(PC pc)
   PCVBJacobiDeviceMat dm;
 
   PetscFunctionBegin;
+  jac->sweep_fused_all = -1; /* the blocks and the matrix may have changed: asked again */
   PetscCall(MatGetLocalSize(A, &n, &ncols));
   PetscCall(MatGetOwnershipRange(A, &rstart, NULL));
   PetscCallMPI(MPI_Comm_rank(comm, &rank));
@@ -516,6 +517,7 @@ PetscErrorCode PCCreate_VBJacobi(PC pc)
   jac->richardson_fused   = -1;
   jac->chebyshev          = PETSC_TRUE;
   jac->chebyshev_fused    = -1;
+  jac->sweep_fused_all    = -1;
   jac->rows_detected      = -1;
   pc->data                = (void *)jac;
 

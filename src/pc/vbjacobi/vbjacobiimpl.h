@@ -81,6 +81,7 @@ typedef struct {
   PetscInt                 sweep_lanes;     /* lanes a block row of the fused sweep kernel: 8, 16, 32, or 0 (auto) */
   PetscBool                chebyshev;       /* KSPCHEBYSHEV's steps offered fused (richardson.c) */
   PetscInt                 chebyshev_fused; /* the last Chebyshev solve: 1 fused, 0 KSPCHEBYSHEV's own loop, -1 none yet */
+  PetscInt                 sweep_fused_all; /* several processes: whether every one can fuse its sweeps (1, 0), -1 not yet asked since the setup */
 
   /* the blocks of the last setup, and what they were found for */
   PCVBJacobiBlocks   blocks;

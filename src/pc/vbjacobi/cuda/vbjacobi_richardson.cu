@@ -94,6 +94,7 @@ PetscErrorCode PCVBJacobiRichardsonSweep_CUDA(const PCVBJacobiDeviceMat *A, cons
   PetscErrorCode (*launch)(int, int, const PCVBJacobiDeviceMat *, const float *, const PetscScalar *, PetscScalar, PetscScalar, const PetscScalar *, const PetscScalar *, const PetscScalar *, PetscScalar *, cudaStream_t) = NULL;
 
   PetscFunctionBegin;
+  if (mbs == 0) PetscFunctionReturn(PETSC_SUCCESS); /* a process with no rows (its blocks may never have reached the device) */
   PetscCheck(PetscOffloadDevice(blocks->inv_mask) && inv, PETSC_COMM_SELF, PETSC_ERR_PLIB, "PCVBJACOBI: the device inverses are not current");
   PetscCheck(blocks->precision == PC_VBJACOBI_PRECISION_DOUBLE && blocks->maxk == A->bs && blocks->nblocks == mbs, PETSC_COMM_SELF, PETSC_ERR_PLIB, "PCVBJACOBI: the fused sweep needs FP64 inverses of the matrix's own blocks");
   switch (bs) {
