@@ -51,18 +51,18 @@ PetscErrorCode MatBAIJKSPARSEBlockDiagDestroy_Private(MatBAIJKSPARSEBlockDiag *p
 
   PetscFunctionBegin;
   if (!bd) PetscFunctionReturn(PETSC_SUCCESS);
-  if (bd->h_pinned) PetscCall(MatBAIJKSPARSEFreeHost_CUDA(bd->h_inv));
+  if (bd->h_pinned) PetscCall(MatBAIJKSPARSEPinnedFree_Private(bd->h_inv));
   else PetscCall(PetscFree(bd->h_inv));
   PetscCall(PetscFree(bd->h_sizes));
   if (bd->d_outcome) { /* the host path allocates nothing on the device (and without a driver cudaFree() fails) */
-    PetscCall(MatBAIJKSPARSEFree_CUDA(bd->d_blocks));
-    PetscCall(MatBAIJKSPARSEFree_CUDA(bd->d_info));
-    PetscCall(MatBAIJKSPARSEFree_CUDA(bd->d_outcome));
+    PetscCall(MatBAIJKSPARSEDeviceFree_Private(bd->d_blocks));
+    PetscCall(MatBAIJKSPARSEDeviceFree_Private(bd->d_info));
+    PetscCall(MatBAIJKSPARSEDeviceFree_Private(bd->d_outcome));
   }
   if (bd->d_sizes) {
-    PetscCall(MatBAIJKSPARSEFree_CUDA(bd->d_sizes));
-    PetscCall(MatBAIJKSPARSEFree_CUDA(bd->d_starts));
-    PetscCall(MatBAIJKSPARSEFree_CUDA(bd->d_offsets));
+    PetscCall(MatBAIJKSPARSEDeviceFree_Private(bd->d_sizes));
+    PetscCall(MatBAIJKSPARSEDeviceFree_Private(bd->d_starts));
+    PetscCall(MatBAIJKSPARSEDeviceFree_Private(bd->d_offsets));
   }
   PetscCall(PetscFree(*pbd));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -84,10 +84,10 @@ static PetscErrorCode HostInverses(MatBAIJKSPARSEBlockDiag bd, PetscInt64 len, P
 {
   PetscFunctionBegin;
   if ((size_t)len > bd->cap_h_inv || !bd->h_inv || bd->h_pinned != pinned) {
-    if (bd->h_pinned) PetscCall(MatBAIJKSPARSEFreeHost_CUDA(bd->h_inv));
+    if (bd->h_pinned) PetscCall(MatBAIJKSPARSEPinnedFree_Private(bd->h_inv));
     else PetscCall(PetscFree(bd->h_inv));
     bd->h_inv = NULL;
-    if (pinned) PetscCall(MatBAIJKSPARSEMallocHost_CUDA((void **)&bd->h_inv, (size_t)PetscMax(len, 1) * sizeof(PetscScalar)));
+    if (pinned) PetscCall(MatBAIJKSPARSEPinnedAlloc_Private((void **)&bd->h_inv, (size_t)PetscMax(len, 1) * sizeof(PetscScalar)));
     else PetscCall(PetscMalloc1(PetscMax(len, 1), &bd->h_inv));
     bd->cap_h_inv = (size_t)PetscMax(len, 1);
     bd->h_pinned  = pinned;
@@ -100,18 +100,18 @@ static PetscErrorCode DeviceScratch(MatBAIJKSPARSEBlockDiag bd, PetscInt64 len, 
 {
   PetscFunctionBegin;
   if ((size_t)len > bd->cap_blocks || !bd->d_blocks) {
-    PetscCall(MatBAIJKSPARSEFree_CUDA(bd->d_blocks));
+    PetscCall(MatBAIJKSPARSEDeviceFree_Private(bd->d_blocks));
     bd->d_blocks = NULL;
-    PetscCall(MatBAIJKSPARSEMalloc_CUDA((void **)&bd->d_blocks, (size_t)PetscMax(len, 1) * sizeof(PetscScalar)));
+    PetscCall(MatBAIJKSPARSEDeviceAlloc_Private((void **)&bd->d_blocks, (size_t)PetscMax(len, 1) * sizeof(PetscScalar)));
     bd->cap_blocks = (size_t)PetscMax(len, 1);
   }
   if ((size_t)nblocks > bd->cap_info || !bd->d_info) {
-    PetscCall(MatBAIJKSPARSEFree_CUDA(bd->d_info));
+    PetscCall(MatBAIJKSPARSEDeviceFree_Private(bd->d_info));
     bd->d_info = NULL;
-    PetscCall(MatBAIJKSPARSEMalloc_CUDA((void **)&bd->d_info, (size_t)PetscMax(nblocks, 1) * sizeof(PetscInt)));
+    PetscCall(MatBAIJKSPARSEDeviceAlloc_Private((void **)&bd->d_info, (size_t)PetscMax(nblocks, 1) * sizeof(PetscInt)));
     bd->cap_info = (size_t)PetscMax(nblocks, 1);
   }
-  if (!bd->d_outcome) PetscCall(MatBAIJKSPARSEMalloc_CUDA((void **)&bd->d_outcome, sizeof(*bd->d_outcome)));
+  if (!bd->d_outcome) PetscCall(MatBAIJKSPARSEDeviceAlloc_Private((void **)&bd->d_outcome, sizeof(*bd->d_outcome)));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -217,9 +217,9 @@ static PetscErrorCode InvertBatchToHost(Mat A, MatBAIJKSPARSEBlockDiag bd, Petsc
   PetscCall(PetscLogGpuTimeBegin());
   PetscCall(MatBAIJKSPARSEBlockDiagFailures_CUDA((int)nblocks, (int)bs, h_sizes ? bd->d_sizes : NULL, h_sizes ? bd->d_offsets : NULL, bd->d_info, bd->d_blocks, bd->d_outcome, stream));
   PetscCall(PetscLogGpuTimeEnd());
-  PetscCall(MatBAIJKSPARSEMemcpyAsync_CUDA(&outcome, bd->d_outcome, sizeof(outcome), cudaMemcpyDeviceToHost, stream));
-  if (len) PetscCall(MatBAIJKSPARSEMemcpyAsync_CUDA(h_inv, bd->d_blocks, (size_t)len * sizeof(PetscScalar), cudaMemcpyDeviceToHost, stream));
-  PetscCall(MatBAIJKSPARSEStreamSynchronize_CUDA(stream));
+  PetscCall(MatBAIJKSPARSEDownloadAsync_Private(&outcome, bd->d_outcome, sizeof(outcome), stream));
+  if (len) PetscCall(MatBAIJKSPARSEDownloadAsync_Private(h_inv, bd->d_blocks, (size_t)len * sizeof(PetscScalar), stream));
+  PetscCall(MatBAIJKSPARSEDeviceWait_Private(stream));
   PetscCall(PetscLogGpuToCpu((PetscLogDouble)(len * sizeof(PetscScalar) + sizeof(outcome))));
   PetscCall(DeviceOutcome(A, outcome, bs, h_sizes));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -318,13 +318,13 @@ static PetscErrorCode UploadSizes(MatBAIJKSPARSEBlockDiag bd, PetscInt nblocks, 
   PetscCall(PetscArraycpy(bd->h_sizes, bsizes, nblocks));
   bd->nsizes = nblocks;
   if ((size_t)nblocks + 1 > bd->cap_var || !bd->d_sizes) {
-    PetscCall(MatBAIJKSPARSEFree_CUDA(bd->d_sizes));
-    PetscCall(MatBAIJKSPARSEFree_CUDA(bd->d_starts));
-    PetscCall(MatBAIJKSPARSEFree_CUDA(bd->d_offsets));
+    PetscCall(MatBAIJKSPARSEDeviceFree_Private(bd->d_sizes));
+    PetscCall(MatBAIJKSPARSEDeviceFree_Private(bd->d_starts));
+    PetscCall(MatBAIJKSPARSEDeviceFree_Private(bd->d_offsets));
     bd->cap_var = (size_t)nblocks + 1;
-    PetscCall(MatBAIJKSPARSEMalloc_CUDA((void **)&bd->d_sizes, bd->cap_var * sizeof(PetscInt)));
-    PetscCall(MatBAIJKSPARSEMalloc_CUDA((void **)&bd->d_starts, bd->cap_var * sizeof(int)));
-    PetscCall(MatBAIJKSPARSEMalloc_CUDA((void **)&bd->d_offsets, bd->cap_var * sizeof(PetscInt64)));
+    PetscCall(MatBAIJKSPARSEDeviceAlloc_Private((void **)&bd->d_sizes, bd->cap_var * sizeof(PetscInt)));
+    PetscCall(MatBAIJKSPARSEDeviceAlloc_Private((void **)&bd->d_starts, bd->cap_var * sizeof(int)));
+    PetscCall(MatBAIJKSPARSEDeviceAlloc_Private((void **)&bd->d_offsets, bd->cap_var * sizeof(PetscInt64)));
   }
   PetscCall(PetscMalloc2(nblocks + 1, &starts, nblocks + 1, &offsets));
   starts[0]  = 0;
@@ -336,10 +336,10 @@ static PetscErrorCode UploadSizes(MatBAIJKSPARSEBlockDiag bd, PetscInt nblocks, 
     bd->maxk       = PetscMax(bd->maxk, bsizes[i]);
   }
   bd->len = offsets[nblocks];
-  if (nblocks) PetscCall(MatBAIJKSPARSEMemcpyAsync_CUDA(bd->d_sizes, bsizes, (size_t)nblocks * sizeof(PetscInt), cudaMemcpyHostToDevice, stream));
-  PetscCall(MatBAIJKSPARSEMemcpyAsync_CUDA(bd->d_starts, starts, ((size_t)nblocks + 1) * sizeof(int), cudaMemcpyHostToDevice, stream));
-  PetscCall(MatBAIJKSPARSEMemcpyAsync_CUDA(bd->d_offsets, offsets, ((size_t)nblocks + 1) * sizeof(PetscInt64), cudaMemcpyHostToDevice, stream));
-  PetscCall(MatBAIJKSPARSEStreamSynchronize_CUDA(stream)); /* before the host arrays go */
+  if (nblocks) PetscCall(MatBAIJKSPARSEUpload_Private(bd->d_sizes, bsizes, (size_t)nblocks * sizeof(PetscInt), stream));
+  PetscCall(MatBAIJKSPARSEUpload_Private(bd->d_starts, starts, ((size_t)nblocks + 1) * sizeof(int), stream));
+  PetscCall(MatBAIJKSPARSEUpload_Private(bd->d_offsets, offsets, ((size_t)nblocks + 1) * sizeof(PetscInt64), stream));
+  PetscCall(MatBAIJKSPARSEDeviceWait_Private(stream)); /* before the host arrays go */
   PetscCall(PetscFree2(starts, offsets));
   PetscCall(PetscLogCpuToGpu((PetscLogDouble)((size_t)nblocks * (sizeof(PetscInt) + sizeof(int) + sizeof(PetscInt64)) + sizeof(int) + sizeof(PetscInt64))));
   PetscFunctionReturn(PETSC_SUCCESS);

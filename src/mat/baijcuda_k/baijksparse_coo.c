@@ -322,7 +322,7 @@ static PetscErrorCode COOPartToDevice(Mat P, COOPart *p)
     PetscCall(MatBAIJKSPARSEUploadInts_Private(&p->d_jmap2, p->jmap2, p->nimap2 + 1, stream, &bytes));
     PetscCall(MatBAIJKSPARSEUploadInts_Private(&p->d_perm2, p->perm2, p->n2, stream, &bytes));
   }
-  PetscCall(MatBAIJKSPARSEStreamSynchronize_CUDA(stream));
+  PetscCall(MatBAIJKSPARSEDeviceWait_Private(stream));
   PetscCall(PetscLogCpuToGpu(bytes));
   p->on_device = PETSC_TRUE;
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -338,9 +338,9 @@ static PetscErrorCode COOCommToDevice(COOMaps *m)
   if (m->on_device || !m->comm) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(PetscGetCurrentCUDAStream(&stream));
   PetscCall(MatBAIJKSPARSEUploadInts_Private(&m->d_sendperm, m->sendperm, m->nsend, stream, &bytes));
-  PetscCall(MatBAIJKSPARSEMalloc_CUDA((void **)&m->d_sendbuf, (size_t)PetscMax(m->nsend, 1) * sizeof(PetscScalar)));
-  PetscCall(MatBAIJKSPARSEMalloc_CUDA((void **)&m->d_recvbuf, (size_t)PetscMax(m->nrecv, 1) * sizeof(PetscScalar)));
-  PetscCall(MatBAIJKSPARSEStreamSynchronize_CUDA(stream));
+  PetscCall(MatBAIJKSPARSEDeviceAlloc_Private((void **)&m->d_sendbuf, (size_t)PetscMax(m->nsend, 1) * sizeof(PetscScalar)));
+  PetscCall(MatBAIJKSPARSEDeviceAlloc_Private((void **)&m->d_recvbuf, (size_t)PetscMax(m->nrecv, 1) * sizeof(PetscScalar)));
+  PetscCall(MatBAIJKSPARSEDeviceWait_Private(stream));
   PetscCall(PetscLogCpuToGpu(bytes));
   m->on_device = PETSC_TRUE;
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -380,15 +380,14 @@ static PetscErrorCode COOValuesWhere(COOMaps *m, const PetscScalar v[], PetscBoo
   PetscCall(PetscGetMemType(v, &mt));
   if (device && PetscMemTypeHost(mt)) {
     PetscCall(PetscGetCurrentCUDAStream(&stream));
-    if (!m->d_v) PetscCall(MatBAIJKSPARSEMalloc_CUDA((void **)&m->d_v, len));
-    PetscCall(MatBAIJKSPARSEMemcpyAsync_CUDA(m->d_v, v, len, cudaMemcpyHostToDevice, stream));
+    if (!m->d_v) PetscCall(MatBAIJKSPARSEDeviceAlloc_Private((void **)&m->d_v, len));
+    PetscCall(MatBAIJKSPARSEUpload_Private(m->d_v, v, len, stream));
     PetscCall(PetscLogCpuToGpu((PetscLogDouble)len));
     *w = m->d_v;
   } else if (!device && PetscMemTypeDevice(mt)) {
     PetscCall(PetscGetCurrentCUDAStream(&stream));
     if (!m->h_v) PetscCall(PetscMalloc1(m->ncoo, &m->h_v));
-    PetscCall(MatBAIJKSPARSEMemcpyAsync_CUDA(m->h_v, v, len, cudaMemcpyDeviceToHost, stream));
-    PetscCall(MatBAIJKSPARSEStreamSynchronize_CUDA(stream));
+    PetscCall(MatBAIJKSPARSEDownload_Private(m->h_v, v, len, stream));
     PetscCall(PetscLogGpuToCpu((PetscLogDouble)len));
     *w = m->h_v;
   }

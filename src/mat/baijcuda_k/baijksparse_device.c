@@ -17,6 +17,7 @@
    again. Nothing here calls a file above it: the kernel choice (baijksparse_tuning.c), the feature files and the types
    build on this floor. */
 #include "baijksparse_device.h"
+#include "baijksparse_runtime.h"
 #include <petscdevice_cuda.h>
 
 /* Where A's newest values are, said by what just happened to them: the only writes of A->offloadmask. Written on the
@@ -91,8 +92,6 @@ PetscErrorCode MatSeqBAIJKSPARSEDeviceDestroy_Private(MatBAIJKSPARSEDevice **pd)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* Uploads n PetscInt as int: the same width (pbgimpl.h refuses 64-bit indices), a plain copy; the caller synchronizes
-   before the host array changes */
 /* Room on the device for the BSR arrays of mbs block rows, nz blocks of bs x bs: rowptr grows alone, colidx and val
    share cap_nz and are made again together (a new bs changes the size of val) */
 PetscErrorCode MatBAIJKSPARSEDeviceReserve_Private(MatBAIJKSPARSEDevice *d, PetscInt mbs, PetscInt nz, PetscInt bs)
@@ -112,8 +111,15 @@ PetscErrorCode MatBAIJKSPARSEDeviceReserve_Private(MatBAIJKSPARSEDevice *d, Pets
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* A device array kept with its owner freed (NULL is fine), and a new one holding n ints from the host (its CpuToGpu
-   bytes added to *bytes when given). From pageable host memory the copy has left h when it returns: h may go at once. */
+/* ---------------------------------------------------------------------------------------------- memory by intent */
+/* The operations of baijksparse_device.h: each the runtime calls it stands for, in the same order, nothing added */
+PetscErrorCode MatBAIJKSPARSEDeviceAlloc_Private(void **p, size_t bytes)
+{
+  PetscFunctionBegin;
+  PetscCall(MatBAIJKSPARSEMalloc_CUDA(p, bytes));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 PetscErrorCode MatBAIJKSPARSEDeviceFree_Private(void *p)
 {
   PetscFunctionBegin;
@@ -121,6 +127,50 @@ PetscErrorCode MatBAIJKSPARSEDeviceFree_Private(void *p)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+PetscErrorCode MatBAIJKSPARSEDeviceCopy_Private(void *dst, const void *src, size_t bytes, cudaStream_t stream)
+{
+  PetscFunctionBegin;
+  PetscCall(MatBAIJKSPARSEMemcpyAsync_CUDA(dst, src, bytes, cudaMemcpyDeviceToDevice, stream));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode MatBAIJKSPARSEDeviceZero_Private(void *p, size_t bytes, cudaStream_t stream)
+{
+  PetscFunctionBegin;
+  PetscCall(MatBAIJKSPARSEMemsetAsync_CUDA(p, 0, bytes, stream));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode MatBAIJKSPARSEUpload_Private(void *d, const void *h, size_t bytes, cudaStream_t stream)
+{
+  PetscFunctionBegin;
+  PetscCall(MatBAIJKSPARSEMemcpyAsync_CUDA(d, h, bytes, cudaMemcpyHostToDevice, stream));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode MatBAIJKSPARSEDownloadAsync_Private(void *h, const void *d, size_t bytes, cudaStream_t stream)
+{
+  PetscFunctionBegin;
+  PetscCall(MatBAIJKSPARSEMemcpyAsync_CUDA(h, d, bytes, cudaMemcpyDeviceToHost, stream));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode MatBAIJKSPARSEDeviceWait_Private(cudaStream_t stream)
+{
+  PetscFunctionBegin;
+  PetscCall(MatBAIJKSPARSEStreamSynchronize_CUDA(stream));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode MatBAIJKSPARSEDownload_Private(void *h, const void *d, size_t bytes, cudaStream_t stream)
+{
+  PetscFunctionBegin;
+  PetscCall(MatBAIJKSPARSEDownloadAsync_Private(h, d, bytes, stream));
+  PetscCall(MatBAIJKSPARSEDeviceWait_Private(stream));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Room for at least one int, so that a kept array exists even for n = 0 */
 PetscErrorCode MatBAIJKSPARSEUploadInts_Private(int **d, const int *h, PetscCount n, cudaStream_t stream, PetscLogDouble *bytes)
 {
   PetscFunctionBegin;
@@ -130,6 +180,108 @@ PetscErrorCode MatBAIJKSPARSEUploadInts_Private(int **d, const int *h, PetscCoun
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+PetscErrorCode MatBAIJKSPARSEScratchGet_Private(void **p, size_t bytes, cudaStream_t stream)
+{
+  PetscFunctionBegin;
+  PetscCall(MatBAIJKSPARSEMallocAsync_CUDA(p, bytes, stream));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode MatBAIJKSPARSEScratchGetZeroed_Private(void **p, size_t bytes, cudaStream_t stream)
+{
+  PetscFunctionBegin;
+  PetscCall(MatBAIJKSPARSEMallocAsync_CUDA(p, bytes, stream));
+  PetscCall(MatBAIJKSPARSEMemsetAsync_CUDA(*p, 0, bytes, stream));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode MatBAIJKSPARSEScratchUpload_Private(void **p, const void *h, size_t bytes, cudaStream_t stream)
+{
+  PetscFunctionBegin;
+  PetscCall(MatBAIJKSPARSEMallocAsync_CUDA(p, bytes, stream));
+  PetscCall(MatBAIJKSPARSEMemcpyAsync_CUDA(*p, h, bytes, cudaMemcpyHostToDevice, stream));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode MatBAIJKSPARSEScratchRelease_Private(void *p, cudaStream_t stream)
+{
+  PetscFunctionBegin;
+  if (p) PetscCall(MatBAIJKSPARSEFreeAsync_CUDA(p, stream));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode MatBAIJKSPARSEPinnedAlloc_Private(void **p, size_t bytes)
+{
+  PetscFunctionBegin;
+  PetscCall(MatBAIJKSPARSEMallocHost_CUDA(p, bytes));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode MatBAIJKSPARSEPinnedFree_Private(void *p)
+{
+  PetscFunctionBegin;
+  if (p) PetscCall(MatBAIJKSPARSEFreeHost_CUDA(p));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The staging: its pinned buffer (cap bytes) and the event at the end of the last upload from it, pending until waited
+   for; the buffer is written again only after that wait */
+struct _n_MatBAIJKSPARSEStaging {
+  void       *host;
+  size_t      cap;
+  cudaEvent_t done;
+  PetscBool   pending;
+};
+
+PetscErrorCode MatBAIJKSPARSEStagingCreate_Private(MatBAIJKSPARSEStaging *st)
+{
+  PetscFunctionBegin;
+  PetscCall(PetscNew(st));
+  PetscCall(MatBAIJKSPARSEEventCreate_CUDA(&(*st)->done, cudaEventDisableTiming));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode MatBAIJKSPARSEStagingDestroy_Private(MatBAIJKSPARSEStaging *pst)
+{
+  MatBAIJKSPARSEStaging st = *pst;
+
+  PetscFunctionBegin;
+  if (!st) PetscFunctionReturn(PETSC_SUCCESS);
+  if (st->pending) PetscCall(MatBAIJKSPARSEEventSynchronize_CUDA(st->done));
+  if (st->done) PetscCall(MatBAIJKSPARSEEventDestroy_CUDA(st->done));
+  if (st->host) PetscCall(MatBAIJKSPARSEFreeHost_CUDA(st->host));
+  PetscCall(PetscFree(*pst));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode MatBAIJKSPARSEStagingGet_Private(MatBAIJKSPARSEStaging st, size_t bytes, void **host)
+{
+  PetscFunctionBegin;
+  if (st->pending) PetscCall(MatBAIJKSPARSEEventSynchronize_CUDA(st->done)); /* in practice long done: the kernel read them */
+  st->pending = PETSC_FALSE;
+  if (bytes > st->cap) {
+    if (st->host) PetscCall(MatBAIJKSPARSEFreeHost_CUDA(st->host));
+    st->host = NULL;
+    st->cap  = 0;
+    PetscCall(MatBAIJKSPARSEMallocHost_CUDA(&st->host, bytes));
+    st->cap = bytes;
+  }
+  *host = st->host;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode MatBAIJKSPARSEStagingUpload_Private(MatBAIJKSPARSEStaging st, size_t bytes, void **d, cudaStream_t stream)
+{
+  PetscFunctionBegin;
+  PetscCall(MatBAIJKSPARSEMallocAsync_CUDA(d, bytes, stream));
+  PetscCall(MatBAIJKSPARSEMemcpyAsync_CUDA(*d, st->host, bytes, cudaMemcpyHostToDevice, stream));
+  PetscCall(MatBAIJKSPARSEEventRecord_CUDA(st->done, stream));
+  st->pending = PETSC_TRUE;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Uploads n PetscInt as int: the same width (pbgimpl.h refuses 64-bit indices), a plain copy; the caller synchronizes
+   before the host array changes */
 static PetscErrorCode UploadInt(int *dst, const PetscInt *src, PetscInt n, cudaStream_t stream)
 {
   PetscFunctionBegin;

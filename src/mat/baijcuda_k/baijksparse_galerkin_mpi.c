@@ -419,7 +419,7 @@ static PetscErrorCode ResultOfAP(Mat A, Mat P, MPIBlockedProduct *bp, Mat *E, cu
     PetscCall(MatSeqAIJCUSPARSEOfBlockPattern_Private(PETSC_COMM_SELF, bs, cbs, mb, ng, pi[1], pj[1], &E1));
     for (PetscInt t = 0; t < 2; t++) { /* the parts' block row pointers (32-bit PetscInt, pbgimpl.h) and room for their blocks */
       PetscCall(MatBAIJKSPARSEUploadInts_Private(&bp->d_rowptr[t], (const int *)pi[t], mb + 1, stream, NULL));
-      PetscCall(MatBAIJKSPARSEMalloc_CUDA((void **)&bp->d_val[t], (size_t)PetscMax(bp->nz[t], 1) * bs * cbs * sizeof(PetscScalar)));
+      PetscCall(MatBAIJKSPARSEDeviceAlloc_Private((void **)&bp->d_val[t], (size_t)PetscMax(bp->nz[t], 1) * bs * cbs * sizeof(PetscScalar)));
       PetscCall(PetscFree(pi[t]));
       PetscCall(PetscFree(pj[t]));
     }
@@ -512,8 +512,8 @@ static PetscErrorCode ResultOfPtAP(Mat A, Mat P, MPIBlockedProduct *bp, Mat *E, 
     PetscCall(PetscSFSetGraph(bp->sf, (PetscInt)nrecv * blk, nsend * blk, NULL, PETSC_OWN_POINTER, vremote, PETSC_OWN_POINTER));
     PetscCall(PetscSFSetUp(bp->sf));
     PetscCall(MatBAIJKSPARSEUploadInts_Private(&bp->d_sendperm, sendperm, nsend, stream, NULL));
-    PetscCall(MatBAIJKSPARSEMalloc_CUDA((void **)&bp->d_sendbuf, (size_t)PetscMax(nsend * blk, 1) * sizeof(PetscScalar)));
-    PetscCall(MatBAIJKSPARSEMalloc_CUDA((void **)&bp->d_recvbuf, (size_t)PetscMax(nrecv * blk, 1) * sizeof(PetscScalar)));
+    PetscCall(MatBAIJKSPARSEDeviceAlloc_Private((void **)&bp->d_sendbuf, (size_t)PetscMax(nsend * blk, 1) * sizeof(PetscScalar)));
+    PetscCall(MatBAIJKSPARSEDeviceAlloc_Private((void **)&bp->d_recvbuf, (size_t)PetscMax(nrecv * blk, 1) * sizeof(PetscScalar)));
   }
   /* the owner's pattern: the union of its sources, sorted and unique in each row */
   PetscCall(MatBAIJKSPARSEBlockCSROfPairs_Private(mbs, nlocal + (PetscCount)nrecv, srow, scol, &bi, &bj));

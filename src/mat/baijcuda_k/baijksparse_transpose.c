@@ -28,7 +28,7 @@ PetscErrorCode MatBAIJKSPARSEExplicitTDestroy_Private(MatBAIJKSPARSEExplicitT *p
   PetscFunctionBegin;
   if (!t) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(MatSeqBAIJKSPARSEDeviceDestroy_Private(&t->dev));
-  PetscCall(MatBAIJKSPARSEFree_CUDA(t->perm));
+  PetscCall(MatBAIJKSPARSEDeviceFree_Private(t->perm));
   PetscCall(PetscFree(*pt));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -68,10 +68,10 @@ static PetscErrorCode BuildPattern(Mat A, MatBAIJKSPARSEExplicitT t)
   PetscCall(MatBAIJKSPARSEDeviceReserve_Private(d, nbs, nz, bs));
   PetscCall(MatBAIJKSPARSEDeviceRealloc_Private((void **)&t->perm, &t->cap_perm, (size_t)nz, sizeof(int)));
   /* PetscInt is int here (pbgimpl.h refuses 64-bit indices): plain copies */
-  PetscCall(MatBAIJKSPARSEMemcpyAsync_CUDA(d->rowptr, tia, ((size_t)nbs + 1) * sizeof(int), cudaMemcpyHostToDevice, stream));
+  PetscCall(MatBAIJKSPARSEUpload_Private(d->rowptr, tia, ((size_t)nbs + 1) * sizeof(int), stream));
   if (nz) {
-    PetscCall(MatBAIJKSPARSEMemcpyAsync_CUDA(d->colidx, tja, (size_t)nz * sizeof(int), cudaMemcpyHostToDevice, stream));
-    PetscCall(MatBAIJKSPARSEMemcpyAsync_CUDA(t->perm, perm, (size_t)nz * sizeof(int), cudaMemcpyHostToDevice, stream));
+    PetscCall(MatBAIJKSPARSEUpload_Private(d->colidx, tja, (size_t)nz * sizeof(int), stream));
+    PetscCall(MatBAIJKSPARSEUpload_Private(t->perm, perm, (size_t)nz * sizeof(int), stream));
   }
   d->bs           = (int)bs;
   d->mbs          = (int)nbs;
@@ -79,7 +79,7 @@ static PetscErrorCode BuildPattern(Mat A, MatBAIJKSPARSEExplicitT t)
   d->nz           = (int)nz;
   d->choice_valid = PETSC_FALSE;
   PetscCall(MatSeqBAIJKSPARSEPrepareDevice_Private(A, d, nbs, tia));
-  PetscCall(MatBAIJKSPARSEStreamSynchronize_CUDA(stream)); /* before the host arrays go */
+  PetscCall(MatBAIJKSPARSEDeviceWait_Private(stream)); /* before the host arrays go */
   PetscCall(PetscLogCpuToGpu((PetscLogDouble)((2 * (size_t)nz + nbs + 1) * sizeof(int))));
   PetscCall(PetscFree2(tia, next));
   PetscCall(PetscFree2(tja, perm));

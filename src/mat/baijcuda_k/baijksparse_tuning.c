@@ -556,22 +556,22 @@ static PetscErrorCode BuildSegments(MatBAIJKSPARSEDevice *d, PetscInt mbs, const
   { /* segrow shares the capacity of segptr (one fewer) */
     size_t cap = d->cap_seg;
 
-    if (d->segrow) PetscCall(MatBAIJKSPARSEFree_CUDA(d->segrow));
-    PetscCall(MatBAIJKSPARSEMalloc_CUDA((void **)&d->segrow, cap * sizeof(int)));
+    PetscCall(MatBAIJKSPARSEDeviceFree_Private(d->segrow));
+    PetscCall(MatBAIJKSPARSEDeviceAlloc_Private((void **)&d->segrow, cap * sizeof(int)));
   }
   PetscCall(MatBAIJKSPARSEDeviceRealloc_Private((void **)&d->splitrow, &d->cap_split, nsplit + 1, sizeof(int)));
   {
     size_t cap = d->cap_split;
 
-    if (d->splitslot) PetscCall(MatBAIJKSPARSEFree_CUDA(d->splitslot));
-    PetscCall(MatBAIJKSPARSEMalloc_CUDA((void **)&d->splitslot, cap * sizeof(int)));
+    PetscCall(MatBAIJKSPARSEDeviceFree_Private(d->splitslot));
+    PetscCall(MatBAIJKSPARSEDeviceAlloc_Private((void **)&d->splitslot, cap * sizeof(int)));
   }
   PetscCall(MatBAIJKSPARSEDeviceRealloc_Private((void **)&d->work, &d->cap_work, (size_t)nslots * d->bs, sizeof(PetscScalar)));
-  PetscCall(MatBAIJKSPARSEMemcpyAsync_CUDA(d->segptr, segptr, (nseg + 1) * sizeof(int), cudaMemcpyHostToDevice, stream));
-  if (nseg) PetscCall(MatBAIJKSPARSEMemcpyAsync_CUDA(d->segrow, segrow, nseg * sizeof(int), cudaMemcpyHostToDevice, stream));
-  if (nsplit) PetscCall(MatBAIJKSPARSEMemcpyAsync_CUDA(d->splitrow, splitrow, nsplit * sizeof(int), cudaMemcpyHostToDevice, stream));
-  PetscCall(MatBAIJKSPARSEMemcpyAsync_CUDA(d->splitslot, splitslot, (nsplit + 1) * sizeof(int), cudaMemcpyHostToDevice, stream));
-  PetscCall(MatBAIJKSPARSEStreamSynchronize_CUDA(stream)); /* before the host arrays go */
+  PetscCall(MatBAIJKSPARSEUpload_Private(d->segptr, segptr, (nseg + 1) * sizeof(int), stream));
+  if (nseg) PetscCall(MatBAIJKSPARSEUpload_Private(d->segrow, segrow, nseg * sizeof(int), stream));
+  if (nsplit) PetscCall(MatBAIJKSPARSEUpload_Private(d->splitrow, splitrow, nsplit * sizeof(int), stream));
+  PetscCall(MatBAIJKSPARSEUpload_Private(d->splitslot, splitslot, (nsplit + 1) * sizeof(int), stream));
+  PetscCall(MatBAIJKSPARSEDeviceWait_Private(stream)); /* before the host arrays go */
   *bytes += (PetscInt64)(2 * nseg + 2 * nsplit + 2) * (PetscInt64)sizeof(int);
   PetscCall(PetscFree4(segptr, segrow, splitrow, splitslot));
   PetscFunctionReturn(PETSC_SUCCESS);

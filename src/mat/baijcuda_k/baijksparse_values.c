@@ -84,7 +84,7 @@ PetscErrorCode MatZeroEntries_SeqBAIJKSPARSE(Mat A)
   PetscCall(PetscGetCurrentCUDAStream(&stream));
   PetscCall(PetscLogEventBegin(PBG_BAIJKValues, A, 0, 0, 0));
   PetscCall(PetscLogGpuTimeBegin());
-  if (len) PetscCall(MatBAIJKSPARSEMemsetAsync_CUDA(val, 0, (size_t)len * sizeof(PetscScalar), stream));
+  if (len) PetscCall(MatBAIJKSPARSEDeviceZero_Private(val, (size_t)len * sizeof(PetscScalar), stream));
   PetscCall(PetscLogGpuTimeEnd());
   PetscCall(PetscLogEventEnd(PBG_BAIJKValues, A, 0, 0, 0));
   MatBAIJKSPARSEMarkDeviceNewer_Private(A);
@@ -223,7 +223,7 @@ PetscErrorCode MatCopy_SeqBAIJKSPARSE(Mat A, Mat B, MatStructure str)
     PetscCall(PetscGetCurrentCUDAStream(&stream));
     PetscCall(PetscLogEventBegin(PBG_BAIJKValues, A, B, 0, 0));
     PetscCall(PetscLogGpuTimeBegin());
-    if (len) PetscCall(MatBAIJKSPARSEMemcpyAsync_CUDA(b, a, (size_t)len * sizeof(PetscScalar), cudaMemcpyDeviceToDevice, stream));
+    if (len) PetscCall(MatBAIJKSPARSEDeviceCopy_Private(b, a, (size_t)len * sizeof(PetscScalar), stream));
     PetscCall(PetscLogGpuTimeEnd());
     PetscCall(PetscLogEventEnd(PBG_BAIJKValues, A, B, 0, 0));
     MatBAIJKSPARSEMarkDeviceNewer_Private(B);
@@ -261,8 +261,7 @@ static PetscErrorCode DeviceVecReadBegin(Vec v, PetscInt n, const char *what, cu
   r->v = v;
   PetscCall(VecGetArrayReadAndMemType(v, &r->a, &mt));
   if (PetscMemTypeDevice(mt)) r->dev = r->a;
-  else if (n) { /* a host vector: its entries go up (from pageable memory the copy has left the array when it returns) */ PetscCall(MatBAIJKSPARSEMallocAsync_CUDA((void **)&r->tmp, (size_t)n * sizeof(PetscScalar), stream));
-    PetscCall(MatBAIJKSPARSEMemcpyAsync_CUDA(r->tmp, r->a, (size_t)n * sizeof(PetscScalar), cudaMemcpyHostToDevice, stream));
+  else if (n) { /* a host vector: its entries go up (from pageable memory the copy has left the array when it returns) */ PetscCall(MatBAIJKSPARSEScratchUpload_Private((void **)&r->tmp, r->a, (size_t)n * sizeof(PetscScalar), stream));
     PetscCall(PetscLogCpuToGpu((PetscLogDouble)n * sizeof(PetscScalar)));
     r->dev = r->tmp;
   }
@@ -273,57 +272,36 @@ static PetscErrorCode DeviceVecReadEnd(DeviceVecRead *r, cudaStream_t stream)
 {
   PetscFunctionBegin;
   if (!r->v) PetscFunctionReturn(PETSC_SUCCESS);
-  if (r->tmp) PetscCall(MatBAIJKSPARSEFreeAsync_CUDA(r->tmp, stream));
+  PetscCall(MatBAIJKSPARSEScratchRelease_Private(r->tmp, stream));
   PetscCall(VecRestoreArrayReadAndMemType(r->v, &r->a));
   PetscCall(PetscMemzero(r, sizeof(*r)));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* Pinned host staging for the row lists of MatZeroRows()/MatZeroRowsColumns(), composed on the matrix and reused: the
-   rows go up by one asynchronous DMA instead of a copy from pageable memory (which the driver stages itself, holding the
-   caller). done marks the end of the last upload from it, waited for before the staging is written again. */
-typedef struct {
-  int        *rows;
-  size_t      cap;
-  cudaEvent_t done;
-  PetscBool   pending;
-} RowStaging;
-
+/* Pinned host staging for the row lists of MatZeroRows()/MatZeroRowsColumns() (the device floor's staging), composed on
+   the matrix and reused: the rows go up by one asynchronous DMA instead of a copy from pageable memory (which the driver
+   stages itself, holding the caller). The staging waits for the end of the last upload from it before it is written
+   again. */
 static PetscErrorCode RowStagingDestroy(void *ctx)
 {
-  RowStaging *st = *(RowStaging **)ctx;
-
   PetscFunctionBegin;
-  if (!st) PetscFunctionReturn(PETSC_SUCCESS);
-  if (st->pending) PetscCall(MatBAIJKSPARSEEventSynchronize_CUDA(st->done));
-  if (st->done) PetscCall(MatBAIJKSPARSEEventDestroy_CUDA(st->done));
-  if (st->rows) PetscCall(MatBAIJKSPARSEFreeHost_CUDA(st->rows));
-  PetscCall(PetscFree(st));
+  PetscCall(MatBAIJKSPARSEStagingDestroy_Private((MatBAIJKSPARSEStaging *)ctx));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* A's staging with room for n rows, the previous upload from it finished */
-static PetscErrorCode RowStagingGet(Mat A, PetscInt n, RowStaging **stp)
+/* A's staging and its buffer with room for n rows, the previous upload from it finished */
+static PetscErrorCode RowStagingGet(Mat A, PetscInt n, MatBAIJKSPARSEStaging *stp, int **rows)
 {
-  static const char name[] = "MatBAIJKSPARSE_RowStaging";
-  RowStaging       *st     = NULL;
+  static const char     name[] = "MatBAIJKSPARSE_RowStaging";
+  MatBAIJKSPARSEStaging st     = NULL;
 
   PetscFunctionBegin;
   PetscCall(PetscObjectContainerQuery((PetscObject)A, name, (PetscCtxRt)&st));
   if (!st) {
-    PetscCall(PetscNew(&st));
-    PetscCall(MatBAIJKSPARSEEventCreate_CUDA(&st->done, cudaEventDisableTiming));
+    PetscCall(MatBAIJKSPARSEStagingCreate_Private(&st));
     PetscCall(PetscObjectContainerCompose((PetscObject)A, name, st, RowStagingDestroy));
   }
-  if (st->pending) PetscCall(MatBAIJKSPARSEEventSynchronize_CUDA(st->done)); /* in practice long done: the kernel read them */
-  st->pending = PETSC_FALSE;
-  if ((size_t)n > st->cap) {
-    if (st->rows) PetscCall(MatBAIJKSPARSEFreeHost_CUDA(st->rows));
-    st->rows = NULL;
-    st->cap  = 0;
-    PetscCall(MatBAIJKSPARSEMallocHost_CUDA((void **)&st->rows, (size_t)n * sizeof(int)));
-    st->cap = (size_t)n;
-  }
+  PetscCall(MatBAIJKSPARSEStagingGet_Private(st, (size_t)n * sizeof(int), (void **)rows));
   *stp = st;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -338,22 +316,24 @@ static PetscErrorCode CheckRowRange(Mat A, PetscInt n, const PetscInt rows[])
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* n local row numbers of A (any order, repeats allowed), checked, on the device (index traffic, logged as such); free
-   with cudaFreeAsync(). One pass over rows both checks them and fills the pinned staging, then one asynchronous upload:
-   nothing else on the host is O(n), and a bad row is refused before anything is sent or changed. */
+/* n local row numbers of A (any order, repeats allowed), checked, on the device (index traffic, logged as such), in
+   scratch that the caller releases (MatBAIJKSPARSEScratchRelease_Private()). One pass over rows both checks them and
+   fills the pinned staging, then one asynchronous upload: nothing else on the host is O(n), and a bad row is refused
+   before anything is sent or changed. */
 static PetscErrorCode UploadRows(Mat A, PetscInt n, const PetscInt rows[], cudaStream_t stream, int **drows)
 {
-  const PetscInt m   = A->rmap->n;
-  RowStaging    *st  = NULL;
-  PetscBool      bad = PETSC_FALSE;
+  const PetscInt        m      = A->rmap->n;
+  MatBAIJKSPARSEStaging st     = NULL;
+  int                  *staged = NULL;
+  PetscBool             bad    = PETSC_FALSE;
 
   PetscFunctionBegin;
   *drows = NULL;
   if (!n) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCheck(n <= PETSC_INT32_MAX, PETSC_COMM_SELF, PETSC_ERR_SUP, "%s: %" PetscInt_FMT " rows at once", MATSEQBAIJKSPARSE, n);
-  PetscCall(RowStagingGet(A, n, &st));
+  PetscCall(RowStagingGet(A, n, &st, &staged));
   { /* branch-free: the loop vectorises (PetscInt is int here: pbgimpl.h refuses 64-bit indices) */
-    int *PETSC_RESTRICT       dst = st->rows;
+    int *PETSC_RESTRICT       dst = staged;
     const int *PETSC_RESTRICT src = rows;
     unsigned                  out = 0;
 
@@ -364,10 +344,7 @@ static PetscErrorCode UploadRows(Mat A, PetscInt n, const PetscInt rows[], cudaS
     bad = (PetscBool)(out != 0);
   }
   if (bad) PetscCall(CheckRowRange(A, n, rows));
-  PetscCall(MatBAIJKSPARSEMallocAsync_CUDA((void **)drows, (size_t)n * sizeof(int), stream));
-  PetscCall(MatBAIJKSPARSEMemcpyAsync_CUDA(*drows, st->rows, (size_t)n * sizeof(int), cudaMemcpyHostToDevice, stream));
-  PetscCall(MatBAIJKSPARSEEventRecord_CUDA(st->done, stream));
-  st->pending = PETSC_TRUE;
+  PetscCall(MatBAIJKSPARSEStagingUpload_Private(st, (size_t)n * sizeof(int), (void **)drows, stream));
   PetscCall(PetscLogCpuToGpu((PetscLogDouble)n * sizeof(int)));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -521,14 +498,14 @@ PetscErrorCode MatGetDiagonal_SeqBAIJKSPARSE(Mat A, Vec v)
   PetscCall(PetscGetCurrentCUDAStream(&stream));
   PetscCall(PetscLogEventBegin(PBG_BAIJKValues, A, v, 0, 0));
   PetscCall(VecGetArrayWriteAndMemType(v, &p, &mt));
-  if (!PetscMemTypeDevice(mt) && n) PetscCall(MatBAIJKSPARSEMallocAsync_CUDA((void **)&tmp, (size_t)n * sizeof(PetscScalar), stream));
+  if (!PetscMemTypeDevice(mt) && n) PetscCall(MatBAIJKSPARSEScratchGet_Private((void **)&tmp, (size_t)n * sizeof(PetscScalar), stream));
   PetscCall(PetscLogGpuTimeBegin());
   PetscCall(MatBAIJKSPARSEGetDiagonal_CUDA(d->bs, d->mbs, d->diagpos, val, tmp ? tmp : p, stream));
   PetscCall(PetscLogGpuTimeEnd());
   if (tmp) {
-    PetscCall(MatBAIJKSPARSEMemcpyAsync_CUDA(p, tmp, (size_t)n * sizeof(PetscScalar), cudaMemcpyDeviceToHost, stream));
-    PetscCall(MatBAIJKSPARSEFreeAsync_CUDA(tmp, stream));
-    PetscCall(MatBAIJKSPARSEStreamSynchronize_CUDA(stream));
+    PetscCall(MatBAIJKSPARSEDownloadAsync_Private(p, tmp, (size_t)n * sizeof(PetscScalar), stream));
+    PetscCall(MatBAIJKSPARSEScratchRelease_Private(tmp, stream));
+    PetscCall(MatBAIJKSPARSEDeviceWait_Private(stream));
     PetscCall(PetscLogGpuToCpu((PetscLogDouble)n * sizeof(PetscScalar)));
   }
   PetscCall(VecRestoreArrayWriteAndMemType(v, &p));
@@ -607,20 +584,18 @@ PetscErrorCode MatSeqBAIJKSPARSEAXPYSubset_Private(Mat Y, PetscScalar a, Mat X, 
   PetscCall(PetscLogEventBegin(PBG_BAIJKValues, Y, X, 0, 0));
   if (xcolmap && nxcol) {
     for (PetscInt c = 0; c < nxcol; c++) PetscCheck(xcolmap[c] >= 0 && xcolmap[c] < dy->nbs, PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s: column map entry %" PetscInt_FMT " out of range", MATSEQBAIJKSPARSE, xcolmap[c]);
-    PetscCall(MatBAIJKSPARSEMallocAsync_CUDA((void **)&dmap, (size_t)nxcol * sizeof(int), stream));
-    PetscCall(MatBAIJKSPARSEMemcpyAsync_CUDA(dmap, xcolmap, (size_t)nxcol * sizeof(int), cudaMemcpyHostToDevice, stream));
+    PetscCall(MatBAIJKSPARSEScratchUpload_Private((void **)&dmap, xcolmap, (size_t)nxcol * sizeof(int), stream));
     PetscCall(PetscLogCpuToGpu((PetscLogDouble)nxcol * sizeof(int)));
   }
-  PetscCall(MatBAIJKSPARSEMallocAsync_CUDA((void **)&dmissing, sizeof(int), stream));
-  PetscCall(MatBAIJKSPARSEMemsetAsync_CUDA(dmissing, 0, sizeof(int), stream));
+  PetscCall(MatBAIJKSPARSEScratchGetZeroed_Private((void **)&dmissing, sizeof(int), stream));
   PetscCall(PetscLogGpuTimeBegin());
   PetscCall(MatBAIJKSPARSEAXPYSubset_CUDA(dy->bs, dy->mbs, dx->nz, a, dx->rowptr, dx->colidx, dmap, dx->val, dy->rowptr, dy->colidx, yval, dmissing, stream));
   PetscCall(PetscLogGpuTimeEnd());
   /* the check of the promise that X's pattern is a subset of Y's: one int comes back */
-  PetscCall(MatBAIJKSPARSEMemcpyAsync_CUDA(&missing, dmissing, sizeof(int), cudaMemcpyDeviceToHost, stream));
-  PetscCall(MatBAIJKSPARSEFreeAsync_CUDA(dmissing, stream));
-  if (dmap) PetscCall(MatBAIJKSPARSEFreeAsync_CUDA(dmap, stream));
-  PetscCall(MatBAIJKSPARSEStreamSynchronize_CUDA(stream));
+  PetscCall(MatBAIJKSPARSEDownloadAsync_Private(&missing, dmissing, sizeof(int), stream));
+  PetscCall(MatBAIJKSPARSEScratchRelease_Private(dmissing, stream));
+  PetscCall(MatBAIJKSPARSEScratchRelease_Private(dmap, stream));
+  PetscCall(MatBAIJKSPARSEDeviceWait_Private(stream));
   PetscCall(PetscLogGpuToCpuScalar(sizeof(int)));
   PetscCall(PetscLogGpuFlops(2.0 * (PetscLogDouble)dx->nz * dx->bs * dx->bs));
   PetscCall(PetscLogEventEnd(PBG_BAIJKValues, Y, X, 0, 0));
@@ -693,7 +668,7 @@ PetscErrorCode MatZeroRows_SeqBAIJKSPARSE(Mat A, PetscInt n, const PetscInt rows
   PetscCall(PetscLogGpuTimeBegin());
   PetscCall(MatBAIJKSPARSEZeroRows_CUDA(d->bs, d->mbs, d->nz, (int)n, drows, d->rowptr, d->diagpos, diag, val, stream));
   PetscCall(PetscLogGpuTimeEnd());
-  if (drows) PetscCall(MatBAIJKSPARSEFreeAsync_CUDA(drows, stream));
+  PetscCall(MatBAIJKSPARSEScratchRelease_Private(drows, stream));
   PetscCall(PetscLogEventEnd(PBG_BAIJKValues, A, x, b, 0));
   MatBAIJKSPARSEMarkDeviceNewer_Private(A);
   PetscCall(PetscObjectStateIncrease((PetscObject)A));
@@ -739,10 +714,7 @@ PetscErrorCode MatZeroRowsColumns_SeqBAIJKSPARSE(Mat A, PetscInt n, const PetscI
   PetscCall(DeviceValues(A, &val, &len, NULL));
   d = k->dev;
   PetscCall(PetscLogEventBegin(PBG_BAIJKValues, A, x, b, 0));
-  if (A->rmap->n) {
-    PetscCall(MatBAIJKSPARSEMallocAsync_CUDA((void **)&mask, (size_t)A->rmap->n * sizeof(int), stream));
-    PetscCall(MatBAIJKSPARSEMemsetAsync_CUDA(mask, 0, (size_t)A->rmap->n * sizeof(int), stream));
-  }
+  if (A->rmap->n) PetscCall(MatBAIJKSPARSEScratchGetZeroed_Private((void **)&mask, (size_t)A->rmap->n * sizeof(int), stream));
   PetscCall(PetscLogGpuTimeBegin());
   PetscCall(MatBAIJKSPARSEMarkRows_CUDA((int)n, drows, mask, stream));
   PetscCall(MatBAIJKSPARSEZeroRowsColumns_CUDA(d->bs, d->mbs, d->nz, d->rowptr, d->colidx, mask, diag, (x && b) ? xx : NULL, (x && b) ? bb : NULL, val, stream));
@@ -753,8 +725,8 @@ PetscErrorCode MatZeroRowsColumns_SeqBAIJKSPARSE(Mat A, PetscInt n, const PetscI
     PetscCall(VecRestoreArrayReadAndMemType(x, &xx));
     PetscCall(VecRestoreArrayAndMemType(b, &bb));
   }
-  if (mask) PetscCall(MatBAIJKSPARSEFreeAsync_CUDA(mask, stream));
-  if (drows) PetscCall(MatBAIJKSPARSEFreeAsync_CUDA(drows, stream));
+  PetscCall(MatBAIJKSPARSEScratchRelease_Private(mask, stream));
+  PetscCall(MatBAIJKSPARSEScratchRelease_Private(drows, stream));
   PetscCall(PetscLogEventEnd(PBG_BAIJKValues, A, x, b, 0));
   MatBAIJKSPARSEMarkDeviceNewer_Private(A);
   PetscCall(PetscObjectStateIncrease((PetscObject)A));
@@ -781,19 +753,19 @@ static PetscErrorCode DuplicateDevice(Mat A, Mat M, PetscBool copyvalues)
   d->cap_nz                             = (size_t)PetscMax(s->nz, 1);
   d->cap_bs                             = s->bs;
   d->cap_diag                           = (size_t)PetscMax(s->mbs, 1);
-  PetscCall(MatBAIJKSPARSEMalloc_CUDA((void **)&d->rowptr, d->cap_rows * sizeof(int)));
-  PetscCall(MatBAIJKSPARSEMalloc_CUDA((void **)&d->colidx, d->cap_nz * sizeof(int)));
-  PetscCall(MatBAIJKSPARSEMalloc_CUDA((void **)&d->val, d->cap_nz * s->bs * s->bs * sizeof(PetscScalar)));
-  PetscCall(MatBAIJKSPARSEMalloc_CUDA((void **)&d->diagpos, d->cap_diag * sizeof(int)));
+  PetscCall(MatBAIJKSPARSEDeviceAlloc_Private((void **)&d->rowptr, d->cap_rows * sizeof(int)));
+  PetscCall(MatBAIJKSPARSEDeviceAlloc_Private((void **)&d->colidx, d->cap_nz * sizeof(int)));
+  PetscCall(MatBAIJKSPARSEDeviceAlloc_Private((void **)&d->val, d->cap_nz * s->bs * s->bs * sizeof(PetscScalar)));
+  PetscCall(MatBAIJKSPARSEDeviceAlloc_Private((void **)&d->diagpos, d->cap_diag * sizeof(int)));
   PetscCall(PetscGetCurrentCUDAStream(&stream));
   PetscCall(PetscLogEventBegin(PBG_BAIJKValues, A, M, 0, 0));
   PetscCall(PetscLogGpuTimeBegin());
-  PetscCall(MatBAIJKSPARSEMemcpyAsync_CUDA(d->rowptr, s->rowptr, ((size_t)s->mbs + 1) * sizeof(int), cudaMemcpyDeviceToDevice, stream));
-  if (s->nz) PetscCall(MatBAIJKSPARSEMemcpyAsync_CUDA(d->colidx, s->colidx, (size_t)s->nz * sizeof(int), cudaMemcpyDeviceToDevice, stream));
-  if (s->mbs) PetscCall(MatBAIJKSPARSEMemcpyAsync_CUDA(d->diagpos, s->diagpos, (size_t)s->mbs * sizeof(int), cudaMemcpyDeviceToDevice, stream));
+  PetscCall(MatBAIJKSPARSEDeviceCopy_Private(d->rowptr, s->rowptr, ((size_t)s->mbs + 1) * sizeof(int), stream));
+  if (s->nz) PetscCall(MatBAIJKSPARSEDeviceCopy_Private(d->colidx, s->colidx, (size_t)s->nz * sizeof(int), stream));
+  if (s->mbs) PetscCall(MatBAIJKSPARSEDeviceCopy_Private(d->diagpos, s->diagpos, (size_t)s->mbs * sizeof(int), stream));
   if (nval) {
-    if (copyvalues) PetscCall(MatBAIJKSPARSEMemcpyAsync_CUDA(d->val, s->val, nval * sizeof(PetscScalar), cudaMemcpyDeviceToDevice, stream));
-    else PetscCall(MatBAIJKSPARSEMemsetAsync_CUDA(d->val, 0, nval * sizeof(PetscScalar), stream));
+    if (copyvalues) PetscCall(MatBAIJKSPARSEDeviceCopy_Private(d->val, s->val, nval * sizeof(PetscScalar), stream));
+    else PetscCall(MatBAIJKSPARSEDeviceZero_Private(d->val, nval * sizeof(PetscScalar), stream));
   }
   PetscCall(PetscLogGpuTimeEnd());
   PetscCall(PetscLogEventEnd(PBG_BAIJKValues, A, M, 0, 0));
@@ -871,13 +843,13 @@ PetscErrorCode MatSeqBAIJKSPARSEBlockWeights_Private(Mat A, PetscInt nidx, const
     PetscCheck(len == (PetscInt64)nz * bs2, PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s: %" PetscInt64_FMT " device values for %" PetscInt_FMT " blocks", MATSEQBAIJKSPARSE, len, nz);
     PetscCall(PetscGetCurrentCUDAStream(&stream));
     PetscCall(PetscLogEventBegin(PBG_BAIJKValues, A, 0, 0, 0));
-    PetscCall(MatBAIJKSPARSEMallocAsync_CUDA((void **)&wd, (size_t)nz * sizeof(PetscScalar), stream));
+    PetscCall(MatBAIJKSPARSEScratchGet_Private((void **)&wd, (size_t)nz * sizeof(PetscScalar), stream));
     PetscCall(PetscLogGpuTimeBegin());
     PetscCall(MatBAIJKSPARSEBlockWeights_CUDA((int)bs, (int)nz, mask, absval, val, wd, stream));
     PetscCall(PetscLogGpuTimeEnd());
-    PetscCall(MatBAIJKSPARSEMemcpyAsync_CUDA(w, wd, (size_t)nz * sizeof(PetscScalar), cudaMemcpyDeviceToHost, stream));
-    PetscCall(MatBAIJKSPARSEFreeAsync_CUDA(wd, stream));
-    PetscCall(MatBAIJKSPARSEStreamSynchronize_CUDA(stream));
+    PetscCall(MatBAIJKSPARSEDownloadAsync_Private(w, wd, (size_t)nz * sizeof(PetscScalar), stream));
+    PetscCall(MatBAIJKSPARSEScratchRelease_Private(wd, stream));
+    PetscCall(MatBAIJKSPARSEDeviceWait_Private(stream));
     PetscCall(PetscLogGpuToCpu((PetscLogDouble)nz * sizeof(PetscScalar)));
     PetscCall(PetscLogGpuFlops((PetscLogDouble)len));
     PetscCall(PetscLogEventEnd(PBG_BAIJKValues, A, 0, 0, 0));

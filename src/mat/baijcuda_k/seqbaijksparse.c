@@ -52,8 +52,8 @@ static PetscErrorCode DeviceProduct(const MatBAIJKSPARSEDevice *d, PetscInt ny, 
   PetscFunctionBegin;
   /* compressed rows: no work item writes the empty rows, so y gets z (or 0) there first, unless y is z */
   if (d->compressed && d->nempty && !inplace) {
-    if (!z) PetscCall(MatBAIJKSPARSEMemsetAsync_CUDA(y, 0, (size_t)ny * sizeof(PetscScalar), stream));
-    else PetscCall(MatBAIJKSPARSEMemcpyAsync_CUDA(y, z, (size_t)ny * sizeof(PetscScalar), cudaMemcpyDeviceToDevice, stream));
+    if (!z) PetscCall(MatBAIJKSPARSEDeviceZero_Private(y, (size_t)ny * sizeof(PetscScalar), stream));
+    else PetscCall(MatBAIJKSPARSEDeviceCopy_Private(y, z, (size_t)ny * sizeof(PetscScalar), stream));
   }
   args.bs     = d->bs;
   args.mbs    = d->mbs;
@@ -135,8 +135,8 @@ static PetscErrorCode MatProduct_SeqBAIJKSPARSE(Mat A, Vec xx, Vec zz, Vec yy, P
     k->kernel = d->params.kernel;
   } else if (dt) PetscCall(DeviceProduct(dt, ny, x, zz ? z : NULL, zz == yy, y, stream));
   else {
-    if (!zz) PetscCall(MatBAIJKSPARSEMemsetAsync_CUDA(y, 0, (size_t)ny * sizeof(PetscScalar), stream));
-    else if (zz != yy) PetscCall(MatBAIJKSPARSEMemcpyAsync_CUDA(y, z, (size_t)ny * sizeof(PetscScalar), cudaMemcpyDeviceToDevice, stream));
+    if (!zz) PetscCall(MatBAIJKSPARSEDeviceZero_Private(y, (size_t)ny * sizeof(PetscScalar), stream));
+    else if (zz != yy) PetscCall(MatBAIJKSPARSEDeviceCopy_Private(y, z, (size_t)ny * sizeof(PetscScalar), stream));
     PetscCall(MatBAIJKSPARSEMultTransposeAtomic_CUDA(d->bs, d->mbs, d->rowptr, d->colidx, d->val, x, y, stream));
   }
   PetscCall(PetscLogGpuTimeEnd());

@@ -1,6 +1,9 @@
-/* The CUDA runtime calls of MATBAIJKSPARSE's host logic (../baijksparse_device.c and the feature files): memory,
-   copies, stream and event waits, the device's identity. Thin launchers taking plain pointers, so that no .c file of
-   the matrix calls the runtime itself (the same split as src/pc). Each checks its call with PetscCallCUDA(). */
+/* The CUDA runtime calls of MATBAIJKSPARSE's host logic: memory, copies, stream and event waits
+   (../baijksparse_runtime.h, called only by the device floor ../baijksparse_device.c, which offers the other files
+   operations by intent), and the device's identity (../baijksparse_device.h). Thin launchers taking plain pointers, so
+   that no .c file of the matrix calls the runtime itself (the same split as src/pc). Each checks its call with
+   PetscCallCUDA(). */
+#include "../baijksparse_runtime.h"
 #include "../baijksparse_device.h"
 #include <petscdevice_cuda.h>
 
