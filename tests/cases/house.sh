@@ -2,7 +2,7 @@
 # in its host files (tools/callgraph.py --cuda-runtime: the runtime belongs in cuda/), and every C, C++ and CUDA source
 # is formatted (clang-format with .clang-format, PETSc's style), doc/layout.md names every component and host file
 # (tools/layoutcheck.py), no source comment carries a measured figure (tools/figurecheck.py), and offloadmask is written
-# only by the device floor. Each check is first shown to fail on a violation planted in a scratch tree, so that it cannot
+# and the CUDA runtime launchers of the matrix are called only by the device floor. Each check is first shown to fail on a violation planted in a scratch tree, so that it cannot
 # pass for want of looking.
 
 pbg_house_callgraph() { python3 "$PBG_ROOT/tools/callgraph.py" --cuda-runtime "$PBG_ROOT/$1"; }
@@ -137,3 +137,35 @@ pbg_house_offload_planted() {
   echo "the planted write was found"
 }
 tcheck house_offload_detects_planted -- pbg_house_offload_planted
+
+# The CUDA runtime launchers of the matrix (baijksparse_runtime.h: memory, copies, stream and event waits) are called
+# only by its device floor, baijksparse_device.c; every other file asks the floor by intent (baijksparse_device.h), and
+# none includes the runtime header. A planted call and include must be found, the floor's own calls not.
+pbg_house_runtime() { # DIR: the source tree to search
+  local bad
+  bad=$({
+    grep -rnE 'MatBAIJKSPARSE(Malloc|Free|MallocAsync|FreeAsync|MallocHost|FreeHost|MemcpyAsync|MemsetAsync|StreamSynchronize|EventCreate|EventDestroy|EventRecord|EventSynchronize)_CUDA[[:space:]]*\(' "$1" --include='*.c' --include='*.h' --include='*.cu' --include='*.cuh' --include='*.cxx' | grep -vE '/baijksparse_device\.c:|/baijksparse_runtime\.h:|/cuda/baijksparse_device\.cu:'
+    grep -rnE '#[[:space:]]*include[[:space:]]*"(\.\./)?baijksparse_runtime\.h"' "$1" --include='*.c' --include='*.h' --include='*.cu' --include='*.cuh' --include='*.cxx' | grep -vE '/baijksparse_device\.c:|/cuda/baijksparse_device\.cu:'
+  })
+  [ -z "$bad" ] && { echo "the CUDA runtime launchers called only by baijksparse_device.c"; return 0; }
+  echo "CUDA runtime launchers outside the device floor (use the operations of baijksparse_device.h):"
+  echo "$bad"
+  return 1
+}
+tcheck house_runtime_floor -- pbg_house_runtime "$PBG_ROOT/src"
+pbg_house_runtime_planted() {
+  local d=$PBG_WORKDIR/house_runtime_planted out
+  rm -rf "$d" && mkdir -p "$d/mat/cuda"
+  printf 'void f(void *p, size_t n, cudaStream_t s)\n{\n  MatBAIJKSPARSEMemsetAsync_CUDA(p, 0, n, s);\n}\n' > "$d/mat/x.c"
+  printf '#include "baijksparse_runtime.h"\n' > "$d/mat/y.c"
+  printf '#include "baijksparse_runtime.h"\nvoid g(cudaStream_t s)\n{\n  MatBAIJKSPARSEStreamSynchronize_CUDA(s);\n}\n' > "$d/mat/baijksparse_device.c"
+  printf '#include "../baijksparse_runtime.h"\nint MatBAIJKSPARSEFree_CUDA(void *p)\n{\n  return 0;\n}\n' > "$d/mat/cuda/baijksparse_device.cu"
+  if out=$(pbg_house_runtime "$d"); then
+    echo "$out"
+    echo "the planted call and include passed the check"
+    return 1
+  fi
+  echo "$out"
+  grep -q '/mat/x\.c:3:' <<< "$out" && grep -q '/mat/y\.c:1:' <<< "$out" && ! grep -q 'baijksparse_device\.c\(u\)\?:' <<< "$out"
+}
+tcheck house_runtime_detects_planted -- pbg_house_runtime_planted

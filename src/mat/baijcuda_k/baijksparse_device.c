@@ -112,7 +112,8 @@ PetscErrorCode MatBAIJKSPARSEDeviceReserve_Private(MatBAIJKSPARSEDevice *d, Pets
 }
 
 /* ---------------------------------------------------------------------------------------------- memory by intent */
-/* The operations of baijksparse_device.h: each the runtime calls it stands for, in the same order, nothing added */
+/* The operations of baijksparse_device.h: each the runtime calls it stands for, in that order; the frees and the release
+   skip NULL */
 PetscErrorCode MatBAIJKSPARSEDeviceAlloc_Private(void **p, size_t bytes)
 {
   PetscFunctionBegin;

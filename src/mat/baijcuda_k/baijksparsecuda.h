@@ -1,5 +1,5 @@
-/* What the host logic of MATBAIJKSPARSE (the .c files beside this header) asks of the kernels in cuda/ (the CUDA runtime
-   calls are in baijksparse_device.h; the emulator tests include this header with a stub runtime). Every launcher runs on the
+/* What the host logic of MATBAIJKSPARSE (the .c files beside this header) asks of the kernels in cuda/ (device memory is
+   asked of the device floor, baijksparse_device.h; the emulator tests include this header with a stub runtime). Every launcher runs on the
    stream it is given (PETSc's current CUDA stream) and returns without synchronising; they check their launch with
    cudaGetLastError(). */
 #pragma once
