@@ -3,6 +3,7 @@
 #   ./run.sh bash bench/scripts/gpu_session.sh OUTDIR PART...
 # PART: tests      the whole suite, GPU cases only (PBG_GPU_ONLY=1), as many shards at once as GPUs (every shard
 #                  sees every GPU: the 2-rank cases take one each)            -> OUTDIR/tests.log
+#                  (TESTS_PART=k/m: only the k-th of m parts, k from 1: the suite in m device calls)
 #       memcheck   compute-sanitizer memcheck on every GPU case (PETSc's tutorials included) -> OUTDIR/memcheck.log
 #       racecheck  compute-sanitizer racecheck on the kernel cases             -> OUTDIR/racecheck.log
 #                  (both in PBG_SHARDS parallel runners, default 8, each cut at SANITIZE_SECONDS, default 400; the
@@ -157,8 +158,12 @@ for part in "$@"; do
       ngpu=$(nvidia-smi -L 2> /dev/null | grep -c '^GPU' || true)
       ngpu=$((ngpu > 1 ? ngpu : 1))
       rc=0
+      # TESTS_PART=k/m: the k-th of m parts of the suite (k from 1), for a suite longer than one device call
+      part=${TESTS_PART:-1/1}
+      pk=${part%/*}
+      pm=${part#*/}
       for ((g = 0; g < ngpu; g++)); do
-        PBG_SHARD=$g/$ngpu PBG_LOGDIR="$out/testlogs/$g" PBG_GPU_ONLY=1 bash "$here/tests/run.sh" > "$out/tests$g.txt" 2>&1 &
+        PBG_SHARD=$(((pk - 1) * ngpu + g))/$((pm * ngpu)) PBG_LOGDIR="$out/testlogs/$g" PBG_GPU_ONLY=1 bash "$here/tests/run.sh" > "$out/tests$g.txt" 2>&1 &
       done
       for ((g = 0; g < ngpu; g++)); do wait -n || rc=1; done
       { cat "$out"/tests[0-9]*.txt | grep -vE '^[0-9]+ passed, '
