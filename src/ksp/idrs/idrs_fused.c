@@ -182,6 +182,265 @@ static PetscReal KSPIDRSSqrt_Private(PetscReal sq)
   return sq >= 0.0 ? PetscSqrtReal(sq) : sq;
 }
 
+/* What the pieces of a fused solve share: the solve's vectors and small arrays (KSP_IDRS's, under the algorithm's
+   names), the kernel group being filled (empty between groups), and omega, which a cycle's inner steps take from the
+   omega step before them */
+typedef struct {
+  PetscInt     s, n; /* the shadow space dimension, the local length of the vectors */
+  PetscScalar *M, *f, *c, *m, *alpha;
+  Vec          X, R, V, T, RT, ZT;
+  Vec         *G, *U, *P, *Z;
+  Mat          A;
+  PetscBool    left, wtrue, nonorm;
+  PetscScalar  om; /* 1 before the first omega step */
+  KSPIDRSGroup grp;
+} KSPIDRSFusedState;
+
+/* The device (made at the first fused solve) with its counters zeroed, and the state of this solve (st comes zeroed:
+   its kernel group empty) */
+static PetscErrorCode KSPIDRSFusedSetup_Private(KSP ksp, KSPIDRSFusedState *st)
+{
+  KSP_IDRS *idrs = (KSP_IDRS *)ksp->data;
+
+  PetscFunctionBegin;
+  st->om     = 1.0;
+  st->nonorm = (PetscBool)(ksp->normtype == KSP_NORM_NONE);
+  if (!idrs->dev) PetscCall(KSPIDRSDeviceCreate_CUDA(&idrs->dev));
+  idrs->dev->bytes    = 0;
+  idrs->dev->launches = 0;
+  idrs->dev->waits    = 0;
+  PetscCall(PCGetOperators(ksp->pc, &st->A, NULL));
+  st->s           = idrs->ws;
+  st->M           = idrs->M;
+  st->f           = idrs->f;
+  st->c           = idrs->c;
+  st->m           = idrs->m;
+  st->alpha       = idrs->alpha;
+  st->P           = idrs->P;
+  st->G           = idrs->G;
+  st->U           = idrs->U;
+  st->Z           = idrs->Z;
+  st->X           = ksp->vec_sol;
+  st->R           = idrs->r;
+  st->V           = idrs->v;
+  st->T           = idrs->t;
+  st->RT          = idrs->rt;
+  st->ZT          = idrs->zt;
+  st->left        = (PetscBool)(ksp->pc_side == PC_LEFT);
+  st->wtrue       = idrs->wtrue;
+  idrs->nreplaced = 0;
+  PetscCall(VecGetLocalSize(st->R, &st->n));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Inner step k's new U_k: c = M(k:s-1,k:s-1) \ f(k:s-1), v = r - G(:,k:s-1) c, and U_k = omega v + U(:,k:s-1) c:
+   together (left) or around v = K^{-1} v (right) */
+static PetscErrorCode KSPIDRSFusedNewU_Private(KSP ksp, KSPIDRSFusedState *st, PetscInt k)
+{
+  KSP_IDRS          *idrs = (KSP_IDRS *)ksp->data;
+  PetscInt           s = st->s, n = st->n, i;
+  PetscScalar       *M = st->M, *f = st->f, *c = st->c, om = st->om, a0[KSPIDRS_FUSED_MAX_IN], a1[KSPIDRS_FUSED_MAX_IN], *dV, *dUk;
+  Vec                R = st->R, V = st->V, T = st->T, *G = st->G, *U = st->U;
+  KSPIDRSGroup      *grp = &st->grp;
+  const PetscScalar *x0[KSPIDRS_FUSED_MAX_IN], *x1[KSPIDRS_FUSED_MAX_IN];
+
+  PetscFunctionBegin;
+  KSPIDRSSolveC_Private(s, k, M, f, c);
+  PetscCall(KSPIDRSGroupRead_Private(grp, R, &x0[0]));
+  a0[0] = 1.0;
+  for (i = k; i < s; i++) {
+    PetscCall(KSPIDRSGroupRead_Private(grp, G[i], &x0[1 + i - k]));
+    a0[1 + i - k] = -c[i];
+    a1[i - k]     = c[i];
+  }
+  PetscCall(KSPIDRSGroupWrite_Private(grp, V, &dV));
+  if (st->left) {
+    PetscCall(KSPIDRSGroupWrite_Private(grp, U[k], &dUk));
+    x1[0] = dUk;
+    for (i = k + 1; i < s; i++) PetscCall(KSPIDRSGroupRead_Private(grp, U[i], &x1[i - k]));
+    PetscCall(PetscLogEventBegin(PBG_IDRSUpdate, ksp, 0, 0, 0));
+    KSPIDRSPiece(ksp, KSPIDRS_PHASE_UPDATE, KSPIDRSCombine_CUDA(idrs->dev, n, 1 + s - k, a0, x0, dV, om, s - k, a1, x1, dUk));
+    PetscCall(PetscLogEventEnd(PBG_IDRSUpdate, ksp, 0, 0, 0));
+    PetscCall(KSPIDRSGroupEnd_Private(grp));
+  } else {
+    PetscCall(PetscLogEventBegin(PBG_IDRSUpdate, ksp, 0, 0, 0));
+    KSPIDRSPiece(ksp, KSPIDRS_PHASE_UPDATE, KSPIDRSCombine_CUDA(idrs->dev, n, 1 + s - k, a0, x0, dV, 0.0, 0, NULL, NULL, NULL));
+    PetscCall(PetscLogEventEnd(PBG_IDRSUpdate, ksp, 0, 0, 0));
+    PetscCall(KSPIDRSGroupEnd_Private(grp));
+    KSPIDRSPiece(ksp, KSPIDRS_PHASE_PC, KSP_PCApply(ksp, V, T));
+    /* U_k = omega t + U(:,k:s-1) c */
+    PetscCall(KSPIDRSGroupWrite_Private(grp, U[k], &dUk));
+    x1[0] = dUk;
+    for (i = k + 1; i < s; i++) PetscCall(KSPIDRSGroupRead_Private(grp, U[i], &x1[i - k]));
+    PetscCall(KSPIDRSGroupRead_Private(grp, T, &x1[s - k]));
+    a1[s - k] = om;
+    PetscCall(PetscLogEventBegin(PBG_IDRSUpdate, ksp, 0, 0, 0));
+    KSPIDRSPiece(ksp, KSPIDRS_PHASE_UPDATE, KSPIDRSCombine_CUDA(idrs->dev, n, 1 + s - k, a1, x1, dUk, 0.0, 0, NULL, NULL, NULL));
+    PetscCall(PetscLogEventEnd(PBG_IDRSUpdate, ksp, 0, 0, 0));
+    PetscCall(KSPIDRSGroupEnd_Private(grp));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* G_k = A' U_k (left with the true residual: Z_k = A U_k kept) */
+static PetscErrorCode KSPIDRSFusedNewG_Private(KSP ksp, KSPIDRSFusedState *st, PetscInt k)
+{
+  Mat A = st->A;
+  Vec T = st->T, *G = st->G, *U = st->U, *Z = st->Z;
+
+  PetscFunctionBegin;
+  if (!st->left) KSPIDRSPiece(ksp, KSPIDRS_PHASE_OPERATOR, KSP_MatMult(ksp, A, U[k], G[k]));
+  else {
+    Vec AU = st->wtrue ? Z[k] : T;
+
+    KSPIDRSPiece(ksp, KSPIDRS_PHASE_OPERATOR, KSP_MatMult(ksp, A, U[k], AU));
+    KSPIDRSPiece(ksp, KSPIDRS_PHASE_PC, KSP_PCApply(ksp, AU, G[k]));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* m = P^H G_k in one reduction, waited for; nrm2 not NULL: read with it the squared residual norm of the previous step */
+static PetscErrorCode KSPIDRSFusedProjectG_Private(KSP ksp, KSPIDRSFusedState *st, PetscInt k, PetscReal *nrm2)
+{
+  KSP_IDRS          *idrs = (KSP_IDRS *)ksp->data;
+  PetscInt           s = st->s, n = st->n, i;
+  Vec               *G = st->G, *P = st->P;
+  KSPIDRSGroup      *grp = &st->grp;
+  const PetscScalar *xs[KSPIDRS_FUSED_MAX_DOTS], *ys[KSPIDRS_FUSED_MAX_DOTS];
+
+  PetscFunctionBegin;
+  PetscCall(KSPIDRSGroupRead_Private(grp, G[k], &ys[0]));
+  for (i = 0; i < s; i++) {
+    PetscCall(KSPIDRSGroupRead_Private(grp, P[i], &xs[i]));
+    ys[i] = ys[0];
+  }
+  PetscCall(PetscLogEventBegin(PBG_IDRSReduce, ksp, 0, 0, 0));
+  KSPIDRSPiece(ksp, KSPIDRS_PHASE_REDUCE, KSPIDRSDots_CUDA(idrs->dev, n, s, xs, ys));
+  PetscCall(PetscLogEventEnd(PBG_IDRSReduce, ksp, 0, 0, 0));
+  PetscCall(KSPIDRSGroupEnd_Private(grp));
+  PetscCall(KSPIDRSFusedResults_Private(ksp, s, st->m, nrm2));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The end of inner step k, after the new column of M and alpha: biorthogonalise G_k, U_k (Z_k) against p_0..p_{k-1},
+   make r orthogonal to p_0..p_k, update x (rt), in one kernel that also sums ||r||^2 (||rt||^2) unless there is no
+   norm; then f(k+1:s-1) = P(:,k+1:s-1)^H r on the host, updated while the kernel runs */
+static PetscErrorCode KSPIDRSFusedStepUpdate_Private(KSP ksp, KSPIDRSFusedState *st, PetscInt k)
+{
+  KSP_IDRS          *idrs = (KSP_IDRS *)ksp->data;
+  PetscInt           s = st->s, n = st->n, i;
+  PetscScalar       *M = st->M, *f = st->f, *alpha = st->alpha, beta, *dUk, *dGk, *dZk, *dX, *dR, *dRT;
+  Vec                X = st->X, R = st->R, RT = st->RT, *G = st->G, *U = st->U, *Z = st->Z;
+  PetscBool          wtrue = st->wtrue, nonorm = st->nonorm;
+  KSPIDRSGroup      *grp = &st->grp;
+  const PetscScalar *cG[KSPIDRS_FUSED_MAX_S], *cU[KSPIDRS_FUSED_MAX_S], *cZ[KSPIDRS_FUSED_MAX_S];
+
+  PetscFunctionBegin;
+  beta = f[k] / M[k + k * s];
+  for (i = 0; i < k; i++) {
+    PetscCall(KSPIDRSGroupRead_Private(grp, G[i], &cG[i]));
+    PetscCall(KSPIDRSGroupRead_Private(grp, U[i], &cU[i]));
+    if (wtrue) PetscCall(KSPIDRSGroupRead_Private(grp, Z[i], &cZ[i]));
+  }
+  dZk = NULL;
+  if (k) {
+    PetscCall(KSPIDRSGroupWrite_Private(grp, G[k], &dGk));
+    PetscCall(KSPIDRSGroupWrite_Private(grp, U[k], &dUk));
+    if (wtrue) PetscCall(KSPIDRSGroupWrite_Private(grp, Z[k], &dZk));
+  } else { /* at k = 0 the kernel only reads g_0, u_0 (z_0) */
+    const PetscScalar *ro;
+
+    PetscCall(KSPIDRSGroupRead_Private(grp, G[k], &ro));
+    dGk = (PetscScalar *)ro;
+    PetscCall(KSPIDRSGroupRead_Private(grp, U[k], &ro));
+    dUk = (PetscScalar *)ro;
+    if (wtrue) {
+      PetscCall(KSPIDRSGroupRead_Private(grp, Z[k], &ro));
+      dZk = (PetscScalar *)ro;
+    }
+  }
+  PetscCall(KSPIDRSGroupWrite_Private(grp, R, &dR));
+  PetscCall(KSPIDRSGroupWrite_Private(grp, X, &dX));
+  dRT = NULL;
+  if (wtrue) PetscCall(KSPIDRSGroupWrite_Private(grp, RT, &dRT));
+  PetscCall(PetscLogEventBegin(PBG_IDRSUpdate, ksp, 0, 0, 0));
+  KSPIDRSPiece(ksp, KSPIDRS_PHASE_UPDATE, KSPIDRSStepUpdate_CUDA(idrs->dev, n, k, alpha, beta, cG, cU, wtrue ? cZ : NULL, dGk, dUk, dZk, dR, dX, dRT, (PetscBool)!nonorm));
+  PetscCall(PetscLogEventEnd(PBG_IDRSUpdate, ksp, 0, 0, 0));
+  PetscCall(KSPIDRSGroupEnd_Private(grp));
+  /* f(k+1:s-1) = P(:,k+1:s-1)^H r, updated */
+  for (i = k + 1; i < s; i++) f[i] -= beta * M[i + k * s];
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The omega step's products: r is orthogonal to P, v = K^{-1} r (right) or r (left), t = A' v; then sc = (r, r), (t, t),
+   (r, t) in one reduction, waited for; nrm2 not NULL: read with them the squared residual norm of the last inner step */
+static PetscErrorCode KSPIDRSFusedOmegaProducts_Private(KSP ksp, KSPIDRSFusedState *st, PetscScalar sc[3], PetscReal *nrm2)
+{
+  KSP_IDRS          *idrs = (KSP_IDRS *)ksp->data;
+  PetscInt           n    = st->n;
+  Mat                A    = st->A;
+  Vec                R = st->R, V = st->V, T = st->T, ZT = st->ZT;
+  KSPIDRSGroup      *grp = &st->grp;
+  const PetscScalar *xs[KSPIDRS_FUSED_MAX_DOTS], *ys[KSPIDRS_FUSED_MAX_DOTS], *cr, *ct;
+
+  PetscFunctionBegin;
+  if (!st->left) {
+    KSPIDRSPiece(ksp, KSPIDRS_PHASE_PC, KSP_PCApply(ksp, R, V));
+    KSPIDRSPiece(ksp, KSPIDRS_PHASE_OPERATOR, KSP_MatMult(ksp, A, V, T));
+  } else {
+    Vec AR = st->wtrue ? ZT : V;
+
+    KSPIDRSPiece(ksp, KSPIDRS_PHASE_OPERATOR, KSP_MatMult(ksp, A, R, AR));
+    KSPIDRSPiece(ksp, KSPIDRS_PHASE_PC, KSP_PCApply(ksp, AR, T));
+  }
+  PetscCall(KSPIDRSGroupRead_Private(grp, R, &cr));
+  PetscCall(KSPIDRSGroupRead_Private(grp, T, &ct));
+  xs[0] = cr;
+  ys[0] = cr;
+  xs[1] = ct;
+  ys[1] = ct;
+  xs[2] = cr;
+  ys[2] = ct;
+  PetscCall(PetscLogEventBegin(PBG_IDRSReduce, ksp, 0, 0, 0));
+  KSPIDRSPiece(ksp, KSPIDRS_PHASE_REDUCE, KSPIDRSDots_CUDA(idrs->dev, n, 3, xs, ys));
+  PetscCall(PetscLogEventEnd(PBG_IDRSReduce, ksp, 0, 0, 0));
+  PetscCall(KSPIDRSGroupEnd_Private(grp));
+  PetscCall(KSPIDRSFusedResults_Private(ksp, 3, sc, nrm2));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The omega step's update: x += omega v (left: r), r -= omega t, rt -= omega zt, in one kernel that also gives
+   ||r||^2 (||rt||^2) and the next cycle's f = P^H r, waited for; nrm2 NULL: the squared norm is not read */
+static PetscErrorCode KSPIDRSFusedOmegaUpdate_Private(KSP ksp, KSPIDRSFusedState *st, PetscReal *nrm2)
+{
+  KSP_IDRS          *idrs = (KSP_IDRS *)ksp->data;
+  PetscInt           s = st->s, n = st->n, i;
+  PetscScalar       *dX, *dR, *dRT;
+  Vec                X = st->X, R = st->R, V = st->V, T = st->T, RT = st->RT, ZT = st->ZT, *P = st->P;
+  KSPIDRSGroup      *grp = &st->grp;
+  const PetscScalar *cP[KSPIDRS_FUSED_MAX_S], *ct, *cw, *czt;
+
+  PetscFunctionBegin;
+  PetscCall(KSPIDRSGroupWrite_Private(grp, X, &dX));
+  PetscCall(KSPIDRSGroupWrite_Private(grp, R, &dR));
+  dRT = NULL;
+  czt = NULL;
+  if (st->wtrue) {
+    PetscCall(KSPIDRSGroupWrite_Private(grp, RT, &dRT));
+    PetscCall(KSPIDRSGroupRead_Private(grp, ZT, &czt));
+  }
+  if (st->left) cw = dR;
+  else PetscCall(KSPIDRSGroupRead_Private(grp, V, &cw));
+  PetscCall(KSPIDRSGroupRead_Private(grp, T, &ct));
+  for (i = 0; i < s; i++) PetscCall(KSPIDRSGroupRead_Private(grp, P[i], &cP[i]));
+  PetscCall(PetscLogEventBegin(PBG_IDRSUpdate, ksp, 0, 0, 0));
+  KSPIDRSPiece(ksp, KSPIDRS_PHASE_UPDATE, KSPIDRSOmegaUpdate_CUDA(idrs->dev, n, st->om, cw, ct, czt, dX, dR, dRT, s, cP));
+  PetscCall(PetscLogEventEnd(PBG_IDRSUpdate, ksp, 0, 0, 0));
+  PetscCall(KSPIDRSGroupEnd_Private(grp));
+  PetscCall(KSPIDRSFusedResults_Private(ksp, s, st->f, nrm2));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /*
    KSPSolve_IDRS_Vec's recurrences with the vector work of each group in one kernel (cuda/idrs_cuda.cu):
      inner step k:  v = r - G c (left: and U_k = omega v + U c, the same kernel); right: v = K^{-1} v, then U_k = omega v + U c;
@@ -193,50 +452,22 @@ static PetscReal KSPIDRSSqrt_Private(PetscReal sq)
    The residual norm of a step is read with the next wait (that of step k + 1's m, or of the omega step's scalars), and the
    convergence test of the step runs then, before anything that step k + 1 does to x or r: the iterations, the iterate and
    the residual are those of KSPSolve_IDRS_Vec; the last step leaves one unneeded product behind at most.
+   The convergence tests stay here, not in the pieces: KSPCheckNorm() returns from the function that calls it, and a NaN
+   or Inf norm ends the solve at once.
 */
 PetscErrorCode KSPSolve_IDRS_Fused(KSP ksp)
 {
-  KSP_IDRS          *idrs = (KSP_IDRS *)ksp->data;
-  PetscInt           s, i, k, n;
-  PetscScalar       *M, *f, *c, *m, *alpha, beta, om = 1.0, tr, sc[3], a0[KSPIDRS_FUSED_MAX_IN], a1[KSPIDRS_FUSED_MAX_IN];
-  PetscReal          dp = 0.0, nr, nt, ref, sq;
-  Vec                X, R, V, T, RT, ZT;
-  Vec               *G, *U, *P, *Z;
-  Mat                A;
-  PetscBool          left, wtrue, pending = PETSC_FALSE, nonorm = (PetscBool)(ksp->normtype == KSP_NORM_NONE);
-  KSPIDRSGroup       grp = {0};
-  PetscScalar       *dV, *dUk, *dGk, *dZk, *dX, *dR, *dRT;
-  const PetscScalar *x0[KSPIDRS_FUSED_MAX_IN], *x1[KSPIDRS_FUSED_MAX_IN], *xs[KSPIDRS_FUSED_MAX_DOTS], *ys[KSPIDRS_FUSED_MAX_DOTS];
-  const PetscScalar *cG[KSPIDRS_FUSED_MAX_S], *cU[KSPIDRS_FUSED_MAX_S], *cZ[KSPIDRS_FUSED_MAX_S], *cP[KSPIDRS_FUSED_MAX_S], *cr, *ct, *cw, *czt;
+  KSP_IDRS         *idrs = (KSP_IDRS *)ksp->data;
+  PetscInt          k;
+  PetscScalar       tr, sc[3];
+  PetscReal         dp      = 0.0, nr, nt, ref, sq;
+  PetscBool         pending = PETSC_FALSE; /* the residual norm of the last inner step is still to be read, with the next wait */
+  KSPIDRSFusedState st      = {0};
 
   PetscFunctionBegin;
-  if (!idrs->dev) PetscCall(KSPIDRSDeviceCreate_CUDA(&idrs->dev));
-  idrs->dev->bytes    = 0;
-  idrs->dev->launches = 0;
-  idrs->dev->waits    = 0;
-  PetscCall(PCGetOperators(ksp->pc, &A, NULL));
-  s               = idrs->ws;
-  M               = idrs->M;
-  f               = idrs->f;
-  c               = idrs->c;
-  m               = idrs->m;
-  alpha           = idrs->alpha;
-  P               = idrs->P;
-  G               = idrs->G;
-  U               = idrs->U;
-  Z               = idrs->Z;
-  X               = ksp->vec_sol;
-  R               = idrs->r;
-  V               = idrs->v;
-  T               = idrs->t;
-  RT              = idrs->rt;
-  ZT              = idrs->zt;
-  left            = (PetscBool)(ksp->pc_side == PC_LEFT);
-  wtrue           = idrs->wtrue;
-  idrs->nreplaced = 0;
-  PetscCall(VecGetLocalSize(R, &n));
+  PetscCall(KSPIDRSFusedSetup_Private(ksp, &st));
 
-  PetscCall(KSPIDRSInitial_Private(ksp, ksp->guess_zero ? NULL : X, &dp));
+  PetscCall(KSPIDRSInitial_Private(ksp, ksp->guess_zero ? NULL : st.X, &dp));
   if (ksp->reason) PetscFunctionReturn(PETSC_SUCCESS);
 
   KSPIDRSResetCounts_Private(ksp);
@@ -244,69 +475,20 @@ PetscErrorCode KSPSolve_IDRS_Fused(KSP ksp)
   PetscCall(KSPIDRSStart_Private(ksp));
   ref = dp;
 
-  PetscCall(KSPIDRSFusedPR_Private(ksp, &grp, n, f));
+  PetscCall(KSPIDRSFusedPR_Private(ksp, &st.grp, st.n, st.f));
 
   while (!ksp->reason) {
     if (idrs->restart) { /* the convergence was not confirmed on b - A x (now in r): start again from the iterate */
       PetscCall(KSPIDRSStart_Private(ksp));
       ref = ksp->rnorm;
-      PetscCall(KSPIDRSFusedPR_Private(ksp, &grp, n, f));
+      PetscCall(KSPIDRSFusedPR_Private(ksp, &st.grp, st.n, st.f));
     }
-    for (k = 0; k < s && !ksp->reason; k++) {
-      KSPIDRSSolveC_Private(s, k, M, f, c);
-      /* v = r - G(:,k:s-1) c, and U_k = omega v + U(:,k:s-1) c: together (left) or around v = K^{-1} v (right) */
-      PetscCall(KSPIDRSGroupRead_Private(&grp, R, &x0[0]));
-      a0[0] = 1.0;
-      for (i = k; i < s; i++) {
-        PetscCall(KSPIDRSGroupRead_Private(&grp, G[i], &x0[1 + i - k]));
-        a0[1 + i - k] = -c[i];
-        a1[i - k]     = c[i];
-      }
-      PetscCall(KSPIDRSGroupWrite_Private(&grp, V, &dV));
-      if (left) {
-        PetscCall(KSPIDRSGroupWrite_Private(&grp, U[k], &dUk));
-        x1[0] = dUk;
-        for (i = k + 1; i < s; i++) PetscCall(KSPIDRSGroupRead_Private(&grp, U[i], &x1[i - k]));
-        PetscCall(PetscLogEventBegin(PBG_IDRSUpdate, ksp, 0, 0, 0));
-        KSPIDRSPiece(ksp, KSPIDRS_PHASE_UPDATE, KSPIDRSCombine_CUDA(idrs->dev, n, 1 + s - k, a0, x0, dV, om, s - k, a1, x1, dUk));
-        PetscCall(PetscLogEventEnd(PBG_IDRSUpdate, ksp, 0, 0, 0));
-        PetscCall(KSPIDRSGroupEnd_Private(&grp));
-      } else {
-        PetscCall(PetscLogEventBegin(PBG_IDRSUpdate, ksp, 0, 0, 0));
-        KSPIDRSPiece(ksp, KSPIDRS_PHASE_UPDATE, KSPIDRSCombine_CUDA(idrs->dev, n, 1 + s - k, a0, x0, dV, 0.0, 0, NULL, NULL, NULL));
-        PetscCall(PetscLogEventEnd(PBG_IDRSUpdate, ksp, 0, 0, 0));
-        PetscCall(KSPIDRSGroupEnd_Private(&grp));
-        KSPIDRSPiece(ksp, KSPIDRS_PHASE_PC, KSP_PCApply(ksp, V, T));
-        /* U_k = omega t + U(:,k:s-1) c */
-        PetscCall(KSPIDRSGroupWrite_Private(&grp, U[k], &dUk));
-        x1[0] = dUk;
-        for (i = k + 1; i < s; i++) PetscCall(KSPIDRSGroupRead_Private(&grp, U[i], &x1[i - k]));
-        PetscCall(KSPIDRSGroupRead_Private(&grp, T, &x1[s - k]));
-        a1[s - k] = om;
-        PetscCall(PetscLogEventBegin(PBG_IDRSUpdate, ksp, 0, 0, 0));
-        KSPIDRSPiece(ksp, KSPIDRS_PHASE_UPDATE, KSPIDRSCombine_CUDA(idrs->dev, n, 1 + s - k, a1, x1, dUk, 0.0, 0, NULL, NULL, NULL));
-        PetscCall(PetscLogEventEnd(PBG_IDRSUpdate, ksp, 0, 0, 0));
-        PetscCall(KSPIDRSGroupEnd_Private(&grp));
-      }
-      /* G_k = A' U_k (left with the true residual: Z_k = A U_k kept) */
-      if (!left) KSPIDRSPiece(ksp, KSPIDRS_PHASE_OPERATOR, KSP_MatMult(ksp, A, U[k], G[k]));
-      else {
-        Vec AU = wtrue ? Z[k] : T;
-
-        KSPIDRSPiece(ksp, KSPIDRS_PHASE_OPERATOR, KSP_MatMult(ksp, A, U[k], AU));
-        KSPIDRSPiece(ksp, KSPIDRS_PHASE_PC, KSP_PCApply(ksp, AU, G[k]));
-      }
+    /* the s inner steps: U_k, G_k = A' U_k, m = P^H G_k and the new column of M, then the update of r and x */
+    for (k = 0; k < st.s && !ksp->reason; k++) {
+      PetscCall(KSPIDRSFusedNewU_Private(ksp, &st, k));
+      PetscCall(KSPIDRSFusedNewG_Private(ksp, &st, k));
       /* m = P^H G_k, read with the residual norm of the previous step */
-      PetscCall(KSPIDRSGroupRead_Private(&grp, G[k], &ys[0]));
-      for (i = 0; i < s; i++) {
-        PetscCall(KSPIDRSGroupRead_Private(&grp, P[i], &xs[i]));
-        ys[i] = ys[0];
-      }
-      PetscCall(PetscLogEventBegin(PBG_IDRSReduce, ksp, 0, 0, 0));
-      KSPIDRSPiece(ksp, KSPIDRS_PHASE_REDUCE, KSPIDRSDots_CUDA(idrs->dev, n, s, xs, ys));
-      PetscCall(PetscLogEventEnd(PBG_IDRSReduce, ksp, 0, 0, 0));
-      PetscCall(KSPIDRSGroupEnd_Private(&grp));
-      PetscCall(KSPIDRSFusedResults_Private(ksp, s, m, pending ? &sq : NULL));
+      PetscCall(KSPIDRSFusedProjectG_Private(ksp, &st, k, pending ? &sq : NULL));
       if (pending) {
         dp = KSPIDRSSqrt_Private(sq);
         KSPCheckNorm(ksp, dp);
@@ -316,72 +498,18 @@ PetscErrorCode KSPSolve_IDRS_Fused(KSP ksp)
       }
       PetscCall(KSPIDRSNewColumn_Private(ksp, k));
       if (ksp->reason) break;
-      /* biorthogonalise G_k, U_k (Z_k) against p_0..p_{k-1}, make r orthogonal to p_0..p_k, update x (rt): one kernel */
-      beta = f[k] / M[k + k * s];
-      for (i = 0; i < k; i++) {
-        PetscCall(KSPIDRSGroupRead_Private(&grp, G[i], &cG[i]));
-        PetscCall(KSPIDRSGroupRead_Private(&grp, U[i], &cU[i]));
-        if (wtrue) PetscCall(KSPIDRSGroupRead_Private(&grp, Z[i], &cZ[i]));
-      }
-      dZk = NULL;
-      if (k) {
-        PetscCall(KSPIDRSGroupWrite_Private(&grp, G[k], &dGk));
-        PetscCall(KSPIDRSGroupWrite_Private(&grp, U[k], &dUk));
-        if (wtrue) PetscCall(KSPIDRSGroupWrite_Private(&grp, Z[k], &dZk));
-      } else { /* at k = 0 the kernel only reads g_0, u_0 (z_0) */
-        const PetscScalar *ro;
-
-        PetscCall(KSPIDRSGroupRead_Private(&grp, G[k], &ro));
-        dGk = (PetscScalar *)ro;
-        PetscCall(KSPIDRSGroupRead_Private(&grp, U[k], &ro));
-        dUk = (PetscScalar *)ro;
-        if (wtrue) {
-          PetscCall(KSPIDRSGroupRead_Private(&grp, Z[k], &ro));
-          dZk = (PetscScalar *)ro;
-        }
-      }
-      PetscCall(KSPIDRSGroupWrite_Private(&grp, R, &dR));
-      PetscCall(KSPIDRSGroupWrite_Private(&grp, X, &dX));
-      dRT = NULL;
-      if (wtrue) PetscCall(KSPIDRSGroupWrite_Private(&grp, RT, &dRT));
-      PetscCall(PetscLogEventBegin(PBG_IDRSUpdate, ksp, 0, 0, 0));
-      KSPIDRSPiece(ksp, KSPIDRS_PHASE_UPDATE, KSPIDRSStepUpdate_CUDA(idrs->dev, n, k, alpha, beta, cG, cU, wtrue ? cZ : NULL, dGk, dUk, dZk, dR, dX, dRT, (PetscBool)!nonorm));
-      PetscCall(PetscLogEventEnd(PBG_IDRSUpdate, ksp, 0, 0, 0));
-      PetscCall(KSPIDRSGroupEnd_Private(&grp));
-      /* f(k+1:s-1) = P(:,k+1:s-1)^H r, updated */
-      for (i = k + 1; i < s; i++) f[i] -= beta * M[i + k * s];
+      PetscCall(KSPIDRSFusedStepUpdate_Private(ksp, &st, k));
       /* the step's residual norm is read with the next wait; without a norm (KSP_NORM_NONE) the update made no reduction
          and the step is done now, so that a smoother of max_it iterations makes no product past them (the omega update's
          reduction, which gives the next cycle's f, still sums ||r||^2 with it: no extra pass, nothing waits for it) */
-      if (nonorm) PetscCall(KSPIDRSIterationDone_Private(ksp, 0.0, PETSC_FALSE));
+      if (st.nonorm) PetscCall(KSPIDRSIterationDone_Private(ksp, 0.0, PETSC_FALSE));
       else pending = PETSC_TRUE;
     }
     if (ksp->reason) break;
     if (idrs->restart) continue;
 
-    /* omega step: r is orthogonal to P, v = K^{-1} r (right) or r (left), t = A' v */
-    if (!left) {
-      KSPIDRSPiece(ksp, KSPIDRS_PHASE_PC, KSP_PCApply(ksp, R, V));
-      KSPIDRSPiece(ksp, KSPIDRS_PHASE_OPERATOR, KSP_MatMult(ksp, A, V, T));
-    } else {
-      Vec AR = wtrue ? ZT : V;
-
-      KSPIDRSPiece(ksp, KSPIDRS_PHASE_OPERATOR, KSP_MatMult(ksp, A, R, AR));
-      KSPIDRSPiece(ksp, KSPIDRS_PHASE_PC, KSP_PCApply(ksp, AR, T));
-    }
-    PetscCall(KSPIDRSGroupRead_Private(&grp, R, &cr));
-    PetscCall(KSPIDRSGroupRead_Private(&grp, T, &ct));
-    xs[0] = cr;
-    ys[0] = cr;
-    xs[1] = ct;
-    ys[1] = ct;
-    xs[2] = cr;
-    ys[2] = ct;
-    PetscCall(PetscLogEventBegin(PBG_IDRSReduce, ksp, 0, 0, 0));
-    KSPIDRSPiece(ksp, KSPIDRS_PHASE_REDUCE, KSPIDRSDots_CUDA(idrs->dev, n, 3, xs, ys));
-    PetscCall(PetscLogEventEnd(PBG_IDRSReduce, ksp, 0, 0, 0));
-    PetscCall(KSPIDRSGroupEnd_Private(&grp));
-    PetscCall(KSPIDRSFusedResults_Private(ksp, 3, sc, pending ? &sq : NULL));
+    /* omega step: t = A' v and the scalars of omega, then the update of x and r with f for the next cycle */
+    PetscCall(KSPIDRSFusedOmegaProducts_Private(ksp, &st, sc, pending ? &sq : NULL));
     if (pending) {
       dp = KSPIDRSSqrt_Private(sq);
       KSPCheckNorm(ksp, dp);
@@ -393,37 +521,20 @@ PetscErrorCode KSPSolve_IDRS_Fused(KSP ksp)
     nr = KSPIDRSSqrt_Private(PetscRealPart(sc[0]));
     nt = KSPIDRSSqrt_Private(PetscRealPart(sc[1]));
     tr = sc[2];
-    PetscCall(KSPIDRSOmega_Private(ksp, nr, nt, tr, &om));
+    PetscCall(KSPIDRSOmega_Private(ksp, nr, nt, tr, &st.om));
     if (ksp->reason) break;
-    /* x += omega v (left: r), r -= omega t, rt -= omega zt; ||r|| (||rt||) and the next cycle's f = P^H r */
-    PetscCall(KSPIDRSGroupWrite_Private(&grp, X, &dX));
-    PetscCall(KSPIDRSGroupWrite_Private(&grp, R, &dR));
-    dRT = NULL;
-    czt = NULL;
-    if (wtrue) {
-      PetscCall(KSPIDRSGroupWrite_Private(&grp, RT, &dRT));
-      PetscCall(KSPIDRSGroupRead_Private(&grp, ZT, &czt));
-    }
-    if (left) cw = dR;
-    else PetscCall(KSPIDRSGroupRead_Private(&grp, V, &cw));
-    PetscCall(KSPIDRSGroupRead_Private(&grp, T, &ct));
-    for (i = 0; i < s; i++) PetscCall(KSPIDRSGroupRead_Private(&grp, P[i], &cP[i]));
-    PetscCall(PetscLogEventBegin(PBG_IDRSUpdate, ksp, 0, 0, 0));
-    KSPIDRSPiece(ksp, KSPIDRS_PHASE_UPDATE, KSPIDRSOmegaUpdate_CUDA(idrs->dev, n, om, cw, ct, czt, dX, dR, dRT, s, cP));
-    PetscCall(PetscLogEventEnd(PBG_IDRSUpdate, ksp, 0, 0, 0));
-    PetscCall(KSPIDRSGroupEnd_Private(&grp));
-    PetscCall(KSPIDRSFusedResults_Private(ksp, s, f, nonorm ? NULL : &sq));
-    dp = nonorm ? 0.0 : KSPIDRSSqrt_Private(sq);
+    PetscCall(KSPIDRSFusedOmegaUpdate_Private(ksp, &st, st.nonorm ? NULL : &sq));
+    dp = st.nonorm ? 0.0 : KSPIDRSSqrt_Private(sq);
     KSPCheckNorm(ksp, dp);
     PetscCall(KSPIDRSIterationDone_Private(ksp, dp, PETSC_TRUE));
 
     /* residual replacement at the end of a cycle: r (and rt) recomputed, and f with them */
-    if (!ksp->reason && !idrs->restart && idrs->replacement && !nonorm && dp < KSPIDRS_REPLACEMENT_DROP * ref) {
-      PetscCall(KSPIDRSResidual_Private(ksp, X, R, RT, T));
+    if (!ksp->reason && !idrs->restart && idrs->replacement && !st.nonorm && dp < KSPIDRS_REPLACEMENT_DROP * ref) {
+      PetscCall(KSPIDRSResidual_Private(ksp, st.X, st.R, st.RT, st.T));
       idrs->nreplaced++;
       ref = dp;
       PetscCall(PetscInfo(ksp, "KSPIDRS residual replacement %" PetscInt_FMT " at iteration %" PetscInt_FMT ", residual norm %g\n", idrs->nreplaced, ksp->its, (double)dp));
-      PetscCall(KSPIDRSFusedPR_Private(ksp, &grp, n, f));
+      PetscCall(KSPIDRSFusedPR_Private(ksp, &st.grp, st.n, st.f));
     }
   }
   if (idrs->profile) PetscCall(KSPIDRSProfileEnd_CUDA(idrs->dev));
