@@ -6,7 +6,7 @@
 
    PETSc's creation routine of "chebyshev" is wrapped (registered again under its name, as src/dm/da wraps DMDA's): a
    KSPCHEBYSHEV is PETSc's own, except that after its setup a first-kind solve asks the preconditioner for the composed
-   function PCApplyChebyshevSweeps_C (PCVBJACOBI offers it) and, where that runs the steps (one process, the matrix's
+   function PCApplyChebyshevSweeps_C (PCVBJACOBI offers it) and, where that runs the steps (the matrix's
    blocks on the device: src/pc/vbjacobi/richardson.c), takes its result; otherwise, and whenever a residual norm,
    monitor, error history or transpose solve is asked for, PETSc's own loop runs. The eigenvalue bounds are PETSc's:
    read from its KSP_Chebyshev (a copy of the head of PETSc 3.26's private structure below). */

@@ -479,7 +479,8 @@ static PetscErrorCode PCSetFromOptions_VBJacobi(PC pc, PetscOptionItems PetscOpt
   As the smoother of `KSPRICHARDSON` (`-mg_levels_ksp_type richardson`, scale 1) it runs its own damped sweeps,
   x += d D^{-1} (b - A x) with d from `-pc_vbjacobi_richardson_damping` (default 1; elasticity needs about 0.6): on the
   GPU each sweep is one kernel that reads the matrix, the inverses and x once, where the blocks are the matrix's own
-  (`MATBAIJKSPARSE` with block size 2-6 on one process, FP64 inverses); elsewhere a residual, an apply and an update.
+  (`MATBAIJKSPARSE` with block size 2-6, on any number of processes, FP64 inverses); elsewhere a residual, an apply
+  and an update.
   Like `PCSOR`'s, these sweeps run the KSP's iteration count and test no tolerance; `-pc_vbjacobi_richardson false`
   gives `KSPRICHARDSON` its own loop back. `-pc_vbjacobi_sweep_precision single` makes the fused sweeps read a copy of
   the matrix values rounded to single precision (about half the bytes a sweep moves; the sums and the inverses stay in
