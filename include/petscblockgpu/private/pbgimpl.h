@@ -70,7 +70,8 @@ typedef struct {
 } PetscBlockGPUDeviceMatView;
 #define PBG_GET_DEVICE_MAT_VIEW "PetscBlockGPUGetDeviceMatView_C" /* PetscErrorCode f(Mat, PetscBlockGPUDeviceMatView *) */
 
-/* t = b - A_o x on the device, A_o the off-process columns of an MPI matrix of this package and x's ghost values
-   exchanged (collective): with the diagonal part of the device view, the residual b - A x of a fused smoother. *done is
-   PETSC_FALSE, on every rank alike, where the matrix's products run on the host for these vectors. */
-#define PBG_OFF_PROCESS_RHS "PetscBlockGPUOffProcessRhs_C" /* PetscErrorCode f(Mat A, Vec b, Vec x, Vec t, PetscBool *done) */
+/* b - A_o x on the device, A_o the off-process columns of an MPI matrix of this package and x's ghost values exchanged
+   (collective): with the diagonal part of the device view, the residual b - A x of a fused smoother. *rhs is the work
+   vector t that holds it, or b itself where the process has no off-process columns, or NULL, on every rank alike,
+   where the matrix's products run on the host for these vectors. */
+#define PBG_OFF_PROCESS_RHS "PetscBlockGPUOffProcessRhs_C" /* PetscErrorCode f(Mat A, Vec b, Vec x, Vec t, Vec *rhs) */

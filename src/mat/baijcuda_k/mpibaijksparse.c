@@ -99,7 +99,7 @@ static PetscErrorCode MatGetDeviceMatView_MPIBAIJKSPARSE(Mat A, PetscBlockGPUDev
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PetscErrorCode MatOffProcessRhs_MPIBAIJKSPARSE(Mat, Vec, Vec, Vec, PetscBool *);
+static PetscErrorCode MatOffProcessRhs_MPIBAIJKSPARSE(Mat, Vec, Vec, Vec, Vec *);
 
 static PetscErrorCode MatMPIBAIJKSPARSEComposeFunctions(Mat B, PetscBool set, PetscBool restore)
 {
@@ -563,28 +563,29 @@ static PetscErrorCode MatMultAdd_MPIBAIJKSPARSE_Device(Mat A, Vec x, Vec y, Vec 
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* t = b - A_o x, A_o the off-process columns (PBG_OFF_PROCESS_RHS): with the diagonal part of the device view it makes
-   the residual b - A x that a fused smoother forms a block row at a time. The ghosts are negated (a short vector)
-   so that one product with b added writes t. On the device only: *done false (and nothing exchanged, on every rank
-   alike: the vector types decide) where the products of A run on the host. */
-static PetscErrorCode MatOffProcessRhs_MPIBAIJKSPARSE(Mat A, Vec b, Vec x, Vec t, PetscBool *done)
+/* The right-hand side b - A_o x, A_o the off-process columns (PBG_OFF_PROCESS_RHS): with the diagonal part of the device
+   view it makes the residual b - A x that a fused smoother forms a block row at a time. *rhs is t, where the ghosts
+   (negated: a short vector) times A_o with b added were written; b itself on a process with no ghosts (the exchange
+   still runs: others may need its values); NULL (nothing exchanged, on every rank alike: the vector types decide) where
+   the products of A run on the host. */
+static PetscErrorCode MatOffProcessRhs_MPIBAIJKSPARSE(Mat A, Vec b, Vec x, Vec t, Vec *rhs)
 {
   Mat_MPIBAIJKSPARSE *k = (Mat_MPIBAIJKSPARSE *)A->spptr;
   Mat                 Ao;
   PetscBool           use;
 
   PetscFunctionBegin;
-  *done = PETSC_FALSE;
+  *rhs = NULL;
   PetscCall(MatMPIBAIJKSPARSEDevicePath(A, x, t, &use));
   if (!use) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(MatMPIBAIJKSPARSEGetSeqBAIJ_Private(A, NULL, &Ao, NULL));
   PetscCall(GhostsBegin(A, x));
   PetscCall(GhostsEnd(A, x));
-  if (k->nghost) {
-    PetscCall(VecScale(k->lvec, -1.0));
-    PetscUseTypeMethod(Ao, multadd, k->lvec, b, t);
-  } else PetscCall(VecCopy(b, t));
-  *done = PETSC_TRUE;
+  *rhs = b;
+  if (!k->nghost) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(VecScale(k->lvec, -1.0));
+  PetscUseTypeMethod(Ao, multadd, k->lvec, b, t);
+  *rhs = t;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -39,7 +39,7 @@ static PetscErrorCode FusedUsable(PC pc, Vec b, Vec y, PCVBJacobiDeviceMat *dm, 
   PC_VBJacobi *jac = (PC_VBJacobi *)pc->data;
   PetscMPIInt  size;
   PetscBool    dev, usable, local = PETSC_FALSE;
-  PetscErrorCode (*offrhs)(Mat, Vec, Vec, Vec, PetscBool *) = NULL;
+  PetscErrorCode (*offrhs)(Mat, Vec, Vec, Vec, Vec *) = NULL;
 
   PetscFunctionBegin;
   *fused = PETSC_FALSE;
@@ -68,13 +68,13 @@ static PetscErrorCode FusedUsable(PC pc, Vec b, Vec y, PCVBJacobiDeviceMat *dm, 
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* The right-hand side of a sweep from y: b itself on one process or when y is zero, else t = b - A_o y (the off-process
-   columns, after the ghost exchange), kept in the PC's work vector */
+/* The right-hand side of a sweep from y: b itself on one process or when y is zero, else b - A_o y (the off-process
+   columns, after the ghost exchange), which the matrix leaves in the PC's work vector (or b, with no off-process
+   columns here) */
 static PetscErrorCode SweepRhs(PC pc, Vec b, Vec y, Vec *rhs)
 {
-  PC_VBJacobi *jac                                          = (PC_VBJacobi *)pc->data;
-  PetscErrorCode (*offrhs)(Mat, Vec, Vec, Vec, PetscBool *) = NULL;
-  PetscBool done;
+  PC_VBJacobi *jac                                    = (PC_VBJacobi *)pc->data;
+  PetscErrorCode (*offrhs)(Mat, Vec, Vec, Vec, Vec *) = NULL;
 
   PetscFunctionBegin;
   *rhs = b;
@@ -82,9 +82,8 @@ static PetscErrorCode SweepRhs(PC pc, Vec b, Vec y, Vec *rhs)
   PetscCall(PetscObjectQueryFunction((PetscObject)pc->mat, PBG_OFF_PROCESS_RHS, &offrhs));
   if (!offrhs) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(SweepWork(pc, b));
-  PetscCall((*offrhs)(pc->mat, b, y, jac->richardson_work, &done));
-  PetscCheck(done, PetscObjectComm((PetscObject)pc), PETSC_ERR_PLIB, "PCVBJACOBI: the off-process residual of the fused sweeps did not run on the device");
-  *rhs = jac->richardson_work;
+  PetscCall((*offrhs)(pc->mat, b, y, jac->richardson_work, rhs));
+  PetscCheck(*rhs, PetscObjectComm((PetscObject)pc), PETSC_ERR_PLIB, "PCVBJACOBI: the off-process residual of the fused sweeps did not run on the device");
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
