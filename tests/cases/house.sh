@@ -138,9 +138,10 @@ pbg_house_offload_planted() {
 }
 tcheck house_offload_detects_planted -- pbg_house_offload_planted
 
-# The CUDA runtime launchers of the matrix (baijksparse_runtime.h: memory, copies, stream and event waits) are called
-# only by its device floor, baijksparse_device.c; every other file asks the floor by intent (baijksparse_device.h), and
-# none includes the runtime header. A planted call and include must be found, the floor's own calls not.
+# The one-to-one CUDA runtime wrappers of the matrix (memory, copies, stream and event waits; once in a header
+# baijksparse_runtime.h) stay gone: every file asks the device floor by intent (baijksparse_device.h, each operation
+# its runtime calls in cuda/baijksparse_device.cu). A wrapper called or the header included outside the floor fails;
+# a planted call and include must be found, the floor's own not.
 pbg_house_runtime() { # DIR: the source tree to search
   local bad
   bad=$({

@@ -17,7 +17,6 @@
    again. Nothing here calls a file above it: the kernel choice (baijksparse_tuning.c), the feature files and the types
    build on this floor. */
 #include "baijksparse_device.h"
-#include "baijksparse_runtime.h"
 #include <petscdevice_cuda.h>
 
 /* Where A's newest values are, said by what just happened to them: the only writes of A->offloadmask. Written on the
@@ -65,9 +64,9 @@ PetscErrorCode MatBAIJKSPARSEDeviceRealloc_Private(void **ptr, size_t *cap, size
 {
   PetscFunctionBegin;
   if (n > *cap || !*ptr) {
-    if (*ptr) PetscCall(MatBAIJKSPARSEFree_CUDA(*ptr));
+    if (*ptr) PetscCall(MatBAIJKSPARSEDeviceFree_Private(*ptr));
     *ptr = NULL;
-    PetscCall(MatBAIJKSPARSEMalloc_CUDA(ptr, PetscMax(n, 1) * size));
+    PetscCall(MatBAIJKSPARSEDeviceAlloc_Private(ptr, PetscMax(n, 1) * size));
     *cap = PetscMax(n, 1);
   }
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -79,15 +78,15 @@ PetscErrorCode MatSeqBAIJKSPARSEDeviceDestroy_Private(MatBAIJKSPARSEDevice **pd)
 
   PetscFunctionBegin;
   if (!d) PetscFunctionReturn(PETSC_SUCCESS);
-  PetscCall(MatBAIJKSPARSEFree_CUDA(d->rowptr));
-  PetscCall(MatBAIJKSPARSEFree_CUDA(d->colidx));
-  PetscCall(MatBAIJKSPARSEFree_CUDA(d->val));
-  PetscCall(MatBAIJKSPARSEFree_CUDA(d->diagpos));
-  PetscCall(MatBAIJKSPARSEFree_CUDA(d->segptr));
-  PetscCall(MatBAIJKSPARSEFree_CUDA(d->segrow));
-  PetscCall(MatBAIJKSPARSEFree_CUDA(d->splitrow));
-  PetscCall(MatBAIJKSPARSEFree_CUDA(d->splitslot));
-  PetscCall(MatBAIJKSPARSEFree_CUDA(d->work));
+  PetscCall(MatBAIJKSPARSEDeviceFree_Private(d->rowptr));
+  PetscCall(MatBAIJKSPARSEDeviceFree_Private(d->colidx));
+  PetscCall(MatBAIJKSPARSEDeviceFree_Private(d->val));
+  PetscCall(MatBAIJKSPARSEDeviceFree_Private(d->diagpos));
+  PetscCall(MatBAIJKSPARSEDeviceFree_Private(d->segptr));
+  PetscCall(MatBAIJKSPARSEDeviceFree_Private(d->segrow));
+  PetscCall(MatBAIJKSPARSEDeviceFree_Private(d->splitrow));
+  PetscCall(MatBAIJKSPARSEDeviceFree_Private(d->splitslot));
+  PetscCall(MatBAIJKSPARSEDeviceFree_Private(d->work));
   PetscCall(PetscFree(*pd));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -99,75 +98,15 @@ PetscErrorCode MatBAIJKSPARSEDeviceReserve_Private(MatBAIJKSPARSEDevice *d, Pets
   PetscFunctionBegin;
   PetscCall(MatBAIJKSPARSEDeviceRealloc_Private((void **)&d->rowptr, &d->cap_rows, (size_t)mbs + 1, sizeof(int)));
   if ((size_t)PetscMax(nz, 1) > d->cap_nz || !d->colidx || !d->val || d->cap_bs != (int)bs) {
-    PetscCall(MatBAIJKSPARSEFree_CUDA(d->colidx));
-    PetscCall(MatBAIJKSPARSEFree_CUDA(d->val));
+    PetscCall(MatBAIJKSPARSEDeviceFree_Private(d->colidx));
+    PetscCall(MatBAIJKSPARSEDeviceFree_Private(d->val));
     d->colidx = NULL;
     d->val    = NULL;
     d->cap_nz = (size_t)PetscMax(nz, 1);
     d->cap_bs = (int)bs;
-    PetscCall(MatBAIJKSPARSEMalloc_CUDA((void **)&d->colidx, d->cap_nz * sizeof(int)));
-    PetscCall(MatBAIJKSPARSEMalloc_CUDA((void **)&d->val, d->cap_nz * bs * bs * sizeof(PetscScalar)));
+    PetscCall(MatBAIJKSPARSEDeviceAlloc_Private((void **)&d->colidx, d->cap_nz * sizeof(int)));
+    PetscCall(MatBAIJKSPARSEDeviceAlloc_Private((void **)&d->val, d->cap_nz * bs * bs * sizeof(PetscScalar)));
   }
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-/* ---------------------------------------------------------------------------------------------- memory by intent */
-/* The operations of baijksparse_device.h: each the runtime calls it stands for, in that order; the frees and the release
-   skip NULL */
-PetscErrorCode MatBAIJKSPARSEDeviceAlloc_Private(void **p, size_t bytes)
-{
-  PetscFunctionBegin;
-  PetscCall(MatBAIJKSPARSEMalloc_CUDA(p, bytes));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-PetscErrorCode MatBAIJKSPARSEDeviceFree_Private(void *p)
-{
-  PetscFunctionBegin;
-  if (p) PetscCall(MatBAIJKSPARSEFree_CUDA(p));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-PetscErrorCode MatBAIJKSPARSEDeviceCopy_Private(void *dst, const void *src, size_t bytes, cudaStream_t stream)
-{
-  PetscFunctionBegin;
-  PetscCall(MatBAIJKSPARSEMemcpyAsync_CUDA(dst, src, bytes, cudaMemcpyDeviceToDevice, stream));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-PetscErrorCode MatBAIJKSPARSEDeviceZero_Private(void *p, size_t bytes, cudaStream_t stream)
-{
-  PetscFunctionBegin;
-  PetscCall(MatBAIJKSPARSEMemsetAsync_CUDA(p, 0, bytes, stream));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-PetscErrorCode MatBAIJKSPARSEUpload_Private(void *d, const void *h, size_t bytes, cudaStream_t stream)
-{
-  PetscFunctionBegin;
-  PetscCall(MatBAIJKSPARSEMemcpyAsync_CUDA(d, h, bytes, cudaMemcpyHostToDevice, stream));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-PetscErrorCode MatBAIJKSPARSEDownloadAsync_Private(void *h, const void *d, size_t bytes, cudaStream_t stream)
-{
-  PetscFunctionBegin;
-  PetscCall(MatBAIJKSPARSEMemcpyAsync_CUDA(h, d, bytes, cudaMemcpyDeviceToHost, stream));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-PetscErrorCode MatBAIJKSPARSEDeviceWait_Private(cudaStream_t stream)
-{
-  PetscFunctionBegin;
-  PetscCall(MatBAIJKSPARSEStreamSynchronize_CUDA(stream));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-PetscErrorCode MatBAIJKSPARSEDownload_Private(void *h, const void *d, size_t bytes, cudaStream_t stream)
-{
-  PetscFunctionBegin;
-  PetscCall(MatBAIJKSPARSEDownloadAsync_Private(h, d, bytes, stream));
-  PetscCall(MatBAIJKSPARSEDeviceWait_Private(stream));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -175,109 +114,9 @@ PetscErrorCode MatBAIJKSPARSEDownload_Private(void *h, const void *d, size_t byt
 PetscErrorCode MatBAIJKSPARSEUploadInts_Private(int **d, const int *h, PetscCount n, cudaStream_t stream, PetscLogDouble *bytes)
 {
   PetscFunctionBegin;
-  PetscCall(MatBAIJKSPARSEMalloc_CUDA((void **)d, (size_t)PetscMax(n, 1) * sizeof(int)));
-  if (n) PetscCall(MatBAIJKSPARSEMemcpyAsync_CUDA(*d, h, (size_t)n * sizeof(int), cudaMemcpyHostToDevice, stream));
+  PetscCall(MatBAIJKSPARSEDeviceAlloc_Private((void **)d, (size_t)PetscMax(n, 1) * sizeof(int)));
+  if (n) PetscCall(MatBAIJKSPARSEUpload_Private(*d, h, (size_t)n * sizeof(int), stream));
   if (bytes) *bytes += (PetscLogDouble)n * sizeof(int);
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-PetscErrorCode MatBAIJKSPARSEScratchGet_Private(void **p, size_t bytes, cudaStream_t stream)
-{
-  PetscFunctionBegin;
-  PetscCall(MatBAIJKSPARSEMallocAsync_CUDA(p, bytes, stream));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-PetscErrorCode MatBAIJKSPARSEScratchGetZeroed_Private(void **p, size_t bytes, cudaStream_t stream)
-{
-  PetscFunctionBegin;
-  PetscCall(MatBAIJKSPARSEMallocAsync_CUDA(p, bytes, stream));
-  PetscCall(MatBAIJKSPARSEMemsetAsync_CUDA(*p, 0, bytes, stream));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-PetscErrorCode MatBAIJKSPARSEScratchUpload_Private(void **p, const void *h, size_t bytes, cudaStream_t stream)
-{
-  PetscFunctionBegin;
-  PetscCall(MatBAIJKSPARSEMallocAsync_CUDA(p, bytes, stream));
-  PetscCall(MatBAIJKSPARSEMemcpyAsync_CUDA(*p, h, bytes, cudaMemcpyHostToDevice, stream));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-PetscErrorCode MatBAIJKSPARSEScratchRelease_Private(void *p, cudaStream_t stream)
-{
-  PetscFunctionBegin;
-  if (p) PetscCall(MatBAIJKSPARSEFreeAsync_CUDA(p, stream));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-PetscErrorCode MatBAIJKSPARSEPinnedAlloc_Private(void **p, size_t bytes)
-{
-  PetscFunctionBegin;
-  PetscCall(MatBAIJKSPARSEMallocHost_CUDA(p, bytes));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-PetscErrorCode MatBAIJKSPARSEPinnedFree_Private(void *p)
-{
-  PetscFunctionBegin;
-  if (p) PetscCall(MatBAIJKSPARSEFreeHost_CUDA(p));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-/* The staging: its pinned buffer (cap bytes) and the event at the end of the last upload from it, pending until waited
-   for; the buffer is written again only after that wait */
-struct _n_MatBAIJKSPARSEStaging {
-  void       *host;
-  size_t      cap;
-  cudaEvent_t done;
-  PetscBool   pending;
-};
-
-PetscErrorCode MatBAIJKSPARSEStagingCreate_Private(MatBAIJKSPARSEStaging *st)
-{
-  PetscFunctionBegin;
-  PetscCall(PetscNew(st));
-  PetscCall(MatBAIJKSPARSEEventCreate_CUDA(&(*st)->done, cudaEventDisableTiming));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-PetscErrorCode MatBAIJKSPARSEStagingDestroy_Private(MatBAIJKSPARSEStaging *pst)
-{
-  MatBAIJKSPARSEStaging st = *pst;
-
-  PetscFunctionBegin;
-  if (!st) PetscFunctionReturn(PETSC_SUCCESS);
-  if (st->pending) PetscCall(MatBAIJKSPARSEEventSynchronize_CUDA(st->done));
-  if (st->done) PetscCall(MatBAIJKSPARSEEventDestroy_CUDA(st->done));
-  if (st->host) PetscCall(MatBAIJKSPARSEFreeHost_CUDA(st->host));
-  PetscCall(PetscFree(*pst));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-PetscErrorCode MatBAIJKSPARSEStagingGet_Private(MatBAIJKSPARSEStaging st, size_t bytes, void **host)
-{
-  PetscFunctionBegin;
-  if (st->pending) PetscCall(MatBAIJKSPARSEEventSynchronize_CUDA(st->done)); /* in practice long done: the kernel read them */
-  st->pending = PETSC_FALSE;
-  if (bytes > st->cap) {
-    if (st->host) PetscCall(MatBAIJKSPARSEFreeHost_CUDA(st->host));
-    st->host = NULL;
-    st->cap  = 0;
-    PetscCall(MatBAIJKSPARSEMallocHost_CUDA(&st->host, bytes));
-    st->cap = bytes;
-  }
-  *host = st->host;
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-PetscErrorCode MatBAIJKSPARSEStagingUpload_Private(MatBAIJKSPARSEStaging st, size_t bytes, void **d, cudaStream_t stream)
-{
-  PetscFunctionBegin;
-  PetscCall(MatBAIJKSPARSEMallocAsync_CUDA(d, bytes, stream));
-  PetscCall(MatBAIJKSPARSEMemcpyAsync_CUDA(*d, st->host, bytes, cudaMemcpyHostToDevice, stream));
-  PetscCall(MatBAIJKSPARSEEventRecord_CUDA(st->done, stream));
-  st->pending = PETSC_TRUE;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -287,7 +126,7 @@ static PetscErrorCode UploadInt(int *dst, const PetscInt *src, PetscInt n, cudaS
 {
   PetscFunctionBegin;
   if (!n) PetscFunctionReturn(PETSC_SUCCESS);
-  PetscCall(MatBAIJKSPARSEMemcpyAsync_CUDA(dst, src, n * sizeof(int), cudaMemcpyHostToDevice, stream));
+  PetscCall(MatBAIJKSPARSEUpload_Private(dst, src, n * sizeof(int), stream));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -357,8 +196,8 @@ static PetscErrorCode MatSeqBAIJKSPARSECopyToGPU_Internal(Mat A, PetscBool patte
       }
       diag[r] = loc < 0 ? -1 : (int)(ia[r] + loc);
     }
-    if (mbs) PetscCall(MatBAIJKSPARSEMemcpyAsync_CUDA(d->diagpos, diag, (size_t)mbs * sizeof(int), cudaMemcpyHostToDevice, stream));
-    PetscCall(MatBAIJKSPARSEStreamSynchronize_CUDA(stream)); /* one wait for the three index arrays, before diag goes */
+    if (mbs) PetscCall(MatBAIJKSPARSEUpload_Private(d->diagpos, diag, (size_t)mbs * sizeof(int), stream));
+    PetscCall(MatBAIJKSPARSEDeviceWait_Private(stream)); /* one wait for the three index arrays, before diag goes */
     PetscCall(PetscFree(diag));
     bytes += (PetscInt64)(2 * mbs + 1 + nz) * (PetscInt64)sizeof(int);
     d->nzstate       = A->nonzerostate;
@@ -375,8 +214,8 @@ static PetscErrorCode MatSeqBAIJKSPARSECopyToGPU_Internal(Mat A, PetscBool patte
     restorearray = k->restorearray;
     PetscCheck(getarray && restorearray, PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s matrix without MatSeqBAIJGetArray_C", MATSEQBAIJKSPARSE);
     PetscCall((*getarray)(A, &a));
-    PetscCall(MatBAIJKSPARSEMemcpyAsync_CUDA(d->val, a, (size_t)nz * bs * bs * sizeof(PetscScalar), cudaMemcpyHostToDevice, stream));
-    PetscCall(MatBAIJKSPARSEStreamSynchronize_CUDA(stream));
+    PetscCall(MatBAIJKSPARSEUpload_Private(d->val, a, (size_t)nz * bs * bs * sizeof(PetscScalar), stream));
+    PetscCall(MatBAIJKSPARSEDeviceWait_Private(stream));
     PetscCall((*restorearray)(A, &a));
     bytes += (PetscInt64)nz * bs * bs * (PetscInt64)sizeof(PetscScalar);
   }
@@ -422,8 +261,8 @@ PetscErrorCode MatSeqBAIJKSPARSECopyToHost_Private(Mat A)
     PetscCall(PetscGetCurrentCUDAStream(&stream));
     PetscCall(PetscLogEventBegin(PBG_BAIJKCopyFromGPU, A, 0, 0, 0));
     PetscCall((*k->getarray)(A, &a));
-    PetscCall(MatBAIJKSPARSEMemcpyAsync_CUDA(a, d->val, len * sizeof(PetscScalar), cudaMemcpyDeviceToHost, stream));
-    PetscCall(MatBAIJKSPARSEStreamSynchronize_CUDA(stream));
+    PetscCall(MatBAIJKSPARSEDownloadAsync_Private(a, d->val, len * sizeof(PetscScalar), stream));
+    PetscCall(MatBAIJKSPARSEDeviceWait_Private(stream));
     PetscCall((*k->restorearray)(A, &a));
     PetscCall(PetscLogGpuToCpu((PetscLogDouble)(len * sizeof(PetscScalar))));
     PetscCall(PetscLogEventEnd(PBG_BAIJKCopyFromGPU, A, 0, 0, 0));

@@ -1,5 +1,5 @@
-/* The device floor's memory operations, named for what the host logic of MATBAIJKSPARSE means by them
-   (baijksparse_device.c, on the CUDA runtime calls of baijksparse_runtime.h, which no other file includes). Sizes are in
+/* The device floor's memory operations, named for what the host logic of MATBAIJKSPARSE means by them (each one or two
+   CUDA runtime calls in cuda/baijksparse_device.cu; baijksparse_device.c builds its copies on them). Sizes are in
    bytes; every operation is queued on the stream it is given (PETSc's current CUDA stream) and returns without waiting,
    unless it says otherwise. None skips a zero size: the callers keep their own guards. None logs the traffic: the
    callers log it (PetscLogCpuToGpu(), PetscLogGpuToCpu()) as they count it. */

@@ -1,100 +1,163 @@
-/* The CUDA runtime calls of MATBAIJKSPARSE's host logic: memory, copies, stream and event waits
-   (../baijksparse_runtime.h, called only by the device floor ../baijksparse_device.c, which offers the other files
-   operations by intent), and the device's identity (../baijksparse_device.h). Thin launchers taking plain pointers, so
-   that no .c file of the matrix calls the runtime itself (the same split as src/pc). Each checks its call with
-   PetscCallCUDA(). */
-#include "../baijksparse_runtime.h"
+/* The device floor's memory operations by intent (../baijksparse_device.h, for ../baijksparse_device.c and the files
+   above it) and the device's identity: the CUDA runtime calls of MATBAIJKSPARSE's host logic, each checked with
+   PetscCallCUDA(), so that no .c file of the matrix calls the runtime itself (the same split as src/pc). Sizes are in
+   bytes; the frees and the release skip NULL. */
 #include "../baijksparse_device.h"
 #include <petscdevice_cuda.h>
 
-PetscErrorCode MatBAIJKSPARSEMalloc_CUDA(void **p, size_t bytes)
+PetscErrorCode MatBAIJKSPARSEDeviceAlloc_Private(void **p, size_t bytes)
 {
   PetscFunctionBegin;
   PetscCallCUDA(cudaMalloc(p, bytes));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode MatBAIJKSPARSEFree_CUDA(void *p)
+PetscErrorCode MatBAIJKSPARSEDeviceFree_Private(void *p)
 {
   PetscFunctionBegin;
-  PetscCallCUDA(cudaFree(p));
+  if (p) PetscCallCUDA(cudaFree(p));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode MatBAIJKSPARSEMallocAsync_CUDA(void **p, size_t bytes, cudaStream_t stream)
+PetscErrorCode MatBAIJKSPARSEDeviceCopy_Private(void *dst, const void *src, size_t bytes, cudaStream_t stream)
 {
   PetscFunctionBegin;
-  PetscCallCUDA(cudaMallocAsync(p, bytes, stream));
+  PetscCallCUDA(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, stream));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode MatBAIJKSPARSEFreeAsync_CUDA(void *p, cudaStream_t stream)
+PetscErrorCode MatBAIJKSPARSEDeviceZero_Private(void *p, size_t bytes, cudaStream_t stream)
 {
   PetscFunctionBegin;
-  PetscCallCUDA(cudaFreeAsync(p, stream));
+  PetscCallCUDA(cudaMemsetAsync(p, 0, bytes, stream));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode MatBAIJKSPARSEMallocHost_CUDA(void **p, size_t bytes)
+PetscErrorCode MatBAIJKSPARSEUpload_Private(void *d, const void *h, size_t bytes, cudaStream_t stream)
 {
   PetscFunctionBegin;
-  PetscCallCUDA(cudaMallocHost(p, bytes));
+  PetscCallCUDA(cudaMemcpyAsync(d, h, bytes, cudaMemcpyHostToDevice, stream));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode MatBAIJKSPARSEFreeHost_CUDA(void *p)
+PetscErrorCode MatBAIJKSPARSEDownloadAsync_Private(void *h, const void *d, size_t bytes, cudaStream_t stream)
 {
   PetscFunctionBegin;
-  PetscCallCUDA(cudaFreeHost(p));
+  PetscCallCUDA(cudaMemcpyAsync(h, d, bytes, cudaMemcpyDeviceToHost, stream));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode MatBAIJKSPARSEMemcpyAsync_CUDA(void *dst, const void *src, size_t bytes, enum cudaMemcpyKind kind, cudaStream_t stream)
-{
-  PetscFunctionBegin;
-  PetscCallCUDA(cudaMemcpyAsync(dst, src, bytes, kind, stream));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-PetscErrorCode MatBAIJKSPARSEMemsetAsync_CUDA(void *p, int value, size_t bytes, cudaStream_t stream)
-{
-  PetscFunctionBegin;
-  PetscCallCUDA(cudaMemsetAsync(p, value, bytes, stream));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-PetscErrorCode MatBAIJKSPARSEStreamSynchronize_CUDA(cudaStream_t stream)
+PetscErrorCode MatBAIJKSPARSEDeviceWait_Private(cudaStream_t stream)
 {
   PetscFunctionBegin;
   PetscCallCUDA(cudaStreamSynchronize(stream));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode MatBAIJKSPARSEEventCreate_CUDA(cudaEvent_t *event, unsigned int flags)
+PetscErrorCode MatBAIJKSPARSEDownload_Private(void *h, const void *d, size_t bytes, cudaStream_t stream)
 {
   PetscFunctionBegin;
-  PetscCallCUDA(cudaEventCreateWithFlags(event, flags));
+  PetscCallCUDA(cudaMemcpyAsync(h, d, bytes, cudaMemcpyDeviceToHost, stream));
+  PetscCallCUDA(cudaStreamSynchronize(stream));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode MatBAIJKSPARSEEventDestroy_CUDA(cudaEvent_t event)
+PetscErrorCode MatBAIJKSPARSEScratchGet_Private(void **p, size_t bytes, cudaStream_t stream)
 {
   PetscFunctionBegin;
-  PetscCallCUDA(cudaEventDestroy(event));
+  PetscCallCUDA(cudaMallocAsync(p, bytes, stream));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode MatBAIJKSPARSEEventRecord_CUDA(cudaEvent_t event, cudaStream_t stream)
+PetscErrorCode MatBAIJKSPARSEScratchGetZeroed_Private(void **p, size_t bytes, cudaStream_t stream)
 {
   PetscFunctionBegin;
-  PetscCallCUDA(cudaEventRecord(event, stream));
+  PetscCallCUDA(cudaMallocAsync(p, bytes, stream));
+  PetscCallCUDA(cudaMemsetAsync(*p, 0, bytes, stream));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode MatBAIJKSPARSEEventSynchronize_CUDA(cudaEvent_t event)
+PetscErrorCode MatBAIJKSPARSEScratchUpload_Private(void **p, const void *h, size_t bytes, cudaStream_t stream)
 {
   PetscFunctionBegin;
-  PetscCallCUDA(cudaEventSynchronize(event));
+  PetscCallCUDA(cudaMallocAsync(p, bytes, stream));
+  PetscCallCUDA(cudaMemcpyAsync(*p, h, bytes, cudaMemcpyHostToDevice, stream));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode MatBAIJKSPARSEScratchRelease_Private(void *p, cudaStream_t stream)
+{
+  PetscFunctionBegin;
+  if (p) PetscCallCUDA(cudaFreeAsync(p, stream));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode MatBAIJKSPARSEPinnedAlloc_Private(void **p, size_t bytes)
+{
+  PetscFunctionBegin;
+  PetscCallCUDA(cudaMallocHost(p, bytes));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode MatBAIJKSPARSEPinnedFree_Private(void *p)
+{
+  PetscFunctionBegin;
+  if (p) PetscCallCUDA(cudaFreeHost(p));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The staging: its pinned buffer (cap bytes) and the event at the end of the last upload from it, pending until waited
+   for; the buffer is written again only after that wait */
+struct _n_MatBAIJKSPARSEStaging {
+  void       *host;
+  size_t      cap;
+  cudaEvent_t done;
+  PetscBool   pending;
+};
+
+PetscErrorCode MatBAIJKSPARSEStagingCreate_Private(MatBAIJKSPARSEStaging *st)
+{
+  PetscFunctionBegin;
+  PetscCall(PetscNew(st));
+  PetscCallCUDA(cudaEventCreateWithFlags(&(*st)->done, cudaEventDisableTiming));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode MatBAIJKSPARSEStagingDestroy_Private(MatBAIJKSPARSEStaging *pst)
+{
+  MatBAIJKSPARSEStaging st = *pst;
+
+  PetscFunctionBegin;
+  if (!st) PetscFunctionReturn(PETSC_SUCCESS);
+  if (st->pending) PetscCallCUDA(cudaEventSynchronize(st->done));
+  if (st->done) PetscCallCUDA(cudaEventDestroy(st->done));
+  PetscCall(MatBAIJKSPARSEPinnedFree_Private(st->host));
+  PetscCall(PetscFree(*pst));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode MatBAIJKSPARSEStagingGet_Private(MatBAIJKSPARSEStaging st, size_t bytes, void **host)
+{
+  PetscFunctionBegin;
+  if (st->pending) PetscCallCUDA(cudaEventSynchronize(st->done)); /* in practice long done: the kernel read them */
+  st->pending = PETSC_FALSE;
+  if (bytes > st->cap) {
+    PetscCall(MatBAIJKSPARSEPinnedFree_Private(st->host));
+    st->host = NULL;
+    st->cap  = 0;
+    PetscCall(MatBAIJKSPARSEPinnedAlloc_Private(&st->host, bytes));
+    st->cap = bytes;
+  }
+  *host = st->host;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode MatBAIJKSPARSEStagingUpload_Private(MatBAIJKSPARSEStaging st, size_t bytes, void **d, cudaStream_t stream)
+{
+  PetscFunctionBegin;
+  PetscCall(MatBAIJKSPARSEScratchUpload_Private(d, st->host, bytes, stream));
+  PetscCallCUDA(cudaEventRecord(st->done, stream));
+  st->pending = PETSC_TRUE;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
