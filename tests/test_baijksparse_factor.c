@@ -8,7 +8,7 @@ static char help[] = "PETSc's factorizations of a MATBAIJKSPARSE matrix whose va
                      "cholesky on one rank the residual |b - Y x| / |b| by Y's own product.\n"
                      "Options: -bs <3>, -nb <block rows per rank, 10>, -seed <1>, -rounds <2>, -pcs <lu,ilu,cholesky,icc>,\n"
                      "  -vec_type <standard|cuda> (the vectors; cuda puts Y's values on the device), -solver_type <name> (for\n"
-                     "  -pc_factor_mat_solver_type of every PC; default: PETSc's choice)\n";
+                     "  -pc_factor_mat_solver_type of every PC; default: PETSc's choice), -solver_type_ref <name> (Yref's; default: -solver_type)\n";
 
 #include <petscblockgpu.h>
 #include <petscksp.h>
@@ -130,7 +130,7 @@ int main(int argc, char **argv)
 {
   PetscInt    bs = 3, nb = 10, rounds = 2, Mbs, npc = 8, nfail = 0;
   PetscInt    seed = 1;
-  char       *pcs[8], solver[64] = "";
+  char       *pcs[8], solver[64] = "", solver_ref[64] = "";
   PetscMPIInt size, rank;
   Mat         Y, Yref, Yd;
   Vec         b, x, xref, r;
@@ -155,6 +155,8 @@ int main(int argc, char **argv)
     for (PetscInt i = 0; i < npc; i++) PetscCall(PetscStrallocpy(def[i], &pcs[i]));
   }
   PetscCall(PetscOptionsString("-solver_type", "-pc_factor_mat_solver_type of every PC", NULL, solver, solver, sizeof(solver), NULL));
+  PetscCall(PetscStrncpy(solver_ref, solver, sizeof(solver_ref)));
+  PetscCall(PetscOptionsString("-solver_type_ref", "-pc_factor_mat_solver_type of Yref's PCs", NULL, solver_ref, solver_ref, sizeof(solver_ref), NULL));
   PetscOptionsEnd();
   PetscCheck(bs >= 1 && nb >= 2 && rounds >= 1, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-bs >= 1, -nb >= 2, -rounds >= 1");
   Mbs = nb * size;
@@ -169,7 +171,7 @@ int main(int argc, char **argv)
   PetscCall(VecSetRandom(b, NULL)); /* PETSc's default generator: the same b for Y and Yref */
   for (PetscInt p = 0; p < npc; p++) {
     PetscCall(MakeKSP(Y, pcs[p], size, solver, &ksp[p]));
-    PetscCall(MakeKSP(Yref, pcs[p], size, solver, &kspref[p]));
+    PetscCall(MakeKSP(Yref, pcs[p], size, solver_ref, &kspref[p]));
   }
   if (size == 1) Yd = Y;
   else PetscCall(MatGetDiagonalBlock(Y, &Yd));

@@ -9,8 +9,9 @@
 #   ex17mg        snes ex17 3-D Q1 elasticity (DMPlex, -dm_refine_hierarchy 2 of 8^3 cells), CG outside
 # Configurations: aij_jac and aij_pbj (aijcusparse with jacobi or pbjacobi levels: PETSc's best is the faster), ours
 # (baijksparse, vbjacobi levels: KSPCHEBYSHEV's steps fused, src/ksp/chebyshev), ours_single (the same reading the level
-# matrices in single precision, -mg_levels_pc_vbjacobi_sweep_precision single), ours_dense (ours with the coarse LU of
-# MATSOLVERPBGDENSE on the GPU, for the small coarse grids). Every run: -log_view (no -log_view_gpu_time, which
+# matrices in single precision, -mg_levels_pc_vbjacobi_sweep_precision single: the coarse LU is then the default one of
+# baijksparse, cuSPARSE's triangular solves on the device), ours_petsclu (ours_single with PETSc's BAIJ LU, which solves
+# on the host), ours_dense (ours_single with the coarse LU of MATSOLVERPBGDENSE on the GPU, for the small coarse grids). Every run: -log_view (no -log_view_gpu_time, which
 # synchronises each event); the outer solve synchronises every iteration, so KSPSolve is a wall time.
 #
 # Usage: bench/scripts/run_mg.sh OUTDIR [--cases LIST] [--configs LIST] [--np LIST] [--timeout S] [--quick] [--host]
@@ -79,6 +80,8 @@ for c in "${case_list[@]}"; do
       aij_pbj) opts="-dm_mat_type aijcusparse -mg_levels_pc_type pbjacobi" ;;
       ours) opts="-dm_mat_type baijksparse -mg_levels_pc_type vbjacobi" ;;
       ours_single) opts="-dm_mat_type baijksparse -mg_levels_pc_type vbjacobi -mg_levels_pc_vbjacobi_sweep_precision single" ;;
+      ours_petsclu) opts="-dm_mat_type baijksparse -mg_levels_pc_type vbjacobi -mg_levels_pc_vbjacobi_sweep_precision single -mg_coarse_pc_factor_mat_solver_type petsc"
+        [ "$np" -gt 1 ] && opts="$opts -mg_coarse_redundant_pc_factor_mat_solver_type petsc" ;;
       ours_dense) opts="-dm_mat_type baijksparse -mg_levels_pc_type vbjacobi -mg_levels_pc_vbjacobi_sweep_precision single -mg_coarse_pc_factor_mat_solver_type pbgdense"
         [ "$np" -gt 1 ] && opts="$opts -mg_coarse_redundant_pc_factor_mat_solver_type pbgdense" ;;
       *) echo "run_mg.sh: unknown config $cfg" >&2; exit 2 ;;

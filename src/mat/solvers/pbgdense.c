@@ -343,7 +343,8 @@ static PetscErrorCode MatGetFactor_SeqBAIJKSPARSE_PBGDense(Mat A, MatFactorType 
 - -mg_coarse_pc_type lu -mg_coarse_pc_factor_mat_solver_type pbgdense - as the coarse solve of `PCMG` / `PCGAMG`
 
   Notes:
-  It is chosen by name only: PETSc's LU stays the default factorization of `MATSEQBAIJKSPARSE`. A plain `MATSEQBAIJ`
+  It is chosen by name only: the default LU of `MATSEQBAIJKSPARSE` is PETSc's host one below 16384 rows and cuSPARSE's
+  from there (`-mat_baijksparse_factor_device_rows`). A plain `MATSEQBAIJ`
   matrix, or one bound to the CPU, takes the host path. A zero pivot gives PETSc's factor error (`MAT_FACTOR_NUMERIC_ZEROPIVOT`, `PC_FACTOR_NUMERIC_ZEROPIVOT` in `PCLU`); pivots
   are exact: no shift, no ordering. The factor is a `MATSEQDENSECUDA` (or `MATSEQDENSE`) matrix holding the inverse.
 
@@ -356,8 +357,8 @@ PetscErrorCode MatPBGDenseRegister_Private(void)
 {
   PetscFunctionBegin;
   /* under BAIJ's name: asked for by name, it serves MATSEQBAIJKSPARSE (a name beginning with "seqbaij"), and a plain
-     MATSEQBAIJ by the host path; PETSc's LU stays the default (MatGetFactor() with no solver type takes the first
-     registered for the exact type, then for its base) */
+     MATSEQBAIJ by the host path; it is never the default (MatGetFactor() with no solver type takes the first
+     registered for the exact type, baijksparse_factor.c's, then for its base) */
   PetscCall(MatSolverTypeRegister(MATSOLVERPBGDENSE, MATSEQBAIJ, MAT_FACTOR_LU, MatGetFactor_SeqBAIJKSPARSE_PBGDense));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
