@@ -6,7 +6,7 @@ tcase emu_baijksparse_kernels -- test_emu_baijksparse -seed 1 --grep 'bs 50, ept
 tcase emu_agglomeration_kernels -- test_emu_blocking -seed 1 --grep '^OK' --nogrep FAIL
 # the setup launched by width class (size sort on the device, thread-per-block path for sizes 1..2), another seed
 tcase emu_vbjacobi_classes -- test_emu_vbjacobi -cases class -seed 2 --grep '^OK' --grep 'class .*perm device.*launches P<=2,4,8,16,32' --nogrep FAIL
-tcase emu_idrs_kernels -- test_emu_idrs -seed 1 --grep '^omega update s = 16 .*: ok' --grep '^OK' --nogrep FAIL
+tcase emu_idrs_kernels -- test_emu_idrs -seed 1 --grep '^omega update, with rt, no norm .*: ok' --grep '^dots 11 products \(width 16\), one y.*: ok' --grep '^OK' --nogrep FAIL
 # the emulator's own checks: kernels that keep the lane protocol pass, and the broken ones (full mask after lanes
 # left, divergent __syncwarp/__syncthreads lines, a deadlock) are reported, the deadlock without hanging
 tcase emu_protocol -- test_emu_protocol --grep '^bad: deadlock.*: ok' --grep 'cuda_emu: deadlock in thread block' --grep '^OK' --nogrep FAIL

@@ -679,12 +679,13 @@ PetscErrorCode KSPIDRSGetSeed(KSP ksp, PetscInt *seed)
 
   The fused device path (CUDA vectors, real double scalars, s <= 16, no smoothing): each group of vector updates of a
   step is one kernel over all its vectors (v = r - G c with U_k = omega v + U c; the biorthogonalisation of G_k, U_k
-  (Z_k) together with the updates of r, x (rt) and the residual norm; the omega update together with the norm and the
-  next cycle's P^H r), the coefficients travel as kernel arguments, and a reduction finishes on the device (in a fixed
-  order: deterministic) into host-mapped memory. A step waits for the device once and makes one `MPI_Allreduce()`: the
-  residual norm of a step is read with the reduction of the next step, and its convergence test runs before that step
-  changes x or r, so the iterations, iterate and residual are those of the Vec path (the last step leaves one product
-  with the operator unused). `-ksp_view` shows the path taken, the kernels, waits and bytes of the last solve; the
+  (Z_k) together with the updates of r, x (rt) and the residual norm; the omega update together with the norm; the
+  omega step's scalars together with P^H r and P^H t, from which the next cycle's P^H r comes), the coefficients travel
+  as kernel arguments, and a reduction finishes on the device (in a fixed order: deterministic) into host-mapped memory.
+  A step waits for the device once and makes one `MPI_Allreduce()`: the residual norm of a step is read with the
+  reduction of the next step, and its convergence test runs before that step changes x or r, so the iterations, iterate
+  and residual are those of the Vec path up to rounding (the last step leaves one product with the operator unused; a
+  residual replacement at a cycle's end makes the next cycle's first step again). `-ksp_view` shows the path taken, the kernels, waits and bytes of the last solve; the
   events are `KSPIDRSUpdate` and `KSPIDRSReduce`.
 
   References:

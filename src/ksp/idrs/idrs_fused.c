@@ -373,15 +373,18 @@ static PetscErrorCode KSPIDRSFusedStepUpdate_Private(KSP ksp, KSPIDRSFusedState 
 }
 
 /* The omega step's products: r is orthogonal to P, v = K^{-1} r (right) or r (left), t = A' v; then sc = (r, r), (t, t),
-   (r, t) in one reduction, waited for; nrm2 not NULL: read with them the squared residual norm of the last inner step */
-static PetscErrorCode KSPIDRSFusedOmegaProducts_Private(KSP ksp, KSPIDRSFusedState *st, PetscScalar sc[3], PetscReal *nrm2)
+   (r, t), pr = P^H r and pt = P^H t in one reduction, waited for (the next cycle's f = P^H (r - omega t) = pr - omega pt
+   comes from them, so that the update after needs no wait); nrm2 not NULL: read with them the squared residual norm of
+   the last inner step */
+static PetscErrorCode KSPIDRSFusedOmegaProducts_Private(KSP ksp, KSPIDRSFusedState *st, PetscScalar sc[3], PetscScalar pr[], PetscScalar pt[], PetscReal *nrm2)
 {
   KSP_IDRS          *idrs = (KSP_IDRS *)ksp->data;
-  PetscInt           n    = st->n;
-  Mat                A    = st->A;
-  Vec                R = st->R, V = st->V, T = st->T, ZT = st->ZT;
+  PetscInt           n = st->n, s = st->s;
+  Mat                A = st->A;
+  Vec                R = st->R, V = st->V, T = st->T, ZT = st->ZT, *P = st->P;
   KSPIDRSGroup      *grp = &st->grp;
   const PetscScalar *xs[KSPIDRS_FUSED_MAX_DOTS], *ys[KSPIDRS_FUSED_MAX_DOTS], *cr, *ct;
+  PetscScalar        d[KSPIDRS_FUSED_MAX_DOTS];
 
   PetscFunctionBegin;
   if (!st->left) {
@@ -401,24 +404,35 @@ static PetscErrorCode KSPIDRSFusedOmegaProducts_Private(KSP ksp, KSPIDRSFusedSta
   ys[1] = ct;
   xs[2] = cr;
   ys[2] = ct;
+  for (PetscInt i = 0; i < s; i++) {
+    PetscCall(KSPIDRSGroupRead_Private(grp, P[i], &xs[3 + i]));
+    ys[3 + i]     = cr;
+    xs[3 + s + i] = xs[3 + i];
+    ys[3 + s + i] = ct;
+  }
   PetscCall(PetscLogEventBegin(PBG_IDRSReduce, ksp, 0, 0, 0));
-  KSPIDRSPiece(ksp, KSPIDRS_PHASE_REDUCE, KSPIDRSDots_CUDA(idrs->dev, n, 3, xs, ys));
+  KSPIDRSPiece(ksp, KSPIDRS_PHASE_REDUCE, KSPIDRSDots_CUDA(idrs->dev, n, 3 + 2 * s, xs, ys));
   PetscCall(PetscLogEventEnd(PBG_IDRSReduce, ksp, 0, 0, 0));
   PetscCall(KSPIDRSGroupEnd_Private(grp));
-  PetscCall(KSPIDRSFusedResults_Private(ksp, 3, sc, nrm2));
+  PetscCall(KSPIDRSFusedResults_Private(ksp, 3 + 2 * s, d, nrm2));
+  for (PetscInt i = 0; i < 3; i++) sc[i] = d[i];
+  for (PetscInt i = 0; i < s; i++) {
+    pr[i] = d[3 + i];
+    pt[i] = d[3 + s + i];
+  }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* The omega step's update: x += omega v (left: r), r -= omega t, rt -= omega zt, in one kernel that also gives
-   ||r||^2 (||rt||^2) and the next cycle's f = P^H r, waited for; nrm2 NULL: the squared norm is not read */
-static PetscErrorCode KSPIDRSFusedOmegaUpdate_Private(KSP ksp, KSPIDRSFusedState *st, PetscReal *nrm2)
+/* The omega step's update: x += omega v (left: r), r -= omega t, rt -= omega zt, in one kernel that also sums ||r||^2
+   (||rt||^2) unless there is no norm; not waited for: the norm is read with the next wait */
+static PetscErrorCode KSPIDRSFusedOmegaUpdate_Private(KSP ksp, KSPIDRSFusedState *st)
 {
   KSP_IDRS          *idrs = (KSP_IDRS *)ksp->data;
-  PetscInt           s = st->s, n = st->n, i;
+  PetscInt           n    = st->n;
   PetscScalar       *dX, *dR, *dRT;
-  Vec                X = st->X, R = st->R, V = st->V, T = st->T, RT = st->RT, ZT = st->ZT, *P = st->P;
+  Vec                X = st->X, R = st->R, V = st->V, T = st->T, RT = st->RT, ZT = st->ZT;
   KSPIDRSGroup      *grp = &st->grp;
-  const PetscScalar *cP[KSPIDRS_FUSED_MAX_S], *ct, *cw, *czt;
+  const PetscScalar *ct, *cw, *czt;
 
   PetscFunctionBegin;
   PetscCall(KSPIDRSGroupWrite_Private(grp, X, &dX));
@@ -432,12 +446,28 @@ static PetscErrorCode KSPIDRSFusedOmegaUpdate_Private(KSP ksp, KSPIDRSFusedState
   if (st->left) cw = dR;
   else PetscCall(KSPIDRSGroupRead_Private(grp, V, &cw));
   PetscCall(KSPIDRSGroupRead_Private(grp, T, &ct));
-  for (i = 0; i < s; i++) PetscCall(KSPIDRSGroupRead_Private(grp, P[i], &cP[i]));
   PetscCall(PetscLogEventBegin(PBG_IDRSUpdate, ksp, 0, 0, 0));
-  KSPIDRSPiece(ksp, KSPIDRS_PHASE_UPDATE, KSPIDRSOmegaUpdate_CUDA(idrs->dev, n, st->om, cw, ct, czt, dX, dR, dRT, s, cP));
+  KSPIDRSPiece(ksp, KSPIDRS_PHASE_UPDATE, KSPIDRSOmegaUpdate_CUDA(idrs->dev, n, st->om, cw, ct, czt, dX, dR, dRT, (PetscBool)!st->nonorm));
   PetscCall(PetscLogEventEnd(PBG_IDRSUpdate, ksp, 0, 0, 0));
   PetscCall(KSPIDRSGroupEnd_Private(grp));
-  PetscCall(KSPIDRSFusedResults_Private(ksp, s, st->f, nrm2));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Residual replacement at the end of a cycle (its norm dp just tested): r (and rt) recomputed, and f with them;
+   *done says whether it was */
+static PetscErrorCode KSPIDRSFusedReplacement_Private(KSP ksp, KSPIDRSFusedState *st, PetscReal dp, PetscReal *ref, PetscBool *done)
+{
+  KSP_IDRS *idrs = (KSP_IDRS *)ksp->data;
+
+  PetscFunctionBegin;
+  *done = PETSC_FALSE;
+  if (!idrs->replacement || st->nonorm || !(dp < KSPIDRS_REPLACEMENT_DROP * *ref)) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(KSPIDRSResidual_Private(ksp, st->X, st->R, st->RT, st->T));
+  idrs->nreplaced++;
+  *ref = dp;
+  PetscCall(PetscInfo(ksp, "KSPIDRS residual replacement %" PetscInt_FMT " at iteration %" PetscInt_FMT ", residual norm %g\n", idrs->nreplaced, ksp->its, (double)dp));
+  PetscCall(KSPIDRSFusedPR_Private(ksp, &st->grp, st->n, st->f));
+  *done = PETSC_TRUE;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -447,22 +477,92 @@ static PetscErrorCode KSPIDRSFusedOmegaUpdate_Private(KSP ksp, KSPIDRSFusedState
                     G_k = A' U_k (PETSc's MatMult and PCApply); m = P^H G_k (one reduction, the only wait of the step);
                     the biorthogonalisation of G_k, U_k (Z_k) and the updates of r, x (rt) in one kernel that also sums
                     ||r||^2 (||rt||^2).
-     omega step:    t = A' v; (r, r), (t, t), (r, t) in one reduction; x, r (rt) updated in one kernel that also gives
-                    ||r||^2 and f = P^H r for the next cycle, read with one wait.
-   The residual norm of a step is read with the next wait (that of step k + 1's m, or of the omega step's scalars), and the
-   convergence test of the step runs then, before anything that step k + 1 does to x or r: the iterations, the iterate and
-   the residual are those of KSPSolve_IDRS_Vec; the last step leaves one unneeded product behind at most.
+     omega step:    t = A' v; (r, r), (t, t), (r, t), P^H r and P^H t in one reduction (the step's only wait); the next
+                    cycle's f = P^H r - omega P^H t on the host; x, r (rt) updated in one kernel that also sums ||r||^2.
+   So a step waits once. The residual norm of a step is read with the next wait (that of step k + 1's m, or of the omega
+   step's scalars, or of the next cycle's first m for the omega step), and the convergence test of the step runs then,
+   before anything that the next step does to x or r: the iterations, the iterate and the residual are those of
+   KSPSolve_IDRS_Vec; the last step leaves one unneeded product behind at most. A residual replacement at the end of a
+   cycle, made when its norm is read, starts the cycle's first step again from the new r.
    The convergence tests stay here, not in the pieces: KSPCheckNorm() returns from the function that calls it, and a NaN
    or Inf norm ends the solve at once.
 */
+static PetscErrorCode KSPIDRSFusedIterate_Private(KSP ksp, KSPIDRSFusedState *st, PetscReal ref)
+{
+  KSP_IDRS   *idrs = (KSP_IDRS *)ksp->data;
+  PetscInt    k;
+  PetscScalar tr, sc[3] = {0.0, 0.0, 0.0}, pr[KSPIDRS_FUSED_MAX_S], pt[KSPIDRS_FUSED_MAX_S];
+  PetscReal   dp, nr, nt, sq;
+  PetscBool   pending     = PETSC_FALSE;        /* the residual norm of the last step is still to be read, with the next wait */
+  PetscBool   pending_end = PETSC_FALSE, again; /* that step was a cycle's omega step; the cycle starts again (replacement) */
+
+  PetscFunctionBegin;
+  PetscCall(KSPIDRSFusedPR_Private(ksp, &st->grp, st->n, st->f));
+  while (!ksp->reason) {
+    again = PETSC_FALSE;
+    if (idrs->restart) { /* the convergence was not confirmed on b - A x (now in r): start again from the iterate */
+      PetscCall(KSPIDRSStart_Private(ksp));
+      ref = ksp->rnorm;
+      PetscCall(KSPIDRSFusedPR_Private(ksp, &st->grp, st->n, st->f));
+    }
+    /* the s inner steps: U_k, G_k = A' U_k, m = P^H G_k and the new column of M, then the update of r and x */
+    for (k = 0; k < st->s && !ksp->reason; k++) {
+      PetscCall(KSPIDRSFusedNewU_Private(ksp, st, k));
+      PetscCall(KSPIDRSFusedNewG_Private(ksp, st, k));
+      /* m = P^H G_k, read with the residual norm of the previous step */
+      PetscCall(KSPIDRSFusedProjectG_Private(ksp, st, k, pending ? &sq : NULL));
+      if (pending) {
+        PetscBool end = pending_end;
+
+        pending = pending_end = PETSC_FALSE;
+        dp                    = KSPIDRSSqrt_Private(sq);
+        KSPCheckNorm(ksp, dp);
+        PetscCall(KSPIDRSIterationDone_Private(ksp, dp, end));
+        if (ksp->reason || idrs->restart) break;
+        if (end) PetscCall(KSPIDRSFusedReplacement_Private(ksp, st, dp, &ref, &again));
+        if (again) break;
+      }
+      PetscCall(KSPIDRSNewColumn_Private(ksp, k));
+      if (ksp->reason) break;
+      PetscCall(KSPIDRSFusedStepUpdate_Private(ksp, st, k));
+      /* the step's residual norm is read with the next wait; without a norm (KSP_NORM_NONE) the update made no reduction
+         and the step is done now, so that a smoother of max_it iterations makes no product past them */
+      if (st->nonorm) PetscCall(KSPIDRSIterationDone_Private(ksp, 0.0, PETSC_FALSE));
+      else pending = PETSC_TRUE;
+    }
+    if (ksp->reason) break;
+    if (idrs->restart || again) continue;
+
+    /* omega step: t = A' v and the scalars of omega with P^H r, P^H t; then the update of x and r, and f for the next cycle */
+    PetscCall(KSPIDRSFusedOmegaProducts_Private(ksp, st, sc, pr, pt, pending ? &sq : NULL));
+    if (pending) {
+      pending = PETSC_FALSE;
+      dp      = KSPIDRSSqrt_Private(sq);
+      KSPCheckNorm(ksp, dp);
+      PetscCall(KSPIDRSIterationDone_Private(ksp, dp, PETSC_FALSE));
+      if (ksp->reason) break;
+      if (idrs->restart) continue;
+    }
+    nr = KSPIDRSSqrt_Private(PetscRealPart(sc[0]));
+    nt = KSPIDRSSqrt_Private(PetscRealPart(sc[1]));
+    tr = sc[2];
+    PetscCall(KSPIDRSOmega_Private(ksp, nr, nt, tr, &st->om));
+    if (ksp->reason) break;
+    for (PetscInt i = 0; i < st->s; i++) st->f[i] = pr[i] - st->om * pt[i];
+    PetscCall(KSPIDRSFusedOmegaUpdate_Private(ksp, st));
+    if (st->nonorm) PetscCall(KSPIDRSIterationDone_Private(ksp, 0.0, PETSC_TRUE));
+    else pending = pending_end = PETSC_TRUE;
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The fused solve: the initial residual, then the cycles (KSPIDRSFusedIterate_Private(), which a NaN or Inf norm leaves
+   at once; the profile ends after it either way) */
 PetscErrorCode KSPSolve_IDRS_Fused(KSP ksp)
 {
   KSP_IDRS         *idrs = (KSP_IDRS *)ksp->data;
-  PetscInt          k;
-  PetscScalar       tr, sc[3];
-  PetscReal         dp      = 0.0, nr, nt, ref, sq;
-  PetscBool         pending = PETSC_FALSE; /* the residual norm of the last inner step is still to be read, with the next wait */
-  KSPIDRSFusedState st      = {0};
+  PetscReal         dp   = 0.0;
+  KSPIDRSFusedState st   = {0};
 
   PetscFunctionBegin;
   PetscCall(KSPIDRSFusedSetup_Private(ksp, &st));
@@ -473,70 +573,7 @@ PetscErrorCode KSPSolve_IDRS_Fused(KSP ksp)
   KSPIDRSResetCounts_Private(ksp);
   if (idrs->profile) PetscCall(KSPIDRSProfileBegin_CUDA(idrs->dev));
   PetscCall(KSPIDRSStart_Private(ksp));
-  ref = dp;
-
-  PetscCall(KSPIDRSFusedPR_Private(ksp, &st.grp, st.n, st.f));
-
-  while (!ksp->reason) {
-    if (idrs->restart) { /* the convergence was not confirmed on b - A x (now in r): start again from the iterate */
-      PetscCall(KSPIDRSStart_Private(ksp));
-      ref = ksp->rnorm;
-      PetscCall(KSPIDRSFusedPR_Private(ksp, &st.grp, st.n, st.f));
-    }
-    /* the s inner steps: U_k, G_k = A' U_k, m = P^H G_k and the new column of M, then the update of r and x */
-    for (k = 0; k < st.s && !ksp->reason; k++) {
-      PetscCall(KSPIDRSFusedNewU_Private(ksp, &st, k));
-      PetscCall(KSPIDRSFusedNewG_Private(ksp, &st, k));
-      /* m = P^H G_k, read with the residual norm of the previous step */
-      PetscCall(KSPIDRSFusedProjectG_Private(ksp, &st, k, pending ? &sq : NULL));
-      if (pending) {
-        dp = KSPIDRSSqrt_Private(sq);
-        KSPCheckNorm(ksp, dp);
-        PetscCall(KSPIDRSIterationDone_Private(ksp, dp, PETSC_FALSE));
-        pending = PETSC_FALSE;
-        if (ksp->reason || idrs->restart) break;
-      }
-      PetscCall(KSPIDRSNewColumn_Private(ksp, k));
-      if (ksp->reason) break;
-      PetscCall(KSPIDRSFusedStepUpdate_Private(ksp, &st, k));
-      /* the step's residual norm is read with the next wait; without a norm (KSP_NORM_NONE) the update made no reduction
-         and the step is done now, so that a smoother of max_it iterations makes no product past them (the omega update's
-         reduction, which gives the next cycle's f, still sums ||r||^2 with it: no extra pass, nothing waits for it) */
-      if (st.nonorm) PetscCall(KSPIDRSIterationDone_Private(ksp, 0.0, PETSC_FALSE));
-      else pending = PETSC_TRUE;
-    }
-    if (ksp->reason) break;
-    if (idrs->restart) continue;
-
-    /* omega step: t = A' v and the scalars of omega, then the update of x and r with f for the next cycle */
-    PetscCall(KSPIDRSFusedOmegaProducts_Private(ksp, &st, sc, pending ? &sq : NULL));
-    if (pending) {
-      dp = KSPIDRSSqrt_Private(sq);
-      KSPCheckNorm(ksp, dp);
-      PetscCall(KSPIDRSIterationDone_Private(ksp, dp, PETSC_FALSE));
-      pending = PETSC_FALSE;
-      if (ksp->reason) break;
-      if (idrs->restart) continue;
-    }
-    nr = KSPIDRSSqrt_Private(PetscRealPart(sc[0]));
-    nt = KSPIDRSSqrt_Private(PetscRealPart(sc[1]));
-    tr = sc[2];
-    PetscCall(KSPIDRSOmega_Private(ksp, nr, nt, tr, &st.om));
-    if (ksp->reason) break;
-    PetscCall(KSPIDRSFusedOmegaUpdate_Private(ksp, &st, st.nonorm ? NULL : &sq));
-    dp = st.nonorm ? 0.0 : KSPIDRSSqrt_Private(sq);
-    KSPCheckNorm(ksp, dp);
-    PetscCall(KSPIDRSIterationDone_Private(ksp, dp, PETSC_TRUE));
-
-    /* residual replacement at the end of a cycle: r (and rt) recomputed, and f with them */
-    if (!ksp->reason && !idrs->restart && idrs->replacement && !st.nonorm && dp < KSPIDRS_REPLACEMENT_DROP * ref) {
-      PetscCall(KSPIDRSResidual_Private(ksp, st.X, st.R, st.RT, st.T));
-      idrs->nreplaced++;
-      ref = dp;
-      PetscCall(PetscInfo(ksp, "KSPIDRS residual replacement %" PetscInt_FMT " at iteration %" PetscInt_FMT ", residual norm %g\n", idrs->nreplaced, ksp->its, (double)dp));
-      PetscCall(KSPIDRSFusedPR_Private(ksp, &st.grp, st.n, st.f));
-    }
-  }
+  PetscCall(KSPIDRSFusedIterate_Private(ksp, &st, dp));
   if (idrs->profile) PetscCall(KSPIDRSProfileEnd_CUDA(idrs->dev));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

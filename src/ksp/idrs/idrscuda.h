@@ -8,11 +8,12 @@
 
 /* The fused path serves s up to this (the coefficients travel as kernel arguments); a larger s uses the Vec path */
 #define KSPIDRS_FUSED_MAX_S 16
-/* Inputs of one linear combination, and dot products of one reduction */
+/* Inputs of one linear combination, and dot products of one reduction (the omega step's: (r, r), (t, t), (r, t), P^H r
+   and P^H t) */
 #define KSPIDRS_FUSED_MAX_IN   (KSPIDRS_FUSED_MAX_S + 1)
-#define KSPIDRS_FUSED_MAX_DOTS (KSPIDRS_FUSED_MAX_S + 3)
-/* Slots of the results buffer: the dot products of the last KSPIDRSDots_CUDA()/KSPIDRSOmegaUpdate_CUDA() from 0, and the
-   squared norm left by the last update at KSPIDRS_SLOT_NORM */
+#define KSPIDRS_FUSED_MAX_DOTS (2 * KSPIDRS_FUSED_MAX_S + 3)
+/* Slots of the results buffer: the dot products of the last KSPIDRSDots_CUDA() from 0, and the squared norm left by the
+   last update at KSPIDRS_SLOT_NORM */
 #define KSPIDRS_SLOT_NORM (KSPIDRS_FUSED_MAX_DOTS + 1)
 #define KSPIDRS_NUM_SLOTS (KSPIDRS_SLOT_NORM + 1)
 
@@ -73,6 +74,6 @@ PETSC_INTERN PetscErrorCode KSPIDRSDots_CUDA(KSPIDRSDevice *, PetscInt n, PetscI
    is NULL); without it (KSP_NORM_NONE) the kernel makes no reduction. */
 PETSC_INTERN PetscErrorCode KSPIDRSStepUpdate_CUDA(KSPIDRSDevice *, PetscInt n, PetscInt k, const PetscScalar alpha[], PetscScalar beta, const PetscScalar *const G[], const PetscScalar *const U[], const PetscScalar *const Z[], PetscScalar *gk, PetscScalar *uk, PetscScalar *zk, PetscScalar *r, PetscScalar *x, PetscScalar *rt, PetscBool norm);
 
-/* The omega step's update, in one pass: x += omega w, r -= omega t, rt -= omega zt (when rt is not NULL); then
-   results[KSPIDRS_SLOT_NORM] = the local ||rt||^2 (||r||^2 without rt) and results[j] = (P[j], r) for j < s. */
-PETSC_INTERN PetscErrorCode KSPIDRSOmegaUpdate_CUDA(KSPIDRSDevice *, PetscInt n, PetscScalar omega, const PetscScalar *w, const PetscScalar *t, const PetscScalar *zt, PetscScalar *x, PetscScalar *r, PetscScalar *rt, PetscInt s, const PetscScalar *const P[]);
+/* The omega step's update, in one pass: x += omega w, r -= omega t, rt -= omega zt (when rt is not NULL); and, when norm
+   is true, results[KSPIDRS_SLOT_NORM] = the local ||rt||^2 (||r||^2 without rt). */
+PETSC_INTERN PetscErrorCode KSPIDRSOmegaUpdate_CUDA(KSPIDRSDevice *, PetscInt n, PetscScalar omega, const PetscScalar *w, const PetscScalar *t, const PetscScalar *zt, PetscScalar *x, PetscScalar *r, PetscScalar *rt, PetscBool norm);

@@ -208,6 +208,7 @@ PetscErrorCode KSPIDRSDots_CUDA(KSPIDRSDevice *dev, PetscInt n, PetscInt np, con
   PetscCall(PetscLogGpuTimeBegin());
   if (np <= 4) DotsKernel<4><<<nb, ThreadsPerBlock, 0, stream>>>(n, a, tg);
   else if (np <= 8) DotsKernel<8><<<nb, ThreadsPerBlock, 0, stream>>>(n, a, tg);
+  else if (np <= 16) DotsKernel<16><<<nb, ThreadsPerBlock, 0, stream>>>(n, a, tg);
   else DotsKernel<KSPIDRS_FUSED_MAX_DOTS><<<nb, ThreadsPerBlock, 0, stream>>>(n, a, tg);
   PetscCallCUDA(cudaGetLastError());
   PetscCall(PetscLogGpuTimeEnd());
@@ -267,7 +268,7 @@ PetscErrorCode KSPIDRSStepUpdate_CUDA(KSPIDRSDevice *dev, PetscInt n, PetscInt k
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode KSPIDRSOmegaUpdate_CUDA(KSPIDRSDevice *dev, PetscInt n, PetscScalar omega, const PetscScalar *w, const PetscScalar *t, const PetscScalar *zt, PetscScalar *x, PetscScalar *r, PetscScalar *rt, PetscInt s, const PetscScalar *const P[])
+PetscErrorCode KSPIDRSOmegaUpdate_CUDA(KSPIDRSDevice *dev, PetscInt n, PetscScalar omega, const PetscScalar *w, const PetscScalar *t, const PetscScalar *zt, PetscScalar *x, PetscScalar *r, PetscScalar *rt, PetscBool norm)
 {
   OmegaArgs    a  = {};
   ReduceTarget tg = Target(dev);
@@ -275,29 +276,23 @@ PetscErrorCode KSPIDRSOmegaUpdate_CUDA(KSPIDRSDevice *dev, PetscInt n, PetscScal
   int          nb = Blocks(n, dev->max_blocks);
 
   PetscFunctionBegin;
-  PetscCheck(s >= 1 && s <= KSPIDRS_FUSED_MAX_S, PETSC_COMM_SELF, PETSC_ERR_PLIB, "KSPIDRS: s = %" PetscInt_FMT " in a fused omega update (1..%d)", s, KSPIDRS_FUSED_MAX_S);
   PetscCheck(!zt == !rt, PETSC_COMM_SELF, PETSC_ERR_PLIB, "KSPIDRS: zt and rt come together");
-  a.s     = (int)s;
-  a.omega = omega;
-  a.w     = w;
-  a.t     = t;
-  a.zt    = zt;
-  a.x     = x;
-  a.r     = r;
-  a.rt    = rt;
-  for (int j = 0; j < a.s; j++) a.P[j] = P[j];
-  /* answer 0 is the squared norm, answers 1..s the products with P */
+  a.norm     = norm ? 1 : 0;
+  a.omega    = omega;
+  a.w        = w;
+  a.t        = t;
+  a.zt       = zt;
+  a.x        = x;
+  a.r        = r;
+  a.rt       = rt;
   tg.slot[0] = KSPIDRS_SLOT_NORM;
-  for (int j = 0; j < a.s; j++) tg.slot[j + 1] = j;
   PetscCall(PetscGetCurrentCUDAStream(&stream));
   PetscCall(PetscLogGpuTimeBegin());
-  if (s + 1 <= 4) OmegaUpdateKernel<4><<<nb, ThreadsPerBlock, 0, stream>>>(n, a, tg);
-  else if (s + 1 <= 8) OmegaUpdateKernel<8><<<nb, ThreadsPerBlock, 0, stream>>>(n, a, tg);
-  else OmegaUpdateKernel<KSPIDRS_FUSED_MAX_S + 1><<<nb, ThreadsPerBlock, 0, stream>>>(n, a, tg);
+  OmegaUpdateKernel<<<nb, ThreadsPerBlock, 0, stream>>>(n, a, tg);
   PetscCallCUDA(cudaGetLastError());
   PetscCall(PetscLogGpuTimeEnd());
-  PetscCall(PetscLogGpuFlops((4.0 + (rt ? 2.0 : 0.0) + 2.0 + 2.0 * s) * n));
-  dev->bytes += 8.0 * n * (4.0 + (rt ? 3.0 : 0.0) + 2.0 + s);
+  PetscCall(PetscLogGpuFlops((4.0 + (rt ? 2.0 : 0.0) + (norm ? 2.0 : 0.0)) * n));
+  dev->bytes += 8.0 * n * (4.0 + (rt ? 3.0 : 0.0) + 2.0);
   dev->launches++;
   PetscFunctionReturn(PETSC_SUCCESS);
 }

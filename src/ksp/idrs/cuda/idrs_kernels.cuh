@@ -37,9 +37,9 @@ struct StepArgs {
 };
 
 struct OmegaArgs {
-  int                s;
+  int                norm; /* whether the kernel sums the squared norm */
   PetscScalar        omega;
-  const PetscScalar *w, *t, *zt, *P[KSPIDRS_FUSED_MAX_S];
+  const PetscScalar *w, *t, *zt;
   PetscScalar       *x, *r, *rt;
 };
 
@@ -169,13 +169,10 @@ __global__ void StepUpdateKernel(PetscInt n, StepArgs a, ReduceTarget tg)
   if (a.norm) GridReduce<1>(acc, 1, tg); /* the same for every thread of the grid: a kernel argument */
 }
 
-template <int NP>
 __global__ void OmegaUpdateKernel(PetscInt n, OmegaArgs a, ReduceTarget tg)
 {
-  double acc[NP];
+  double acc[1] = {0.0};
 
-#pragma unroll
-  for (int p = 0; p < NP; p++) acc[p] = 0.0;
   PBG_IDRS_UNROLL
   for (PetscInt i = blockIdx.x * (PetscInt)blockDim.x + threadIdx.x; i < n; i += (PetscInt)gridDim.x * blockDim.x) {
     /* w is r itself with left preconditioning: read before r is written */
@@ -190,10 +187,7 @@ __global__ void OmegaUpdateKernel(PetscInt n, OmegaArgs a, ReduceTarget tg)
       nrm     = rt;
     } else nrm = r;
     acc[0] += nrm * nrm;
-#pragma unroll
-    for (int p = 1; p < NP; p++)
-      if (p <= a.s) acc[p] += a.P[p - 1][i] * r;
   }
-  GridReduce<NP>(acc, a.s + 1, tg);
+  if (a.norm) GridReduce<1>(acc, 1, tg); /* the same for every thread of the grid: a kernel argument */
 }
 } // namespace pbg::idrs
