@@ -203,6 +203,17 @@ tcheck idrs_gpu_fused_vec_left_prec_s2 --gpu -- pbg_idrs_fused_vec 1 "${pbg_idrs
 tcheck idrs_gpu_fused_vec_replacement --gpu -- pbg_idrs_fused_vec 1 "${pbg_idrs_cd[@]}" -pc_type jacobi -ksp_idrs_replacement -ksp_idrs_s 16
 tcheck idrs_gpu_fused_vec_mpi3 --gpu -- pbg_idrs_fused_vec 3 "${pbg_idrs_cd[@]}" -pc_type vbjacobi -ksp_pc_side left
 tcheck idrs_gpu_fused_vec_mpi4_guess --gpu -- pbg_idrs_fused_vec 4 "${pbg_idrs_cd[@]}" -pc_type jacobi -nonzero_guess
+# one host wait a step (issue 42): the waits of the last solve no more than its iterations + 3 (the first f = P^H r,
+# the step after the last, whose product is left unused, a restart); before, the omega step waited twice: (s + 2)/(s + 1)
+pbg_idrs_waits() { # ARGS...
+  local out w its
+  out=$(pbg_run 1 test_idrs "$@" "${pbg_idrs_gpu[@]}" -ksp_view) || { echo "$out"; return 1; }
+  read -r w its <<< "$(sed -n 's/.* \([0-9]*\) host synchronisations for \([0-9]*\) iterations.*/\1 \2/p' <<< "$out" | tail -1)"
+  echo "waits ${w:-?} for ${its:-?} iterations"
+  [ -n "$w" ] && [ -n "$its" ] && [ "$its" -ge 30 ] && [ "$w" -le $((its + 3)) ]
+}
+tcheck idrs_gpu_fused_one_wait_a_step --gpu -- pbg_idrs_waits "${pbg_idrs_cd[@]}" -pc_type vbjacobi
+tcheck idrs_gpu_fused_one_wait_a_step_left_s8 --gpu -- pbg_idrs_waits "${pbg_idrs_cd[@]}" -pc_type jacobi -ksp_pc_side left -ksp_idrs_s 8
 tcase idrs_gpu_fused_view --gpu -- test_idrs "${pbg_idrs_cd[@]}" "${pbg_idrs_gpu[@]}" -pc_type vbjacobi -ksp_view -log_view -solves 2 --grep 'vector work in the last solve: fused CUDA kernels \(one host synchronisation per step\): [0-9]+ kernels .*, [0-9]+ host synchronisations for [0-9]+ iterations' --grep '^KSPIDRSUpdate +[0-9]' --grep '^KSPIDRSReduce +[0-9]' --grep '^OK'
 # -ksp_idrs_profile: the device time by piece in -ksp_view (right and left, one and two ranks), the same solve as without
 # it; on host vectors (the Vec path) it shows nothing
