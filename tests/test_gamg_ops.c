@@ -1,9 +1,10 @@
 static char help[] = "What PCGAMG asks of a MATBAIJKSPARSE operator (issue 39), against MATAIJ holding the same values:\n"
                      "MatCreateGraph() (symmetrized or not, scaled or not, filtered or not, with a strength index or not),\n"
                      "and the products A P, P^T A P (P a random AIJ prolongator with bs x cbs blocks, or a baijksparse one when\n"
-                     "cbs = bs), A^T P and the reuse of P^T A P after A's values change. A is a random block-sparse matrix with\n"
-                     "some empty block rows and one long block row; the values of A are put on the device first when there is\n"
-                     "one (-vec_type cuda). Each result is compared with the AIJ one (max |difference| / max |reference|). A reuse after\n"
+                     "cbs = bs), A^T P and the reuse of P^T A P after A's values change, and the level's transfers after\n"
+                     "P^T A P (P's products, which an mpiaijcusparse P on several ranks runs with the NCCL exchange where it\n"
+                     "serves). A is a random block-sparse matrix with some empty block rows and one long block row; the values\n"
+                     "of A are put on the device first when there is one (-vec_type cuda). Each result is compared with the AIJ one (max |difference| / max |reference|). A reuse after\n"
                      "A's pattern changed (a shift inserts the missing diagonal blocks) is refused with a message.\n"
                      "Options: -bs <3>, -cbs <2> (the prolongator's column block size), -nb <block rows per rank, 7>, -seed <1>,\n"
                      "-ptype <aij> (the AIJ prolongator's type: aij or aijcusparse)\n";
@@ -24,6 +25,109 @@ static PetscReal Diff(Mat X, Mat R)
   MatDestroy(&Xa);
   MatDestroy(&Ra);
   return r > 0 ? d / r : d;
+}
+
+/* max |v - ref| / max |ref| */
+static PetscErrorCode VecDiff(Vec v, Vec ref, PetscReal *d)
+{
+  const PetscScalar *a, *b;
+  PetscInt           n;
+  PetscReal          dm = 0, rm = 0;
+
+  PetscFunctionBegin;
+  PetscCall(VecGetLocalSize(ref, &n));
+  PetscCall(VecGetArrayRead(v, &a));
+  PetscCall(VecGetArrayRead(ref, &b));
+  for (PetscInt i = 0; i < n; i++) {
+    PetscReal e = PetscAbsScalar(a[i] - b[i]);
+
+    dm = (e > dm || PetscIsNanReal(e)) ? e : dm; /* a NaN left in v is kept */
+    rm = PetscMax(rm, PetscAbsScalar(b[i]));
+  }
+  PetscCall(VecRestoreArrayRead(v, &a));
+  PetscCall(VecRestoreArrayRead(ref, &b));
+  PetscCallMPI(MPIU_Allreduce(MPI_IN_PLACE, &dm, 1, MPIU_REAL, MPIU_MAX, PETSC_COMM_WORLD));
+  PetscCallMPI(MPIU_Allreduce(MPI_IN_PLACE, &rm, 1, MPIU_REAL, MPIU_MAX, PETSC_COMM_WORLD));
+  *d = rm > 0 ? dm / rm : dm;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* v (of type vtype) and ref the same random values */
+static PetscErrorCode RandomPair(Vec v, Vec ref, PetscRandom rnd)
+{
+  const PetscScalar *b;
+  PetscScalar       *a;
+  PetscInt           n;
+
+  PetscFunctionBegin;
+  PetscCall(VecSetRandom(ref, rnd));
+  PetscCall(VecGetLocalSize(ref, &n));
+  PetscCall(VecGetArrayRead(ref, &b));
+  PetscCall(VecGetArrayWrite(v, &a));
+  PetscCall(PetscArraycpy(a, b, n));
+  PetscCall(VecRestoreArrayWrite(v, &a));
+  PetscCall(VecRestoreArrayRead(ref, &b));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The level's transfers after P^T A P: P's MatMult(), MatMultAdd(), MatMultTranspose(), MatMultTransposeAdd() on
+   vectors of type vtype (an mpiaijcusparse P on several ranks takes the NCCL exchange: baijksparse_ghost_aij.c), against
+   Pref's on host vectors; outputs poisoned with NaN first */
+static PetscErrorCode Transfers(Mat P, Mat Pref, const char *vtype, PetscInt *nfail)
+{
+  Vec         xc, yr, xcr, yrr, z, zr, w, wr;
+  PetscRandom rnd;
+  PetscReal   d[4];
+
+  PetscFunctionBegin;
+  PetscCall(PetscRandomCreate(PETSC_COMM_WORLD, &rnd));
+  PetscCall(PetscRandomSetSeed(rnd, 11));
+  PetscCall(PetscRandomSeed(rnd));
+  PetscCall(MatCreateVecs(P, &xc, &yr));
+  PetscCall(VecSetType(xc, vtype));
+  PetscCall(VecSetType(yr, vtype));
+  PetscCall(MatCreateVecs(Pref, &xcr, &yrr));
+  PetscCall(VecDuplicate(yr, &z));
+  PetscCall(VecDuplicate(yrr, &zr));
+  PetscCall(VecDuplicate(xc, &w));
+  PetscCall(VecDuplicate(xcr, &wr));
+  /* y = P x, z = y0 + P x */
+  PetscCall(RandomPair(xc, xcr, rnd));
+  PetscCall(VecSet(yr, NAN));
+  PetscCall(MatMult(P, xc, yr));
+  PetscCall(MatMult(Pref, xcr, yrr));
+  PetscCall(VecDiff(yr, yrr, &d[0]));
+  PetscCall(RandomPair(z, zr, rnd));
+  PetscCall(MatMultAdd(P, xc, z, z));
+  PetscCall(MatMultAdd(Pref, xcr, zr, zr));
+  PetscCall(VecDiff(z, zr, &d[1]));
+  /* w = P^T y, then w = w0 + P^T y */
+  PetscCall(RandomPair(yr, yrr, rnd));
+  PetscCall(VecSet(w, NAN));
+  PetscCall(MatMultTranspose(P, yr, w));
+  PetscCall(MatMultTranspose(Pref, yrr, wr));
+  PetscCall(VecDiff(w, wr, &d[2]));
+  PetscCall(RandomPair(w, wr, rnd));
+  PetscCall(MatMultTransposeAdd(P, yr, w, w));
+  PetscCall(MatMultTransposeAdd(Pref, yrr, wr, wr));
+  PetscCall(VecDiff(w, wr, &d[3]));
+  for (int i = 0; i < 4; i++) {
+    const char *op[] = {"MatMult", "MatMultAdd", "MatMultTranspose", "MatMultTransposeAdd"};
+    PetscBool   ok   = (PetscBool)(d[i] <= 1e-13);
+
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "transfer %s of P against AIJ: %.2e %s\n", op[i], (double)d[i], ok ? "ok" : "FAILED"));
+    if (!ok) (*nfail)++;
+  }
+  PetscCall(VecDestroy(&xc));
+  PetscCall(VecDestroy(&yr));
+  PetscCall(VecDestroy(&xcr));
+  PetscCall(VecDestroy(&yrr));
+  PetscCall(VecDestroy(&z));
+  PetscCall(VecDestroy(&zr));
+  PetscCall(VecDestroy(&w));
+  PetscCall(VecDestroy(&wr));
+  PetscCall(PetscRandomDestroy(&rnd));
+  PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 static PetscErrorCode Report(const char *what, Mat X, Mat R, PetscInt *nfail)
@@ -230,6 +334,7 @@ int main(int argc, char **argv)
       PetscCall(PetscPrintf(PETSC_COMM_WORLD, "P^T A P is baijksparse with block size %" PetscInt_FMT ": %s\n", b, ours && b == cbs ? "ok" : "FAILED"));
       if (!(ours && b == cbs)) nfail++;
     }
+    PetscCall(Transfers(P, Pref, dev ? vtype : VECSTANDARD, &nfail));
     /* reuse: A's values change, P^T A P again into the same matrix */
     PetscCall(MatScale(A, 2.0));
     PetscCall(MatScale(Aref, 2.0));

@@ -41,3 +41,24 @@ done
 tcase gamg_ops_gpu_mpiblocked_hostP_bs3cbs6_np2 --gpu -n 2 -- test_gamg_ops -vec_type cuda -use_gpu_aware_mpi 0 -ptype aij -info :mat -bs 3 -cbs 6 --grep 'PtAP of mpibaijksparse and mpiaij through mpiaijcusparse' --grep '^OK' --nogrep 'FAILED'
 # what the MPI blocked products allocate is freed (the product's maps, star forest, P's rows, device buffers)
 tcase gamg_ops_gpu_mpiblocked_malloc_dump_np2 --gpu -n 2 -- test_gamg_ops -vec_type cuda -use_gpu_aware_mpi 0 -ptype aijcusparse -bs 3 -cbs 3 -malloc_debug -malloc_dump --grep '^OK' --nogrep '^\[ *[0-9]+\] [0-9]+ bytes '
+# the level's transfers after P^T A P on several ranks: an mpiaijcusparse P's products take the NCCL exchange of the
+# operator (baijksparse_ghost_aij.c) where NCCL serves (a GPU per rank), else PETSc's own; both against AIJ's products
+# (MatMult, MatMultAdd, MatMultTranspose, MatMultTransposeAdd, outputs poisoned)
+pbg_prolongator_exchange() { # NP WANT ARGS...
+  local np=$1 want=$2 ngpu out rc
+  shift 2
+  ngpu=$(nvidia-smi -L 2> /dev/null | grep -c '^GPU')
+  out=$(pbg_run "$np" test_gamg_ops -vec_type cuda -use_gpu_aware_mpi 0 -ptype aijcusparse -info :mat "$@")
+  rc=$?
+  grep -E "transfer|P's products exchange|ghost values by|^OK|FAILED" <<< "$out" | sort | uniq -c
+  echo "GPUs visible: $ngpu, ranks: $np, expected: $want"
+  [ $rc = 0 ] && grep -q '^OK' <<< "$out" && ! grep -q FAILED <<< "$out" && [ "$(grep -c '^transfer .* ok$' <<< "$out")" -ge 4 ] || return 1
+  if [ "$want" = nccl ] && [ "$ngpu" -ge "$np" ]; then
+    grep -qE "prolongator exchange its [0-9]+ ghost values by NCCL" <<< "$out" && grep -q "P's products exchange by NCCL" <<< "$out"
+  else grep -q "P's products exchange by its own scatter" <<< "$out" && ! grep -q "P's products exchange by NCCL" <<< "$out"; fi
+}
+for np in 2 3; do
+  tcheck gamg_ops_gpu_prolongator_exchange_bs3cbs6_np$np --gpu -- pbg_prolongator_exchange $np nccl -bs 3 -cbs 6 -nb 40
+done
+tcheck gamg_ops_gpu_prolongator_exchange_bs2cbs3_small_np2 --gpu -- pbg_prolongator_exchange 2 nccl -bs 2 -cbs 3 -nb 3
+tcheck gamg_ops_gpu_prolongator_exchange_sf_np2 --gpu -- pbg_prolongator_exchange 2 sf -bs 3 -cbs 6 -mat_baijksparse_ghost_exchange sf

@@ -20,6 +20,7 @@
    a change of values only stays a numeric phase (-pc_gamg_reuse_interpolation, Newton steps). */
 #include "baijksparsecuda.h"
 #include "baijksparse_device.h"
+#include "baijksparse_ghost.h"
 #include <petscdevice_cuda.h>
 #include <petscsf.h>
 
@@ -38,6 +39,7 @@ typedef struct {
   MatBAIJKSPARSEBlockCSR Ct;          /* P^T A P: P_own^T (A P), every coarse block row */
   int                    glo, nown;   /* A's ghost block columns below its own ones; its own block columns */
   PetscBool              aijresult;   /* A P into an mpiaijcusparse result */
+  PetscBool              Pexchange;   /* P's own products exchange by NCCL (baijksparse_ghost_aij.c) */
   PetscInt               nz[2];       /* blocks of the result's two parts */
   int                   *d_jmap[2];   /* device: the sources of each block of part t (NULL: one each, perm in order) */
   int                   *d_perm[2];   /* device: the source blocks (below the local count: the product's; above: received) */
@@ -585,6 +587,8 @@ PetscErrorCode MatProductSymbolic_Blocked_MPIBAIJKSPARSE(Mat C)
     Pown = Pv, Pown.mb = bp->nown, Pown.rowptr = Pv.rowptr + bp->glo;
     PetscCall(MatBAIJKSPARSEBlockTransposeProductPattern_CUDA(&Pown, &bp->AP, PETSC_TRUE, &bp->Ct, &bp->nptap, stream));
     PetscCall(ResultOfPtAP(A, P, bp, &E, stream));
+    /* P is the level's transfer: its own products exchange their ghosts as A's do (an mpiaijcusparse P: NCCL) */
+    PetscCall(MatAIJCUSPARSEGhostExchangeSetUp_Private(P, ((Mat_MPIBAIJKSPARSE *)A->spptr)->ghost_want, &bp->Pexchange));
   } else PetscCall(ResultOfAP(A, P, bp, &E, stream));
   saved      = C->product;
   C->product = NULL;
@@ -594,8 +598,8 @@ PetscErrorCode MatProductSymbolic_Blocked_MPIBAIJKSPARSE(Mat C)
   product->destroy       = MPIBlockedProductDestroy;
   C->ops->productnumeric = ProductNumeric_MPIBlocked;
   PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)C), &size));
-  PetscCall(PetscInfo(C, "%s of %s (bs %" PetscInt_FMT ") and %s (column block size %" PetscInt_FMT ") by blocks on the device, %d ranks: %d blocks of P's rows, %d of A P, %" PetscInt_FMT " sent; %s result\n", MatProductTypes[product->type],
-                      ((PetscObject)A)->type_name, bs, ((PetscObject)P)->type_name, cbs, size, Pv.nz, bp->AP.nz, bp->nsend, ((PetscObject)C)->type_name));
+  PetscCall(PetscInfo(C, "%s of %s (bs %" PetscInt_FMT ") and %s (column block size %" PetscInt_FMT ") by blocks on the device, %d ranks: %d blocks of P's rows, %d of A P, %" PetscInt_FMT " sent; %s result; P's products exchange by %s\n",
+                      MatProductTypes[product->type], ((PetscObject)A)->type_name, bs, ((PetscObject)P)->type_name, cbs, size, Pv.nz, bp->AP.nz, bp->nsend, ((PetscObject)C)->type_name, bp->Pexchange ? "NCCL" : "its own scatter"));
   PetscCall(PetscLogEventEnd(PBG_BAIJKProductSymbolic, A, P, C, 0));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -49,11 +49,11 @@ PetscErrorCode MatMPIBAIJKSPARSEGhostDestroy_Private(MatBAIJKSPARSEGhostPlan **p
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode MatMPIBAIJKSPARSEGhostSetUp_Private(Mat A, MatBAIJKSPARSEGhostExchange want, PetscInt nghost, const PetscInt garray[], MatBAIJKSPARSEGhostPlan **plan, char *why, size_t len)
+PetscErrorCode MatMPIBAIJKSPARSEGhostSetUp_Private(Mat A, PetscInt bs, MatBAIJKSPARSEGhostExchange want, PetscInt nghost, const PetscInt garray[], MatBAIJKSPARSEGhostPlan **plan, char *why, size_t len)
 {
   MPI_Comm                 comm = PetscObjectComm((PetscObject)A);
   PetscMPIInt              size, rank, *rcount, *scount, *rdispl, *sdispl, ns = 0, nr = 0;
-  PetscInt                 bs = A->rmap->bs, cstartb = A->cmap->rstart / bs, nsendblocks = 0, *want_blocks;
+  PetscInt                 cstartb = A->cmap->rstart / bs, nsendblocks = 0, *want_blocks;
   PetscBool                ok = PETSC_TRUE, lok;
   int                     *send_idx;
   MatBAIJKSPARSEGhostPlan *g;

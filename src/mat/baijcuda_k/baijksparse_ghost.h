@@ -30,11 +30,16 @@ struct _n_MatBAIJKSPARSEGhostPlan {
   PetscInt     nforward, nreverse;    /* exchanges made, for -mat_view */
 };
 
-/* The plan of A (collective; its ghost block columns garray[nghost], sorted): *plan NULL, and why, when the exchange
-   goes through the VecScatter (want SF, NCCL absent, or two ranks on one GPU: NCCL needs a GPU per rank) */
-PETSC_INTERN PetscErrorCode MatMPIBAIJKSPARSEGhostSetUp_Private(Mat A, MatBAIJKSPARSEGhostExchange want, PetscInt nghost, const PetscInt garray[], MatBAIJKSPARSEGhostPlan **plan, char *why, size_t len);
+/* The plan of A (collective; its ghost block columns garray[nghost], sorted, in blocks of bs of A's column layout): *plan
+   NULL, and why, when the exchange goes through the VecScatter (want SF, NCCL absent, or two ranks on one GPU: NCCL
+   needs a GPU per rank) */
+PETSC_INTERN PetscErrorCode MatMPIBAIJKSPARSEGhostSetUp_Private(Mat A, PetscInt bs, MatBAIJKSPARSEGhostExchange want, PetscInt nghost, const PetscInt garray[], MatBAIJKSPARSEGhostPlan **plan, char *why, size_t len);
 PETSC_INTERN PetscErrorCode MatMPIBAIJKSPARSEGhostDestroy_Private(MatBAIJKSPARSEGhostPlan **plan);
 PETSC_INTERN PetscErrorCode MatMPIBAIJKSPARSEGhostView_Private(const MatBAIJKSPARSEGhostPlan *plan, const char *why, PetscViewer viewer);
+
+/* The same exchange for the products of an mpiaijcusparse prolongator of PCGAMG (baijksparse_ghost_aij.c; collective):
+   *given, whether its MatMult() family now takes it */
+PETSC_INTERN PetscErrorCode MatAIJCUSPARSEGhostExchangeSetUp_Private(Mat P, MatBAIJKSPARSEGhostExchange want, PetscBool *given);
 
 /* Whether NCCL can be used (its library loaded, with dlopen, once; why: the reason when not) */
 PETSC_INTERN PetscErrorCode MatBAIJKSPARSEGhostNCCLLoad_CUDA(PetscBool *ok, char *why, size_t len);

@@ -484,7 +484,7 @@ static PetscErrorCode MatMPIBAIJKSPARSESetUpScatter(Mat A, PetscBool check)
   k->nzstate = A->nonzerostate;
   /* the engine: the VecScatter above stays as the fallback (and the host path's); NCCL's plan for the same ghosts */
   PetscCall(ReadGhostExchange(A));
-  PetscCall(MatMPIBAIJKSPARSEGhostSetUp_Private(A, k->ghost_want, nghost, k->garray, &k->ghost, k->ghost_why, sizeof(k->ghost_why)));
+  PetscCall(MatMPIBAIJKSPARSEGhostSetUp_Private(A, bs, k->ghost_want, nghost, k->garray, &k->ghost, k->ghost_why, sizeof(k->ghost_why)));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
