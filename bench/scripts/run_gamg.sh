@@ -23,7 +23,9 @@
 #             null space (-use_mat_nearnullspace: smoothed aggregation with coarse bs 6, where ex56's default is a
 #             coverage test of GAMG's injection with 2 of the modes): aij_jac_nns (cuSPARSE's products),
 #             aij_jac_nns_cpuprod (PETSc's Galerkin products on the host, -matptap_backend_cpu -matmatmult_backend_cpu),
-#             baij_vbj_single_nns
+#             baij_vbj_single_nns; on several ranks, aij_jac_pel and baij_vbj_single_pel (aij_jac, baij_vbj_single
+#             with -pc_gamg_process_eq_limit ${PEL:-20000}: coarse levels of fewer equations a rank on fewer ranks,
+#             where the smoothers' exchanges are bound by latency)
 # The times come from -log_view without -log_view_gpu_time, whose per-event synchronisations slow the configurations
 # with more kernels down (PETSc's unfused Chebyshev most); the Krylov method synchronises every iteration, so KSPSolve
 # and PCSetUp are wall times of the work either way.
@@ -107,6 +109,8 @@ for c in "${case_list[@]}"; do
         aij_jac_nns) mt=aijcusparse; lp=jacobi; cfgopt="-use_mat_nearnullspace" ;;
         aij_jac_nns_cpuprod) mt=aijcusparse; lp=jacobi; cfgopt="-use_mat_nearnullspace -matptap_backend_cpu -matmatmult_backend_cpu" ;;
         baij_vbj_single_nns) mt=baijksparse; lp=vbjacobi; cfgopt="-use_mat_nearnullspace -mg_levels_pc_vbjacobi_sweep_precision single" ;;
+        aij_jac_pel) mt=aijcusparse; lp=jacobi; cfgopt="-pc_gamg_process_eq_limit ${PEL:-20000}" ;;
+        baij_vbj_single_pel) mt=baijksparse; lp=vbjacobi; cfgopt="-mg_levels_pc_vbjacobi_sweep_precision single -pc_gamg_process_eq_limit ${PEL:-20000}" ;;
         *) echo "run_gamg.sh: unknown config $cfg" >&2; exit 2 ;;
       esac
       if [[ $cfg == *_nns* && $c != ex56_* ]]; then continue; fi # ex56's option; ex55 and ex17 have their modes already
