@@ -8,7 +8,8 @@ static char help[] = "PETSc's factorizations of a MATBAIJKSPARSE matrix whose va
                      "cholesky on one rank the residual |b - Y x| / |b| by Y's own product.\n"
                      "Options: -bs <3>, -nb <block rows per rank, 10>, -seed <1>, -rounds <2>, -pcs <lu,ilu,cholesky,icc>,\n"
                      "  -vec_type <standard|cuda> (the vectors; cuda puts Y's values on the device), -solver_type <name> (for\n"
-                     "  -pc_factor_mat_solver_type of every PC; default: PETSc's choice), -solver_type_ref <name> (Yref's; default: -solver_type)\n";
+                     "  -pc_factor_mat_solver_type of every PC; default: PETSc's choice), -solver_type_ref <name> (Yref's; default: -solver_type),\n"
+                     "  -host_vecs (VECSTANDARD vectors whatever MatCreateVecs() gives)\n";
 
 #include <petscblockgpu.h>
 #include <petscksp.h>
@@ -135,7 +136,7 @@ int main(int argc, char **argv)
   Mat         Y, Yref, Yd;
   Vec         b, x, xref, r;
   KSP         ksp[8], kspref[8];
-  PetscBool   devnewer_all = PETSC_TRUE, wrapped_all = PETSC_TRUE, refwrapped_any = PETSC_FALSE, flg;
+  PetscBool   host_vecs = PETSC_FALSE, devnewer_all = PETSC_TRUE, wrapped_all = PETSC_TRUE, refwrapped_any = PETSC_FALSE, flg;
 
   PetscFunctionBeginUser;
   PetscCall(PetscInitialize(&argc, &argv, NULL, help));
@@ -154,6 +155,7 @@ int main(int argc, char **argv)
     npc = 4;
     for (PetscInt i = 0; i < npc; i++) PetscCall(PetscStrallocpy(def[i], &pcs[i]));
   }
+  PetscCall(PetscOptionsBool("-host_vecs", "host vectors (VECSTANDARD) whatever MatCreateVecs() gives", NULL, host_vecs, &host_vecs, NULL));
   PetscCall(PetscOptionsString("-solver_type", "-pc_factor_mat_solver_type of every PC", NULL, solver, solver, sizeof(solver), NULL));
   PetscCall(PetscStrncpy(solver_ref, solver, sizeof(solver_ref)));
   PetscCall(PetscOptionsString("-solver_type_ref", "-pc_factor_mat_solver_type of Yref's PCs", NULL, solver_ref, solver_ref, sizeof(solver_ref), NULL));
@@ -166,6 +168,10 @@ int main(int argc, char **argv)
   PetscCall(Fill(Y, seed, 0, bs, Mbs));
   PetscCall(Fill(Yref, seed, 0, bs, Mbs));
   PetscCall(MatCreateVecs(Y, &x, &b));
+  if (host_vecs) { /* host vectors with a matrix whose factor may solve on the device */
+    PetscCall(VecSetType(x, VECSTANDARD));
+    PetscCall(VecSetType(b, VECSTANDARD));
+  }
   PetscCall(VecDuplicate(x, &xref));
   PetscCall(VecDuplicate(b, &r));
   PetscCall(VecSetRandom(b, NULL)); /* PETSc's default generator: the same b for Y and Yref */

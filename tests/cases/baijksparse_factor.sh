@@ -22,6 +22,8 @@ tcase bk_gpu_factor_named_petsc --gpu -- test_baijksparse_factor -vec_type cuda 
 for bs in 3 5; do
   tcase bk_gpu_factor_named_cusparse_bs$bs --gpu -- test_baijksparse_factor -vec_type cuda -bs $bs -nb 9 -pcs lu,cholesky -solver_type cusparse -solver_type_ref petsc -rounds 3 --grep 'values newer on the device before each factorization: yes' --grep '^lu: factor of Y seqaijcusparse' --grep '^cholesky: factor of Y seqaijcusparse' --grep '^round 3 cholesky ' --grep '^OK' --nogrep 'FAILED'
 done
+# host vectors: cuSPARSE's solves (plain and transposed, over refactorizations) through CUDA work vectors
+tcase bk_gpu_factor_cusparse_host_vectors --gpu -- test_baijksparse_factor -host_vecs -mat_baijksparse_factor_device_rows 0 -bs 3 -nb 8 -pcs lu,cholesky -rounds 3 -info :mat --grep '^lu: factor of Y seqaijcusparse' --grep 'solves of host vectors through CUDA work vectors' --grep '^round 3 cholesky ' --grep '^OK' --nogrep 'FAILED'
 tcase bk_gpu_factor_named_cusparse_natural --gpu -- test_baijksparse_factor -vec_type cuda -bs 4 -nb 7 -pcs lu -solver_type cusparse -solver_type_ref petsc -pc_factor_mat_ordering_type natural --grep '^lu: factor of Y seqaijcusparse' --grep '^round 2 lu ' --grep '^OK' --nogrep 'FAILED'
 tcase bk_factor_named_cusparse -- test_baijksparse_factor -bs 3 -nb 8 -pcs lu,cholesky -solver_type cusparse -solver_type_ref petsc --grep '^lu: factor of Y seqbaij,' --grep '^round 2 cholesky ' --grep '^OK' --nogrep 'FAILED'
 # the default below -mat_baijksparse_factor_device_rows (16384): PETSc's host factor, on a GPU too; at 0 on the host

@@ -15,8 +15,8 @@
    aijcusparse's default factor (PETSc's MATSOLVERCUSPARSE: the numeric factorization on the host, the triangular solves
    on the device) moves none (issue 40). The "cusparse" factor of a MATSEQBAIJKSPARSE matrix is that one: PETSc's
    MATSEQAIJCUSPARSE factor, whose phases are given the operator converted to MATSEQAIJCUSPARSE on the device (kept with
-   the factor, its values refreshed before each numeric phase); with no usable device, or a matrix bound to the CPU, it
-   hands out PETSc's host factor instead. MatGetFactor() with no solver type takes it from
+   the factor, its values refreshed before each numeric phase; host vectors are solved through CUDA work vectors); with no
+   usable device, or a matrix bound to the CPU, it hands out PETSc's host factor instead. MatGetFactor() with no solver type takes it from
    -mat_baijksparse_factor_device_rows rows up (MatGetFactor_SeqBAIJKSPARSE_Default()). ILU and ICC stay BAIJ's: a block
    ILU(0) is another preconditioner than the point ILU(0) of the converted matrix.
    Other packages (MUMPS, SuperLU, ...) read BAIJ's arrays the same way and are not wrapped: known_issues.md. */
@@ -41,7 +41,9 @@ typedef struct {
   PetscErrorCode (*iccfactorsymbolic)(Mat, Mat, IS, const MatFactorInfo *);
   PetscErrorCode (*lufactornumeric)(Mat, Mat, const MatFactorInfo *);
   PetscErrorCode (*choleskyfactornumeric)(Mat, Mat, const MatFactorInfo *);
+  PetscErrorCode (*solve)(Mat, Vec, Vec); /* cuSPARSE's, which take CUDA vectors only */
   PetscErrorCode (*solvetranspose)(Mat, Vec, Vec);
+  Vec           bw, xw;      /* CUDA work vectors of the solves of host vectors */
   PetscBool     through_aij; /* the phases take the operator as MATSEQAIJCUSPARSE (the "cusparse" factor) */
   Mat           aij;         /* A converted, made by the symbolic phase */
   Mat           op;          /* the operator of the last phase (aij, or A when it was MATSEQAIJCUSPARSE itself) */
@@ -60,6 +62,8 @@ static PetscErrorCode FactorOpsDestroy(PetscCtxRt ctx)
   PetscCall(MatDestroy(&ops->aij));
   PetscCall(MatDestroy(&ops->op));
   PetscCall(MatDestroy(&ops->tfact));
+  PetscCall(VecDestroy(&ops->bw));
+  PetscCall(VecDestroy(&ops->xw));
   PetscCall(ISDestroy(&ops->row));
   PetscCall(ISDestroy(&ops->col));
   PetscCall(PetscFree(ops));
@@ -121,6 +125,70 @@ static PetscErrorCode BeginPhase(Mat fact, Mat A, PetscBool symbolic, FactorOps 
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* The solves of a "cusparse" factor take CUDA vectors only (PETSc's cuSPARSE solves get their device arrays), where a
+   baijksparse matrix also serves host vectors: b and x themselves when both are CUDA vectors, else CUDA work vectors,
+   b's values copied in (StageOut() copies x's values back) */
+static PetscErrorCode StageIn(Mat fact, FactorOps *ops, Vec b, Vec x, Vec *db, Vec *dx)
+{
+  PetscBool          cb, cx;
+  const PetscScalar *src;
+  PetscScalar       *dst;
+  PetscInt           n;
+
+  PetscFunctionBegin;
+  PetscCall(PetscObjectTypeCompareAny((PetscObject)b, &cb, VECSEQCUDA, VECMPICUDA, ""));
+  PetscCall(PetscObjectTypeCompareAny((PetscObject)x, &cx, VECSEQCUDA, VECMPICUDA, ""));
+  if (cb && cx) {
+    *db = b;
+    *dx = x;
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  PetscCall(VecGetLocalSize(b, &n));
+  if (!ops->bw) {
+    PetscCall(VecCreateSeqCUDA(PETSC_COMM_SELF, n, &ops->bw));
+    PetscCall(VecCreateSeqCUDA(PETSC_COMM_SELF, n, &ops->xw));
+    PetscCall(PetscInfo(fact, "solves of host vectors through CUDA work vectors\n"));
+  }
+  PetscCall(VecGetArrayRead(b, &src));
+  PetscCall(VecGetArrayWrite(ops->bw, &dst));
+  PetscCall(PetscArraycpy(dst, src, n));
+  PetscCall(VecRestoreArrayWrite(ops->bw, &dst));
+  PetscCall(VecRestoreArrayRead(b, &src));
+  *db = ops->bw;
+  *dx = ops->xw;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode StageOut(Vec dx, Vec x)
+{
+  const PetscScalar *src;
+  PetscScalar       *dst;
+  PetscInt           n;
+
+  PetscFunctionBegin;
+  if (dx == x) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(VecGetLocalSize(x, &n));
+  PetscCall(VecGetArrayRead(dx, &src));
+  PetscCall(VecGetArrayWrite(x, &dst));
+  PetscCall(PetscArraycpy(dst, src, n));
+  PetscCall(VecRestoreArrayWrite(x, &dst));
+  PetscCall(VecRestoreArrayRead(dx, &src));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode Solve_Staged(Mat fact, Vec b, Vec x)
+{
+  FactorOps *ops;
+  Vec        db, dx;
+
+  PetscFunctionBegin;
+  PetscCall(GetFactorOps(fact, &ops));
+  PetscCall(StageIn(fact, ops, b, x, &db, &dx));
+  PetscCall((*ops->solve)(fact, db, dx));
+  PetscCall(StageOut(dx, x));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* The transposed solve of a "cusparse" LU factor. PETSc 3.26's cuSPARSE factor (aijcusparse.cu) makes the analysis of
    its transposed triangular solves at the first MatSolveTranspose() and, at a later numeric factorization of the same
    pattern, updates the values of the plain solves' analysis only: the transposed solves then keep the old values (the
@@ -130,36 +198,46 @@ static PetscErrorCode BeginPhase(Mat fact, Mat A, PetscBool symbolic, FactorOps 
 static PetscErrorCode SolveTranspose_Current(Mat fact, Vec b, Vec x)
 {
   FactorOps *ops;
+  Vec        db, dx;
 
   PetscFunctionBegin;
   PetscCall(GetFactorOps(fact, &ops));
+  PetscCall(StageIn(fact, ops, b, x, &db, &dx));
   if (ops->transposed_at < 0 || ops->transposed_at == ops->numerics) {
     ops->transposed_at = ops->numerics;
-    PetscCall((*ops->solvetranspose)(fact, b, x));
-    PetscFunctionReturn(PETSC_SUCCESS);
+    PetscCall((*ops->solvetranspose)(fact, db, dx));
+  } else {
+    if (!ops->tfact) {
+      PetscCall(PetscInfo(fact, "transposed solves after a refactorization: a fresh cuSPARSE factor of the current values\n"));
+      PetscCall(MatGetFactor_seqaijcusparse_cusparse(ops->op, MAT_FACTOR_LU, &ops->tfact));
+      PetscCall(MatLUFactorSymbolic(ops->tfact, ops->op, ops->row, ops->col, &ops->info));
+      PetscCall(MatLUFactorNumeric(ops->tfact, ops->op, &ops->info));
+    }
+    PetscCall(MatSolveTranspose(ops->tfact, db, dx));
   }
-  if (!ops->tfact) {
-    PetscCall(PetscInfo(fact, "transposed solves after a refactorization: a fresh cuSPARSE factor of the current values\n"));
-    PetscCall(MatGetFactor_seqaijcusparse_cusparse(ops->op, MAT_FACTOR_LU, &ops->tfact));
-    PetscCall(MatLUFactorSymbolic(ops->tfact, ops->op, ops->row, ops->col, &ops->info));
-    PetscCall(MatLUFactorNumeric(ops->tfact, ops->op, &ops->info));
-  }
-  PetscCall(MatSolveTranspose(ops->tfact, b, x));
+  PetscCall(StageOut(dx, x));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* After a numeric phase of a "cusparse" LU factor: the phase counted, a fresh factor of older values dropped, and the
-   transposed solve the phase set (PETSc's) saved with SolveTranspose_Current() in its place */
+/* After a numeric phase of a "cusparse" factor: the solves it set (PETSc's) saved, with Solve_Staged() in their place;
+   for LU the phase counted, a fresh factor of older values dropped, and SolveTranspose_Current() in place of the
+   transposed solve (Cholesky's is its plain solve: symmetric) */
 static PetscErrorCode AfterNumeric(Mat fact, FactorOps *ops)
 {
   PetscFunctionBegin;
-  if (!ops->through_aij || fact->factortype != MAT_FACTOR_LU) PetscFunctionReturn(PETSC_SUCCESS);
-  ops->numerics++;
-  PetscCall(MatDestroy(&ops->tfact));
-  if (fact->ops->solvetranspose && fact->ops->solvetranspose != SolveTranspose_Current) {
-    ops->solvetranspose       = fact->ops->solvetranspose;
-    fact->ops->solvetranspose = SolveTranspose_Current;
+  if (!ops->through_aij) PetscFunctionReturn(PETSC_SUCCESS);
+  if (fact->ops->solve && fact->ops->solve != Solve_Staged) {
+    ops->solve       = fact->ops->solve;
+    fact->ops->solve = Solve_Staged;
   }
+  if (fact->factortype == MAT_FACTOR_LU) {
+    ops->numerics++;
+    PetscCall(MatDestroy(&ops->tfact));
+    if (fact->ops->solvetranspose && fact->ops->solvetranspose != SolveTranspose_Current) {
+      ops->solvetranspose       = fact->ops->solvetranspose;
+      fact->ops->solvetranspose = SolveTranspose_Current;
+    }
+  } else if (fact->ops->solvetranspose == ops->solve) fact->ops->solvetranspose = Solve_Staged;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
