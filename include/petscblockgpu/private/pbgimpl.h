@@ -75,3 +75,4 @@ typedef struct {
    vector t that holds it, or b itself where the process has no off-process columns, or NULL, on every rank alike,
    where the matrix's products run on the host for these vectors. */
 #define PBG_OFF_PROCESS_RHS "PetscBlockGPUOffProcessRhs_C" /* PetscErrorCode f(Mat A, Vec b, Vec x, Vec t, Vec *rhs) */
+typedef PetscErrorCode PBGOffProcessRhsFn(Mat A, Vec b, Vec x, Vec t, Vec *rhs);

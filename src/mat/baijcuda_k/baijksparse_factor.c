@@ -128,12 +128,27 @@ static PetscErrorCode BeginPhase(Mat fact, Mat A, PetscBool symbolic, FactorOps 
 /* The solves of a "cusparse" factor take CUDA vectors only (PETSc's cuSPARSE solves get their device arrays), where a
    baijksparse matrix also serves host vectors: b and x themselves when both are CUDA vectors, else CUDA work vectors,
    b's values copied in (StageOut() copies x's values back) */
+/* dst's local values = src's, through their host arrays (vectors of different types) */
+static PetscErrorCode CopyLocalValues(Vec src, Vec dst)
+{
+  const PetscScalar *a;
+  PetscScalar       *d;
+  PetscInt           n;
+
+  PetscFunctionBegin;
+  PetscCall(VecGetLocalSize(src, &n));
+  PetscCall(VecGetArrayRead(src, &a));
+  PetscCall(VecGetArrayWrite(dst, &d));
+  PetscCall(PetscArraycpy(d, a, n));
+  PetscCall(VecRestoreArrayWrite(dst, &d));
+  PetscCall(VecRestoreArrayRead(src, &a));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 static PetscErrorCode StageIn(Mat fact, FactorOps *ops, Vec b, Vec x, Vec *db, Vec *dx)
 {
-  PetscBool          cb, cx;
-  const PetscScalar *src;
-  PetscScalar       *dst;
-  PetscInt           n;
+  PetscBool cb, cx;
+  PetscInt  n;
 
   PetscFunctionBegin;
   PetscCall(PetscObjectTypeCompareAny((PetscObject)b, &cb, VECSEQCUDA, VECMPICUDA, ""));
@@ -143,17 +158,13 @@ static PetscErrorCode StageIn(Mat fact, FactorOps *ops, Vec b, Vec x, Vec *db, V
     *dx = x;
     PetscFunctionReturn(PETSC_SUCCESS);
   }
-  PetscCall(VecGetLocalSize(b, &n));
   if (!ops->bw) {
+    PetscCall(VecGetLocalSize(b, &n));
     PetscCall(VecCreateSeqCUDA(PETSC_COMM_SELF, n, &ops->bw));
     PetscCall(VecCreateSeqCUDA(PETSC_COMM_SELF, n, &ops->xw));
     PetscCall(PetscInfo(fact, "solves of host vectors through CUDA work vectors\n"));
   }
-  PetscCall(VecGetArrayRead(b, &src));
-  PetscCall(VecGetArrayWrite(ops->bw, &dst));
-  PetscCall(PetscArraycpy(dst, src, n));
-  PetscCall(VecRestoreArrayWrite(ops->bw, &dst));
-  PetscCall(VecRestoreArrayRead(b, &src));
+  PetscCall(CopyLocalValues(b, ops->bw));
   *db = ops->bw;
   *dx = ops->xw;
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -161,18 +172,8 @@ static PetscErrorCode StageIn(Mat fact, FactorOps *ops, Vec b, Vec x, Vec *db, V
 
 static PetscErrorCode StageOut(Vec dx, Vec x)
 {
-  const PetscScalar *src;
-  PetscScalar       *dst;
-  PetscInt           n;
-
   PetscFunctionBegin;
-  if (dx == x) PetscFunctionReturn(PETSC_SUCCESS);
-  PetscCall(VecGetLocalSize(x, &n));
-  PetscCall(VecGetArrayRead(dx, &src));
-  PetscCall(VecGetArrayWrite(x, &dst));
-  PetscCall(PetscArraycpy(dst, src, n));
-  PetscCall(VecRestoreArrayWrite(x, &dst));
-  PetscCall(VecRestoreArrayRead(dx, &src));
+  if (dx != x) PetscCall(CopyLocalValues(dx, x));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

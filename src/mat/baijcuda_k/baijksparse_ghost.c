@@ -146,3 +146,74 @@ PetscErrorCode MatMPIBAIJKSPARSEGhostView_Private(const MatBAIJKSPARSEGhostPlan 
   else PetscCall(PetscViewerASCIIPrintf(viewer, "ghost exchange: VecScatter (PetscSF over MPI; staged through the host unless the MPI is CUDA-aware)%s%s%s\n", why && why[0] ? " (" : "", why && why[0] ? why : "", why && why[0] ? ")" : ""));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
+
+PetscErrorCode MatBAIJKSPARSEGhostsBegin_Private(const MatBAIJKSPARSEGhostParts *g, Vec x)
+{
+  PetscFunctionBegin;
+  PetscCall(PetscLogEventBegin(PBG_BAIJKGhost, g->A, x, 0, 0));
+  if (g->plan) { /* NCCL on its own stream: the product's stream waits for it on the device only */
+    const PetscScalar *dx;
+    PetscScalar       *dl;
+    cudaStream_t       stream;
+
+    PetscCall(PetscGetCurrentCUDAStream(&stream));
+    PetscCall(VecCUDAGetArrayRead(x, &dx));
+    PetscCall(VecCUDAGetArrayWrite(g->lvec, &dl));
+    PetscCall(MatBAIJKSPARSEGhostForwardBegin_CUDA(g->plan, dx, dl, stream));
+    PetscCall(VecCUDARestoreArrayWrite(g->lvec, &dl));
+    PetscCall(VecCUDARestoreArrayRead(x, &dx));
+  } else PetscCall(VecScatterBegin(g->sf, x, g->lvec, INSERT_VALUES, SCATTER_FORWARD));
+  PetscCall(PetscLogEventEnd(PBG_BAIJKGhost, g->A, x, 0, 0));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode MatBAIJKSPARSEGhostsEnd_Private(const MatBAIJKSPARSEGhostParts *g, Vec x)
+{
+  PetscFunctionBegin;
+  PetscCall(PetscLogEventBegin(PBG_BAIJKGhost, g->A, x, 0, 0));
+  if (g->plan) {
+    cudaStream_t stream;
+
+    PetscCall(PetscGetCurrentCUDAStream(&stream));
+    PetscCall(MatBAIJKSPARSEGhostForwardEnd_CUDA(g->plan, stream));
+  } else PetscCall(VecScatterEnd(g->sf, x, g->lvec, INSERT_VALUES, SCATTER_FORWARD));
+  PetscCall(PetscLogEventEnd(PBG_BAIJKGhost, g->A, x, 0, 0));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode MatBAIJKSPARSEGhostMultAdd_Private(const MatBAIJKSPARSEGhostParts *g, Vec x, Vec y, Vec z)
+{
+  PetscFunctionBegin;
+  PetscCall(MatBAIJKSPARSEGhostsBegin_Private(g, x));
+  if (y) PetscUseTypeMethod(g->Ad, multadd, x, y, z);
+  else PetscUseTypeMethod(g->Ad, mult, x, z);
+  PetscCall(MatBAIJKSPARSEGhostsEnd_Private(g, x));
+  if (g->nghost) PetscUseTypeMethod(g->Ao, multadd, g->lvec, z, z);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode MatBAIJKSPARSEGhostMultTransposeAdd_Private(const MatBAIJKSPARSEGhostParts *g, Vec x, Vec y, Vec z)
+{
+  PetscFunctionBegin;
+  if (g->nghost) PetscUseTypeMethod(g->Ao, multtranspose, x, g->lvec);
+  if (y) PetscUseTypeMethod(g->Ad, multtransposeadd, x, y, z);
+  else PetscUseTypeMethod(g->Ad, multtranspose, x, z);
+  PetscCall(PetscLogEventBegin(PBG_BAIJKGhost, g->A, x, 0, 0));
+  if (g->plan) { /* each owner adds its peers' contributions, in rank order */
+    const PetscScalar *dl;
+    PetscScalar       *dz;
+    cudaStream_t       stream;
+
+    PetscCall(PetscGetCurrentCUDAStream(&stream));
+    PetscCall(VecCUDAGetArrayRead(g->lvec, &dl));
+    PetscCall(VecCUDAGetArray(z, &dz));
+    PetscCall(MatBAIJKSPARSEGhostReverse_CUDA(g->plan, dl, dz, stream));
+    PetscCall(VecCUDARestoreArray(z, &dz));
+    PetscCall(VecCUDARestoreArrayRead(g->lvec, &dl));
+  } else {
+    PetscCall(VecScatterBegin(g->sf, g->lvec, z, ADD_VALUES, SCATTER_REVERSE)); /* on every rank (see the forward one) */
+    PetscCall(VecScatterEnd(g->sf, g->lvec, z, ADD_VALUES, SCATTER_REVERSE));
+  }
+  PetscCall(PetscLogEventEnd(PBG_BAIJKGhost, g->A, x, 0, 0));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}

@@ -37,6 +37,28 @@ PETSC_INTERN PetscErrorCode MatMPIBAIJKSPARSEGhostSetUp_Private(Mat A, PetscInt 
 PETSC_INTERN PetscErrorCode MatMPIBAIJKSPARSEGhostDestroy_Private(MatBAIJKSPARSEGhostPlan **plan);
 PETSC_INTERN PetscErrorCode MatMPIBAIJKSPARSEGhostView_Private(const MatBAIJKSPARSEGhostPlan *plan, const char *why, PetscViewer viewer);
 
+/* The device products of a matrix in two parts (Ad x's own columns, Ao its nghost ghost columns, sorted) around the
+   ghost exchange of x: by NCCL's plan, or by PETSc's VecScatter sf where plan is NULL; lvec holds the ghost values. Used
+   by mpibaijksparse (its parts) and by the prolongators of baijksparse_ghost_aij.c (mpiaijcusparse's parts); A is the
+   matrix the exchange is logged for (PBG_BAIJKGhost). */
+typedef struct {
+  Mat                      A, Ad, Ao;
+  PetscInt                 nghost;
+  Vec                      lvec;
+  MatBAIJKSPARSEGhostPlan *plan;
+  VecScatter               sf;
+} MatBAIJKSPARSEGhostParts;
+
+/* The forward exchange of x's ghost values into lvec in two halves, so that a product can run between them. Every rank
+   takes part, also one without ghosts of its own: its values may be others' ghosts (a rank that skipped it would hang
+   them) */
+PETSC_INTERN PetscErrorCode MatBAIJKSPARSEGhostsBegin_Private(const MatBAIJKSPARSEGhostParts *g, Vec x);
+PETSC_INTERN PetscErrorCode MatBAIJKSPARSEGhostsEnd_Private(const MatBAIJKSPARSEGhostParts *g, Vec x);
+/* z = A x + y (y NULL: z = A x), the forward exchange overlapping Ad's product */
+PETSC_INTERN PetscErrorCode MatBAIJKSPARSEGhostMultAdd_Private(const MatBAIJKSPARSEGhostParts *g, Vec x, Vec y, Vec z);
+/* z = A^T x + y (y NULL: z = A^T x), Ao^T x added into its owners' rows, in rank order */
+PETSC_INTERN PetscErrorCode MatBAIJKSPARSEGhostMultTransposeAdd_Private(const MatBAIJKSPARSEGhostParts *g, Vec x, Vec y, Vec z);
+
 /* The same exchange for the products of an mpiaijcusparse prolongator of PCGAMG (baijksparse_ghost_aij.c; collective):
    *given, whether its MatMult() family now takes it */
 PETSC_INTERN PetscErrorCode MatAIJCUSPARSEGhostExchangeSetUp_Private(Mat P, MatBAIJKSPARSEGhostExchange want, PetscBool *given);

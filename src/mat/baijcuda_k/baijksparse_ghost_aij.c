@@ -6,13 +6,11 @@
    When the blocked MPI products (baijksparse_galerkin_mpi.c) set up P^T A P of our operator with an mpiaijcusparse P,
    P is given the exchange: a plan of P's ghost columns (block size 1, collective; only where the operator's own
    exchange is NCCL: -mat_baijksparse_ghost_exchange), and P's MatMult(), MatMultAdd(), MatMultTranspose() and
-   MatMultTransposeAdd() replaced by ones that run P's diagonal and off-diagonal parts (PETSc's seqaijcusparse
-   products) around that exchange, as mpibaijksparse's own products do: the forward exchange overlaps the diagonal
-   part's product; the transposed products add the off-diagonal part's contributions into their owners' rows in rank
-   order. P stays an mpiaijcusparse matrix for everything else. With vectors that are not CUDA vectors, or once P's
-   pattern changed (a new assembly: other ghosts), PETSc's own products run. */
+   MatMultTransposeAdd() replaced by mpibaijksparse's own device products (baijksparse_ghost.c) given P's diagonal and
+   off-diagonal parts (PETSc's seqaijcusparse products run them). P stays an mpiaijcusparse matrix for everything else.
+   With vectors that are not CUDA vectors, or once P's pattern changed (a new assembly: other ghosts), PETSc's own
+   products run. */
 #include "baijksparse_ghost.h"
-#include <petscdevice_cuda.h>
 
 #define PBG_AIJ_EXCHANGE "PBG_AIJGhostExchange"
 
@@ -39,106 +37,77 @@ static PetscErrorCode AIJExchangeDestroy(PetscCtxRt ctx)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PetscErrorCode GetExchange(Mat P, AIJExchange **e)
-{
-  PetscFunctionBegin;
-  PetscCall(PetscObjectContainerQuery((PetscObject)P, PBG_AIJ_EXCHANGE, (PetscCtxRt)e));
-  PetscCheck(*e, PETSC_COMM_SELF, PETSC_ERR_PLIB, "an %s product without its ghost exchange", MATMPIAIJCUSPARSE);
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-/* Whether this product takes the exchange: CUDA vectors (the same on every rank) and P's pattern the plan's */
-static PetscErrorCode ExchangeUsable(Mat P, AIJExchange *e, Vec x, Vec y, PetscBool *use)
+/* P's parts and exchange for the shared device products of baijksparse_ghost.c, when this product takes them: CUDA
+   vectors (the same on every rank) and P's pattern the plan's; *e for PETSc's products otherwise */
+static PetscErrorCode ExchangeParts(Mat P, Vec x, Vec y, AIJExchange **e, MatBAIJKSPARSEGhostParts *g, PetscBool *use)
 {
   PetscBool cx, cy;
 
   PetscFunctionBegin;
+  PetscCall(PetscObjectContainerQuery((PetscObject)P, PBG_AIJ_EXCHANGE, (PetscCtxRt)e));
+  PetscCheck(*e, PETSC_COMM_SELF, PETSC_ERR_PLIB, "an %s product without its ghost exchange", MATMPIAIJCUSPARSE);
   PetscCall(PetscObjectTypeCompareAny((PetscObject)x, &cx, VECMPICUDA, VECSEQCUDA, ""));
   PetscCall(PetscObjectTypeCompareAny((PetscObject)y, &cy, VECMPICUDA, VECSEQCUDA, ""));
-  *use = (PetscBool)(cx && cy && P->nonzerostate == e->nzstate);
+  *use = (PetscBool)(cx && cy && P->nonzerostate == (*e)->nzstate);
+  if (!*use) PetscFunctionReturn(PETSC_SUCCESS);
+  g->A = P;
+  PetscCall(MatMPIAIJGetSeqAIJ(P, &g->Ad, &g->Ao, NULL));
+  g->nghost = (*e)->nghost;
+  g->lvec   = (*e)->lvec;
+  g->plan   = (*e)->plan;
+  g->sf     = NULL;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* z = P x + y (y NULL: z = P x): the forward exchange of x's ghosts overlaps the diagonal part's product */
 static PetscErrorCode MultAdd_Exchange(Mat P, Vec x, Vec y, Vec z)
 {
-  AIJExchange       *e;
-  Mat                Ad, Ao;
-  const PetscScalar *dx;
-  PetscScalar       *dl;
-  cudaStream_t       stream;
-  PetscBool          use;
+  AIJExchange             *e;
+  MatBAIJKSPARSEGhostParts g;
+  PetscBool                use;
 
   PetscFunctionBegin;
-  PetscCall(GetExchange(P, &e));
-  PetscCall(ExchangeUsable(P, e, x, z, &use));
-  if (!use) {
-    if (y) PetscCall((*e->multadd)(P, x, y, z));
-    else PetscCall((*e->mult)(P, x, z));
-    PetscFunctionReturn(PETSC_SUCCESS);
-  }
-  PetscCall(MatMPIAIJGetSeqAIJ(P, &Ad, &Ao, NULL));
-  PetscCall(PetscGetCurrentCUDAStream(&stream));
-  PetscCall(PetscLogEventBegin(PBG_BAIJKGhost, P, x, 0, 0));
-  PetscCall(VecCUDAGetArrayRead(x, &dx));
-  PetscCall(VecCUDAGetArrayWrite(e->lvec, &dl));
-  PetscCall(MatBAIJKSPARSEGhostForwardBegin_CUDA(e->plan, dx, dl, stream));
-  PetscCall(VecCUDARestoreArrayWrite(e->lvec, &dl));
-  PetscCall(VecCUDARestoreArrayRead(x, &dx));
-  PetscCall(PetscLogEventEnd(PBG_BAIJKGhost, P, x, 0, 0));
-  if (y) PetscUseTypeMethod(Ad, multadd, x, y, z);
-  else PetscUseTypeMethod(Ad, mult, x, z);
-  PetscCall(PetscLogEventBegin(PBG_BAIJKGhost, P, x, 0, 0));
-  PetscCall(MatBAIJKSPARSEGhostForwardEnd_CUDA(e->plan, stream));
-  PetscCall(PetscLogEventEnd(PBG_BAIJKGhost, P, x, 0, 0));
-  if (e->nghost) PetscUseTypeMethod(Ao, multadd, e->lvec, z, z);
+  PetscCall(ExchangeParts(P, x, z, &e, &g, &use));
+  if (use) PetscCall(MatBAIJKSPARSEGhostMultAdd_Private(&g, x, y, z));
+  else PetscCall((*e->multadd)(P, x, y, z));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* z = P^T x + y (y NULL: z = P^T x): the off-diagonal part's contributions go to their owners, added in rank order */
 static PetscErrorCode MultTransposeAdd_Exchange(Mat P, Vec x, Vec y, Vec z)
 {
-  AIJExchange       *e;
-  Mat                Ad, Ao;
-  const PetscScalar *dl;
-  PetscScalar       *dz;
-  cudaStream_t       stream;
-  PetscBool          use;
+  AIJExchange             *e;
+  MatBAIJKSPARSEGhostParts g;
+  PetscBool                use;
 
   PetscFunctionBegin;
-  PetscCall(GetExchange(P, &e));
-  PetscCall(ExchangeUsable(P, e, x, z, &use));
-  if (!use) {
-    if (y) PetscCall((*e->multtransposeadd)(P, x, y, z));
-    else PetscCall((*e->multtranspose)(P, x, z));
-    PetscFunctionReturn(PETSC_SUCCESS);
-  }
-  PetscCall(MatMPIAIJGetSeqAIJ(P, &Ad, &Ao, NULL));
-  if (e->nghost) PetscUseTypeMethod(Ao, multtranspose, x, e->lvec);
-  if (y) PetscUseTypeMethod(Ad, multtransposeadd, x, y, z);
-  else PetscUseTypeMethod(Ad, multtranspose, x, z);
-  PetscCall(PetscGetCurrentCUDAStream(&stream));
-  PetscCall(PetscLogEventBegin(PBG_BAIJKGhost, P, x, 0, 0));
-  PetscCall(VecCUDAGetArrayRead(e->lvec, &dl));
-  PetscCall(VecCUDAGetArray(z, &dz));
-  PetscCall(MatBAIJKSPARSEGhostReverse_CUDA(e->plan, dl, dz, stream));
-  PetscCall(VecCUDARestoreArray(z, &dz));
-  PetscCall(VecCUDARestoreArrayRead(e->lvec, &dl));
-  PetscCall(PetscLogEventEnd(PBG_BAIJKGhost, P, x, 0, 0));
+  PetscCall(ExchangeParts(P, x, z, &e, &g, &use));
+  if (use) PetscCall(MatBAIJKSPARSEGhostMultTransposeAdd_Private(&g, x, y, z));
+  else PetscCall((*e->multtransposeadd)(P, x, y, z));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 static PetscErrorCode Mult_Exchange(Mat P, Vec x, Vec y)
 {
+  AIJExchange             *e;
+  MatBAIJKSPARSEGhostParts g;
+  PetscBool                use;
+
   PetscFunctionBegin;
-  PetscCall(MultAdd_Exchange(P, x, NULL, y));
+  PetscCall(ExchangeParts(P, x, y, &e, &g, &use));
+  if (use) PetscCall(MatBAIJKSPARSEGhostMultAdd_Private(&g, x, NULL, y));
+  else PetscCall((*e->mult)(P, x, y));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 static PetscErrorCode MultTranspose_Exchange(Mat P, Vec x, Vec y)
 {
+  AIJExchange             *e;
+  MatBAIJKSPARSEGhostParts g;
+  PetscBool                use;
+
   PetscFunctionBegin;
-  PetscCall(MultTransposeAdd_Exchange(P, x, NULL, y));
+  PetscCall(ExchangeParts(P, x, y, &e, &g, &use));
+  if (use) PetscCall(MatBAIJKSPARSEGhostMultTransposeAdd_Private(&g, x, NULL, y));
+  else PetscCall((*e->multtranspose)(P, x, y));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -506,60 +506,29 @@ static PetscErrorCode MatMPIBAIJKSPARSEDevicePath(Mat A, Vec x, Vec y, PetscBool
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* The forward ghost exchange of x into lvec, on the device, in two halves so that a product can run between them: NCCL
-   on its own stream (the product's stream waits for it on the device only), or PETSc's VecScatter. It runs on every
-   rank, also one without ghosts of its own: its values may be others' ghosts (a rank that skipped it would hang them) */
-static PetscErrorCode GhostsBegin(Mat A, Vec x)
+/* A's parts and ghost exchange, for the shared device products of baijksparse_ghost.c */
+static PetscErrorCode GhostParts(Mat A, MatBAIJKSPARSEGhostParts *g)
 {
   Mat_MPIBAIJKSPARSE *k = (Mat_MPIBAIJKSPARSE *)A->spptr;
 
   PetscFunctionBegin;
-  PetscCall(PetscLogEventBegin(PBG_BAIJKGhost, A, x, 0, 0));
-  if (k->ghost) {
-    const PetscScalar *dx;
-    PetscScalar       *dl;
-    cudaStream_t       stream;
-
-    PetscCall(PetscGetCurrentCUDAStream(&stream));
-    PetscCall(VecCUDAGetArrayRead(x, &dx));
-    PetscCall(VecCUDAGetArrayWrite(k->lvec, &dl));
-    PetscCall(MatBAIJKSPARSEGhostForwardBegin_CUDA(k->ghost, dx, dl, stream));
-    PetscCall(VecCUDARestoreArrayWrite(k->lvec, &dl));
-    PetscCall(VecCUDARestoreArrayRead(x, &dx));
-  } else PetscCall(VecScatterBegin(k->Mvctx, x, k->lvec, INSERT_VALUES, SCATTER_FORWARD));
-  PetscCall(PetscLogEventEnd(PBG_BAIJKGhost, A, x, 0, 0));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-static PetscErrorCode GhostsEnd(Mat A, Vec x)
-{
-  Mat_MPIBAIJKSPARSE *k = (Mat_MPIBAIJKSPARSE *)A->spptr;
-
-  PetscFunctionBegin;
-  PetscCall(PetscLogEventBegin(PBG_BAIJKGhost, A, x, 0, 0));
-  if (k->ghost) {
-    cudaStream_t stream;
-
-    PetscCall(PetscGetCurrentCUDAStream(&stream));
-    PetscCall(MatBAIJKSPARSEGhostForwardEnd_CUDA(k->ghost, stream));
-  } else PetscCall(VecScatterEnd(k->Mvctx, x, k->lvec, INSERT_VALUES, SCATTER_FORWARD));
-  PetscCall(PetscLogEventEnd(PBG_BAIJKGhost, A, x, 0, 0));
+  g->A = A;
+  PetscCall(MatMPIBAIJKSPARSEGetSeqBAIJ_Private(A, &g->Ad, &g->Ao, NULL));
+  g->nghost = k->nghost;
+  g->lvec   = k->lvec;
+  g->plan   = k->ghost;
+  g->sf     = k->Mvctx;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 /* z = A x + y (y NULL: z = A x): the ghost exchange overlaps the product of the diagonal part */
 static PetscErrorCode MatMultAdd_MPIBAIJKSPARSE_Device(Mat A, Vec x, Vec y, Vec z)
 {
-  Mat_MPIBAIJKSPARSE *k = (Mat_MPIBAIJKSPARSE *)A->spptr;
-  Mat                 Ad, Ao;
+  MatBAIJKSPARSEGhostParts g;
 
   PetscFunctionBegin;
-  PetscCall(MatMPIBAIJKSPARSEGetSeqBAIJ_Private(A, &Ad, &Ao, NULL));
-  PetscCall(GhostsBegin(A, x));
-  if (y) PetscUseTypeMethod(Ad, multadd, x, y, z);
-  else PetscUseTypeMethod(Ad, mult, x, z);
-  PetscCall(GhostsEnd(A, x));
-  if (k->nghost) PetscUseTypeMethod(Ao, multadd, k->lvec, z, z);
+  PetscCall(GhostParts(A, &g));
+  PetscCall(MatBAIJKSPARSEGhostMultAdd_Private(&g, x, y, z));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -570,21 +539,20 @@ static PetscErrorCode MatMultAdd_MPIBAIJKSPARSE_Device(Mat A, Vec x, Vec y, Vec 
    the products of A run on the host. */
 static PetscErrorCode MatOffProcessRhs_MPIBAIJKSPARSE(Mat A, Vec b, Vec x, Vec t, Vec *rhs)
 {
-  Mat_MPIBAIJKSPARSE *k = (Mat_MPIBAIJKSPARSE *)A->spptr;
-  Mat                 Ao;
-  PetscBool           use;
+  MatBAIJKSPARSEGhostParts g;
+  PetscBool                use;
 
   PetscFunctionBegin;
   *rhs = NULL;
   PetscCall(MatMPIBAIJKSPARSEDevicePath(A, x, t, &use));
   if (!use) PetscFunctionReturn(PETSC_SUCCESS);
-  PetscCall(MatMPIBAIJKSPARSEGetSeqBAIJ_Private(A, NULL, &Ao, NULL));
-  PetscCall(GhostsBegin(A, x));
-  PetscCall(GhostsEnd(A, x));
+  PetscCall(GhostParts(A, &g));
+  PetscCall(MatBAIJKSPARSEGhostsBegin_Private(&g, x));
+  PetscCall(MatBAIJKSPARSEGhostsEnd_Private(&g, x));
   *rhs = b;
-  if (!k->nghost) PetscFunctionReturn(PETSC_SUCCESS);
-  PetscCall(VecScale(k->lvec, -1.0));
-  PetscUseTypeMethod(Ao, multadd, k->lvec, b, t);
+  if (!g.nghost) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(VecScale(g.lvec, -1.0));
+  PetscUseTypeMethod(g.Ao, multadd, g.lvec, b, t);
   *rhs = t;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -592,31 +560,11 @@ static PetscErrorCode MatOffProcessRhs_MPIBAIJKSPARSE(Mat A, Vec b, Vec x, Vec t
 /* z = A^T x + y (y NULL: z = A^T x) */
 static PetscErrorCode MatMultTransposeAdd_MPIBAIJKSPARSE_Device(Mat A, Vec x, Vec y, Vec z)
 {
-  Mat_MPIBAIJKSPARSE *k = (Mat_MPIBAIJKSPARSE *)A->spptr;
-  Mat                 Ad, Ao;
+  MatBAIJKSPARSEGhostParts g;
 
   PetscFunctionBegin;
-  PetscCall(MatMPIBAIJKSPARSEGetSeqBAIJ_Private(A, &Ad, &Ao, NULL));
-  if (k->nghost) PetscUseTypeMethod(Ao, multtranspose, x, k->lvec);
-  if (y) PetscUseTypeMethod(Ad, multtransposeadd, x, y, z);
-  else PetscUseTypeMethod(Ad, multtranspose, x, z);
-  PetscCall(PetscLogEventBegin(PBG_BAIJKGhost, A, x, 0, 0));
-  if (k->ghost) { /* each owner adds its peers' contributions, in rank order */
-    const PetscScalar *dl;
-    PetscScalar       *dz;
-    cudaStream_t       stream;
-
-    PetscCall(PetscGetCurrentCUDAStream(&stream));
-    PetscCall(VecCUDAGetArrayRead(k->lvec, &dl));
-    PetscCall(VecCUDAGetArray(z, &dz));
-    PetscCall(MatBAIJKSPARSEGhostReverse_CUDA(k->ghost, dl, dz, stream));
-    PetscCall(VecCUDARestoreArray(z, &dz));
-    PetscCall(VecCUDARestoreArrayRead(k->lvec, &dl));
-  } else {
-    PetscCall(VecScatterBegin(k->Mvctx, k->lvec, z, ADD_VALUES, SCATTER_REVERSE)); /* on every rank (see above) */
-    PetscCall(VecScatterEnd(k->Mvctx, k->lvec, z, ADD_VALUES, SCATTER_REVERSE));
-  }
-  PetscCall(PetscLogEventEnd(PBG_BAIJKGhost, A, x, 0, 0));
+  PetscCall(GhostParts(A, &g));
+  PetscCall(MatBAIJKSPARSEGhostMultTransposeAdd_Private(&g, x, y, z));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

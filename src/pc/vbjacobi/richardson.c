@@ -34,15 +34,15 @@ static PetscErrorCode SweepWork(PC pc, Vec b)
    processes the matrix must also give the off-process part of the residual (PBG_OFF_PROCESS_RHS, mpibaijksparse), and
    every process must fuse, since the two paths exchange ghosts differently: asked of all once after each setup (a
    process with no rows has no blocks to compare) */
-static PetscErrorCode FusedUsable(PC pc, Vec b, Vec y, PCVBJacobiDeviceMat *dm, PetscBool *fused)
+static PetscErrorCode FusedUsable(PC pc, Vec b, Vec y, PCVBJacobiDeviceMat *dm, PBGOffProcessRhsFn **offrhs, PetscBool *fused)
 {
   PC_VBJacobi *jac = (PC_VBJacobi *)pc->data;
   PetscMPIInt  size;
   PetscBool    dev, usable, local = PETSC_FALSE;
-  PetscErrorCode (*offrhs)(Mat, Vec, Vec, Vec, Vec *) = NULL;
 
   PetscFunctionBegin;
-  *fused = PETSC_FALSE;
+  *fused  = PETSC_FALSE;
+  *offrhs = NULL;
   PetscCall(PetscMemzero(dm, sizeof(*dm)));
   if (!jac->use_gpu || pc->mat != pc->pmat || jac->blocks.precision != PC_VBJACOBI_PRECISION_DOUBLE) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(PetscObjectTypeCompareAny((PetscObject)b, &dev, VECSEQCUDA, VECMPICUDA, ""));
@@ -50,8 +50,8 @@ static PetscErrorCode FusedUsable(PC pc, Vec b, Vec y, PCVBJacobiDeviceMat *dm, 
   if (!dev) PetscFunctionReturn(PETSC_SUCCESS); /* the same type on every process */
   PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)pc), &size));
   if (size > 1) {
-    PetscCall(PetscObjectQueryFunction((PetscObject)pc->mat, PBG_OFF_PROCESS_RHS, &offrhs));
-    if (!offrhs || jac->sweep_fused_all == 0) PetscFunctionReturn(PETSC_SUCCESS); /* the matrix type is the same on every process */
+    PetscCall(PetscObjectQueryFunction((PetscObject)pc->mat, PBG_OFF_PROCESS_RHS, offrhs));
+    if (!*offrhs || jac->sweep_fused_all == 0) PetscFunctionReturn(PETSC_SUCCESS); /* the matrix type is the same on every process */
   }
   PetscCall(PCVBJacobiGetDeviceMat_Private(pc, dm, &usable));
   if (usable && dm->bs >= PC_VBJACOBI_RICHARDSON_MIN_BS && dm->bs <= PC_VBJACOBI_RICHARDSON_MAX_BS) {
@@ -68,19 +68,16 @@ static PetscErrorCode FusedUsable(PC pc, Vec b, Vec y, PCVBJacobiDeviceMat *dm, 
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* The right-hand side of a sweep from y: b itself on one process or when y is zero, else b - A_o y (the off-process
-   columns, after the ghost exchange), which the matrix leaves in the PC's work vector (or b, with no off-process
-   columns here) */
-static PetscErrorCode SweepRhs(PC pc, Vec b, Vec y, Vec *rhs)
+/* The right-hand side of a sweep from y: b itself on one process (offrhs NULL) or when y is zero, else b - A_o y (the
+   off-process columns, after the ghost exchange), which the matrix (offrhs, FusedUsable()'s) leaves in the PC's work
+   vector (or b, with no off-process columns here) */
+static PetscErrorCode SweepRhs(PC pc, PBGOffProcessRhsFn *offrhs, Vec b, Vec y, Vec *rhs)
 {
-  PC_VBJacobi *jac                                    = (PC_VBJacobi *)pc->data;
-  PetscErrorCode (*offrhs)(Mat, Vec, Vec, Vec, Vec *) = NULL;
+  PC_VBJacobi *jac = (PC_VBJacobi *)pc->data;
 
   PetscFunctionBegin;
   *rhs = b;
-  if (!y) PetscFunctionReturn(PETSC_SUCCESS);
-  PetscCall(PetscObjectQueryFunction((PetscObject)pc->mat, PBG_OFF_PROCESS_RHS, &offrhs));
-  if (!offrhs) PetscFunctionReturn(PETSC_SUCCESS);
+  if (!y || !offrhs) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(SweepWork(pc, b));
   PetscCall((*offrhs)(pc->mat, b, y, jac->richardson_work, rhs));
   PetscCheck(*rhs, PetscObjectComm((PetscObject)pc), PETSC_ERR_PLIB, "PCVBJACOBI: the off-process residual of the fused sweeps did not run on the device");
@@ -89,7 +86,7 @@ static PetscErrorCode SweepRhs(PC pc, Vec b, Vec y, Vec *rhs)
 
 /* One fused sweep: out = weight (cur + d D^{-1} (b - A cur)) + (1 - weight) prev; cur NULL: zero; prev NULL: weight 1; prev
    may be out (each entry is read before it is written) */
-static PetscErrorCode Sweep(PC pc, const PCVBJacobiDeviceMat *dm, const float *val32, PetscReal d, PetscReal weight, Vec b, Vec cur, Vec prev, Vec out)
+static PetscErrorCode Sweep(PC pc, const PCVBJacobiDeviceMat *dm, PBGOffProcessRhsFn *offrhs, const float *val32, PetscReal d, PetscReal weight, Vec b, Vec cur, Vec prev, Vec out)
 {
   PC_VBJacobi       *jac = (PC_VBJacobi *)pc->data;
   Vec                rhs;
@@ -98,7 +95,7 @@ static PetscErrorCode Sweep(PC pc, const PCVBJacobiDeviceMat *dm, const float *v
   PetscMemType       mb, mc = PETSC_MEMTYPE_CUDA, mp = PETSC_MEMTYPE_CUDA, mo;
 
   PetscFunctionBegin;
-  PetscCall(SweepRhs(pc, b, cur, &rhs));
+  PetscCall(SweepRhs(pc, offrhs, b, cur, &rhs));
   PetscCall(VecGetArrayReadAndMemType(rhs, &ba, &mb));
   if (cur) PetscCall(VecGetArrayReadAndMemType(cur, &ca, &mc));
   if (prev && prev != out) PetscCall(VecGetArrayReadAndMemType(prev, &pa, &mp));
@@ -138,7 +135,7 @@ static PetscErrorCode SweepValues(PC pc, const PCVBJacobiDeviceMat *dm, const fl
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PetscErrorCode SweepsFused(PC pc, const PCVBJacobiDeviceMat *dm, Vec b, Vec y, Vec w, PetscInt its, PetscBool guesszero)
+static PetscErrorCode SweepsFused(PC pc, const PCVBJacobiDeviceMat *dm, PBGOffProcessRhsFn *offrhs, Vec b, Vec y, Vec w, PetscInt its, PetscBool guesszero)
 {
   PC_VBJacobi *jac = (PC_VBJacobi *)pc->data;
   const float *val32;
@@ -149,7 +146,7 @@ static PetscErrorCode SweepsFused(PC pc, const PCVBJacobiDeviceMat *dm, Vec b, V
   for (PetscInt k = 0; k < its; k++) {
     Vec src = k % 2 ? w : y, dst = k % 2 ? y : w;
 
-    PetscCall(Sweep(pc, dm, val32, jac->richardson_damping, 1.0, b, guesszero && k == 0 ? NULL : src, NULL, dst));
+    PetscCall(Sweep(pc, dm, offrhs, val32, jac->richardson_damping, 1.0, b, guesszero && k == 0 ? NULL : src, NULL, dst));
   }
   if (its % 2) PetscCall(VecCopy(w, y)); /* the last sweep wrote the work vector */
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -181,6 +178,7 @@ PetscErrorCode PCApplyRichardson_VBJacobi(PC pc, Vec b, Vec y, Vec w, PetscReal 
 {
   PC_VBJacobi        *jac = (PC_VBJacobi *)pc->data;
   PCVBJacobiDeviceMat dm;
+  PBGOffProcessRhsFn *offrhs;
   PetscBool           fused;
 
   PetscFunctionBegin;
@@ -191,12 +189,12 @@ PetscErrorCode PCApplyRichardson_VBJacobi(PC pc, Vec b, Vec y, Vec w, PetscReal 
     PetscCall(VecFlag(y, 1));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
-  PetscCall(FusedUsable(pc, b, y, &dm, &fused));
+  PetscCall(FusedUsable(pc, b, y, &dm, &offrhs, &fused));
   if (fused && jac->richardson_fused != 1) PetscCall(PetscInfo(pc, "Richardson sweeps fused on the GPU: %" PetscInt_FMT " blocks of %" PetscInt_FMT ", damping %g\n", jac->blocks.nblocks, dm.bs, (double)jac->richardson_damping));
   if (!fused && jac->richardson_fused != 0) PetscCall(PetscInfo(pc, "Richardson sweeps unfused (residual, apply, update), damping %g\n", (double)jac->richardson_damping));
   jac->richardson_fused = fused ? 1 : 0;
   PetscCall(PetscLogEventBegin(PBG_VBJacobiRichardson, pc, b, y, 0));
-  if (fused) PetscCall(SweepsFused(pc, &dm, b, y, w, its, guesszero));
+  if (fused) PetscCall(SweepsFused(pc, &dm, offrhs, b, y, w, its, guesszero));
   else PetscCall(SweepsUnfused(pc, b, y, w, its, guesszero));
   PetscCall(PetscLogEventEnd(PBG_VBJacobiRichardson, pc, b, y, 0));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -213,6 +211,7 @@ PetscErrorCode PCApplyChebyshevSweeps_VBJacobi(PC pc, Vec b, Vec y, Vec w, Petsc
 {
   PC_VBJacobi        *jac = (PC_VBJacobi *)pc->data;
   PCVBJacobiDeviceMat dm;
+  PBGOffProcessRhsFn *offrhs;
   PetscBool           fused;
   Vec                 cur, prev;
   PetscReal           s, alpha, mu, c_prev, c_cur;
@@ -221,7 +220,7 @@ PetscErrorCode PCApplyChebyshevSweeps_VBJacobi(PC pc, Vec b, Vec y, Vec w, Petsc
   PetscFunctionBegin;
   *done = PETSC_FALSE;
   if (jac->failed || its < 1 || !(emax > 0.0) || !(emax + emin > 0.0)) PetscFunctionReturn(PETSC_SUCCESS);
-  PetscCall(FusedUsable(pc, b, y, &dm, &fused));
+  PetscCall(FusedUsable(pc, b, y, &dm, &offrhs, &fused));
   if (fused && jac->chebyshev_fused != 1) PetscCall(PetscInfo(pc, "Chebyshev steps fused on the GPU: %" PetscInt_FMT " blocks of %" PetscInt_FMT ", eigenvalue bounds %g %g\n", jac->blocks.nblocks, dm.bs, (double)emin, (double)emax));
   jac->chebyshev_fused = fused ? 1 : 0;
   if (!fused) PetscFunctionReturn(PETSC_SUCCESS);
@@ -233,14 +232,14 @@ PetscErrorCode PCApplyChebyshevSweeps_VBJacobi(PC pc, Vec b, Vec y, Vec w, Petsc
   PetscCall(PetscLogEventBegin(PBG_VBJacobiChebyshev, pc, b, y, 0));
   PetscCall(PCVBJacobiBlocksSyncInversesToDevice_CUDA(&jac->blocks)); /* after a host setup, once */
   PetscCall(SweepValues(pc, &dm, &val32));
-  PetscCall(Sweep(pc, &dm, val32, s, 1.0, b, guesszero ? NULL : y, NULL, w));
+  PetscCall(Sweep(pc, &dm, offrhs, val32, s, 1.0, b, guesszero ? NULL : y, NULL, w));
   cur  = w;
   prev = y;
   for (PetscInt k = 1; k < its; k++) {
     const PetscReal c_next = 2.0 * mu * c_cur - c_prev, weight = 2.0 * c_cur / (alpha * c_next);
     Vec             t;
 
-    PetscCall(Sweep(pc, &dm, val32, s, weight, b, cur, prev, prev));
+    PetscCall(Sweep(pc, &dm, offrhs, val32, s, weight, b, cur, prev, prev));
     c_prev = c_cur;
     c_cur  = c_next;
     t      = cur;
