@@ -168,9 +168,17 @@ int main(int argc, char **argv)
   PetscCall(Fill(Y, seed, 0, bs, Mbs));
   PetscCall(Fill(Yref, seed, 0, bs, Mbs));
   PetscCall(MatCreateVecs(Y, &x, &b));
-  if (host_vecs) { /* host vectors with a matrix whose factor may solve on the device */
+  if (host_vecs) { /* host vectors with a matrix whose factor may solve on the device: made afresh, not retyped */
+    PetscInt n;
+
+    PetscCall(VecGetLocalSize(x, &n));
+    PetscCall(VecDestroy(&x));
+    PetscCall(VecDestroy(&b));
+    PetscCall(VecCreate(PETSC_COMM_WORLD, &x));
+    PetscCall(VecSetSizes(x, n, PETSC_DECIDE));
+    PetscCall(VecSetBlockSize(x, bs));
     PetscCall(VecSetType(x, VECSTANDARD));
-    PetscCall(VecSetType(b, VECSTANDARD));
+    PetscCall(VecDuplicate(x, &b));
   }
   PetscCall(VecDuplicate(x, &xref));
   PetscCall(VecDuplicate(b, &r));

@@ -453,21 +453,19 @@ static PetscErrorCode KSPIDRSFusedOmegaUpdate_Private(KSP ksp, KSPIDRSFusedState
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* Residual replacement at the end of a cycle (its norm dp just tested): r (and rt) recomputed, and f with them;
-   *done says whether it was */
-static PetscErrorCode KSPIDRSFusedReplacement_Private(KSP ksp, KSPIDRSFusedState *st, PetscReal dp, PetscReal *ref, PetscBool *done)
+/* Residual replacement at the end of a cycle (its norm dp just tested) when the norm dropped enough since the last:
+   r (and rt) recomputed, and f with them */
+static PetscErrorCode KSPIDRSFusedReplacement_Private(KSP ksp, KSPIDRSFusedState *st, PetscReal dp, PetscReal *ref)
 {
   KSP_IDRS *idrs = (KSP_IDRS *)ksp->data;
 
   PetscFunctionBegin;
-  *done = PETSC_FALSE;
   if (!idrs->replacement || st->nonorm || !(dp < KSPIDRS_REPLACEMENT_DROP * *ref)) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(KSPIDRSResidual_Private(ksp, st->X, st->R, st->RT, st->T));
   idrs->nreplaced++;
   *ref = dp;
   PetscCall(PetscInfo(ksp, "KSPIDRS residual replacement %" PetscInt_FMT " at iteration %" PetscInt_FMT ", residual norm %g\n", idrs->nreplaced, ksp->its, (double)dp));
   PetscCall(KSPIDRSFusedPR_Private(ksp, &st->grp, st->n, st->f));
-  *done = PETSC_TRUE;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -482,8 +480,9 @@ static PetscErrorCode KSPIDRSFusedReplacement_Private(KSP ksp, KSPIDRSFusedState
    So a step waits once. The residual norm of a step is read with the next wait (that of step k + 1's m, or of the omega
    step's scalars, or of the next cycle's first m for the omega step), and the convergence test of the step runs then,
    before anything that the next step does to x or r: the iterations, the iterate and the residual are those of
-   KSPSolve_IDRS_Vec; the last step leaves one unneeded product behind at most. A residual replacement at the end of a
-   cycle, made when its norm is read, starts the cycle's first step again from the new r.
+   KSPSolve_IDRS_Vec; the last step leaves one unneeded product behind at most. With residual replacement the omega
+   step's norm is read at once (one more wait a cycle): the replacement must come before the next cycle's first step,
+   which overwrites U_0 and G_0 in place.
    The convergence tests stay here, not in the pieces: KSPCheckNorm() returns from the function that calls it, and a NaN
    or Inf norm ends the solve at once.
 */
@@ -494,12 +493,11 @@ static PetscErrorCode KSPIDRSFusedIterate_Private(KSP ksp, KSPIDRSFusedState *st
   PetscScalar tr, sc[3] = {0.0, 0.0, 0.0}, pr[KSPIDRS_FUSED_MAX_S], pt[KSPIDRS_FUSED_MAX_S];
   PetscReal   dp, nr, nt, sq;
   PetscBool   pending     = PETSC_FALSE;        /* the residual norm of the last step is still to be read, with the next wait */
-  PetscBool   pending_end = PETSC_FALSE, again; /* that step was a cycle's omega step; the cycle starts again (replacement) */
+  PetscBool   pending_end = PETSC_FALSE; /* that step was a cycle's omega step */
 
   PetscFunctionBegin;
   PetscCall(KSPIDRSFusedPR_Private(ksp, &st->grp, st->n, st->f));
   while (!ksp->reason) {
-    again = PETSC_FALSE;
     if (idrs->restart) { /* the convergence was not confirmed on b - A x (now in r): start again from the iterate */
       PetscCall(KSPIDRSStart_Private(ksp));
       ref = ksp->rnorm;
@@ -519,8 +517,6 @@ static PetscErrorCode KSPIDRSFusedIterate_Private(KSP ksp, KSPIDRSFusedState *st
         KSPCheckNorm(ksp, dp);
         PetscCall(KSPIDRSIterationDone_Private(ksp, dp, end));
         if (ksp->reason || idrs->restart) break;
-        if (end) PetscCall(KSPIDRSFusedReplacement_Private(ksp, st, dp, &ref, &again));
-        if (again) break;
       }
       PetscCall(KSPIDRSNewColumn_Private(ksp, k));
       if (ksp->reason) break;
@@ -531,7 +527,7 @@ static PetscErrorCode KSPIDRSFusedIterate_Private(KSP ksp, KSPIDRSFusedState *st
       else pending = PETSC_TRUE;
     }
     if (ksp->reason) break;
-    if (idrs->restart || again) continue;
+    if (idrs->restart) continue;
 
     /* omega step: t = A' v and the scalars of omega with P^H r, P^H t; then the update of x and r, and f for the next cycle */
     PetscCall(KSPIDRSFusedOmegaProducts_Private(ksp, st, sc, pr, pt, pending ? &sq : NULL));
@@ -551,7 +547,14 @@ static PetscErrorCode KSPIDRSFusedIterate_Private(KSP ksp, KSPIDRSFusedState *st
     for (PetscInt i = 0; i < st->s; i++) st->f[i] = pr[i] - st->om * pt[i];
     PetscCall(KSPIDRSFusedOmegaUpdate_Private(ksp, st));
     if (st->nonorm) PetscCall(KSPIDRSIterationDone_Private(ksp, 0.0, PETSC_TRUE));
-    else pending = pending_end = PETSC_TRUE;
+    else if (idrs->replacement) { /* the norm now: a replacement comes before the next cycle overwrites U_0 and G_0 */
+      PetscCall(KSPIDRSFusedResults_Private(ksp, 0, NULL, &sq));
+      dp = KSPIDRSSqrt_Private(sq);
+      KSPCheckNorm(ksp, dp);
+      PetscCall(KSPIDRSIterationDone_Private(ksp, dp, PETSC_TRUE));
+      if (ksp->reason || idrs->restart) continue;
+      PetscCall(KSPIDRSFusedReplacement_Private(ksp, st, dp, &ref));
+    } else pending = pending_end = PETSC_TRUE;
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
