@@ -287,8 +287,9 @@ int main(int argc, char **argv)
     PetscCall(FillP(pk ? MATBAIJKSPARSE : ptype_aij, A, bs, cbs, seed + 7, &P));
     PetscCall(FillP(MATAIJ, Aref, bs, cbs, seed + 7, &Pref));
     PetscCall(MatGetType(P, &ptype));
-    if (explicit_t && !pk) PetscCall(MatSetOption(P, MAT_FORM_EXPLICIT_TRANSPOSE, PETSC_TRUE)); /* as PCGAMG does */
-    for (int t = 0; t < 2; t++) {                                                               /* A P, then A^T P */
+    /* PCGAMG asks its prolongators for an explicit transpose */
+    if (explicit_t && !pk) PetscCall(MatSetOption(P, MAT_FORM_EXPLICIT_TRANSPOSE, PETSC_TRUE));
+    for (int t = 0; t < 2; t++) { /* A P, then A^T P */
       if (t) {
         PetscCall(MatTransposeMatMult(A, P, MAT_INITIAL_MATRIX, PETSC_DETERMINE, &C));
         PetscCall(MatTransposeMatMult(Aref, Pref, MAT_INITIAL_MATRIX, PETSC_DETERMINE, &Cref));

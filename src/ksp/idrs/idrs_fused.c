@@ -547,7 +547,9 @@ static PetscErrorCode KSPIDRSFusedIterate_Private(KSP ksp, KSPIDRSFusedState *st
     for (PetscInt i = 0; i < st->s; i++) st->f[i] = pr[i] - st->om * pt[i];
     PetscCall(KSPIDRSFusedOmegaUpdate_Private(ksp, st));
     if (st->nonorm) PetscCall(KSPIDRSIterationDone_Private(ksp, 0.0, PETSC_TRUE));
-    else if (idrs->replacement) { /* the norm now: a replacement comes before the next cycle overwrites U_0 and G_0 */ PetscCall(KSPIDRSFusedResults_Private(ksp, 0, NULL, &sq));
+    else if (idrs->replacement) {
+      /* the norm now: a replacement comes before the next cycle overwrites U_0 and G_0 */
+      PetscCall(KSPIDRSFusedResults_Private(ksp, 0, NULL, &sq));
       dp = KSPIDRSSqrt_Private(sq);
       KSPCheckNorm(ksp, dp);
       PetscCall(KSPIDRSIterationDone_Private(ksp, dp, PETSC_TRUE));
