@@ -7,9 +7,7 @@ static char help[] = "What PCGAMG asks of a MATBAIJKSPARSE operator (issue 39), 
                      "of A are put on the device first when there is one (-vec_type cuda). Each result is compared with the AIJ one (max |difference| / max |reference|). A reuse after\n"
                      "A's pattern changed (a shift inserts the missing diagonal blocks) is refused with a message.\n"
                      "Options: -bs <3>, -cbs <2> (the prolongator's column block size), -nb <block rows per rank, 7>, -seed <1>,\n"
-                     "-ptype <aij> (the AIJ prolongator's type: aij or aijcusparse), -explicit_transpose (the AIJ prolongator asked\n"
-                     "for an explicit transpose, as PCGAMG asks its prolongators; A P then too, and its transposed products after\n"
-                     "a reuse are checked against AIJ's)\n";
+                     "-ptype <aij> (the AIJ prolongator's type: aij or aijcusparse)\n";
 
 #include <petscblockgpu.h>
 #include "test_rng.h"
@@ -238,7 +236,7 @@ int main(int argc, char **argv)
   char        vtype[64] = "", ptype_aij[64] = MATAIJ;
   Mat         A, Aref, P, Pref, C, Cref, G, Gref;
   Vec         x, y;
-  PetscBool   dev, explicit_t = PETSC_FALSE;
+  PetscBool   dev;
   char        what[128];
   MatType     ptype;
   PetscMPIInt size;
@@ -252,7 +250,6 @@ int main(int argc, char **argv)
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-seed", &seed, NULL));
   PetscCall(PetscOptionsGetString(NULL, NULL, "-vec_type", vtype, sizeof(vtype), &dev));
   PetscCall(PetscOptionsGetString(NULL, NULL, "-ptype", ptype_aij, sizeof(ptype_aij), NULL));
-  PetscCall(PetscOptionsGetBool(NULL, NULL, "-explicit_transpose", &explicit_t, NULL));
   PetscCheck(bs >= 1 && bs <= 64 && cbs >= 1 && cbs <= 64, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-bs and -cbs in 1..64");
   PetscCall(FillA(MATBAIJKSPARSE, bs, nb, seed, 1, &A, &Aref));
   if (dev) { /* the values on the device: a product there */
@@ -287,8 +284,6 @@ int main(int argc, char **argv)
     PetscCall(FillP(pk ? MATBAIJKSPARSE : ptype_aij, A, bs, cbs, seed + 7, &P));
     PetscCall(FillP(MATAIJ, Aref, bs, cbs, seed + 7, &Pref));
     PetscCall(MatGetType(P, &ptype));
-    /* PCGAMG asks its prolongators for an explicit transpose */
-    if (explicit_t && !pk) PetscCall(MatSetOption(P, MAT_FORM_EXPLICIT_TRANSPOSE, PETSC_TRUE));
     for (int t = 0; t < 2; t++) { /* A P, then A^T P */
       if (t) {
         PetscCall(MatTransposeMatMult(A, P, MAT_INITIAL_MATRIX, PETSC_DETERMINE, &C));
@@ -299,15 +294,13 @@ int main(int argc, char **argv)
       }
       PetscCall(PetscSNPrintf(what, sizeof(what), "%s P (P %s)", t ? "A^T" : "A", ptype));
       PetscCall(Report(what, C, Cref, &nfail));
-      if (!t) { /* its reuse after A's values change (with an explicit transpose: formed by the transfers first) */
-        if (explicit_t && !pk) PetscCall(Transfers(C, Cref, dev ? vtype : VECSTANDARD, &nfail));
+      if (!t) { /* its reuse after A's values change */
         PetscCall(MatScale(A, 2.0));
         PetscCall(MatScale(Aref, 2.0));
         PetscCall(MatMatMult(A, P, MAT_REUSE_MATRIX, PETSC_DETERMINE, &C));
         PetscCall(MatMatMult(Aref, Pref, MAT_REUSE_MATRIX, PETSC_DETERMINE, &Cref));
         PetscCall(PetscSNPrintf(what, sizeof(what), "A P reused, A changed (P %s)", ptype));
         PetscCall(Report(what, C, Cref, &nfail));
-        if (explicit_t && !pk) PetscCall(Transfers(C, Cref, dev ? vtype : VECSTANDARD, &nfail)); /* its transpose refreshed */
         PetscCall(MatScale(A, 0.5));
         PetscCall(MatScale(Aref, 0.5));
         if (size == 1) { /* and with another P of the same pattern (MatProductReplaceMats() inside MatMatMult()) */

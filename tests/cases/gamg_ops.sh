@@ -62,8 +62,3 @@ for np in 2 3; do
 done
 tcheck gamg_ops_gpu_prolongator_exchange_bs2cbs3_small_np2 --gpu -- pbg_prolongator_exchange 2 nccl -bs 2 -cbs 3 -nb 3
 tcheck gamg_ops_gpu_prolongator_exchange_sf_np2 --gpu -- pbg_prolongator_exchange 2 sf -bs 3 -cbs 6 -mat_baijksparse_ghost_exchange sf
-# PCGAMG asks its prolongators for explicit transposes (its restrictions); the smoothed prolongator A P, made by our
-# product, inherits the request: its transposed products, formed and then refreshed after a reuse, against AIJ's
-tcase gamg_ops_explicit_transpose_bs3cbs6 -- test_gamg_ops -explicit_transpose -bs 3 -cbs 6 --grep '^transfer MatMultTranspose of P against AIJ: .* ok' --grep '^OK' --nogrep 'FAILED'
-tcase gamg_ops_gpu_explicit_transpose_bs3cbs6 --gpu -- test_gamg_ops -vec_type cuda -ptype aijcusparse -explicit_transpose -info :mat -bs 3 -cbs 6 --grep 'A P forms its explicit transpose, as P does' --grep '^transfer MatMultTranspose of P against AIJ: .* ok' --grep '^OK' --nogrep 'FAILED'
-tcase gamg_ops_gpu_explicit_transpose_bs2cbs3_np2 --gpu -n 2 -- test_gamg_ops -vec_type cuda -use_gpu_aware_mpi 0 -ptype aijcusparse -explicit_transpose -info :mat -bs 2 -cbs 3 --grep 'A P forms its explicit transpose, as P does' --grep '^transfer MatMultTranspose of P against AIJ: .* ok' --grep '^OK' --nogrep 'FAILED'

@@ -133,23 +133,6 @@ PetscErrorCode MatProductOperandCheck_Private(Mat X, PetscObjectId *id, PetscObj
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* A P with an AIJ result: PCGAMG asks its tentative prolongator P for an explicit transpose (the restrictions are P^T x,
-   and cuSPARSE's transposed product is about twice as slow as the plain one on a stored transpose: doc/benchmarks.md)
-   and makes the smoothed prolongator from A P, which therefore inherits the request, as cuSPARSE's own A P passes it on */
-PetscErrorCode MatProductInheritExplicitTranspose_Private(Mat P, Mat C)
-{
-  Mat       Pd = P;
-  PetscBool mpi;
-
-  PetscFunctionBegin;
-  PetscCall(PetscObjectTypeCompareAny((PetscObject)P, &mpi, MATMPIAIJ, MATMPIAIJCUSPARSE, ""));
-  if (mpi) PetscCall(MatMPIAIJGetSeqAIJ(P, &Pd, NULL, NULL));
-  if (!Pd->form_explicit_transpose) PetscFunctionReturn(PETSC_SUCCESS);
-  PetscCall(MatSetOption(C, MAT_FORM_EXPLICIT_TRANSPOSE, PETSC_TRUE));
-  PetscCall(PetscInfo(C, "A P forms its explicit transpose, as P does\n"));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
 /* The AIJ operand on the device with its current values, and its CSR there */
 static PetscErrorCode OperandOnDevice(Mat P, BlockedProduct *bp, const int **pi, const int **pj, const PetscScalar **pa)
 {
@@ -308,7 +291,6 @@ PetscErrorCode MatProductSymbolic_Blocked_SeqBAIJKSPARSE(Mat C)
   product->data          = bp;
   product->destroy       = BlockedProductDestroy;
   C->ops->productnumeric = ProductNumeric_Blocked;
-  if (product->type == MATPRODUCT_AB && !bp->ABours) PetscCall(MatProductInheritExplicitTranspose_Private(P, C));
   PetscCall(PetscInfo(C, "%s of %s (bs %" PetscInt_FMT ") and %s (column block size %" PetscInt_FMT ") by blocks on the device: %d blocks of P, %d of A P, %lld block contributions; %s result\n", MatProductTypes[product->type], ((PetscObject)A)->type_name, bs,
                       ((PetscObject)P)->type_name, cbs, Pv.nz, nap, (long long)(bp->npap + bp->nptap), ((PetscObject)C)->type_name));
   PetscCall(PetscLogEventEnd(PBG_BAIJKProductSymbolic, A, P, C, 0));

@@ -597,7 +597,6 @@ PetscErrorCode MatProductSymbolic_Blocked_MPIBAIJKSPARSE(Mat C)
   product->data          = bp;
   product->destroy       = MPIBlockedProductDestroy;
   C->ops->productnumeric = ProductNumeric_MPIBlocked;
-  if (product->type == MATPRODUCT_AB && bp->aijresult) PetscCall(MatProductInheritExplicitTranspose_Private(P, C));
   PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)C), &size));
   PetscCall(PetscInfo(C, "%s of %s (bs %" PetscInt_FMT ") and %s (column block size %" PetscInt_FMT ") by blocks on the device, %d ranks: %d blocks of P's rows, %d of A P, %" PetscInt_FMT " sent; %s result; P's products exchange by %s\n",
                       MatProductTypes[product->type], ((PetscObject)A)->type_name, bs, ((PetscObject)P)->type_name, cbs, size, Pv.nz, bp->AP.nz, bp->nsend, ((PetscObject)C)->type_name, bp->Pexchange ? "NCCL" : "its own scatter"));

@@ -397,7 +397,6 @@ PETSC_INTERN PetscErrorCode MatBAIJKSPARSEBlockCSROfPairs_Private(PetscInt, Pets
    recorded (its pattern must not have changed) or another that MatProductReplaceMats() put in (*replaced; the record
    follows it) */
 PETSC_INTERN PetscErrorCode MatProductOperandCheck_Private(Mat, PetscObjectId *, PetscObjectState *, PetscBool *);
-PETSC_INTERN PetscErrorCode MatProductInheritExplicitTranspose_Private(Mat, Mat);
 /* The same for mpibaijksparse A (baijksparse_galerkin_mpi.c): an MPIAIJ P or an mpibaijksparse one; agreed on every rank */
 PETSC_INTERN PetscErrorCode MatProductBlockedApplies_MPIBAIJKSPARSE(Mat, PetscBool *);
 PETSC_INTERN PetscErrorCode MatProductSymbolic_Blocked_MPIBAIJKSPARSE(Mat);
