@@ -453,14 +453,14 @@ static PetscErrorCode KSPIDRSFusedOmegaUpdate_Private(KSP ksp, KSPIDRSFusedState
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* Residual replacement at the end of a cycle (its norm dp just tested) when the norm dropped enough since the last:
-   r (and rt) recomputed, and f with them */
+/* Residual replacement at the end of a cycle (with -ksp_idrs_replacement and a norm, its norm dp just tested) when the
+   norm dropped enough since the last: r (and rt) recomputed, and f with them */
 static PetscErrorCode KSPIDRSFusedReplacement_Private(KSP ksp, KSPIDRSFusedState *st, PetscReal dp, PetscReal *ref)
 {
   KSP_IDRS *idrs = (KSP_IDRS *)ksp->data;
 
   PetscFunctionBegin;
-  if (!idrs->replacement || st->nonorm || !(dp < KSPIDRS_REPLACEMENT_DROP * *ref)) PetscFunctionReturn(PETSC_SUCCESS);
+  if (!(dp < KSPIDRS_REPLACEMENT_DROP * *ref)) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(KSPIDRSResidual_Private(ksp, st->X, st->R, st->RT, st->T));
   idrs->nreplaced++;
   *ref = dp;
